@@ -1,0 +1,1 @@
+"""Stage sub-commands of `pcg`; see pcg_plugin.cli.COMMANDS for the list."""

@@ -1,0 +1,19 @@
+"""Where the repo's shipped assets and the shared reference data live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+
+
+def shared_dir() -> Path:
+    """The read-only ``shared/`` folder beside the repo (override with ``PCG_SHARED``)."""
+    env = os.environ.get("PCG_SHARED")
+    return Path(env) if env else REPO_ROOT.parent / "shared"
+
+
+def shared_data() -> Path:
+    return shared_dir() / "data"

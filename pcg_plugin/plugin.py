@@ -1,0 +1,1 @@
+"""pytest entry point (pytest11 `pcg`): hooks only; logic lives in the pure modules."""

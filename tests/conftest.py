@@ -1,0 +1,26 @@
+"""Shared fixtures: the reference data beside the repo, hypothesis profiles."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from pcg_plugin.paths import shared_data
+
+settings.register_profile("dev", deadline=None, max_examples=60)
+settings.register_profile(
+    "ci", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """../shared/data: the official golden outputs and calibration data (must exist)."""
+    path = shared_data()
+    if not path.is_dir():
+        pytest.fail(f"reference data not found at {path}; set PCG_SHARED to the shared/ folder")
+    return path
