@@ -1,0 +1,18 @@
+"""Hook specifications pytest-pcg adds to pytest (registered by pcg_plugin.plugin), xdist-newhooks style."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.hookspec(firstresult=False)
+def pcg_run_finished(config: pytest.Config, results: dict[str, Any]) -> None:
+    """Called once, on the controller, after the official scores of a run are computed.
+
+    ``results`` is the run's results document exactly as written to ``<run>/results.json``
+    (schema ``pytest-pcg/results/1``, see pcg_plugin.plugin). Implementations may set
+    ``config.stash``-held state or ``session.exitstatus`` (for example baseline gating) but
+    must not raise.
+    """
