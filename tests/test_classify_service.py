@@ -1,0 +1,401 @@
+"""Classification service: policy, batching, wire format, and the real service process end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from PIL import Image, ImageDraw
+
+from pcg_plugin import classify_service as cs
+from pcg_plugin.errors import InfrastructureError
+
+HAVE_CLASSIFY = importlib.util.find_spec("pcg_plugin.classify") is not None
+TESTS_DIR = str(Path(__file__).resolve().parent)
+
+
+# ------------------------------------------------------------------------------------ tiny model helpers
+
+
+@dataclass(frozen=True)
+class _Classification:
+    probs: tuple[float, ...]
+    embedding: tuple[float, ...]
+
+
+class _StandIn:
+    """Stand-in for pcg_plugin.classify.Classifier (same load/classify/digest/name) until it lands."""
+
+    def __init__(self, model: Any, processor: Any, name: str) -> None:
+        self.model, self.processor, self.name, self.digest = model, processor, name, "standin-" + name
+
+    @classmethod
+    def load(cls, model: str | None = None, *, device: str = "auto", threads: int | None = None) -> _StandIn:
+        import torch
+        from transformers import ViTForImageClassification, ViTImageProcessor
+
+        if threads:
+            torch.set_num_threads(threads)
+        assert model is not None
+        m = ViTForImageClassification.from_pretrained(model).eval()
+        return cls(m, ViTImageProcessor.from_pretrained(model), Path(model).name)
+
+    def classify(self, images: Any) -> list[_Classification]:
+        import torch
+
+        inputs = self.processor([im.convert("RGB") for im in images], return_tensors="pt")
+        with torch.inference_mode():
+            out = self.model(**inputs, output_hidden_states=True)
+        probs = out.logits.float().softmax(-1)
+        emb = out.hidden_states[-1][:, 0, :].float()
+        return [_Classification(tuple(p.tolist()), tuple(e.tolist())) for p, e in zip(probs, emb)]
+
+
+def _save_tiny_vit(path: Path) -> Path:
+    import torch
+    from transformers import ViTConfig, ViTForImageClassification, ViTImageProcessor
+
+    torch.manual_seed(0)
+    cfg = ViTConfig(
+        image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=64, num_labels=26, id2label={i: chr(65 + i) for i in range(26)},
+        label2id={chr(65 + i): i for i in range(26)},
+    )  # fmt: skip
+    ViTForImageClassification(cfg).save_pretrained(path)
+    ViTImageProcessor(size={"height": 32, "width": 32}).save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _save_tiny_vit(tmp_path_factory.mktemp("tiny-vit"))
+
+
+@pytest.fixture(scope="module")
+def loader() -> Any:
+    """The real Classifier.load once pcg_plugin.classify exists, the stand-in before."""
+    if HAVE_CLASSIFY:
+        yield cs.DEFAULT_LOADER
+        return
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [TESTS_DIR, old]))  # for the service process
+    yield "test_classify_service:_StandIn.load"
+    if old is None:
+        del os.environ["PYTHONPATH"]
+    else:
+        os.environ["PYTHONPATH"] = old
+
+
+@pytest.fixture(autouse=True)
+def _classification_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not HAVE_CLASSIFY:
+        monkeypatch.setattr(cs, "_make_classification", lambda p, e: _Classification(tuple(p), tuple(e)))
+
+
+def _letter_image(letter: str, size: int = 48, shift: int = 0) -> Image.Image:
+    im = Image.new("RGB", (size, size), "white")
+    d = ImageDraw.Draw(im)
+    d.text((8 + shift, 8), letter, fill="black")
+    d.rectangle((4 + shift, 30, 20 + shift + (ord(letter) % 7) * 3, 40), fill="black")
+    return im
+
+
+IMAGES = [_letter_image(c, shift=i % 5) for i, c in enumerate("ABCDEFGHIJ")]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); it is gone for every practical purpose
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_gone(pid: int, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _assert_close(a: list[Any], b: list[Any], tol: float) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert len(x.probs) == len(y.probs) == 26
+        assert max(abs(p - q) for p, q in zip(x.probs, y.probs)) <= tol
+        assert max(abs(p - q) for p, q in zip(x.embedding, y.embedding)) <= tol * 10
+
+
+# --------------------------------------------------------------------------------------------- policy
+
+
+@given(workers=st.integers(1, 512), cores=st.integers(1, 256))
+def test_threads_never_oversubscribe(workers: int, cores: int) -> None:
+    threads = cs.threads_per_worker(workers, cores)
+    assert threads >= 1
+    if workers <= cores:
+        assert workers * threads <= cores
+        assert workers * (threads + 1) > cores  # and no core is left idle for nothing
+
+
+def test_mode_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cs.resolve_mode("local", "cuda") == "local"
+    assert cs.resolve_mode("service", "cpu") == "service"
+    assert cs.resolve_mode("auto", "cpu") == "local"
+    assert cs.resolve_mode("auto", "cuda") == "service"
+    monkeypatch.setattr(cs, "resolve_device", lambda d: "cpu")
+    assert cs.resolve_mode("auto", "auto") == "local"
+    with pytest.raises(ValueError, match="auto, service or local"):
+        cs.resolve_mode("gpu", "cpu")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", ["1", "L", "RGB", "RGBA", "P"])
+def test_wire_round_trip_keeps_pixels(mode: str) -> None:
+    im = _letter_image("Q").convert(mode)
+    back = cs._from_wire(cs._to_wire(im))
+    assert back.mode == im.mode and back.size == im.size
+    assert back.convert("RGB").tobytes() == im.convert("RGB").tobytes()
+
+
+def test_service_info_round_trips_through_env_and_dict() -> None:
+    info = cs.ServiceInfo("\0pcg-x", "ab" * 32, 123, "sha256:x", "m", "bf16", "cuda")
+    assert cs.ServiceInfo.from_env(info.to_env()) == info
+    assert cs.ServiceInfo.from_dict(info.to_dict()) == info
+
+
+# ---------------------------------------------------------------------------- batching (no subprocess)
+
+
+class _Recorder:
+    """Fake classifier: records batch sizes; probs[0] carries the image width so answers can be matched."""
+
+    digest, name = "fake", "fake"
+
+    def __init__(self, delay: float = 0.0, fail_on_width: int | None = None) -> None:
+        self.batches: list[int] = []
+        self.delay, self.fail_on_width = delay, fail_on_width
+
+    def classify(self, images: Any) -> list[_Classification]:
+        if self.fail_on_width is not None and any(im.size[0] == self.fail_on_width for im in images):
+            raise ValueError("poisoned image")
+        self.batches.append(len(images))
+        time.sleep(self.delay)
+        return [_Classification((float(im.size[0]),) + (0.0,) * 25, (1.0,)) for im in images]
+
+
+def _run_clients(server: cs._Server, widths: list[int]) -> dict[int, tuple[str, Any]]:
+    """One thread per simulated worker, all registered as connected before any request goes in."""
+    server.stats.clients = len(widths)
+    answers: dict[int, tuple[str, Any]] = {}
+    barrier = threading.Barrier(len(widths))
+
+    def worker(w: int) -> None:
+        barrier.wait()
+        msg = ("classify", [cs._to_wire(Image.new("L", (w, 4)))])
+        answers[w] = server._answer(msg)
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in widths]
+    for t in threads:
+        t.start()
+    loop = threading.Thread(target=server.loop, daemon=True)
+    loop.start()
+    for t in threads:
+        t.join(10)
+    server.stop.set()
+    loop.join(5)
+    return answers
+
+
+def test_requests_from_many_workers_share_one_forward_pass() -> None:
+    rec = _Recorder()
+    server = cs._Server(rec, max_batch=64, max_wait_ms=2000)
+    answers = _run_clients(server, list(range(10, 26)))
+    assert all(answers[w] == ("ok", [((float(w),) + (0.0,) * 25, (1.0,))]) for w in range(10, 26))
+    # everyone was waiting, so the batcher did not sit out its 2 s: far fewer passes than requests
+    assert sum(rec.batches) == 16 and len(rec.batches) <= 4
+
+
+def test_max_batch_caps_each_forward_pass() -> None:
+    rec = _Recorder()
+    server = cs._Server(rec, max_batch=3, max_wait_ms=50)
+    server.pending.put(req := cs._Request([Image.new("L", (5, 5))] * 8))
+    server.run_batch(server.next_batch())
+    assert rec.batches == [3, 3, 2] and req.result is not None and len(req.result) == 8
+
+
+def test_one_bad_request_does_not_fail_the_others() -> None:
+    rec = _Recorder(fail_on_width=13)
+    server = cs._Server(rec, max_batch=64, max_wait_ms=500)
+    answers = _run_clients(server, [11, 12, 13, 14])
+    assert answers[13][0] == "error" and "poisoned image" in answers[13][1]
+    assert all(answers[w][0] == "ok" for w in (11, 12, 14))
+
+
+def test_undecodable_image_is_an_error_answer_not_a_crash() -> None:
+    server = cs._Server(_Recorder(), max_batch=4, max_wait_ms=1)
+    status, message = server._answer(("classify", [("png", b"not a png")]))
+    assert status == "error" and "could not decode" in message
+    assert server._answer(("nonsense",))[0] == "error"
+
+
+# ------------------------------------------------------------------------ the real service process
+
+
+@pytest.fixture(scope="module")
+def service(tiny_model: Path, loader: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    run_dir = tmp_path_factory.mktemp("run")
+    handle = cs.start_service(
+        model=tiny_model, device="cpu", run_dir=run_dir, loader=loader, max_wait_ms=20, export_env=False
+    )
+    yield handle
+    handle.stop()
+    assert _wait_gone(handle.info.pid), "service outlived stop()"
+
+
+def _in_process(tiny_model: Path, loader: str, dtype: str = "fp32") -> Any:
+    return cs.load_classifier(tiny_model, device="cpu", threads=1, dtype=dtype, loader=loader)  # type: ignore[arg-type]
+
+
+def test_service_matches_in_process_classification(service: Any, tiny_model: Path, loader: str) -> None:
+    client = cs.connect(service.info.to_dict())
+    got = client.classify(IMAGES)
+    _assert_close(got, _in_process(tiny_model, loader).classify(IMAGES), tol=1e-5)
+    assert client.digest == service.info.digest and client.stats()["images"] >= len(IMAGES)
+    assert (Path(service.run_dir) / cs.INFO_FILE).stat().st_mode & 0o077 == 0  # authkey not world-readable
+
+
+def test_concurrent_workers_are_batched_together(service: Any, tiny_model: Path, loader: str) -> None:
+    expected = _in_process(tiny_model, loader).classify(IMAGES)
+    before = cs.connect(service.info).stats()
+    results: dict[int, Any] = {}
+
+    def worker(i: int) -> None:
+        results[i] = cs.connect(service.info).classify([IMAGES[i]])
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(IMAGES))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    for i in range(len(IMAGES)):
+        _assert_close(results[i], [expected[i]], tol=1e-5)
+    after = cs.connect(service.info).stats()
+    assert after["images"] - before["images"] == len(IMAGES)
+    assert after["batches"] - before["batches"] < len(IMAGES)
+
+
+CRASHING_CLIENT = """
+import os, sys
+from multiprocessing.connection import Client
+from PIL import Image
+from pcg_plugin import classify_service as cs
+info = cs.ServiceInfo.from_env(sys.argv[1])
+conn = Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
+conn.send(("classify", [cs._to_wire(Image.new("RGB", (40, 40), "white"))] * 64))
+os._exit(3)  # die with the request in flight, never reading the answer
+"""
+
+
+def test_a_crashed_worker_does_not_hang_the_service(service: Any) -> None:
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", CRASHING_CLIENT, service.info.to_env()], timeout=60)
+        assert proc.returncode == 3
+    result: list[Any] = []
+    t = threading.Thread(target=lambda: result.append(cs.connect(service.info).classify(IMAGES[:2])), daemon=True)
+    t.start()
+    t.join(30)
+    assert len(result) == 1 and len(result[0]) == 2, "service hung after a client crashed mid-request"
+    assert service.alive()
+
+
+def test_bad_image_from_one_worker_reports_and_service_survives(service: Any) -> None:
+    client = cs.connect(service.info)
+    with pytest.raises(InfrastructureError, match="could not decode"):
+        client._request(("classify", [("png", b"garbage")]))
+    assert len(client.classify(IMAGES[:1])) == 1
+
+
+PARENT_THAT_DIES = """
+import sys, time
+from pathlib import Path
+from pcg_plugin import classify_service as cs
+h = cs.start_service(model=sys.argv[1], device="cpu", loader=sys.argv[2], run_dir=Path(sys.argv[3]))
+print(h.info.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_service_exits_when_its_owner_is_killed(tiny_model: Path, loader: str, tmp_path: Path) -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", PARENT_THAT_DIES, str(tiny_model), loader, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pid = int(owner.stdout.readline())  # type: ignore[union-attr]
+        assert _pid_alive(pid)
+    finally:
+        owner.send_signal(signal.SIGKILL)  # no atexit, no stop(): only the pipe EOF can tell the service
+        owner.wait()
+    assert _wait_gone(pid), "orphaned classification service survived its owner"
+
+
+def test_start_failure_is_a_clear_infrastructure_error(tmp_path: Path, loader: str) -> None:
+    with pytest.raises(InfrastructureError, match="failed to start"):
+        cs.start_service(model=tmp_path / "no-such-model", device="cpu", loader=loader, run_dir=tmp_path)
+
+
+# ----------------------------------------------------------------------------- the factory, end to end
+
+
+def test_factory_local_and_service_agree_and_cache_hits(
+    tiny_model: Path, loader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(cs.ENV_VAR, raising=False)
+    common = dict(model=tiny_model, device="cpu", workers=2, loader=loader, cache_dir=tmp_path / "cache")
+    local = cs.classifier_for_run(mode="local", run_dir=tmp_path / "a", cache=False, **common)  # type: ignore[arg-type]
+    lazy = cs.classifier_for_run(mode="service", run_dir=tmp_path / "b", **common)  # type: ignore[arg-type]
+    try:
+        owned = cs._OWNED[-1]
+        _assert_close(lazy.classify(IMAGES), local.classify(IMAGES), tol=1e-5)
+        served = lazy.inner.stats()["images"]  # type: ignore[attr-defined]
+        again = lazy.classify(IMAGES[::-1])
+        _assert_close(again, local.classify(IMAGES[::-1]), tol=1e-5)
+        assert lazy.inner.stats()["images"] == served, "cache hits went to the model"  # type: ignore[attr-defined]
+        # a second process-like caller in the same run folder finds the same service instead of starting one
+        other = cs.classifier_for_run(mode="service", run_dir=tmp_path / "b", cache=False, **common)  # type: ignore[arg-type]
+        assert other.info.pid == owned.info.pid  # type: ignore[attr-defined]
+    finally:
+        cs._OWNED[-1].stop()
+    assert _wait_gone(owned.info.pid)
+
+
+def test_bf16_stays_within_tolerance_of_fp32(tiny_model: Path, loader: str) -> None:
+    """Stated tolerance: every bf16 probability within 0.02 (absolute) of fp32; the argmax letter agrees
+    whenever fp32's top two are more than 0.04 apart."""
+    fp32 = _in_process(tiny_model, loader).classify(IMAGES)
+    bf16 = _in_process(tiny_model, loader, "bf16").classify(IMAGES)
+    for a, b in zip(fp32, bf16):
+        assert max(abs(p - q) for p, q in zip(a.probs, b.probs)) <= 0.02
+        top = sorted(a.probs, reverse=True)
+        if top[0] - top[1] > 0.04:
+            assert a.probs.index(top[0]) == b.probs.index(max(b.probs))
+    assert any(a.probs != b.probs for a, b in zip(fp32, bf16)), "bf16 run was not actually reduced precision"
