@@ -111,7 +111,17 @@ def _letter_image(letter: str, size: int = 48, shift: int = 0) -> Image.Image:
     return im
 
 
-IMAGES = [_letter_image(c, shift=i % 5) for i, c in enumerate("ABCDEFGHIJ")]
+def _level_image(seed: int) -> Image.Image:
+    """Like a rendered level: 1024x1024 RGBA, white, black blocks, binary."""
+    im = Image.new("RGBA", (1024, 1024), (255, 255, 255, 255))
+    d = ImageDraw.Draw(im)
+    for k in range(12):
+        x, y = 100 + (k * 61 + seed * 37) % 700, 100 + (k * 89 + seed * 11) % 700
+        d.rectangle((x, y, x + 72, y + 24 + 48 * (k % 2)), fill=(0, 0, 0, 255))
+    return im
+
+
+IMAGES = [_letter_image(c, shift=i % 5) for i, c in enumerate("ABCDEFGH")] + [_level_image(1), _level_image(2)]
 
 
 def _pid_alive(pid: int) -> bool:
@@ -279,6 +289,7 @@ def test_service_matches_in_process_classification(service: Any, tiny_model: Pat
     got = client.classify(IMAGES)
     _assert_close(got, _in_process(tiny_model, loader).classify(IMAGES), tol=1e-5)
     assert client.digest == service.info.digest and client.stats()["images"] >= len(IMAGES)
+    assert service.info.resize == (32, 32, 2)  # the probe accepted shrinking in the workers
     assert (Path(service.run_dir) / cs.INFO_FILE).stat().st_mode & 0o077 == 0  # authkey not world-readable
 
 
@@ -361,6 +372,19 @@ def test_service_exits_when_its_owner_is_killed(tiny_model: Path, loader: str, t
 def test_start_failure_is_a_clear_infrastructure_error(tmp_path: Path, loader: str) -> None:
     with pytest.raises(InfrastructureError, match="failed to start"):
         cs.start_service(model=tmp_path / "no-such-model", device="cpu", loader=loader, run_dir=tmp_path)
+
+
+def test_preresize_probe_rejects_a_plan_that_changes_results(tiny_model: Path, loader: str) -> None:
+    clf = _in_process(tiny_model, loader)
+    assert cs.preresize_plan(clf, "cpu") == (32, 32, 2)
+
+    class Lying:  # claims nearest-neighbour resizing; the real processor is bilinear
+        processor = type("P", (), {"size": {"width": 32, "height": 32}, "resample": 0, "do_resize": True})()
+        digest = name = "lying"
+        classify = staticmethod(clf.classify)
+
+    assert cs.preresize_plan(Lying(), "cpu") is None  # type: ignore[arg-type]
+    assert cs.preresize_plan(_Recorder(), "cpu") is None  # no processor: images travel whole
 
 
 # ----------------------------------------------------------------------------- the factory, end to end
