@@ -1,1 +1,199 @@
 """pytest entry point (pytest11 `pcg`): hooks only; logic lives in the pure modules."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin import collect, settings as settings_mod
+from pcg_plugin.settings import SETTINGS_KEY, Settings
+
+RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
+STATS_KEY = "pcg_worker"  # workeroutput key: per-worker facts (load times, cache hits)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pcg_plugin import hooks
+
+    pluginmanager.add_hookspecs(hooks)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings_mod.add_options(parser)
+
+
+def _evaluating(config: pytest.Config) -> bool:
+    """Rule checks and dry runs (pcg_rules plugin) collect their own items instead of evaluations."""
+    return not (config.getoption("pcg_rules", False) or config.getoption("pcg_dry_run", False))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from pcg_plugin.worker import CONTEXT_KEY, WorkerContext
+
+    for line in ("pcg: a pytest-pcg evaluation item (submission x letter x trial)",
+                 "program_2024: a 2024 TrialLoop program trial", "program_2025: a 2025 TrialLoop program trial",
+                 "prompt_2023: a 2023 prompt-file trial"):  # fmt: skip
+        config.addinivalue_line("markers", line)
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and RUN_KEY in workerinput:
+        run = json.loads(workerinput[RUN_KEY])
+        settings = Settings.from_dict(run["settings"])
+        run_dir = Path(run["run_dir"])
+        workers = int(workerinput.get("workercount", 1))
+        service = workerinput.get("pcg_classify_service")
+    else:
+        from pcg_plugin.outputs import new_run_id
+
+        settings = settings_mod.from_config(config)
+        run_id = new_run_id()
+        run_dir = settings.out or Path(config.rootpath) / settings_mod.DEFAULT_OUT / run_id
+        run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
+        workers, service = 1, None
+        config.pluginmanager.register(Controller(config, run), "pcg-controller")
+        if config.pluginmanager.hasplugin("xdist"):
+            config.pluginmanager.register(XdistBridge(run), "pcg-xdist-bridge")
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[CONTEXT_KEY] = WorkerContext(settings, run_dir, workers=workers, classify_service=service)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    from pcg_plugin.report_terminal import header_lines
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    controller = config.pluginmanager.get_plugin("pcg-controller")
+    if settings is None or controller is None or not _evaluating(config):
+        return None
+    return header_lines(settings, controller.run["run_dir"])
+
+
+def _roots(config: pytest.Config) -> list[Path]:
+    root = Path(config.invocation_params.dir)
+    return [root / a.split("::")[0] for a in config.args]
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if not _evaluating(parent.config):
+        return None
+    from pcg_plugin.item import SubmissionDir
+
+    manifest_only = not collect.auto_detect_allowed(path, _roots(parent.config))
+    try:
+        sub = collect.detect_folder(path, manifest_only=manifest_only)
+    except collect.SubmissionError as exc:
+        raise pytest.UsageError(f"pytest-pcg: {exc}") from None
+    if sub is None:
+        return None
+    return SubmissionDir.from_parent(parent, path=path, submission=sub)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".txt" or not _evaluating(parent.config):
+        return None
+    if not collect.prompt_file_allowed(file_path, _roots(parent.config)):
+        return None
+    sub = collect.detect_prompt_file(file_path)
+    if sub is None:
+        return None
+    from pcg_plugin.item import PromptFile
+
+    return PromptFile.from_parent(parent, path=file_path, submission=sub)
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    """A trial that scored 0 for an official reason passes, shown as ``0``/``ZERO`` rather than ``.``."""
+    if report.when != "call" or not report.passed:
+        return None
+    from pcg_plugin.records import from_properties
+
+    record = from_properties(report.user_properties)
+    if record is not None and record.reason is not None:
+        return "zero", "0", ("ZERO", {"yellow": True})
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        from pcg_plugin.worker import CONTEXT_KEY
+
+        ctx = session.config.stash.get(CONTEXT_KEY, None)
+        workeroutput[STATS_KEY] = json.dumps({"stats": ctx.stats, "facts": ctx.facts()} if ctx else {})
+
+
+class XdistBridge:
+    """Hooks that exist only when pytest-xdist is active (registered only then, the syrupy pattern)."""
+
+    def __init__(self, run: dict[str, Any]) -> None:
+        self.run = run
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[RUN_KEY] = json.dumps(self.run)
+
+
+class Controller:
+    """Collects records from reports (the one aggregation path for -n 0/2/auto) and finishes the run."""
+
+    def __init__(self, config: pytest.Config, run: dict[str, Any]) -> None:
+        from pcg_plugin.aggregate import Collected
+
+        self.config, self.run = config, run
+        self.collected = Collected()
+        self.worker_stats: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, Any] | None = None
+        self.report_path: Path | None = None
+        self.finish_error: str | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from pcg_plugin.item import ITEM_PROPERTY
+        from pcg_plugin.records import from_properties
+
+        meta = next((json.loads(v) for k, v in report.user_properties if k == ITEM_PROPERTY), None)
+        if meta is None:
+            return
+        self.collected.add_item(report.nodeid, meta)
+        record = from_properties(report.user_properties)
+        if record is not None:
+            self.collected.add_record(record)
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1:]
+            self.collected.add_error(report.nodeid, f"{report.when}: {message}")
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        name = getattr(node, "gateway", None) and node.gateway.id or "worker"
+        output = getattr(node, "workeroutput", {}) or {}
+        stats = json.loads(output.get(STATS_KEY, "{}"))
+        if error:
+            stats["error"] = str(error)
+        self.worker_stats[str(name)] = stats
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.collected.empty:
+            return
+        from pcg_plugin.outputs import finish_run
+
+        try:
+            self.results, self.report_path = finish_run(self.config, self.run, self.collected, self.worker_stats)
+        except Exception as exc:  # noqa: BLE001 - a scoring failure must not hide the test outcomes
+            self.finish_error = f"{type(exc).__name__}: {exc}"
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return
+        self.config.hook.pcg_run_finished(config=self.config, results=self.results)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from pcg_plugin.report_terminal import summary_lines
+
+        if self.results is None and self.finish_error is None:
+            return
+        terminalreporter.section("pytest-pcg leaderboard")
+        for line in summary_lines(self.results, self.run["run_dir"], self.report_path, self.finish_error):
+            terminalreporter.write_line(line)

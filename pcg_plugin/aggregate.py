@@ -1,0 +1,211 @@
+"""Controller side: trial records -> official scoring inputs -> one results document (pytest-pcg/results/1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pcg_plugin.records import TrialRecord
+
+SCHEMA = "pytest-pcg/results/1"
+ERROR_REASON = "error"  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
+
+
+@dataclass
+class Collected:
+    """What the controller heard from reports: one record per passed item, item metadata, item errors."""
+
+    records: dict[str, TrialRecord] = field(default_factory=dict)
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # nodeid -> pcg_item metadata
+    errors: dict[str, str] = field(default_factory=dict)  # nodeid -> short message
+
+    def add_record(self, record: TrialRecord) -> None:
+        self.records[record.nodeid] = record
+
+    def add_item(self, nodeid: str, meta: Mapping[str, Any]) -> None:
+        self.items.setdefault(nodeid, dict(meta))
+
+    def add_error(self, nodeid: str, message: str) -> None:
+        self.errors.setdefault(nodeid, message)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.records or self.items)
+
+
+def group(records: Iterable[TrialRecord]) -> dict[str, dict[str, list[TrialRecord]]]:
+    """submission -> letter -> records in trial order (sorted, so -n 0 and -n 2 agree)."""
+    out: dict[str, dict[str, list[TrialRecord]]] = {}
+    for rec in sorted(records, key=lambda r: (r.submission, r.letter, r.trial)):
+        out.setdefault(rec.submission, {}).setdefault(rec.letter, []).append(rec)
+    return out
+
+
+def diversity_vectors(records: Sequence[TrialRecord], use_embedding: bool) -> list[tuple[float, ...]]:
+    """The vectors the official diversity script reads: one per image (similarity entry), in trial order."""
+    vecs = []
+    for rec in records:
+        vec = rec.embedding if use_embedding else rec.probs
+        if rec.sim is not None and vec is not None:
+            vecs.append(vec)
+    return vecs
+
+
+def letter_numbers(records: Sequence[TrialRecord], trials: int, use_embedding: bool) -> dict[str, Any]:
+    """Plain-float inputs for one (submission, letter): stability per level, similarity per image, diversity."""
+    from pcg_plugin.diversity import diversity
+
+    vecs = diversity_vectors(records, use_embedding)
+    return {
+        "stability": tuple((r.trial, r.sta) for r in records if r.sta is not None),
+        "similarity": tuple((r.trial, r.sim) for r in records if r.sim is not None),
+        "diversity": float(diversity(vecs, trials)) if len(vecs) > 1 else 0.0,
+    }
+
+
+def scoring_inputs(
+    grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]],
+    submissions: Iterable[str],
+    letters: Sequence[str],
+    trials: int,
+    use_embedding: bool,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, dict[str, Any]]]]:
+    """``{name: {letter: LetterInput}}`` for scoring.score, plus the plain numbers behind it (for the report).
+
+    Every submission that had an item counts as a program (the official scorer counts every team folder),
+    and every letter is present: a letter with no level or image is an all-zero entry, never dropped.
+    """
+    from pcg_plugin.scoring import LetterInput, to_decimal
+
+    inputs: dict[str, dict[str, Any]] = {}
+    numbers: dict[str, dict[str, dict[str, Any]]] = {}
+    for name in sorted(set(submissions) | set(grouped)):
+        inputs[name], numbers[name] = {}, {}
+        for letter in letters:
+            nums = letter_numbers(grouped.get(name, {}).get(letter, []), trials, use_embedding)
+            numbers[name][letter] = nums
+            inputs[name][letter] = LetterInput(
+                stability=tuple((t, to_decimal(v)) for t, v in nums["stability"]),
+                similarity=tuple((t, to_decimal(v)) for t, v in nums["similarity"]),
+                diversity=to_decimal(nums["diversity"]),
+            )
+    return inputs, numbers
+
+
+def _s(value: Any) -> str | None:
+    """Official Decimals travel as exact strings (toFixed-style, no exponent)."""
+    if value is None:
+        return None
+    return format(value, "f") if not isinstance(value, str) else value
+
+
+def submissions_meta(collected: Collected) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for meta in collected.items.values():
+        out.setdefault(meta["name"], meta)
+    for rec in collected.records.values():
+        out.setdefault(rec.submission, {"name": rec.submission, "format": rec.format, "path": None,
+                                        "prompt_length": None, "team": rec.submission})  # fmt: skip
+    return out
+
+
+def run_letters(collected: Collected, requested: Sequence[str]) -> list[str]:
+    """The letters actually run (``-k``/``--lf`` may select fewer than requested), alphabetically."""
+    seen = {m["letter"] for m in collected.items.values() if "letter" in m}
+    seen |= {r.letter for r in collected.records.values()}
+    return sorted(seen) if seen else list(requested)
+
+
+def trial_entries(
+    collected: Collected, name: str, letter: str, trial_scores: Mapping[int, Any]
+) -> list[dict[str, Any]]:
+    """Every trial that ran for (name, letter): passed ones from their record, errored ones as reason ``error``."""
+    rows: dict[int, dict[str, Any]] = {}
+    for rec in collected.records.values():
+        if rec.submission == name and rec.letter == letter:
+            rows[rec.trial] = rec.trial_entry()
+    for nodeid, meta in collected.items.items():
+        if meta.get("name") == name and meta.get("letter") == letter and int(meta["trial"]) not in rows:
+            message = collected.errors.get(nodeid, "the item did not report a result")
+            rows[int(meta["trial"])] = {
+                "trial": int(meta["trial"]), "nodeid": nodeid, "sta": None, "sim": None, "total_blocks": None,
+                "moving_blocks": None, "top": None, "reason": ERROR_REASON, "message": message, "raw": None,
+                "code": None, "level": None, "image": None, "probs": None, "timings": {},
+            }  # fmt: skip
+    for trial, row in rows.items():
+        row["trial_score"] = _s(trial_scores.get(trial, "0"))
+    return [rows[t] for t in sorted(rows)]
+
+
+def usage_totals(records: Iterable[TrialRecord]) -> dict[str, Any]:
+    total = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "replayed_calls": 0, "cost_usd": None}
+    for rec in records:
+        for key in ("prompt_tokens", "completion_tokens", "calls", "replayed_calls"):
+            total[key] += int(rec.usage.get(key, 0) or 0)
+        cost = rec.usage.get("cost_usd")
+        if cost is not None:
+            total["cost_usd"] = (total["cost_usd"] or 0.0) + float(cost)
+    return total
+
+
+def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str, dict[str, Any]]], list[str]]:
+    """Call the scoring module once (no second implementation) on what the run produced."""
+    from pcg_plugin import scoring
+
+    meta = submissions_meta(collected)
+    letters = run_letters(collected, settings.letters)
+    grouped = group(collected.records.values())
+    inputs, numbers = scoring_inputs(grouped, meta, letters, settings.trials, settings.edition == "2025")
+    lengths = {name: m.get("prompt_length") for name, m in meta.items()}
+    result = scoring.score(
+        inputs, edition=settings.edition, trials=settings.trials, letters=letters,
+        disable_weights=settings.disable_weights, tie_break=settings.tie_break,
+        prompt_lengths={k: v for k, v in lengths.items() if v is not None} or None,
+    )  # fmt: skip
+    return result, numbers, letters
+
+
+def results_document(
+    collected: Collected,
+    settings: Any,
+    *,
+    run: Mapping[str, Any],
+    settings_doc: Mapping[str, Any],
+    provenance: Mapping[str, Any],
+    result: Any,
+    numbers: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    letters: Sequence[str],
+    workers: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The results.json document (docs/results-schema.md) from the scoring module's result."""
+    meta = submissions_meta(collected)
+    weights = {
+        letter: {"weight": _s(w.weight), "w_sta": _s(w.w_sta), "w_sim": _s(w.w_sim), "w_div": _s(w.w_div)}
+        for letter, w in sorted(result.weights.items())
+    }
+    subs = []
+    for name in sorted(meta):
+        prog = result.programs[name]
+        m = meta[name]
+        letters_doc = {}
+        for letter in letters:
+            ch = prog.letters[letter]
+            letters_doc[letter] = {
+                "char_score": _s(ch.char_score), "sta_mean": _s(ch.sta_mean), "sim_mean": _s(ch.sim_mean),
+                "diversity": _s(ch.diversity),
+                "trials": trial_entries(collected, name, letter, dict(ch.trial_scores)),
+            }  # fmt: skip
+        records = [r for r in collected.records.values() if r.submission == name]
+        subs.append({
+            "name": name, "team": m.get("team", name), "format": m.get("format"), "path": m.get("path"),
+            "files_hash": m.get("files_hash"), "prompt_length": m.get("prompt_length"),
+            "prompt_score": _s(prog.prompt_score), "normalized_score": _s(prog.normalized_score),
+            "rank": prog.rank, "usage": usage_totals(records), "letters": letters_doc,
+        })  # fmt: skip
+    subs.sort(key=lambda s: (s["rank"] is None, s["rank"] or 0, s["name"]))
+    return {
+        "schema": SCHEMA, "run": dict(run), "settings": dict(settings_doc), "provenance": dict(provenance),
+        "competition_score": _s(result.competition_score), "weights": weights, "submissions": subs,
+        "per_model": None, "workers": dict(workers or {}),
+    }  # fmt: skip

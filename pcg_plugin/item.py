@@ -1,0 +1,172 @@
+"""pytest collectors and items: a submission folder -> one collector per letter -> one item per trial."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin import outputs
+from pcg_plugin.collect import Submission
+from pcg_plugin.errors import InfrastructureError, OfficialFailure
+from pcg_plugin.records import PROPERTY, TrialRecord, top_letter, trial_seed
+from pcg_plugin.settings import SETTINGS_KEY
+from pcg_plugin.worker import WorkerContext, worker_context
+
+ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
+
+
+def submission_meta(sub: Submission, rootdir: Path) -> dict[str, Any]:
+    """What the controller needs to know about a submission (under xdist it never collects one itself)."""
+    try:
+        path = sub.path.resolve().relative_to(rootdir.resolve()).as_posix()
+    except ValueError:
+        path = str(sub.path)
+    return {"name": sub.name, "format": sub.format, "team": sub.team, "path": path,
+            "prompt_length": sub.prompt_length, "files_hash": sub.files_hash}  # fmt: skip
+
+
+class _HasSubmission:
+    """A collector that carries its Submission."""
+
+    def __init__(self, *, submission: Submission, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.submission = submission
+
+
+class _SubmissionCollector(_HasSubmission):
+    """Shared by the folder and the loose-prompt-file collectors: one child per letter, in order."""
+
+    def collect(self) -> Iterator[LetterCollector]:
+        for letter in self.config.stash[SETTINGS_KEY].letters:  # type: ignore[attr-defined]
+            yield LetterCollector.from_parent(self, name=letter, submission=self.submission)  # type: ignore[arg-type]
+
+
+class SubmissionDir(_SubmissionCollector, pytest.Directory):
+    """A submission folder; it is a leaf for collection (its own files are never collected as tests)."""
+
+
+class PromptFile(_SubmissionCollector, pytest.File):
+    """A loose 2023 prompt file."""
+
+
+class LetterCollector(_HasSubmission, pytest.Collector):
+    """One letter of one submission: its trials 1..N."""
+
+    def collect(self) -> Iterator[TrialItem]:
+        for trial in range(1, self.config.stash[SETTINGS_KEY].trials + 1):
+            yield TrialItem.from_parent(self, name=str(trial), submission=self.submission, letter=self.name,
+                                        trial=trial)  # fmt: skip
+
+
+class TrialItem(pytest.Item):
+    """One trial: generate (or replay), extract, convert, simulate, render, classify, record."""
+
+    def __init__(self, *, submission: Submission, letter: str, trial: int, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.submission, self.letter, self.trial = submission, letter, trial
+        self.add_marker(pytest.mark.pcg)
+        self.add_marker(getattr(pytest.mark, submission.format.replace("-", "_")))
+        meta = submission_meta(submission, Path(self.config.rootpath))
+        meta.update(letter=letter, trial=trial)
+        self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
+
+    def runtest(self) -> None:
+        ctx = worker_context(self.config)
+        record = run_trial(self.submission, self.letter, self.trial, self.nodeid, ctx)
+        self.user_properties.append((PROPERTY, record.to_json()))
+        self.add_report_section("call", "pcg", describe(record))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.submission.entry, None, f"{self.submission.name} letter {self.letter} trial {self.trial}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, InfrastructureError):
+            return f"infrastructure error in {self.nodeid}: {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)  # a bug: keep the traceback
+
+
+def describe(record: TrialRecord) -> str:
+    """One human line per trial (report section; -rA shows it)."""
+    if record.reason:
+        return f"score 0: {record.reason}: {record.message or ''}".strip()
+    return (f"sta={record.sta} sim={record.sim} top={record.top} blocks={record.total_blocks} "
+            f"moving={record.moving_blocks}")  # fmt: skip
+
+
+def run_trial(sub: Submission, letter: str, trial: int, nodeid: str, ctx: WorkerContext) -> TrialRecord:
+    """The whole per-trial pipeline; official failures become a record with a reason, anything else raises."""
+    paths = outputs.trial_paths(sub.name, letter, trial)
+    record = TrialRecord(nodeid=nodeid, submission=sub.name, letter=letter, trial=trial, format=sub.format,
+                         seed=trial_seed(sub.name, letter, trial))  # fmt: skip
+    timings: dict[str, float] = {}
+    kept: dict[str, str] = {}
+    stage = "generate"
+    try:
+        t = time.perf_counter()
+        response, usage = generate(sub, letter, trial, record.seed, ctx)
+        timings["generate"] = time.perf_counter() - t
+        record = replace(record, usage=usage)
+        outputs.write_text(ctx.run_dir, paths["raw"], response)
+        kept["raw"] = paths["raw"]
+
+        from pcg_plugin import pipeline
+
+        stage, t = "build", time.perf_counter()
+        build = pipeline.build_level(response)
+        timings["build"] = time.perf_counter() - t
+        outputs.write_text(ctx.run_dir, paths["code"], build.extracted)
+        kept["code"] = paths["code"]
+        outputs.write_text(ctx.run_dir, paths["level"], build.xml)
+        kept["level"] = paths["level"]
+
+        stage, t = "simulate", time.perf_counter()
+        ev = pipeline.evaluate_level(build.level, settings=ctx.physics)
+        timings.update({f"simulate.{k}": v for k, v in dict(ev.timings or {}).items()})
+        timings["simulate"] = time.perf_counter() - t
+        record = replace(record, sta=float(ev.stability), total_blocks=int(ev.total_blocks),
+                         moving_blocks=int(ev.moving_blocks))  # fmt: skip
+        if ev.image is None:
+            raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason="no_blocks")
+        outputs.write_image(ctx.run_dir, paths["image"], ev.image)
+        kept["image"] = paths["image"]
+
+        stage, t = "classify", time.perf_counter()
+        result = ctx.classifier().classify([ev.image])[0]
+        timings["classify"] = time.perf_counter() - t
+        probs = tuple(float(p) for p in result.probs)
+        if len(probs) != 26:
+            raise InfrastructureError(f"classifier returned {len(probs)} probabilities, expected 26")
+        embedding = tuple(float(v) for v in result.embedding) if ctx.wants_embedding else None
+        record = replace(record, probs=probs, embedding=embedding, sim=probs[ord(letter) - 65], top=top_letter(probs))
+    except OfficialFailure as failure:
+        record = replace(record, reason=failure.reason, message=f"{stage}: {failure.message}")
+    return replace(record, timings=timings, paths=kept)
+
+
+def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerContext) -> tuple[str, dict[str, Any]]:
+    """The final response of one trial (stored first, replayed when the store has it) and its token usage."""
+    chat = ctx.trial_chat(sub, letter, trial, seed)
+    if sub.format == "prompt-2023":
+        # 2023 response-gathering script: every <OBJECT> -> the letter in double quotes, one user message.
+        assert sub.prompt is not None
+        content = sub.prompt.replace("<OBJECT>", f'"{letter}"')
+        responses = chat.chat([{"role": "user", "content": content}], 1)
+        response = responses[0] if responses else ""
+    else:
+        from pcg_plugin.sandbox import run_program_trial
+
+        with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
+            response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
+                                         workdir=Path(work))  # fmt: skip
+    finish = getattr(chat, "finish", None)
+    if finish is not None:
+        finish(response)
+    return response, dict(getattr(chat, "usage", None) or {})
+

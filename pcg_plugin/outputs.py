@@ -1,0 +1,143 @@
+"""The run folder: official per-team layout, per-trial artefact paths, results.json and the HTML report."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.records import TrialRecord
+
+RESULTS_FILE = "results.json"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """``20261122-180000-ab12cd``: sortable by time, unique across parallel runs (not a seed)."""
+    now = now or datetime.now()
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def trial_paths(submission: str, letter: str, trial: int) -> dict[str, str]:
+    """Official relative paths of one trial's artefacts (``<team>/raw/<C>/<team>_<C>_<n>.txt`` ...)."""
+    stem = f"{submission}_{letter}_{trial}"
+    return {
+        "raw": f"{submission}/raw/{letter}/{stem}.txt",
+        "code": f"{submission}/intermediate/{letter}/{stem}.txt",
+        "level": f"{submission}/levels/{letter}/{stem}.xml",
+        "image": f"{submission}/images/{letter}/{stem}.png",
+    }
+
+
+def write_text(run_dir: Path, rel: str, text: str) -> Path:
+    """Write one artefact atomically (a reader never sees half a file); each item owns its own paths."""
+    path = run_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_image(run_dir: Path, rel: str, image: Any) -> Path:
+    path = run_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{secrets.token_hex(4)}-{path.name}")
+    image.save(tmp, format="PNG")
+    os.replace(tmp, path)
+    return path
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{path.name}")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]], trials: int) -> None:
+    """stability/, similarity/ and diversity/ JSONs per team and letter, in the official schemas, so the official
+    diversity and scoring scripts can re-check the run from disk."""
+    from pcg_plugin import official_layout
+
+    for name, letters in grouped.items():
+        for letter, records in letters.items():
+            official_layout.write_stage_files(run_dir / name, name, letter, records, trials)
+
+
+def write_report(results: Mapping[str, Any], run_dir: Path) -> Path | None:
+    """The HTML leaderboard, once ``report_html`` is on main; its absence is not an error."""
+    try:
+        from pcg_plugin import report_html
+    except ImportError:
+        return None
+    return report_html.write_report(dict(results), run_dir)
+
+
+def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``settings`` object of results.json: what was asked for, completed by what the workers loaded."""
+    profile = facts.get("profile", {})
+    backend = facts.get("backend", {})
+    seed_policy = profile.get("seed_policy")
+    if seed_policy is None and "seed" in profile:
+        seed_policy = f"fixed:{profile['seed']}" if profile["seed"] is not None else "none"
+    return {
+        "edition": settings.edition, "letters": list(settings.letters), "trials": settings.trials,
+        "backend": backend.get("name") or settings.backend or "auto",
+        "offline_default": bool(backend.get("offline_default", settings.offline_default)),
+        "model": profile.get("model") or settings.model, "base_url": profile.get("base_url") or settings.base_url,
+        "temperature": profile.get("temperature"), "seed_policy": seed_policy,
+        "max_time": profile.get("max_time"), "token_limit": profile.get("token_limit"),
+        "record_mode": settings.record, "classifier": facts.get("classifier"), "physics": facts.get("physics"),
+        "diversity_vector": "embedding" if settings.edition == "2025" else "probs",
+        "disable_weights": settings.disable_weights, "tie_break": settings.tie_break,
+        "notes": list(settings.notes),
+    }  # fmt: skip
+
+
+def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[str, Any]) -> dict[str, Any]:
+    """First worker's facts per key (all workers load the same things), else this process's own."""
+    out: dict[str, Any] = dict(local)
+    for name in sorted(worker_stats):
+        for key, value in worker_stats[name].get("facts", {}).items():
+            out.setdefault(key, value)
+    return out
+
+
+def finish_run(
+    config: Any, run: dict[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
+) -> tuple[dict[str, Any], Path | None]:
+    """Controller, once: score, write the official stage files, result/, results.json and the HTML report."""
+    from datetime import timezone
+
+    from pcg_plugin import aggregate, official_layout, provenance
+    from pcg_plugin.paths import REPO_ROOT
+    from pcg_plugin.settings import SETTINGS_KEY
+    from pcg_plugin.worker import CONTEXT_KEY
+
+    settings = config.stash[SETTINGS_KEY]
+    run_dir = Path(run["run_dir"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    facts = merged_facts(worker_stats, config.stash[CONTEXT_KEY].facts())
+    result, numbers, letters = aggregate.score(collected, settings)
+    run_doc = {"id": run["id"], "started": run["started"],
+               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "out_dir": str(run_dir)}  # fmt: skip
+    doc = aggregate.results_document(
+        collected, settings, run=run_doc, settings_doc=settings_document(settings, facts),
+        provenance=provenance.collect(REPO_ROOT), result=result, numbers=numbers, letters=letters,
+        workers=worker_stats,
+    )  # fmt: skip
+    write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
+    official_layout.write_results(run_dir / "result", result)
+    write_json(run_dir / RESULTS_FILE, doc)
+    return doc, write_report(doc, run_dir)

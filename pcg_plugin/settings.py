@@ -1,0 +1,227 @@
+"""The `pcg` option group: command-line options, their ini keys, and the frozen Settings a run is built from."""
+
+from __future__ import annotations
+
+import os
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EDITIONS = ("2023", "2024", "2025")
+RECORD_MODES = ("once", "new", "all", "none")
+BACKENDS = ("auto", "openai", "openai-compatible", "transformers", "offline", "scripted")
+ALL_LETTERS = tuple(string.ascii_uppercase)
+DEFAULT_TRIALS = 10
+# With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
+OFFLINE_LETTERS = ("I", "L", "T")
+OFFLINE_TRIALS = 2
+DEFAULT_OUT = "pcg-runs"  # the run folder is <rootdir>/pcg-runs/<run id> unless --pcg-out is given
+
+
+@dataclass(frozen=True)
+class Option:
+    """One `--pcg-*` option; its ini key is the dest (``pcg_letters``) so pyproject.toml can hold it."""
+
+    flag: str
+    help: str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--pcg-letters", "letters to evaluate, e.g. A,I,L (default A-Z; 3 letters with the offline default LLM)"),
+    Option("--pcg-trials", "trials per letter (default 10; 2 with the offline default LLM)"),
+    Option("--pcg-edition", "competition edition: model, temperature, seed, limits (default 2024)", EDITIONS),
+    Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
+    Option("--pcg-model", "LLM model name (default: the edition's official model)"),
+    Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
+    Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
+    Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
+    Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
+    Option("--pcg-classifier", "classifier model id or folder (default: the official ViT)"),
+    Option("--pcg-device", "torch device for the classifier and local LLMs (default auto)"),
+    Option("--pcg-classify-mode", "classifier placement: auto | service | local (default auto)", ("auto", "service", "local")),
+    Option("--pcg-disable-weights", "score with all weights 1 (the official DISABLE_WEIGHTS switch): true/false"),
+    Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt_length", ("prompt_length",)),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every option in one `pcg` group and as an ini key of the same name."""
+    group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
+    for opt in OPTIONS:
+        group.addoption(opt.flag, dest=opt.dest, default=None, choices=opt.choices, help=opt.help)
+        parser.addini(opt.dest, help=opt.help, default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a run evaluates and how; identical on the controller and every worker."""
+
+    edition: str = "2024"
+    letters: tuple[str, ...] = ALL_LETTERS
+    trials: int = DEFAULT_TRIALS
+    backend: str | None = None  # None = auto
+    model: str | None = None
+    base_url: str | None = None
+    record: str = "once"
+    out: Path | None = None
+    store: Path | None = None
+    classifier: str | None = None
+    device: str = "auto"
+    classify_mode: str = "auto"
+    disable_weights: bool = False
+    tie_break: str | None = None
+    letters_explicit: bool = False
+    trials_explicit: bool = False
+    offline_default: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "edition": self.edition, "letters": list(self.letters), "trials": self.trials,
+            "backend": self.backend, "model": self.model, "base_url": self.base_url, "record": self.record,
+            "out": str(self.out) if self.out else None, "store": str(self.store) if self.store else None,
+            "classifier": self.classifier, "device": self.device, "classify_mode": self.classify_mode,
+            "disable_weights": self.disable_weights, "tie_break": self.tie_break,
+            "letters_explicit": self.letters_explicit, "trials_explicit": self.trials_explicit,
+            "offline_default": self.offline_default, "notes": list(self.notes),
+        }  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+        """Inverse of to_dict (workers rebuild the controller's settings from workerinput)."""
+        kw = dict(data)
+        kw["letters"] = tuple(kw["letters"])
+        kw["notes"] = tuple(kw.get("notes", ()))
+        for key in ("out", "store"):
+            kw[key] = Path(kw[key]) if kw.get(key) else None
+        return cls(**kw)
+
+
+def parse_letters(text: str) -> tuple[str, ...]:
+    """``"a, I,L"`` or ``"AIL"`` or ``"A-E"`` -> sorted unique uppercase letters; anything else is a usage error."""
+    out: set[str] = set()
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        if len(part) == 3 and part[1] == "-":
+            lo, hi = part[0].upper(), part[2].upper()
+            if lo in ALL_LETTERS and hi in ALL_LETTERS and lo <= hi:
+                out.update(chr(c) for c in range(ord(lo), ord(hi) + 1))
+                continue
+        for ch in part.upper():
+            if ch not in ALL_LETTERS:
+                raise ValueError(f"--pcg-letters: {part!r} is not a letter A-Z (the official run accepts only A-Z)")
+            out.add(ch)
+    if not out:
+        raise ValueError("--pcg-letters: no letters given")
+    return tuple(sorted(out))
+
+
+def parse_trials(text: str) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"--pcg-trials: {text!r} is not a whole number") from None
+    if value < 1:
+        raise ValueError(f"--pcg-trials: {value} must be at least 1")
+    return value
+
+
+def parse_bool(text: str) -> bool:
+    low = str(text).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected true/false, got {text!r}")
+
+
+def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str]) -> bool:
+    """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
+    if backend not in (None, "auto"):
+        return backend == "offline"
+    return not (base_url or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY"))
+
+
+def resolve(raw: Mapping[str, str | None], *, rootdir: Path, env: Mapping[str, str] | None = None) -> Settings:
+    """Raw option strings (command line over ini) -> Settings; raises ValueError naming the bad option."""
+    env = os.environ if env is None else env
+
+    def get(name: str) -> str | None:
+        value = raw.get(name)
+        return None if value is None or str(value).strip() == "" else str(value).strip()
+
+    edition = get("pcg_edition") or "2024"
+    if edition not in EDITIONS:
+        raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(EDITIONS)}")
+    record = get("pcg_record") or "once"
+    if record not in RECORD_MODES:
+        raise ValueError(f"--pcg-record: {record!r} is not one of {', '.join(RECORD_MODES)}")
+    backend = get("pcg_backend")
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"--pcg-backend: {backend!r} is not one of {', '.join(BACKENDS)}")
+    letters_raw, trials_raw = get("pcg_letters"), get("pcg_trials")
+    base_url = get("pcg_base_url")
+    offline = is_offline_default(backend, base_url, env)
+    notes: list[str] = []
+    letters = parse_letters(letters_raw) if letters_raw else ALL_LETTERS
+    trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
+    if offline and backend in (None, "auto"):
+        if not letters_raw:
+            letters = OFFLINE_LETTERS
+        if not trials_raw:
+            trials = OFFLINE_TRIALS
+        if not (letters_raw and trials_raw):
+            notes.append(
+                f"offline default LLM: evaluating {','.join(letters)} x {trials} trials "
+                "(set --pcg-letters/--pcg-trials for more)"
+            )
+    out, store = get("pcg_out"), get("pcg_store")
+    disable = get("pcg_disable_weights")
+    return Settings(
+        edition=edition, letters=letters, trials=trials, backend=backend, model=get("pcg_model"),
+        base_url=base_url, record=record,
+        out=(rootdir / out) if out else None,
+        store=(rootdir / store) if store else rootdir / DEFAULT_OUT / "responses",
+        classifier=get("pcg_classifier"), device=get("pcg_device") or "auto",
+        classify_mode=get("pcg_classify_mode") or "auto",
+        disable_weights=parse_bool(disable) if disable else False, tie_break=get("pcg_tie_break"),
+        letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
+        offline_default=offline, notes=tuple(notes),
+    )  # fmt: skip
+
+
+def raw_options(config: pytest.Config) -> dict[str, str | None]:
+    """Each option's string: the command line wins over the ini file."""
+    out: dict[str, str | None] = {}
+    for opt in OPTIONS:
+        value = config.getoption(opt.dest, None)
+        if value is None:
+            ini = config.getini(opt.dest)
+            value = ini if ini not in (None, "", []) else None
+        out[opt.dest] = value
+    return out
+
+
+def from_config(config: pytest.Config) -> Settings:
+    """The run's settings; a bad value is a usage error naming the option, never a traceback."""
+    try:
+        return resolve(raw_options(config), rootdir=Path(config.rootpath))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def with_out(settings: Settings, out: Path) -> Settings:
+    return replace(settings, out=out)
+
+
+SETTINGS_KEY = pytest.StashKey[Settings]()

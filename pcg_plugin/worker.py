@@ -1,0 +1,149 @@
+"""Per-process resources of a run (LLM backend, response store, classifier, physics), loaded once and lazily."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.collect import Submission
+from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.settings import Settings
+
+CONTEXT_KEY = pytest.StashKey["WorkerContext"]()
+
+
+@dataclass
+class WorkerContext:
+    """Everything an item needs besides its own identity; one per pytest process (controller or xdist worker)."""
+
+    settings: Settings
+    run_dir: Path
+    workers: int = 1
+    classify_service: Any = None
+    stats: dict[str, float] = field(default_factory=dict)
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def wants_embedding(self) -> bool:
+        """2025 diversity uses the ViT CLS embedding; 2023/2024 use the 26 probabilities."""
+        return self.settings.edition == "2025"
+
+    def _once(self, key: str, make: Any) -> Any:
+        if key not in self._cache:
+            t = time.perf_counter()
+            self._cache[key] = make()
+            self.stats[f"load_{key}_s"] = time.perf_counter() - t
+        return self._cache[key]
+
+    @property
+    def physics(self) -> Any:
+        def make() -> Any:
+            from pcg_plugin.physics import PhysicsSettings
+
+            return PhysicsSettings()
+
+        return self._once("physics", make)
+
+    def classifier(self) -> Any:
+        """THE one place the classifier is acquired (a one-line swap for another factory)."""
+
+        def make() -> Any:
+            from pcg_plugin.classify_service import classifier_for_run
+
+            s = self.settings
+            return classifier_for_run(model=s.classifier, device=s.device, mode=s.classify_mode,  # type: ignore[arg-type]
+                                      workers=self.workers, run_dir=self.run_dir,
+                                      service=self.classify_service)  # fmt: skip
+
+        return self._once("classifier", make)
+
+    def backend(self) -> Any:
+        """The LLM backend; ``scripted`` takes its responder from ``--pcg-model module:callable``."""
+
+        def make() -> Any:
+            s = self.settings
+            if s.backend == "scripted":
+                from pcg_plugin.llm.scripted import ScriptedBackend
+
+                return ScriptedBackend(load_callable(s.model or ""))
+            from pcg_plugin.llm import make_backend
+
+            kind = None if s.backend in (None, "auto") else s.backend
+            return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device)
+
+        return self._once("backend", make)
+
+    def profile(self) -> Any:
+        def make() -> Any:
+            from pcg_plugin.llm.profiles import profile_for
+
+            s = self.settings
+            model = None if s.backend == "scripted" else s.model
+            return profile_for(s.edition, model=model, base_url=s.base_url)
+
+        return self._once("profile", make)
+
+    def store(self) -> Any:
+        def make() -> Any:
+            from pcg_plugin.llm.store import ResponseStore
+
+            assert self.settings.store is not None
+            return ResponseStore(self.settings.store)
+
+        return self._once("store", make)
+
+    def trial_chat(self, sub: Submission, letter: str, trial: int, seed: int) -> Any:
+        """A TrialChat for one trial, keyed by the item's identity (store first, replay in order)."""
+        from pcg_plugin.llm.session import TrialChat
+        from pcg_plugin.llm.store import TrialKey
+
+        profile = self.profile()
+        model = getattr(profile, "model", None) or self.settings.model or ""
+        key = TrialKey(self.settings.edition, model, sub.name, sub.files_hash, letter, trial)
+        return TrialChat(key, backend=self.backend(), profile=profile, store=self.store(), mode=self.settings.record)
+
+
+    def facts(self) -> dict[str, Any]:
+        """Identity of what this process loaded (digests, model), for the run's provenance."""
+        out: dict[str, Any] = {}
+        if "classifier" in self._cache:
+            clf = self._cache["classifier"]
+            out["classifier"] = {"name": getattr(clf, "name", None), "digest": getattr(clf, "digest", None)}
+        if "physics" in self._cache:
+            phys = self._cache["physics"]
+            out["physics"] = {"digest": phys.digest(), "damage": bool(getattr(phys, "damage", False))}
+        if "profile" in self._cache:
+            prof = self._cache["profile"]
+            out["profile"] = {k: _plain(getattr(prof, k, None)) for k in PROFILE_FIELDS}
+        if "backend" in self._cache:
+            be = self._cache["backend"]
+            out["backend"] = {"name": getattr(be, "name", type(be).__name__),
+                              "offline_default": bool(getattr(be, "is_offline_default", False))}  # fmt: skip
+        return out
+
+
+PROFILE_FIELDS = ("model", "base_url", "temperature", "seed_policy", "seed", "max_time", "token_limit")
+
+
+def _plain(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def load_callable(spec: str) -> Any:
+    """``package.module:attr`` -> the object; a clear usage error otherwise."""
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise InfrastructureError(f"--pcg-backend scripted needs --pcg-model module:callable, got {spec!r}")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise InfrastructureError(f"cannot load the scripted responder {spec!r}: {exc}") from exc
+
+
+def worker_context(config: pytest.Config) -> WorkerContext:
+    return config.stash[CONTEXT_KEY]
