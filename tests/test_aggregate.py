@@ -1,0 +1,70 @@
+"""Controller aggregation: grouping, diversity inputs, errored items, usage, and the letters actually run."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pcg_plugin.aggregate import (
+    ERROR_REASON, Collected, diversity_vectors, group, run_letters, submissions_meta, trial_entries, usage_totals,
+)  # fmt: skip
+from pcg_plugin.records import TrialRecord
+
+
+def rec(sub="a", letter="A", trial=1, **kw):
+    return TrialRecord(nodeid=f"submissions/{sub}::{letter}::{trial}", submission=sub, letter=letter, trial=trial,
+                       **kw)  # fmt: skip
+
+
+@given(st.permutations([rec(s, letter, t) for s in "ab" for letter in "AB" for t in (1, 2, 3)]))
+def test_group_is_order_independent(shuffled):
+    grouped = group(shuffled)
+    assert list(grouped) == ["a", "b"]
+    assert [r.trial for r in grouped["a"]["B"]] == [1, 2, 3]
+    assert grouped == group(reversed(shuffled))
+
+
+def test_diversity_vectors_only_from_images():
+    p = tuple([1 / 26] * 26)
+    rs = [rec(trial=1, sim=0.1, probs=p), rec(trial=2, reason="no_code"), rec(trial=3, sta=1.0, reason="no_blocks"),
+          rec(trial=4, sim=0.2, probs=p, embedding=(1.0, 0.0))]  # fmt: skip
+    assert diversity_vectors(rs, use_embedding=False) == [p, p]
+    assert diversity_vectors(rs, use_embedding=True) == [(1.0, 0.0)]
+
+
+def test_errored_items_are_reported_as_missing_trials():
+    col = Collected()
+    ok = rec(trial=1, sim=0.5, sta=1.0)
+    col.add_record(ok)
+    for t in (1, 2):
+        col.add_item(f"submissions/a::A::{t}", {"name": "a", "letter": "A", "trial": t, "format": "prompt-2023"})
+    col.add_error("submissions/a::A::2", "call: InfrastructureError: model server down")
+    rows = trial_entries(col, "a", "A", {1: "0.25"})
+    assert [r["trial"] for r in rows] == [1, 2]
+    assert rows[0]["trial_score"] == "0.25" and rows[0]["reason"] is None
+    assert rows[1]["reason"] == ERROR_REASON and "model server down" in rows[1]["message"]
+    assert rows[1]["trial_score"] == "0"
+
+
+def test_run_letters_follow_what_ran():
+    col = Collected()
+    assert run_letters(col, ["A", "B"]) == ["A", "B"]
+    col.add_item("x", {"name": "a", "letter": "Q", "trial": 1})
+    col.add_record(rec(letter="C"))
+    assert run_letters(col, ["A", "B"]) == ["C", "Q"]
+
+
+def test_submissions_meta_from_items_or_records():
+    col = Collected()
+    col.add_item("n", {"name": "a", "letter": "A", "trial": 1, "format": "program-2024", "team": "Team A"})
+    col.add_record(rec(sub="b", format="prompt-2023"))
+    meta = submissions_meta(col)
+    assert meta["a"]["team"] == "Team A" and meta["b"]["format"] == "prompt-2023"
+
+
+def test_usage_totals():
+    rs = [rec(usage={"prompt_tokens": 10, "completion_tokens": 5, "calls": 1}),
+          rec(trial=2, usage={"prompt_tokens": 1, "calls": 2, "replayed_calls": 2, "cost_usd": 0.5})]  # fmt: skip
+    total = usage_totals(rs)
+    assert total == {"prompt_tokens": 11, "completion_tokens": 5, "calls": 3, "replayed_calls": 2, "cost_usd": 0.5}
+    assert usage_totals([])["cost_usd"] is None

@@ -1,0 +1,37 @@
+"""Terminal text: the header says loudly when the offline default LLM runs; the table ranks submissions."""
+
+from __future__ import annotations
+
+from pcg_plugin.report_terminal import header_lines, ranking_table, reason_counts, summary_lines
+from pcg_plugin.settings import resolve
+
+
+def test_header_flags_the_offline_default(tmp_path):
+    lines = header_lines(resolve({}, rootdir=tmp_path, env={}), tmp_path / "run")
+    text = "\n".join(lines)
+    assert "OFFLINE DEFAULT" in text and "I,L,T" in text and str(tmp_path / "run") in text
+    lines = header_lines(resolve({}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"}), "r")
+    assert "OFFLINE" not in "\n".join(lines)
+
+
+SUBS = [
+    {"name": "b", "rank": 2, "normalized_score": "25.5", "prompt_score": "0.1",
+     "letters": {"A": {"trials": [{"reason": None}, {"reason": "no_code"}]}}},
+    {"name": "a", "rank": 1, "normalized_score": "74.5", "prompt_score": "0.3",
+     "letters": {"A": {"trials": [{"reason": "error"}, {"reason": "no_code"}]}}},
+]  # fmt: skip
+
+
+def test_ranking_table_sorted_by_rank():
+    lines = ranking_table(SUBS)
+    assert lines[1].split()[:3] == ["1", "a", "74.5000"]
+    assert lines[2].split()[:3] == ["2", "b", "25.5000"]
+    assert lines[1].split()[-3:] == ["2", "1", "1"]  # trials, zero, errors
+
+
+def test_summary_names_reasons_and_paths(tmp_path):
+    lines = summary_lines({"submissions": SUBS, "competition_score": "0.4", "settings": {}}, tmp_path, None)
+    text = "\n".join(lines)
+    assert "no_code: 2" in text and str(tmp_path / "results.json") in text
+    assert reason_counts(SUBS) == {"error": 1, "no_code": 2}
+    assert summary_lines(None, tmp_path, None, error="boom")[0].endswith("boom")

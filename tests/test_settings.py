@@ -1,0 +1,120 @@
+"""Options -> Settings: parsing, precedence, offline-default shrinking, worker round trip."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pcg_plugin.settings import (
+    ALL_LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
+    parse_letters, parse_trials, resolve,
+)  # fmt: skip
+
+pytest_plugins = ["pytester"]
+
+KEY = {"OPENAI_API_KEY": "sk-test"}
+
+
+@given(st.sets(st.sampled_from(string.ascii_uppercase), min_size=1), st.booleans(), st.booleans())
+def test_parse_letters_accepts_any_case_and_separator(letters, lower, commas):
+    items = [c.lower() if lower else c for c in sorted(letters)]
+    text = ", ".join(items) if commas else "".join(items)
+    assert parse_letters(text) == tuple(sorted(letters))
+
+
+def test_parse_letters_ranges_and_errors():
+    assert parse_letters("A-C,Z") == ("A", "B", "C", "Z")
+    with pytest.raises(ValueError, match="not a letter"):
+        parse_letters("A,1")
+    with pytest.raises(ValueError, match="no letters"):
+        parse_letters(" , ")
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "ten", "1.5"])
+def test_parse_trials_rejects(bad):
+    with pytest.raises(ValueError, match="--pcg-trials"):
+        parse_trials(bad)
+
+
+def test_parse_bool():
+    assert parse_bool("Yes") is True and parse_bool("0") is False
+    with pytest.raises(ValueError):
+        parse_bool("maybe")
+
+
+def test_defaults_with_an_api_key_are_the_official_run(tmp_path):
+    s = resolve({}, rootdir=tmp_path, env=KEY)
+    assert (s.edition, s.letters, s.trials, s.record, s.offline_default) == ("2024", ALL_LETTERS, 10, "once", False)
+    assert s.store == tmp_path / "pcg-runs" / "responses"
+    assert s.notes == ()
+
+
+def test_offline_default_shrinks_only_what_was_not_set(tmp_path):
+    s = resolve({}, rootdir=tmp_path, env={})
+    assert s.offline_default and (s.letters, s.trials) == (OFFLINE_LETTERS, OFFLINE_TRIALS)
+    assert "offline default" in s.notes[0]
+    s = resolve({"pcg_letters": "A", "pcg_trials": "4"}, rootdir=tmp_path, env={})
+    assert (s.letters, s.trials, s.notes) == (("A",), 4, ())
+    s = resolve({"pcg_trials": "4"}, rootdir=tmp_path, env={})
+    assert (s.letters, s.trials) == (OFFLINE_LETTERS, 4)
+
+
+def test_offline_default_decision():
+    assert is_offline_default(None, None, {})
+    assert not is_offline_default(None, "http://localhost:11434/v1", {})
+    assert not is_offline_default("auto", None, KEY)
+    assert is_offline_default("offline", None, KEY)
+    assert not is_offline_default("scripted", None, {})
+
+
+def test_scripted_backend_is_never_shrunk(tmp_path):
+    s = resolve({"pcg_backend": "scripted"}, rootdir=tmp_path, env={})
+    assert (s.letters, s.trials, s.offline_default) == (ALL_LETTERS, 10, False)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "match"),
+    [("pcg_edition", "2022", "--pcg-edition"), ("pcg_record", "sometimes", "--pcg-record"),
+     ("pcg_backend", "carrier-pigeon", "--pcg-backend")],
+)  # fmt: skip
+def test_bad_values_name_the_option(tmp_path, key, value, match):
+    with pytest.raises(ValueError, match=match):
+        resolve({key: value}, rootdir=tmp_path, env=KEY)
+
+
+def test_paths_are_relative_to_rootdir_unless_absolute(tmp_path):
+    s = resolve({"pcg_out": "runs/x", "pcg_store": "/abs/store"}, rootdir=tmp_path, env=KEY)
+    assert s.out == tmp_path / "runs" / "x" and s.store == Path("/abs/store")
+
+
+def test_round_trip_through_workerinput(tmp_path):
+    s = resolve({"pcg_letters": "B,A", "pcg_out": "o", "pcg_disable_weights": "true"}, rootdir=tmp_path, env={})
+    assert Settings.from_dict(s.to_dict()) == s
+    assert s.disable_weights is True
+
+
+def test_every_option_has_an_ini_key_named_like_its_dest():
+    dests = [o.dest for o in OPTIONS]
+    assert len(set(dests)) == len(dests)
+    assert all(d.startswith("pcg_") for d in dests)
+    assert {"pcg_letters", "pcg_trials", "pcg_edition", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record",
+            "pcg_out", "pcg_classifier", "pcg_device"} <= set(dests)  # fmt: skip
+
+
+def test_ini_and_command_line_precedence(pytester):
+    pytester.makeini("[pytest]\npcg_letters = A,B\npcg_trials = 3\npcg_edition = 2025\n")
+    pytester.makeconftest(
+        "from pcg_plugin.settings import from_config\n"
+        "def pytest_report_header(config):\n"
+        "    s = from_config(config)\n"
+        "    return f'SETTINGS {\",\".join(s.letters)} {s.trials} {s.edition}'\n"
+    )
+    result = pytester.runpytest("--pcg-trials", "5", "--co")
+    result.stdout.fnmatch_lines(["SETTINGS A,B 5 2025"])
+    result = pytester.runpytest("--pcg-edition", "1999", "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--pcg-edition*1999*"])
