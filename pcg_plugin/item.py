@@ -52,6 +52,18 @@ class SubmissionDir(_SubmissionCollector, pytest.Directory):
     """A submission folder; it is a leaf for collection (its own files are never collected as tests)."""
 
 
+class BrokenSubmission(pytest.Directory):
+    """A folder that is a submission but cannot be evaluated (ambiguous, bad manifest): one clean collection
+    error for this folder, naming the fix; the other submissions still collect."""
+
+    def __init__(self, *, problem: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.problem = problem
+
+    def collect(self) -> Iterator[pytest.Item]:
+        raise self.CollectError(f"pytest-pcg: {self.problem}")
+
+
 class PromptFile(_SubmissionCollector, pytest.File):
     """A loose 2023 prompt file."""
 
@@ -73,6 +85,8 @@ class TrialItem(pytest.Item):
         self.submission, self.letter, self.trial = submission, letter, trial
         self.add_marker(pytest.mark.pcg)
         self.add_marker(getattr(pytest.mark, submission.format.replace("-", "_")))
+        # -k matches substrings, so a bare "B" hits "submissions"; these exact words select cleanly.
+        self.extra_keyword_matches.update({f"letter_{letter}", f"trial_{trial}"})
         meta = submission_meta(submission, Path(self.config.rootpath))
         meta.update(letter=letter, trial=trial)
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))

@@ -82,13 +82,13 @@ def _roots(config: pytest.Config) -> list[Path]:
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if not _evaluating(parent.config):
         return None
-    from pcg_plugin.item import SubmissionDir
+    from pcg_plugin.item import BrokenSubmission, SubmissionDir
 
     manifest_only = not collect.auto_detect_allowed(path, _roots(parent.config))
     try:
         sub = collect.detect_folder(path, manifest_only=manifest_only)
     except collect.SubmissionError as exc:
-        raise pytest.UsageError(f"pytest-pcg: {exc}") from None
+        return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
     if sub is None:
         return None
     return SubmissionDir.from_parent(parent, path=path, submission=sub)

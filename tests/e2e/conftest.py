@@ -1,0 +1,80 @@
+"""Fixtures for in-process plugin runs: tiny competitions written into pytester's temporary folder."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+# The scripted LLM double: answers with the glyph program for the letter named in the last user message,
+# or with a deliberately broken answer when the message asks for one (MODE=...).
+RESPONDER = '''
+import re
+from pcg_plugin.glyphs import letter_program
+
+def respond(messages, n=1):
+    text = messages[-1]["content"]
+    letter = re.search(r'TARGET="?([A-Z])', text).group(1)
+    mode = re.search(r"MODE=(\\w+)", text)
+    mode = mode.group(1) if mode else "good"
+    if mode == "nocode":
+        answer = "I cannot draw that letter, sorry."
+    elif mode == "convert":
+        answer = "```\\ndrop_block('b31', 0)\\n```"
+    elif mode == "huge":
+        answer = "```\\n" + "drop_block('b11', 5)\\n" * 10000 + "```"
+    else:
+        answer = "```\\n" + letter_program(letter) + "\\n```"
+    return [answer] * n
+'''
+
+PROGRAM = '''
+from chatgpt4pcg import TrialContext, TrialLoop, chat_with_chatgpt
+
+class Entry(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        {body}
+'''
+
+GOOD_BODY = 'return chat_with_chatgpt(ctx, [{"role": "user", "content": f"TARGET={target_character}"}])[0]'
+
+
+def program(body: str = GOOD_BODY) -> str:
+    return textwrap.dedent(PROGRAM).format(body=body)
+
+
+def write_competition(root: Path, entries: dict[str, dict[str, str]]) -> None:
+    (root / "scripted_llm.py").write_text(textwrap.dedent(RESPONDER))
+    for name, files in entries.items():
+        for fname, text in files.items():
+            path = root / "submissions" / name / fname
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+def run_args(out: str, *extra: str) -> list[str]:
+    return ["submissions", "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond",
+            "--pcg-out", out, "--pcg-store", "store", "-p", "no:cacheprovider", *extra]  # fmt: skip
+
+
+def load_results(root: Path, out: str) -> dict[str, Any]:
+    return json.loads((root / out / "results.json").read_text())
+
+
+@pytest.fixture
+def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """Two tiny good submissions (a 2024 program, a 2023 prompt) and the scripted LLM double."""
+    monkeypatch.syspath_prepend(str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    write_competition(pytester.path, {
+        "team_prog": {"entry.py": program()},
+        "team_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT>"},
+    })  # fmt: skip
+    return pytester

@@ -1,0 +1,68 @@
+"""Collection only (fast, no models): ids, ordering, selection, and what is never collected."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from conftest import program, run_args, write_competition
+
+
+def collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.stdout.lines if "::" in line]
+
+
+def test_ids_are_submission_letter_trial_in_order(competition):
+    result = competition.runpytest(*run_args("run", "--pcg-letters", "L,I", "--pcg-trials", "2", "--co", "-q"))
+    assert collected(result) == [f"submissions/{s}::{c}::{t}" for s in ("team_prog", "team_prompt")
+                                 for c in "IL" for t in (1, 2)]  # fmt: skip
+
+
+def test_k_and_m_select_naturally(competition):
+    result = competition.runpytest(*run_args("r", "--pcg-letters", "A-C", "--pcg-trials", "3", "--co", "-q",
+                                             "-k", "letter_B and trial_2", "-m", "prompt_2023"))  # fmt: skip
+    assert collected(result) == ["submissions/team_prompt::B::2"]
+
+
+def test_ini_options_apply(competition):
+    competition.makeini("[pytest]\npcg_letters = Q\npcg_trials = 1\n")
+    result = competition.runpytest(*run_args("run", "--co", "-q"))
+    assert collected(result) == ["submissions/team_prog::Q::1", "submissions/team_prompt::Q::1"]
+
+
+@pytest.mark.parametrize("flag", ["pcg_rules", "pcg_dry_run"])
+def test_rules_mode_yields_no_evaluation_items(flag):
+    from pcg_plugin.plugin import _evaluating
+
+    config = SimpleNamespace(getoption=lambda name, default=None: name == flag)
+    assert not _evaluating(config)  # type: ignore[arg-type]
+    assert _evaluating(SimpleNamespace(getoption=lambda name, default=None: default))  # type: ignore[arg-type]
+
+
+def test_ambiguous_folder_is_a_clear_usage_error(competition):
+    write_competition(competition.path, {"two": {"a.py": program(), "b.py": program()}})
+    result = competition.runpytest(*run_args("run", "--co", "-q", "--pcg-letters", "A", "--pcg-trials", "1"))
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting submissions/two*", "*several TrialLoop programs*submission.toml*"])
+    assert "Traceback" not in result.stdout.str()
+    result = competition.runpytest(*run_args("run", "--co", "-q", "--pcg-letters", "A", "--pcg-trials", "1",
+                                             "--continue-on-collection-errors"))  # fmt: skip
+    assert collected(result) == ["submissions/team_prog::A::1", "submissions/team_prompt::A::1"]
+
+
+def test_test_trees_are_never_submissions(pytester):
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "fixture_entry").mkdir()
+    (pytester.path / "tests" / "fixture_entry" / "entry.py").write_text(program())
+    (pytester.path / "tests" / "prompt.txt").write_text("<OBJECT>")
+    pytester.makepyfile(test_x="def test_ok():\n    pass\n")
+    result = pytester.runpytest("tests", "test_x.py", "--co", "-q", "-p", "no:cacheprovider")
+    assert collected(result) == ["test_x.py::test_ok"]
+
+
+def test_no_run_folder_without_evaluation_items(pytester):
+    pytester.makepyfile(test_x="def test_ok():\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--pcg-out", "run")
+    assert result.ret == 0
+    assert not (pytester.path / "run").exists()
+    assert "pytest-pcg leaderboard" not in result.stdout.str()

@@ -1,0 +1,112 @@
+"""The plugin end to end, in-process: scripted LLM double -> real pipeline -> scoring -> results.json."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from conftest import load_results, program, run_args, write_competition
+
+ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
+
+
+def stable_view(results: dict[str, Any]) -> dict[str, Any]:
+    """Everything that must not depend on -n: scores, per-trial numbers (timings and run ids excluded)."""
+    subs = []
+    for sub in results["submissions"]:
+        letters = {}
+        for letter, data in sub["letters"].items():
+            trials = [{k: v for k, v in t.items() if k not in ("timings",)} for t in data["trials"]]
+            letters[letter] = {**{k: v for k, v in data.items() if k != "trials"}, "trials": trials}
+        subs.append({k: v for k, v in sub.items() if k not in ("letters", "usage")} | {"letters": letters})
+    return {"competition_score": results["competition_score"], "weights": results["weights"], "submissions": subs}
+
+
+def rescore(results: dict[str, Any]) -> Any:
+    """Score the per-trial numbers of results.json again, directly with the scoring module."""
+    from pcg_plugin.aggregate import letter_numbers
+    from pcg_plugin.records import TrialRecord
+    from pcg_plugin.scoring import LetterInput, score, to_decimal
+
+    programs = {}
+    for sub in results["submissions"]:
+        programs[sub["name"]] = {}
+        for letter, data in sub["letters"].items():
+            recs = [TrialRecord(nodeid=t["nodeid"], submission=sub["name"], letter=letter, trial=t["trial"],
+                                sta=t["sta"], sim=t["sim"], probs=tuple(t["probs"]) if t["probs"] else None)
+                    for t in data["trials"]]  # fmt: skip
+            nums = letter_numbers(recs, results["settings"]["trials"], use_embedding=False)
+            programs[sub["name"]][letter] = LetterInput(
+                stability=tuple((t, to_decimal(v)) for t, v in nums["stability"]),
+                similarity=tuple((t, to_decimal(v)) for t, v in nums["similarity"]),
+                diversity=to_decimal(nums["diversity"]),
+            )
+    return score(programs, edition="2024", trials=results["settings"]["trials"],
+                 letters=sorted(results["weights"]))  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_two_submissions_score_end_to_end(competition, workers):
+    extra = ["-p", "xdist", "-n", workers] if workers else []
+    result = competition.runpytest_subprocess(*run_args("run", *ARGS, *extra), timeout=300)
+    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "*rank*submission*normalized*", "*report:*"])
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=8)
+    results = load_results(competition.path, "run")
+    assert results["schema"] == "pytest-pcg/results/1"
+    assert {s["name"] for s in results["submissions"]} == {"team_prog", "team_prompt"}
+    assert sorted(s["rank"] for s in results["submissions"]) == [1, 2]
+    expected = rescore(results)
+    for sub in results["submissions"]:
+        prog = expected.programs[sub["name"]]
+        assert Decimal(sub["prompt_score"]) == prog.prompt_score
+        assert Decimal(sub["normalized_score"]) == prog.normalized_score
+        for letter, data in sub["letters"].items():
+            assert Decimal(data["char_score"]) == prog.letters[letter].char_score
+            for trial in data["trials"]:
+                assert trial["reason"] is None, trial
+                assert trial["sim"] > 0  # the glyph double draws a real letter
+    assert Decimal(results["competition_score"]) == expected.competition_score
+    run = competition.path / "run"
+    assert (run / "team_prog/raw/I/team_prog_I_1.txt").is_file()
+    assert (run / "team_prog/levels/L/team_prog_L_2.xml").is_file()
+    assert (run / "team_prompt/images/I/team_prompt_I_2.png").is_file()
+    assert (run / "result/prompt_scores_ranks.csv").is_file()
+
+
+@pytest.mark.slow
+def test_same_results_with_and_without_xdist(competition):
+    competition.runpytest_subprocess(*run_args("serial", *ARGS), timeout=300)
+    competition.runpytest_subprocess(*run_args("parallel", *ARGS, "-p", "xdist", "-n", "2"), timeout=300)
+    serial, parallel = load_results(competition.path, "serial"), load_results(competition.path, "parallel")
+    assert stable_view(serial) == stable_view(parallel)
+
+
+@pytest.mark.slow
+def test_broken_submissions_get_reasons_and_a_finished_leaderboard(competition):
+    write_competition(competition.path, {
+        "bad_syntax": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
+        "bad_raise": {"entry.py": program('raise RuntimeError("the program crashed")')},
+        "bad_nocode": {"prompt.txt": "TARGET=<OBJECT> MODE=nocode"},
+        "bad_convert": {"prompt.txt": "TARGET=<OBJECT> MODE=convert"},
+        "bad_huge": {"prompt.txt": "TARGET=<OBJECT> MODE=huge"},
+    })  # fmt: skip
+    result = competition.runpytest_subprocess(*run_args("run", "--pcg-letters", "I", "--pcg-trials", "1", "-rA"),
+                                              timeout=300)  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    results = load_results(competition.path, "run")
+    reasons = {s["name"]: s["letters"]["I"]["trials"][0]["reason"] for s in results["submissions"]}
+    assert reasons["bad_syntax"] == "program_error"
+    assert reasons["bad_raise"] == "program_error"
+    assert reasons["bad_nocode"] == "no_code"
+    assert reasons["bad_convert"] == "conversion_error"
+    assert reasons["bad_huge"] in ("conversion_error", "token_limit")
+    assert reasons["team_prog"] is None and reasons["team_prompt"] is None
+    messages = {s["name"]: s["letters"]["I"]["trials"][0]["message"] for s in results["submissions"]}
+    assert "Width boundary is intruded" in messages["bad_convert"]
+    assert "the program crashed" in messages["bad_raise"]
+    by_name = {s["name"]: s for s in results["submissions"]}
+    assert Decimal(by_name["bad_nocode"]["prompt_score"]) == 0
+    result.stdout.fnmatch_lines(["*no_code*", "*pytest-pcg leaderboard*"])
