@@ -1,8 +1,9 @@
 """Benchmark classification at scale: N levels through real pytest-xdist runs, per worker count and mode.
 
 Each run is a real ``pytest -n K`` session over N generated items. Every item makes its level image
-(``--source pipeline``: the project's pipeline on ``glyphs.letter_program`` code; ``synthetic``: a
-1024x1024 black-on-white render like the official one) and classifies it through
+(``--source pipeline``: ``pipeline.build_level`` + ``evaluate_level`` on ``glyphs.letter_program`` code, the
+stages ``item.run_trial`` runs; ``synthetic``: a 1024x1024 black-on-white render like the official one)
+and classifies it through
 ``classify_service.classifier_for_run``, exactly as the plugin does; the controller starts and stops the
 service in ``pytest_configure``/``pytest_unconfigure`` like the plugin. Printed per run:
 
@@ -133,11 +134,19 @@ def _synthetic(i):
     return im
 
 
-def _pipeline(i):
-    from pcg_plugin import glyphs, pipeline
+_PHYSICS = []
 
+
+def _pipeline(i):
+    """The plugin's own stages (pcg_plugin.item.run_trial): build the level, simulate, render."""
+    from pcg_plugin import glyphs, pipeline
+    from pcg_plugin.physics import PhysicsSettings
+
+    if not _PHYSICS:
+        _PHYSICS.append(PhysicsSettings())
     letter = string.ascii_uppercase[i % 26]
-    return pipeline.level_image(glyphs.letter_program(letter), letter=letter, trial=i)
+    build = pipeline.build_level("```python\\n" + glyphs.letter_program(letter) + "\\n```")
+    return pipeline.evaluate_level(build.level, settings=_PHYSICS[0]).image
 
 
 def make_level_image(i, source):
@@ -150,11 +159,11 @@ def _have(module: str) -> bool:
 
 
 def _pipeline_ready() -> bool:
-    if not (_have("pcg_plugin.pipeline") and _have("pcg_plugin.glyphs")):
+    if not all(_have(f"pcg_plugin.{m}") for m in ("pipeline", "glyphs", "physics")):
         return False
-    from pcg_plugin import pipeline
+    from pcg_plugin import glyphs, pipeline
 
-    return hasattr(pipeline, "level_image")
+    return all(hasattr(pipeline, f) for f in ("build_level", "evaluate_level")) and hasattr(glyphs, "letter_program")
 
 
 def _save_model(kind: str, folder: Path) -> Path:
@@ -260,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.source == "auto":
         args.source = "pipeline" if _pipeline_ready() else "synthetic"
     if args.source == "pipeline" and not _pipeline_ready():
-        raise SystemExit("--source pipeline needs pcg_plugin.pipeline.level_image and pcg_plugin.glyphs")
+        raise SystemExit("--source pipeline needs pcg_plugin.pipeline (build_level, evaluate_level) and glyphs")
     loader = (
         "pcg_plugin.classify:Classifier.load" if _have("pcg_plugin.classify") else "test_classify_service:_StandIn.load"
     )
