@@ -1,0 +1,57 @@
+"""Records reach the controller only through reports: identical for -n 0 and -n 2 (pipeline replaced by a
+deterministic stand-in here, so this checks the plumbing alone; test_plugin_e2e checks the real pipeline)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_args
+
+CONFTEST = '''
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import pcg_plugin.item as item
+from pcg_plugin.records import TrialRecord, trial_seed
+
+
+def fake_run_trial(sub, letter, trial, nodeid, ctx):
+    seed = trial_seed(sub.name, letter, trial)
+    probs = tuple(((seed >> i) % 97 + 1) / 1000.0 for i in range(26))
+    return TrialRecord(nodeid=nodeid, submission=sub.name, letter=letter, trial=trial, format=sub.format, seed=seed,
+                       sta=1.0, sim=probs[ord(letter) - 65], probs=probs, timings={"generate": 0.0})
+
+
+item.run_trial = fake_run_trial
+ctx_loads = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    controller = session.config.pluginmanager.get_plugin("pcg-controller")
+    if controller is None:
+        return
+    records = {k: json.loads(v.to_json()) for k, v in sorted(controller.collected.records.items())}
+    Path(session.config.rootpath, "records-" + session.config.getoption("pcg_out") + ".json").write_text(
+        json.dumps({"records": records, "items": sorted(controller.collected.items),
+                    "workers": sorted(controller.worker_stats)}))
+'''
+
+
+@pytest.mark.parametrize("extra", [[], ["-p", "xdist", "-n", "2"]])
+def test_records_travel_on_reports(competition, extra):
+    competition.makeconftest(CONFTEST)
+    competition.runpytest_subprocess(*run_args("a", "--pcg-letters", "I,L", "--pcg-trials", "3"), timeout=120)
+    result = competition.runpytest_subprocess(*run_args("b", "--pcg-letters", "I,L", "--pcg-trials", "3", *extra),
+                                              timeout=120)  # fmt: skip
+    result.assert_outcomes(passed=12)
+    a = json.loads((competition.path / "records-a.json").read_text())
+    b = json.loads((competition.path / "records-b.json").read_text())
+    assert len(b["records"]) == 12 and len(b["items"]) == 12
+    for rec in (*a["records"].values(), *b["records"].values()):
+        rec.pop("timings")
+    assert a["records"] == b["records"]
+    assert len(b["workers"]) == (2 if extra else 0)
