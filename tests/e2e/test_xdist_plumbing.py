@@ -55,3 +55,28 @@ def test_records_travel_on_reports(competition, extra):
         rec.pop("timings")
     assert a["records"] == b["records"]
     assert len(b["workers"]) == (2 if extra else 0)
+
+
+FLAKY = CONFTEST.replace(
+    "def fake_run_trial(sub, letter, trial, nodeid, ctx):\n",
+    "def fake_run_trial(sub, letter, trial, nodeid, ctx):\n"
+    "    import os\n"
+    "    from pcg_plugin.errors import InfrastructureError\n"
+    "    if os.environ.get('BREAK') == nodeid:\n"
+    "        raise InfrastructureError('model server unreachable')\n",
+)
+
+
+def test_infrastructure_errors_error_and_lf_reruns_them(competition, monkeypatch):
+    competition.makeconftest(FLAKY)
+    broken = "submissions/team_prog::L::2"
+    monkeypatch.setenv("BREAK", broken)
+    args = [a for a in run_args("c", "--pcg-letters", "I,L", "--pcg-trials", "2") if a != "no:cacheprovider"]
+    args.remove("-p")
+    result = competition.runpytest_subprocess(*args, timeout=120)
+    result.assert_outcomes(passed=7, errors=0, failed=1)
+    result.stdout.fnmatch_lines([f"*infrastructure error in {broken}: model server unreachable*"])
+    assert "Traceback" not in result.stdout.str()
+    monkeypatch.delenv("BREAK")
+    result = competition.runpytest_subprocess(*args, "--lf", timeout=120)
+    result.assert_outcomes(passed=1)
