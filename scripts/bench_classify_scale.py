@@ -251,6 +251,34 @@ def _auto(n: str) -> int:
     return int(n)
 
 
+def _model_only(args: argparse.Namespace, model: str, loader: str) -> None:
+    """In-process classify() at several batch sizes, one process with every core: the batching gain."""
+    sys.path.insert(0, str(REPO / "tests"))  # the classifier stand-in, until pcg_plugin.classify lands
+    from bench_levels import make_level_image  # type: ignore[import-not-found]
+
+    from pcg_plugin import classify_service as cs
+
+    if loader.startswith("test_classify_service:"):
+        from test_classify_service import _Classification  # type: ignore[import-not-found]
+
+        cs._make_classification = lambda p, e: _Classification(tuple(p), tuple(e))
+    device = cs.resolve_device(args.device)
+    clf = cs.load_classifier(model, device=device, threads=None, dtype=args.dtype, loader=loader)
+    plan = cs.preresize_plan(clf, device) if args.preresized else None
+    for bs in (int(b) for b in args.batch_sizes.split(",")):
+        images = [make_level_image(i, args.source) for i in range(bs)]
+        if plan is not None:  # what the service's model sees: images already shrunk by the workers
+            images = [cs._from_wire(cs._to_wire(im, plan)) for im in images]
+        clf.classify(images)  # warm-up
+        reps = max(1, args.levels // bs)
+        t = time.perf_counter()
+        for _ in range(reps):
+            clf.classify(images)
+        rate = reps * bs / (time.perf_counter() - t)
+        print(f"model-only  batch {bs:>5}  {rate:>10.1f} images/s  ({device}, {args.dtype}, "
+              f"{'pre-shrunk' if plan else 'whole'} images)", flush=True)  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--levels", type=int, default=128, help="items (levels) per run (default 128)")
@@ -265,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=None, help="service batcher threads")
     parser.add_argument("--cache", action="store_true", help="keep the stage cache on (off: every image is new)")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--model-only", action="store_true", help="only time classify() in-process per batch size")
+    parser.add_argument("--batch-sizes", default="1,8,32", help="with --model-only (default 1,8,32)")
+    parser.add_argument("--preresized", action="store_true", help="with --model-only: images as workers send them")
     args = parser.parse_args(argv)
     if args.source == "auto":
         args.source = "pipeline" if _pipeline_ready() else "synthetic"
@@ -280,6 +311,11 @@ def main(argv: list[str] | None = None) -> int:
             (work / "suite" / name).write_text(textwrap.dedent(text))
         model = str(_save_model(args.model, work)) if args.model in ("tiny", "official-arch") else args.model
         import torch
+
+        if args.model_only:
+            sys.path.insert(0, str(work / "suite"))
+            _model_only(args, model, loader)
+            return 0
 
         print(
             f"# levels={args.levels} model={args.model} device={args.device} dtype={args.dtype} "
