@@ -698,6 +698,21 @@ def _reachable(info: ServiceInfo) -> bool:
         return False
 
 
+def _pid_alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (exited, not yet reaped by its owner) counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): kill(0) is all we know
+
+
 def _connect(info: ServiceInfo, timeout: float = 30.0) -> Any:
     from multiprocessing.connection import Client
 
@@ -705,8 +720,8 @@ def _connect(info: ServiceInfo, timeout: float = 30.0) -> Any:
     while True:
         try:
             return Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
-        except (ConnectionRefusedError, FileNotFoundError) as exc:  # backlog full or not listening yet
-            if time.monotonic() > deadline:
+        except (ConnectionRefusedError, FileNotFoundError) as exc:  # backlog full, or the service is gone
+            if not _pid_alive(info.pid) or time.monotonic() > deadline:
                 raise InfrastructureError(f"classification service at pid {info.pid} is not reachable: {exc}") from exc
             time.sleep(0.05)
 
@@ -810,8 +825,9 @@ def classifier_for_run(
 ) -> ClassifierLike:
     """The classifier one pytest process should use for this run.
 
-    ``service`` mode connects to ``service`` (workerinput), else ``$PCG_CLASSIFY_SERVICE``, else the run
-    folder's info file, else starts the service itself (first process wins, under a lock file). ``local``
+    ``service`` mode connects to ``service`` (workerinput), else ``$PCG_CLASSIFY_SERVICE``, else to the
+    service named in the run folder's info file if it answers, else starts one (first process wins, under
+    a lock file; it lives as long as that process, and a survivor restarts it if that process dies). ``local``
     mode loads the model in this process with torch threads capped to ``cores // workers`` on CPU. With
     ``cache`` the result is wrapped in the stage cache (``cache_dir`` or the user cache folder).
     """
@@ -822,18 +838,16 @@ def classifier_for_run(
         threads = threads_per_worker(workers) if dev == "cpu" else 1
         inner = _local_classifier(model, dev, threads, dtype, loader)
     else:
-        found = service if service is not None else os.environ.get(ENV_VAR) or _read_info(run_dir)
+        given = service if service is not None else os.environ.get(ENV_VAR)
         restart = {
             "model": model, "device": device, "dtype": dtype,
             "max_batch": max_batch, "max_wait_ms": max_wait_ms, "loader": loader,
         }  # fmt: skip
-        if found is None:
-            found = ensure_service(run_dir=run_dir, **restart)
-            client = connect(found)
-            client._run_dir, client._restart = run_dir, restart
-        else:
-            client = connect(found)
+        if given is not None:  # the controller's service: it owns the lifecycle
+            client = connect(given)
             client._run_dir = run_dir
+        else:  # first process in starts it; if its owner dies, whoever notices restarts it
+            client = ServiceClient(ensure_service(run_dir=run_dir, **restart), run_dir=run_dir, restart=restart)
         if client.info.dtype != dtype:
             raise InfrastructureError(
                 f"the running classification service uses {client.info.dtype}, this run asked for {dtype}"

@@ -124,23 +124,10 @@ def _level_image(seed: int) -> Image.Image:
 IMAGES = [_letter_image(c, shift=i % 5) for i, c in enumerate("ABCDEFGH")] + [_level_image(1), _level_image(2)]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie still answers kill(0); it is gone for every practical purpose
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _wait_gone(pid: int, timeout: float = 15.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not _pid_alive(pid):
+        if not cs._pid_alive(pid):
             return True
         time.sleep(0.05)
     return False
@@ -362,7 +349,7 @@ def test_service_exits_when_its_owner_is_killed(tiny_model: Path, loader: str, t
     )
     try:
         pid = int(owner.stdout.readline())  # type: ignore[union-attr]
-        assert _pid_alive(pid)
+        assert cs._pid_alive(pid)
     finally:
         owner.send_signal(signal.SIGKILL)  # no atexit, no stop(): only the pipe EOF can tell the service
         owner.wait()
@@ -412,6 +399,24 @@ def test_factory_local_and_service_agree_and_cache_hits(
     assert _wait_gone(owned.info.pid)
 
 
+def test_a_lazily_started_service_that_dies_is_restarted(
+    tiny_model: Path, loader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(cs.ENV_VAR, raising=False)
+    client = cs.classifier_for_run(model=tiny_model, device="cpu", mode="service", workers=1, run_dir=tmp_path,
+                                   cache=False, loader=loader)  # type: ignore[arg-type]  # fmt: skip
+    first = client.info.pid  # type: ignore[attr-defined]
+    try:
+        os.kill(first, signal.SIGKILL)
+        assert _wait_gone(first)
+        assert len(client.classify(IMAGES[:2])) == 2
+        assert client.info.pid != first  # type: ignore[attr-defined]
+    finally:
+        for handle in cs._OWNED:
+            handle.stop()
+    assert _wait_gone(client.info.pid)  # type: ignore[attr-defined]
+
+
 def test_bf16_stays_within_tolerance_of_fp32(tiny_model: Path, loader: str) -> None:
     """Stated tolerance: every bf16 probability within 0.02 (absolute) of fp32; the argmax letter agrees
     whenever fp32's top two are more than 0.04 apart."""
@@ -423,3 +428,54 @@ def test_bf16_stays_within_tolerance_of_fp32(tiny_model: Path, loader: str) -> N
         if top[0] - top[1] > 0.04:
             assert a.probs.index(top[0]) == b.probs.index(max(b.probs))
     assert any(a.probs != b.probs for a, b in zip(fp32, bf16)), "bf16 run was not actually reduced precision"
+
+
+XDIST_SUITE = """
+import os
+from pathlib import Path
+import pytest
+from PIL import Image
+from pcg_plugin import classify_service as cs
+
+RUN, MODEL, LOADER = Path(os.environ["T_RUN"]), os.environ["T_MODEL"], os.environ["T_LOADER"]
+if LOADER.startswith("test_classify_service:"):
+    from test_classify_service import _Classification
+    cs._make_classification = lambda p, e: _Classification(tuple(p), tuple(e))
+_CLF = []
+
+
+@pytest.mark.parametrize("i", range(12))
+def test_item(i):
+    if not _CLF:
+        _CLF.append(cs.classifier_for_run(model=MODEL, device="cpu", mode="service", workers=2, run_dir=RUN,
+                                          cache=False, loader=LOADER))
+    clf = _CLF[0]
+    assert len(clf.classify([Image.new("RGB", (40 + i, 40), "white")])[0].probs) == 26
+    (RUN / f"pid-{i}-{os.getpid()}").write_text(str(clf.info.pid))
+    if i == 4:
+        os._exit(1)  # a worker dies (it may be the one that owns the service)
+"""
+
+
+@pytest.mark.slow
+def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
+    tiny_model: Path, loader: str, tmp_path: Path
+) -> None:
+    suite, run = tmp_path / "suite", tmp_path / "run"
+    suite.mkdir()
+    run.mkdir()
+    (suite / "test_suite.py").write_text(XDIST_SUITE)
+    env = {k: v for k, v in os.environ.items() if k != cs.ENV_VAR and not k.startswith("PYTEST_")}
+    env.update(T_RUN=str(run), T_MODEL=str(tiny_model), T_LOADER=loader)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [TESTS_DIR, env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-p", "no:pcg",
+         "-p", "no:pcg_rules", str(suite / "test_suite.py"), "--rootdir", str(suite)],
+        cwd=suite, env=env, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    tail = proc.stdout[-2000:]
+    assert "1 failed" in tail and "11 passed" in tail, tail  # only the crashed item fails; nobody hangs
+    pids = {int(p.read_text()) for p in run.glob("pid-*")}
+    assert 1 <= len(pids) <= 2  # one service; a second only if its owner was the worker that died
+    for pid in pids:
+        assert _wait_gone(pid), f"classification service {pid} outlived the pytest run"
