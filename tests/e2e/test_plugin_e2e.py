@@ -46,42 +46,41 @@ def rescore(results: dict[str, Any]) -> Any:
                  letters=sorted(results["weights"]))  # fmt: skip
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("workers", [None, "2"])
-def test_two_submissions_score_end_to_end(competition, workers):
-    extra = ["-p", "xdist", "-n", workers] if workers else []
-    result = competition.runpytest_subprocess(*run_args("run", *ARGS, *extra), timeout=300)
-    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "*rank*submission*normalized*", "*report:*"])
-    assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=8)
-    results = load_results(competition.path, "run")
-    assert results["schema"] == "pytest-pcg/results/1"
-    assert {s["name"] for s in results["submissions"]} == {"team_prog", "team_prompt"}
-    assert sorted(s["rank"] for s in results["submissions"]) == [1, 2]
+def check_against_scoring(results: dict[str, Any]) -> None:
     expected = rescore(results)
+    assert Decimal(results["competition_score"]) == expected.competition_score
     for sub in results["submissions"]:
         prog = expected.programs[sub["name"]]
         assert Decimal(sub["prompt_score"]) == prog.prompt_score
         assert Decimal(sub["normalized_score"]) == prog.normalized_score
+        assert sub["rank"] == prog.rank
         for letter, data in sub["letters"].items():
             assert Decimal(data["char_score"]) == prog.letters[letter].char_score
             for trial in data["trials"]:
                 assert trial["reason"] is None, trial
                 assert trial["sim"] > 0  # the glyph double draws a real letter
-    assert Decimal(results["competition_score"]) == expected.competition_score
-    run = competition.path / "run"
+
+
+@pytest.mark.slow
+def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
+    """Serial and -n 2 runs: both equal the scoring module's own result, and equal each other."""
+    runs = {}
+    for out, extra in (("serial", []), ("parallel", ["-p", "xdist", "-n", "2"])):
+        result = competition.runpytest_subprocess(*run_args(out, *ARGS, *extra), timeout=300)
+        assert result.ret == 0, result.stdout.str()
+        result.assert_outcomes(passed=8)
+        result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "*rank*submission*normalized*", "*report:*"])
+        runs[out] = load_results(competition.path, out)
+        check_against_scoring(runs[out])
+    assert stable_view(runs["serial"]) == stable_view(runs["parallel"])
+    results = runs["parallel"]
+    assert results["schema"] == "pytest-pcg/results/1"
+    assert {s["name"] for s in results["submissions"]} == {"team_prog", "team_prompt"}
+    run = competition.path / "parallel"
     assert (run / "team_prog/raw/I/team_prog_I_1.txt").is_file()
     assert (run / "team_prog/levels/L/team_prog_L_2.xml").is_file()
     assert (run / "team_prompt/images/I/team_prompt_I_2.png").is_file()
     assert (run / "result/prompt_scores_ranks.csv").is_file()
-
-
-@pytest.mark.slow
-def test_same_results_with_and_without_xdist(competition):
-    competition.runpytest_subprocess(*run_args("serial", *ARGS), timeout=300)
-    competition.runpytest_subprocess(*run_args("parallel", *ARGS, "-p", "xdist", "-n", "2"), timeout=300)
-    serial, parallel = load_results(competition.path, "serial"), load_results(competition.path, "parallel")
-    assert stable_view(serial) == stable_view(parallel)
 
 
 @pytest.mark.slow
