@@ -21,6 +21,7 @@ import os
 import queue
 import secrets
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -455,6 +456,18 @@ def _serve(config: dict[str, Any]) -> int:
     """Child-process main: load, listen, announce on stdout, batch until stdin closes."""
     from multiprocessing.connection import Listener
 
+    # stdout carries exactly one line (the announcement); anything a library prints goes to stderr, so a
+    # chatty loader can neither corrupt the announcement nor fill a pipe nobody reads and block us.
+    announce = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    # Ctrl-C reaches the whole process group: the owner decides, and we go when its pipe closes
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def say(obj: dict[str, Any]) -> None:
+        announce.write(json.dumps(obj) + "\n")
+        announce.close()
+
     try:
         device = resolve_device(config["device"])
         clf = load_classifier(
@@ -467,7 +480,7 @@ def _serve(config: dict[str, Any]) -> int:
             address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
         listener = Listener(address, family="AF_UNIX", authkey=authkey, backlog=1024)
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises InfrastructureError
-        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        say({"error": f"{type(exc).__name__}: {exc}"})
         return 1
     plan = preresize_plan(clf, device) if config.get("preresize", True) else None
     concurrency = config.get("concurrency") or (1 if device == "cpu" else 4)
@@ -492,7 +505,7 @@ def _serve(config: dict[str, Any]) -> int:
     threading.Thread(target=accept, daemon=True).start()
     threading.Thread(target=watch_parent, daemon=True).start()
     info = ServiceInfo(address, authkey.hex(), os.getpid(), clf.digest, clf.name, config["dtype"], device, plan)
-    print(json.dumps(info.to_dict()), flush=True)
+    say(info.to_dict())
     try:
         server.loop()
     finally:

@@ -62,6 +62,20 @@ class _StandIn:
         return [_Classification(tuple(p.tolist()), tuple(e.tolist())) for p, e in zip(probs, emb)]
 
 
+class _Chatty(_StandIn):
+    """Prints a lot on stdout while loading and classifying, as some libraries do."""
+
+    @classmethod
+    def load(cls, model: str | None = None, *, device: str = "auto", threads: int | None = None) -> _StandIn:
+        print("loading...\n" * 20000)
+        inner = _StandIn.load(model, device=device, threads=threads)
+        return cls(inner.model, inner.processor, inner.name)
+
+    def classify(self, images: Any) -> list[_Classification]:
+        print("x" * 200_000)  # more than a pipe holds: must not block the service
+        return super().classify(images)
+
+
 def _save_tiny_vit(path: Path) -> Path:
     import torch
     from transformers import ViTConfig, ViTForImageClassification, ViTImageProcessor
@@ -354,6 +368,17 @@ def test_service_exits_when_its_owner_is_killed(tiny_model: Path, loader: str, t
         owner.send_signal(signal.SIGKILL)  # no atexit, no stop(): only the pipe EOF can tell the service
         owner.wait()
     assert _wait_gone(pid), "orphaned classification service survived its owner"
+
+
+def test_chatty_loader_cannot_corrupt_or_block_the_service(
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [TESTS_DIR, os.environ.get("PYTHONPATH")])))
+    with cs.start_service(model=tiny_model, device="cpu", loader="test_classify_service:_Chatty.load",
+                          run_dir=tmp_path, export_env=False) as handle:  # fmt: skip
+        for _ in range(3):
+            assert len(cs.connect(handle.info).classify(IMAGES[:2])) == 2
+    assert "loading..." in (tmp_path / "classify-service.log").read_text()
 
 
 def test_start_failure_is_a_clear_infrastructure_error(tmp_path: Path, loader: str) -> None:
