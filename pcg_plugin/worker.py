@@ -102,10 +102,17 @@ class WorkerContext:
         from pcg_plugin.llm.session import TrialChat
         from pcg_plugin.llm.store import TrialKey
 
-        profile = self.profile()
-        model = getattr(profile, "model", None) or self.settings.model or ""
-        key = TrialKey(self.settings.edition, model, sub.name, sub.files_hash, letter, trial)
-        return TrialChat(key, backend=self.backend(), profile=profile, store=self.store(), mode=self.settings.record)
+        profile, backend = self.profile(), self.backend()
+        key = TrialKey(self.settings.edition, self.key_model(), sub.name, sub.files_hash, letter, trial)
+        return TrialChat(key, backend=backend, profile=profile, store=self.store(), mode=self.settings.record)
+
+    def key_model(self) -> str:
+        """The model that really answers, so stored responses of the offline default or a scripted double are
+        never replayed as if the edition's official model had written them."""
+        if self.settings.backend == "scripted":
+            return f"scripted:{self.settings.model}"
+        backend_model = getattr(self._cache.get("backend"), "model", None)
+        return str(backend_model or getattr(self.profile(), "model", None) or self.settings.model or "")
 
 
     def facts(self) -> dict[str, Any]:
