@@ -95,7 +95,7 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]
         "edition": settings.edition, "letters": list(settings.letters), "trials": settings.trials,
         "backend": backend.get("name") or settings.backend or "auto",
         "offline_default": bool(backend.get("offline_default", settings.offline_default)),
-        "model": profile.get("model") or settings.model, "base_url": profile.get("base_url") or settings.base_url,
+        "model": facts.get("model") or profile.get("model") or settings.model, "base_url": profile.get("base_url") or settings.base_url,
         "temperature": profile.get("temperature"), "seed_policy": seed_policy,
         "max_time": profile.get("max_time"), "token_limit": profile.get("token_limit"),
         "record_mode": settings.record, "classifier": facts.get("classifier"), "physics": facts.get("physics"),

@@ -131,6 +131,7 @@ class WorkerContext:
             be = self._cache["backend"]
             out["backend"] = {"name": getattr(be, "name", type(be).__name__),
                               "offline_default": bool(getattr(be, "is_offline_default", False))}  # fmt: skip
+            out["model"] = self.key_model()
         return out
 
 
