@@ -31,6 +31,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -279,6 +280,63 @@ def _model_only(args: argparse.Namespace, model: str, loader: str) -> None:
               f"{'pre-shrunk' if plan else 'whole'} images)", flush=True)  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _NullResult:
+    probs: tuple[float, ...]
+    embedding: tuple[float, ...]
+
+
+class _NullClassifier:
+    """No model: answers instantly with 26 probabilities and a 768-float embedding (transport-only runs)."""
+
+    digest, name, processor = "null", "null", None
+    _ONE = _NullResult((1 / 26,) * 26, (0.0,) * 768)
+
+    @classmethod
+    def load(cls, model: str | None = None, *, device: str = "auto", threads: int | None = None) -> _NullClassifier:
+        return cls()
+
+    def classify(self, images: Any) -> list[_NullResult]:
+        return [self._ONE for _ in images]
+
+
+def _hammer(info: dict[str, Any], seconds: float, size: int, out: Any) -> None:
+    from PIL import Image
+
+    from pcg_plugin import classify_service as cs
+
+    cs._make_classification = lambda p, e: _NullResult(tuple(p), tuple(e))
+    client = cs.connect(info)
+    image = Image.new("RGB", (size, size), "white")
+    n, end = 0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        client.classify([image])
+        n += 1
+    out.put(n)
+
+
+def _transport_only(args: argparse.Namespace) -> None:
+    """The service with an instant model: the ceiling that transport, decoding and batching put on a GPU."""
+    import multiprocessing as mp
+
+    from pcg_plugin import classify_service as cs
+
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "scripts"), os.environ.get("PYTHONPATH")]))
+    with cs.start_service(model=None, device="cpu", loader="bench_classify_scale:_NullClassifier.load",
+                          max_batch=args.max_batch, max_wait_ms=args.max_wait_ms, export_env=False) as handle:
+        for clients in (int(c) for c in args.clients.split(",")):
+            results: Any = mp.Queue()
+            procs = [mp.Process(target=_hammer, args=(handle.info.to_dict(), args.seconds, args.image_size, results))
+                     for _ in range(clients)]  # fmt: skip
+            for p in procs:
+                p.start()
+            total = sum(results.get() for _ in procs)
+            for p in procs:
+                p.join()
+            print(f"transport-only  clients {clients:>4}  {total / args.seconds:>10.1f} images/s  "
+                  f"({args.image_size}x{args.image_size} RGB per request, one image each)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--levels", type=int, default=128, help="items (levels) per run (default 128)")
@@ -296,7 +354,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-only", action="store_true", help="only time classify() in-process per batch size")
     parser.add_argument("--batch-sizes", default="1,8,32", help="with --model-only (default 1,8,32)")
     parser.add_argument("--preresized", action="store_true", help="with --model-only: images as workers send them")
+    parser.add_argument("--transport-only", action="store_true", help="service with an instant model, N clients")
+    parser.add_argument("--clients", default="1,2,4,8", help="with --transport-only (default 1,2,4,8)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="with --transport-only, per client count")
+    parser.add_argument("--image-size", type=int, default=224, help="with --transport-only (default 224)")
     args = parser.parse_args(argv)
+    if args.transport_only:
+        _transport_only(args)
+        return 0
     if args.source == "auto":
         args.source = "pipeline" if _pipeline_ready() else "synthetic"
     if args.source == "pipeline" and not _pipeline_ready():
