@@ -1,6 +1,7 @@
 """Classification at scale: one model per device served to every xdist worker, or a thread-capped local model.
 
-The service is a child process holding the only copy of the classifier. Workers connect over a local socket
+The service (``classify_server``) is a child process holding the only copy of the classifier. This module
+decides where the model runs and owns the service's lifecycle and client. Workers connect over a local socket
 (stdlib ``multiprocessing.connection`` with an authkey: Unix socket, abstract namespace on Linux), send images
 and wait; a batcher thread groups requests from all workers into one forward pass (up to ``max_batch`` images
 or ``max_wait_ms``, whichever first, and at once when every connected worker is already waiting). The service
@@ -10,24 +11,19 @@ the service exits too, so no orphan survives a crash.
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import contextlib
 import fcntl
 import importlib
-import io
 import json
 import os
-import queue
-import secrets
 import select
-import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,7 +35,13 @@ from pcg_plugin.classify_cache import (
     cache_namespace,
     default_cache_dir,
 )
+from pcg_plugin.classify_server import ServiceInfo, to_wire
 from pcg_plugin.errors import InfrastructureError
+
+__all__ = [
+    "ServiceClient", "ServiceHandle", "ServiceInfo", "classifier_for_run", "connect", "ensure_service",
+    "load_classifier", "resolve_device", "resolve_mode", "start_service", "threads_per_worker",
+]  # fmt: skip
 
 Mode = Literal["auto", "service", "local"]
 Dtype = Literal["fp32", "bf16", "fp16"]
@@ -51,7 +53,6 @@ DEFAULT_LOADER = "pcg_plugin.classify:Classifier.load"
 DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_WAIT_MS = 5.0
 _TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
-_RAW_MODES = {"1", "L", "LA", "RGB", "RGBA", "I", "F", "I;16"}  # modes whose tobytes() is the whole picture
 
 
 # ----------------------------------------------------------------------------------------------- policy
@@ -157,366 +158,6 @@ def _local_classifier(model: str | Path | None, device: str, threads: int, dtype
         _LOCAL[key] = load_classifier(model, device=device, threads=threads, dtype=dtype, loader=loader)
     return _LOCAL[key]
 
-
-# ------------------------------------------------------------------------------------------ wire format
-
-
-@dataclass(frozen=True)
-class ServiceInfo:
-    """Everything a worker needs to reach the service; JSON-able for ``workerinput`` and the env var."""
-
-    address: str
-    authkey: str  # hex
-    pid: int
-    digest: str
-    name: str
-    dtype: str
-    device: str
-    resize: tuple[int, int, int] | None = None  # (w, h, resample): clients shrink images to this first
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ServiceInfo:
-        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
-        if fields.get("resize") is not None:
-            fields["resize"] = tuple(fields["resize"])
-        return cls(**fields)
-
-    def to_env(self) -> str:
-        return json.dumps(self.to_dict())
-
-    @classmethod
-    def from_env(cls, text: str) -> ServiceInfo:
-        return cls.from_dict(json.loads(text))
-
-
-_PRERESIZE_MODES = {"RGB", "RGBA", "L"}  # the modes the start-up probe checks
-
-
-def _to_wire(image: Any, resize: tuple[int, int, int] | None = None) -> tuple[Any, ...]:
-    """Raw pixels when they are the whole picture (no encode/decode cost), PNG otherwise (palettes).
-
-    With ``resize`` the worker does the processor's first step itself (RGB, then resize to the model's
-    input size): a 1024x1024 RGBA level travels as 150 KB instead of 4 MB and the service's CPU is spared
-    the 1024-pixel resize, which otherwise caps a GPU service far below the GPU's rate.
-    """
-    if resize is not None and image.mode in _PRERESIZE_MODES:
-        w, h, resample = resize
-        image = image.convert("RGB").resize((w, h), resample)
-    if image.mode in _RAW_MODES:
-        return ("raw", image.mode, tuple(image.size), image.tobytes())
-    buf = io.BytesIO()
-    image.save(buf, format="PNG", compress_level=1)
-    return ("png", buf.getvalue())
-
-
-def _from_wire(item: Any) -> Any:
-    from PIL import Image
-
-    kind = item[0]
-    if kind == "raw":
-        _, mode, size, data = item
-        return Image.frombytes(mode, tuple(size), data)
-    if kind == "png":
-        im = Image.open(io.BytesIO(item[1]))
-        im.load()
-        return im
-    if kind == "path":
-        im = Image.open(item[1])
-        im.load()
-        return im
-    raise ValueError(f"unknown image encoding {kind!r}")
-
-
-def _probe_images() -> list[Any]:
-    """Level-like pictures: 1024x1024 RGBA black-on-white (as rendered), a small RGB one, a grey one."""
-    from PIL import Image, ImageDraw
-
-    big = Image.new("RGBA", (1024, 1024), (255, 255, 255, 255))
-    draw = ImageDraw.Draw(big)
-    for k in range(40):
-        x, y = 100 + (k * 53) % 760, 100 + (k * 97) % 760
-        draw.rectangle((x, y, x + 72 - (k % 3) * 24, y + 24 + (k % 2) * 48), fill=(0, 0, 0, 255))
-    small = big.convert("RGB").resize((300, 180), 0)
-    grey = big.convert("L").resize((160, 500), 0)
-    return [big, small, grey]
-
-
-def _unwrap(clf: Any) -> Any:
-    while hasattr(clf, "inner"):
-        clf = clf.inner
-    return clf
-
-
-def preresize_plan(clf: ClassifierLike, device: str) -> tuple[int, int, int] | None:
-    """(w, h, resample) if shrinking images in the workers gives the same results as sending them whole.
-
-    Read from the classifier's image processor (``size``, ``resample``), then checked on probe images:
-    exactly equal on CPU, within 1e-5 elsewhere (GPU kernels may differ by batch). None means send whole.
-    """
-    proc = getattr(_unwrap(clf), "processor", None)
-    size = getattr(proc, "size", None)
-    if proc is None or not getattr(proc, "do_resize", True) or size is None:
-        return None
-    try:
-        w, h = int(size["width"]), int(size["height"])
-        resample = int(getattr(proc, "resample", 2))
-    except (KeyError, TypeError, ValueError):
-        return None
-    plan = (w, h, resample)
-    probes = _probe_images()
-    whole = clf.classify(probes)
-    shrunk = clf.classify([_from_wire(_to_wire(im, plan)) for im in probes])
-    tol = 0.0 if device == "cpu" else 1e-5
-    for a, b in zip(whole, shrunk, strict=True):
-        pairs = list(zip(a.probs, b.probs)) + list(zip(a.embedding, b.embedding))
-        if any(abs(x - y) > tol for x, y in pairs):
-            return None
-    return plan
-
-
-# ------------------------------------------------------------------------------------------------ server
-
-
-@dataclass
-class _Request:
-    images: list[Any]
-    done: threading.Event = field(default_factory=threading.Event)
-    result: list[tuple[tuple[float, ...], tuple[float, ...]]] | None = None
-    error: str | None = None
-
-
-@dataclass
-class _Stats:
-    requests: int = 0
-    images: int = 0
-    batches: int = 0
-    max_batch_seen: int = 0
-    busy_s: float = 0.0
-    clients: int = 0
-    client_errors: int = 0
-    started: float = field(default_factory=time.monotonic)
-
-
-class _Server:
-    """Accepts connections (one thread each) and batches their requests on ``concurrency`` batcher threads.
-
-    More than one batcher overlaps one batch's CPU preprocessing with another's forward pass on the GPU
-    (torch and Pillow release the GIL); on CPU one batcher is right, the forward pass already uses every core.
-    """
-
-    def __init__(self, classifier: ClassifierLike, max_batch: int, max_wait_ms: float, concurrency: int = 1) -> None:
-        self.classifier = classifier
-        self.max_batch = max(1, max_batch)
-        self.max_wait = max(0.0, max_wait_ms) / 1000.0
-        self.concurrency = max(1, concurrency)
-        self.pending: queue.Queue[_Request] = queue.Queue()
-        self.stop = threading.Event()
-        self.stats = _Stats()
-        self._lock = threading.Lock()
-        self._taken = 0  # requests pulled by a batcher and not yet answered
-        self._active = 0  # batches running now
-        self._active_since = 0.0
-
-    # connection side
-    def handle(self, conn: Any) -> None:
-        with self._lock:
-            self.stats.clients += 1
-        try:
-            while not self.stop.is_set():
-                try:
-                    msg = conn.recv()
-                except (EOFError, OSError):
-                    return  # the worker exited or crashed: nothing to clean up but this thread
-                conn.send(self._answer(msg))
-        except (OSError, ValueError):
-            with self._lock:
-                self.stats.client_errors += 1  # it died while we were answering
-        finally:
-            with self._lock:
-                self.stats.clients -= 1
-            with contextlib.suppress(OSError):
-                conn.close()
-
-    def _answer(self, msg: Any) -> tuple[str, Any]:
-        kind = msg[0] if isinstance(msg, tuple) and msg else None
-        if kind == "classify":
-            try:
-                images = [_from_wire(item) for item in msg[1]]
-            except Exception as exc:  # noqa: BLE001 - a bad image must not take the service down
-                return ("error", f"could not decode an image sent to the classification service: {exc}")
-            req = _Request(images)
-            self.pending.put(req)
-            req.done.wait()
-            return ("error", req.error) if req.error is not None else ("ok", req.result)
-        if kind == "stats":
-            with self._lock:
-                return ("ok", {**asdict(self.stats), "uptime_s": time.monotonic() - self.stats.started})
-        if kind == "ping":
-            return ("ok", os.getpid())
-        return ("error", f"unknown request {kind!r}")
-
-    # batching side
-    def _take(self) -> None:
-        with self._lock:
-            self._taken += 1
-
-    def _everyone_waiting(self) -> bool:
-        with self._lock:
-            return self._taken + self.pending.qsize() >= self.stats.clients
-
-    def next_batch(self) -> list[_Request]:
-        """Block for one request, then gather more until max_batch images, max_wait, or no one left to wait for."""
-        try:
-            first = self.pending.get(timeout=0.2)
-        except queue.Empty:
-            return []
-        self._take()
-        batch, n = [first], len(first.images)
-        deadline = time.monotonic() + self.max_wait
-        while n < self.max_batch:
-            try:
-                req = self.pending.get_nowait()
-            except queue.Empty:
-                remaining = deadline - time.monotonic()
-                # every connected worker already has its request in: waiting longer gains nothing
-                if remaining <= 0 or self._everyone_waiting():
-                    break
-                try:
-                    req = self.pending.get(timeout=remaining)
-                except queue.Empty:
-                    break
-            self._take()
-            batch.append(req)
-            n += len(req.images)
-        return batch
-
-    def run_batch(self, batch: list[_Request]) -> None:
-        with self._lock:
-            if self._active == 0:
-                self._active_since = time.monotonic()
-            self._active += 1
-        try:
-            self._run_batch(batch)
-        finally:
-            with self._lock:
-                self._active -= 1
-                if self._active == 0:  # busy = wall time with at least one batch running
-                    self.stats.busy_s += time.monotonic() - self._active_since
-                self._taken -= len(batch)
-
-    def _run_batch(self, batch: list[_Request]) -> None:
-        images = [im for req in batch for im in req.images]
-        try:
-            results: list[Any] = []
-            for start in range(0, len(images), self.max_batch):
-                results.extend(self.classifier.classify(images[start : start + self.max_batch]))
-            if len(results) != len(images):
-                raise RuntimeError(f"classifier returned {len(results)} results for {len(images)} images")
-        except Exception as exc:  # noqa: BLE001
-            if len(batch) > 1:  # isolate the request that broke it; the others still get answers
-                for req in batch:
-                    self._run_batch([req])
-                return
-            batch[0].error = f"classification failed: {type(exc).__name__}: {exc}"
-            batch[0].done.set()
-            return
-        with self._lock:
-            self.stats.batches += 1
-            self.stats.images += len(images)
-            self.stats.requests += len(batch)
-            self.stats.max_batch_seen = max(self.stats.max_batch_seen, len(images))
-        pos = 0
-        for req in batch:
-            req.result = [
-                (tuple(r.probs), tuple(r.embedding)) for r in results[pos : pos + len(req.images)]
-            ]
-            pos += len(req.images)
-            req.done.set()
-
-    def _batcher(self) -> None:
-        while not self.stop.is_set():
-            batch = self.next_batch()
-            if batch:
-                self.run_batch(batch)
-
-    def loop(self) -> None:
-        """Run the batchers until ``stop`` (the calling thread is one of them)."""
-        extra = [threading.Thread(target=self._batcher, daemon=True) for _ in range(self.concurrency - 1)]
-        for t in extra:
-            t.start()
-        self._batcher()
-        for t in extra:
-            t.join(5)
-
-
-def _serve(config: dict[str, Any]) -> int:
-    """Child-process main: load, listen, announce on stdout, batch until stdin closes."""
-    from multiprocessing.connection import Listener
-
-    # stdout carries exactly one line (the announcement); anything a library prints goes to stderr, so a
-    # chatty loader can neither corrupt the announcement nor fill a pipe nobody reads and block us.
-    announce = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    # Ctrl-C reaches the whole process group: the owner decides, and we go when its pipe closes
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def say(obj: dict[str, Any]) -> None:
-        announce.write(json.dumps(obj) + "\n")
-        announce.close()
-
-    try:
-        device = resolve_device(config["device"])
-        clf = load_classifier(
-            config["model"], device=device, threads=config["threads"], dtype=config["dtype"], loader=config["loader"]
-        )
-        authkey = secrets.token_bytes(32)
-        if sys.platform.startswith("linux"):  # abstract socket: no file to leak if we are killed
-            address = f"\0pcg-classify-{os.getpid()}-{secrets.token_hex(8)}"
-        else:
-            address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
-        listener = Listener(address, family="AF_UNIX", authkey=authkey, backlog=1024)
-    except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises InfrastructureError
-        say({"error": f"{type(exc).__name__}: {exc}"})
-        return 1
-    plan = preresize_plan(clf, device) if config.get("preresize", True) else None
-    concurrency = config.get("concurrency") or (1 if device == "cpu" else 4)
-    server = _Server(clf, config["max_batch"], config["max_wait_ms"], concurrency)
-
-    def accept() -> None:
-        while not server.stop.is_set():
-            try:
-                conn = listener.accept()
-            except Exception:  # noqa: BLE001 - failed auth or handshake from one client
-                if server.stop.is_set():
-                    return
-                continue
-            threading.Thread(target=server.handle, args=(conn,), daemon=True).start()
-
-    def watch_parent() -> None:
-        with contextlib.suppress(OSError):
-            while sys.stdin.buffer.read(1024):
-                pass
-        server.stop.set()
-
-    threading.Thread(target=accept, daemon=True).start()
-    threading.Thread(target=watch_parent, daemon=True).start()
-    info = ServiceInfo(address, authkey.hex(), os.getpid(), clf.digest, clf.name, config["dtype"], device, plan)
-    say(info.to_dict())
-    try:
-        server.loop()
-    finally:
-        with contextlib.suppress(OSError):
-            listener.close()
-        if not address.startswith("\0"):
-            with contextlib.suppress(OSError):
-                os.unlink(address)
-    return 0
-
-
 # -------------------------------------------------------------------------------------------- lifecycle
 
 
@@ -603,7 +244,7 @@ def start_service(
         log = open(run_dir / "classify-service.log", "ab")  # noqa: SIM115 - the child keeps it
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pcg_plugin.classify_service", "--serve", json.dumps(config)],
+            [sys.executable, "-m", "pcg_plugin.classify_server", "--serve", json.dumps(config)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
@@ -795,7 +436,7 @@ class ServiceClient:
     def classify(self, images: Sequence[Any]) -> list[Any]:
         if not images:
             return []
-        payload = self._request(("classify", [_to_wire(im, self.info.resize) for im in images]))
+        payload = self._request(("classify", [to_wire(im, self.info.resize) for im in images]))
         return [_make_classification(p, e) for p, e in payload]
 
     def stats(self) -> dict[str, Any]:
@@ -870,14 +511,3 @@ def classifier_for_run(
         return inner
     store = ClassificationCache(cache_dir or default_cache_dir(), cache_namespace(inner.digest, dtype))
     return CachedClassifier(inner, store, _make_classification)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pcg_plugin.classify_service")
-    parser.add_argument("--serve", required=True, help="JSON config (internal: written by start_service)")
-    args = parser.parse_args(argv)
-    return _serve(json.loads(args.serve))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -257,6 +257,7 @@ def _model_only(args: argparse.Namespace, model: str, loader: str) -> None:
     sys.path.insert(0, str(REPO / "tests"))  # the classifier stand-in, until pcg_plugin.classify lands
     from bench_levels import make_level_image  # type: ignore[import-not-found]
 
+    from pcg_plugin import classify_server as srv
     from pcg_plugin import classify_service as cs
 
     if loader.startswith("test_classify_service:"):
@@ -265,11 +266,11 @@ def _model_only(args: argparse.Namespace, model: str, loader: str) -> None:
         cs._make_classification = lambda p, e: _Classification(tuple(p), tuple(e))
     device = cs.resolve_device(args.device)
     clf = cs.load_classifier(model, device=device, threads=None, dtype=args.dtype, loader=loader)
-    plan = cs.preresize_plan(clf, device) if args.preresized else None
+    plan = srv.preresize_plan(clf, device) if args.preresized else None
     for bs in (int(b) for b in args.batch_sizes.split(",")):
         images = [make_level_image(i, args.source) for i in range(bs)]
         if plan is not None:  # what the service's model sees: images already shrunk by the workers
-            images = [cs._from_wire(cs._to_wire(im, plan)) for im in images]
+            images = [srv.from_wire(srv.to_wire(im, plan)) for im in images]
         clf.classify(images)  # warm-up
         reps = max(1, args.levels // bs)
         t = time.perf_counter()

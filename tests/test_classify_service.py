@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
+from pcg_plugin import classify_server as srv
 from pcg_plugin import classify_service as cs
 from pcg_plugin.errors import InfrastructureError
 
@@ -178,95 +179,6 @@ def test_mode_policy(monkeypatch: pytest.MonkeyPatch) -> None:
         cs.resolve_mode("gpu", "cpu")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("mode", ["1", "L", "RGB", "RGBA", "P"])
-def test_wire_round_trip_keeps_pixels(mode: str) -> None:
-    im = _letter_image("Q").convert(mode)
-    back = cs._from_wire(cs._to_wire(im))
-    assert back.mode == im.mode and back.size == im.size
-    assert back.convert("RGB").tobytes() == im.convert("RGB").tobytes()
-
-
-def test_service_info_round_trips_through_env_and_dict() -> None:
-    info = cs.ServiceInfo("\0pcg-x", "ab" * 32, 123, "sha256:x", "m", "bf16", "cuda")
-    assert cs.ServiceInfo.from_env(info.to_env()) == info
-    assert cs.ServiceInfo.from_dict(info.to_dict()) == info
-
-
-# ---------------------------------------------------------------------------- batching (no subprocess)
-
-
-class _Recorder:
-    """Fake classifier: records batch sizes; probs[0] carries the image width so answers can be matched."""
-
-    digest, name = "fake", "fake"
-
-    def __init__(self, delay: float = 0.0, fail_on_width: int | None = None) -> None:
-        self.batches: list[int] = []
-        self.delay, self.fail_on_width = delay, fail_on_width
-
-    def classify(self, images: Any) -> list[_Classification]:
-        if self.fail_on_width is not None and any(im.size[0] == self.fail_on_width for im in images):
-            raise ValueError("poisoned image")
-        self.batches.append(len(images))
-        time.sleep(self.delay)
-        return [_Classification((float(im.size[0]),) + (0.0,) * 25, (1.0,)) for im in images]
-
-
-def _run_clients(server: cs._Server, widths: list[int]) -> dict[int, tuple[str, Any]]:
-    """One thread per simulated worker, all registered as connected before any request goes in."""
-    server.stats.clients = len(widths)
-    answers: dict[int, tuple[str, Any]] = {}
-    barrier = threading.Barrier(len(widths))
-
-    def worker(w: int) -> None:
-        barrier.wait()
-        msg = ("classify", [cs._to_wire(Image.new("L", (w, 4)))])
-        answers[w] = server._answer(msg)
-
-    threads = [threading.Thread(target=worker, args=(w,)) for w in widths]
-    for t in threads:
-        t.start()
-    loop = threading.Thread(target=server.loop, daemon=True)
-    loop.start()
-    for t in threads:
-        t.join(10)
-    server.stop.set()
-    loop.join(5)
-    return answers
-
-
-def test_requests_from_many_workers_share_one_forward_pass() -> None:
-    rec = _Recorder()
-    server = cs._Server(rec, max_batch=64, max_wait_ms=2000)
-    answers = _run_clients(server, list(range(10, 26)))
-    assert all(answers[w] == ("ok", [((float(w),) + (0.0,) * 25, (1.0,))]) for w in range(10, 26))
-    # everyone was waiting, so the batcher did not sit out its 2 s: far fewer passes than requests
-    assert sum(rec.batches) == 16 and len(rec.batches) <= 4
-
-
-def test_max_batch_caps_each_forward_pass() -> None:
-    rec = _Recorder()
-    server = cs._Server(rec, max_batch=3, max_wait_ms=50)
-    server.pending.put(req := cs._Request([Image.new("L", (5, 5))] * 8))
-    server.run_batch(server.next_batch())
-    assert rec.batches == [3, 3, 2] and req.result is not None and len(req.result) == 8
-
-
-def test_one_bad_request_does_not_fail_the_others() -> None:
-    rec = _Recorder(fail_on_width=13)
-    server = cs._Server(rec, max_batch=64, max_wait_ms=500)
-    answers = _run_clients(server, [11, 12, 13, 14])
-    assert answers[13][0] == "error" and "poisoned image" in answers[13][1]
-    assert all(answers[w][0] == "ok" for w in (11, 12, 14))
-
-
-def test_undecodable_image_is_an_error_answer_not_a_crash() -> None:
-    server = cs._Server(_Recorder(), max_batch=4, max_wait_ms=1)
-    status, message = server._answer(("classify", [("png", b"not a png")]))
-    assert status == "error" and "could not decode" in message
-    assert server._answer(("nonsense",))[0] == "error"
-
-
 # ------------------------------------------------------------------------ the real service process
 
 
@@ -318,10 +230,10 @@ CRASHING_CLIENT = """
 import os, sys
 from multiprocessing.connection import Client
 from PIL import Image
-from pcg_plugin import classify_service as cs
-info = cs.ServiceInfo.from_env(sys.argv[1])
+from pcg_plugin import classify_server as srv
+info = srv.ServiceInfo.from_env(sys.argv[1])
 conn = Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
-conn.send(("classify", [cs._to_wire(Image.new("RGB", (40, 40), "white"))] * 64))
+conn.send(("classify", [srv.to_wire(Image.new("RGB", (40, 40), "white"))] * 64))
 os._exit(3)  # die with the request in flight, never reading the answer
 """
 
@@ -388,15 +300,15 @@ def test_start_failure_is_a_clear_infrastructure_error(tmp_path: Path, loader: s
 
 def test_preresize_probe_rejects_a_plan_that_changes_results(tiny_model: Path, loader: str) -> None:
     clf = _in_process(tiny_model, loader)
-    assert cs.preresize_plan(clf, "cpu") == (32, 32, 2)
+    assert srv.preresize_plan(clf, "cpu") == (32, 32, 2)
 
     class Lying:  # claims nearest-neighbour resizing; the real processor is bilinear
         processor = type("P", (), {"size": {"width": 32, "height": 32}, "resample": 0, "do_resize": True})()
         digest = name = "lying"
         classify = staticmethod(clf.classify)
 
-    assert cs.preresize_plan(Lying(), "cpu") is None  # type: ignore[arg-type]
-    assert cs.preresize_plan(_Recorder(), "cpu") is None  # no processor: images travel whole
+    assert srv.preresize_plan(Lying(), "cpu") is None  # type: ignore[arg-type]
+    assert srv.preresize_plan(type("NoProcessor", (), {"classify": clf.classify})(), "cpu") is None  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- the factory, end to end
