@@ -1,0 +1,58 @@
+"""LLM backends with the official guards, the per-trial response store, and the offline default model."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+BACKEND_KINDS = ("openai", "openai-compatible", "transformers", "offline", "scripted")
+
+
+def wants_openai(base_url: str | None, env: Any = None) -> bool:
+    """Auto: an API key or a base URL means the OpenAI path; otherwise the offline default."""
+    env = os.environ if env is None else env
+    return bool(base_url or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY"))
+
+
+def make_backend(kind: str | None, *, model: str | None = None, base_url: str | None = None,
+                 device: str = "auto", few_shot: bool | None = None) -> Any:  # fmt: skip
+    """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
+
+    ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
+    """
+    if few_shot is None:
+        few_shot = os.environ.get("PCG_OFFLINE_FEW_SHOT", "").strip().lower() in ("1", "true", "yes", "on")
+    if kind is None:
+        kind = "openai" if wants_openai(base_url) else "offline"
+    if kind == "openai":
+        from pcg_plugin.llm.openai_backend import OpenAIBackend
+
+        return OpenAIBackend(model=model, base_url=base_url)
+    if kind == "openai-compatible":
+        from pcg_plugin.llm.openai_backend import OpenAIBackend
+
+        url = base_url or os.environ.get("OPENAI_BASE_URL")
+        if not url:
+            raise ValueError("--pcg-backend openai-compatible needs --pcg-base-url (e.g. http://localhost:11434/v1)")
+        return OpenAIBackend(model=model, base_url=url, name="openai-compatible")
+    if kind == "transformers":
+        from pcg_plugin.llm.transformers_backend import TransformersBackend
+
+        if not model:
+            raise ValueError("--pcg-backend transformers needs --pcg-model <folder or hub id>")
+        path = model
+        gguf = None
+        if model.endswith(".gguf"):
+            from pathlib import Path
+
+            path, gguf = str(Path(model).parent), Path(model).name
+        return TransformersBackend(path, device=device, gguf_file=gguf)
+    if kind == "offline":
+        from pcg_plugin.llm.transformers_backend import offline_default
+
+        return offline_default(device=device, few_shot=few_shot)
+    if kind == "scripted":
+        from pcg_plugin.llm.scripted import ScriptedBackend
+
+        return ScriptedBackend(lambda messages, n: [""] * n)
+    raise ValueError(f"unknown backend {kind!r}: expected one of {', '.join(BACKEND_KINDS)}")

@@ -1,0 +1,92 @@
+"""Pre-flight estimate of a paid run: calls x tokens x submissions x letters x trials, and its cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# USD per million tokens (input, output) for the official models; unknown models are priced 0 (local servers).
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-3.5-turbo-0125": (0.50, 1.50),
+    "gpt-3.5-turbo": (0.50, 1.50),
+}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a run will ask for at most, before replayed trials are subtracted."""
+
+    submissions: int
+    letters: int
+    trials: int
+    calls_per_trial: float
+    prompt_tokens_per_call: float
+    completion_tokens_per_call: float
+    model: str
+    replayable_trials: int = 0
+
+    @property
+    def trials_to_pay(self) -> int:
+        return max(0, self.submissions * self.letters * self.trials - self.replayable_trials)
+
+    @property
+    def calls(self) -> float:
+        return self.trials_to_pay * self.calls_per_trial
+
+    @property
+    def prompt_tokens(self) -> float:
+        return self.calls * self.prompt_tokens_per_call
+
+    @property
+    def completion_tokens(self) -> float:
+        return self.calls * self.completion_tokens_per_call
+
+    @property
+    def cost_usd(self) -> float | None:
+        price = PRICES.get(self.model)
+        if price is None:
+            return None
+        return (self.prompt_tokens * price[0] + self.completion_tokens * price[1]) / 1e6
+
+    def text(self) -> str:
+        cost = "unknown price (local or unlisted model)" if self.cost_usd is None else f"~${self.cost_usd:,.2f}"
+        return (
+            f"pre-flight estimate: {self.submissions} submissions x {self.letters} letters x {self.trials} trials"
+            f" = {self.submissions * self.letters * self.trials} trials ({self.replayable_trials} already recorded)"
+            f"; {self.calls:,.0f} calls x ({self.prompt_tokens_per_call:,.0f} prompt + "
+            f"{self.completion_tokens_per_call:,.0f} completion tokens) = {self.prompt_tokens + self.completion_tokens:,.0f}"
+            f" tokens on {self.model}: {cost}"
+        )
+
+
+def usage_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Dollars a usage cost at the listed price; None for models without a price (local servers)."""
+    price = PRICES.get(model)
+    return None if price is None else (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
+
+
+def estimate_run(*, submissions: int, letters: int, trials: int, model: str, calls_per_trial: float = 1.0,
+                 prompt_tokens_per_call: float = 1000.0, completion_tokens_per_call: float = 300.0,
+                 replayable_trials: int = 0) -> Estimate:  # fmt: skip
+    """Defaults are a single-turn prompt of ~750 words and a ~20-line answer; pass measured figures when known."""
+    return Estimate(submissions, letters, trials, calls_per_trial, prompt_tokens_per_call, completion_tokens_per_call,
+                    model, replayable_trials)  # fmt: skip
+
+
+def estimate_from_store(store: object, *, submissions: int, letters: int, trials: int, model: str,
+                        edition: str) -> Estimate:  # fmt: skip
+    """Per-call figures from what the store already recorded for this edition (defaults when it has none)."""
+    calls = trials_n = prompt = completion = 0
+    done = 0
+    for rec in store.trials(edition=edition, model=model):  # type: ignore[attr-defined]
+        trials_n += 1
+        done += rec.status in ("complete", "failed")
+        for c in rec.calls:
+            calls += 1
+            prompt += c.prompt_tokens
+            completion += c.completion_tokens
+    if not calls:
+        return estimate_run(submissions=submissions, letters=letters, trials=trials, model=model,
+                            replayable_trials=done)  # fmt: skip
+    return estimate_run(submissions=submissions, letters=letters, trials=trials, model=model,
+                        calls_per_trial=calls / max(1, trials_n), prompt_tokens_per_call=prompt / calls,
+                        completion_tokens_per_call=completion / calls, replayable_trials=done)  # fmt: skip

@@ -1,0 +1,134 @@
+"""One rate and concurrency limit shared by every process of a run (all xdist workers), kept in a SQLite file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS bucket (name TEXT PRIMARY KEY, level REAL NOT NULL, stamp REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS slots (id TEXT PRIMARY KEY, pid INTEGER NOT NULL, tokens INTEGER NOT NULL,
+                                  expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS pause (id INTEGER PRIMARY KEY CHECK (id = 0), until REAL NOT NULL);
+"""
+SLOT_TTL = 900.0  # a slot whose process died is reclaimed at the latest after this
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def refill(level: float, elapsed: float, per_minute: float) -> float:
+    """Token-bucket refill: a full minute's allowance at most, ``per_minute/60`` per second."""
+    return min(per_minute, level + elapsed * per_minute / 60.0)
+
+
+class SharedLimiter:
+    """Requests/min and tokens/min buckets plus a concurrency cap, one file for all processes on a machine.
+
+    ``acquire(tokens)`` blocks until a request may start and returns a slot; ``release(slot, used)`` frees it and
+    corrects the token bucket by what the call really used; ``pause(seconds)`` makes every process wait
+    (a 429's Retry-After applies to the account, not to one worker).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], rpm: float | None = None, tpm: float | None = None,
+                 concurrency: int | None = None, *, clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
+        p = Path(path)
+        if p.is_dir() or not p.suffix:
+            p = p / "ratelimit.sqlite3"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.rpm, self.tpm, self.concurrency = p, rpm, tpm, concurrency
+        self._clock, self._sleep = clock, sleep
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        self._db().executescript(SCHEMA)
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():
+            self._conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._pid = os.getpid()
+        return self._conn
+
+    def _try(self, tokens: int) -> tuple[str | None, float]:
+        """One transaction: take a slot now, or say how long to wait."""
+        db, now = self._db(), self._clock()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT until FROM pause WHERE id=0").fetchone()
+            if row and row[0] > now:
+                return None, row[0] - now
+            for sid, pid, expires in db.execute("SELECT id, pid, expires FROM slots").fetchall():
+                if expires < now or not _alive(pid):
+                    db.execute("DELETE FROM slots WHERE id=?", (sid,))
+            waits = []
+            levels = {}
+            for name, limit, need in (("requests", self.rpm, 1.0), ("tokens", self.tpm, float(tokens))):
+                if not limit:
+                    continue
+                row = db.execute("SELECT level, stamp FROM bucket WHERE name=?", (name,)).fetchone()
+                level = float(limit) if row is None else refill(row[0], max(0.0, now - row[1]), float(limit))
+                need = min(need, float(limit))  # one oversized call may still run, alone
+                levels[name] = (level, need)
+                if level < need:
+                    waits.append((need - level) * 60.0 / float(limit))
+            if self.concurrency:
+                (busy,) = db.execute("SELECT COUNT(*) FROM slots").fetchone()
+                if busy >= self.concurrency:
+                    waits.append(0.05)
+            if waits:
+                return None, max(waits)
+            for name, (level, need) in levels.items():
+                db.execute("INSERT OR REPLACE INTO bucket VALUES (?,?,?)", (name, level - need, now))
+            sid = uuid.uuid4().hex
+            db.execute("INSERT INTO slots VALUES (?,?,?,?)", (sid, os.getpid(), int(tokens), now + SLOT_TTL))
+            return sid, 0.0
+        finally:
+            db.execute("COMMIT")
+
+    def acquire(self, tokens: int = 0) -> str:
+        """Block until a call with about ``tokens`` tokens may start; returns the slot to release."""
+        while True:
+            sid, wait = self._try(tokens)
+            if sid is not None:
+                return sid
+            self._sleep(min(max(wait, 0.01), 1.0))
+
+    def release(self, slot: str, used_tokens: int = 0) -> None:
+        """Free the slot; charge (or refund) the difference between the estimate and the real usage."""
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT tokens FROM slots WHERE id=?", (slot,)).fetchone()
+            db.execute("DELETE FROM slots WHERE id=?", (slot,))
+            if row is not None and self.tpm and used_tokens:
+                db.execute("UPDATE bucket SET level = MIN(?, level - ?) WHERE name='tokens'",
+                           (float(self.tpm), float(used_tokens - row[0])))  # fmt: skip
+        finally:
+            db.execute("COMMIT")
+
+    def pause(self, seconds: float) -> None:
+        """Everyone waits ``seconds`` from now (extends, never shortens, a pause already in force)."""
+        db = self._db()
+        until = self._clock() + seconds
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("INSERT INTO pause VALUES (0, ?) ON CONFLICT(id) DO UPDATE SET until=MAX(until, ?)",
+                       (until, until))  # fmt: skip
+        finally:
+            db.execute("COMMIT")
+
+    def in_flight(self) -> int:
+        (busy,) = self._db().execute("SELECT COUNT(*) FROM slots").fetchone()
+        return int(busy)

@@ -1,0 +1,55 @@
+"""Retries with capped exponential backoff and full jitter that honour Retry-After (429 is not a 5xx)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from pcg_plugin.llm.base import LLMError, RateLimited
+
+T = TypeVar("T")
+
+
+@dataclass
+class RetryPolicy:
+    """``max_attempts`` tries in all; delays grow ``base * 2**k`` up to ``cap``, jittered, never below Retry-After."""
+
+    max_attempts: int = 6
+    base: float = 0.5
+    cap: float = 30.0
+    rng: random.Random = field(default_factory=random.Random)
+
+    def delay(self, attempt: int, error: LLMError) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        backoff = self.rng.uniform(0, min(self.cap, self.base * 2 ** (attempt - 1)))
+        if isinstance(error, RateLimited) and error.retry_after is not None:
+            return float(error.retry_after) + backoff * 0.1  # the server's wait plus a little spread
+        return backoff
+
+
+def call_with_retry(
+    fn: Callable[[], T],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    deadline: Callable[[float], bool] | None = None,
+    on_retry: Callable[[LLMError, float], None] | None = None,
+) -> T:
+    """Call ``fn``; retry transient LLM errors. ``deadline(delay)`` True stops retrying (the trial's time is up)."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return fn()
+        except LLMError as error:
+            if not error.transient or attempt >= policy.max_attempts:
+                raise
+            wait = policy.delay(attempt, error)
+            if deadline is not None and deadline(wait):
+                raise
+            if on_retry is not None:
+                on_retry(error, wait)
+            sleep(wait)

