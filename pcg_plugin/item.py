@@ -165,22 +165,27 @@ def run_trial(sub: Submission, letter: str, trial: int, nodeid: str, ctx: Worker
 
 
 def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerContext) -> tuple[str, dict[str, Any]]:
-    """The final response of one trial (stored first, replayed when the store has it) and its token usage."""
+    """The final response of one trial (stored first, replayed when the store has it) and its token usage.
+
+    ``seed`` is recorded with the trial; sampling seeds of local models derive from the same identity (the
+    response store's trial key), and the API seed is the edition's (42 in 2024, none in 2023/2025).
+    """
     chat = ctx.trial_chat(sub, letter, trial, seed)
-    if sub.format == "prompt-2023":
-        # 2023 response-gathering script: every <OBJECT> -> the letter in double quotes, one user message.
-        assert sub.prompt is not None
-        content = sub.prompt.replace("<OBJECT>", f'"{letter}"')
-        responses = chat.chat([{"role": "user", "content": content}], 1)
-        response = responses[0] if responses else ""
-    else:
-        from pcg_plugin.sandbox import run_program_trial
+    try:
+        if sub.format == "prompt-2023":
+            from pcg_plugin.llm.session import prompt_messages
 
-        with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
-            response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
-                                         workdir=Path(work))  # fmt: skip
-    finish = getattr(chat, "finish", None)
-    if finish is not None:
-        finish(response)
-    return response, dict(getattr(chat, "usage", None) or {})
+            assert sub.prompt is not None
+            choices = chat.chat(prompt_messages(sub.prompt, letter), 1)
+            response = choices[0] if choices else ""
+        else:
+            from pcg_plugin.sandbox import run_program_trial
 
+            with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
+                response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
+                                             workdir=Path(work))  # fmt: skip
+    except BaseException:
+        chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
+        raise
+    chat.finish(response)
+    return response, ctx.usage_of(chat)

@@ -88,8 +88,10 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]
     """The ``settings`` object of results.json: what was asked for, completed by what the workers loaded."""
     profile = facts.get("profile", {})
     backend = facts.get("backend", {})
-    seed_policy = profile.get("seed_policy")
-    if seed_policy is None and "seed" in profile:
+    seed_policy = None
+    if backend.get("per_trial_seed"):
+        seed_policy = "per-trial"  # local models sample with a seed derived from the trial's identity
+    elif "seed" in profile:
         seed_policy = f"fixed:{profile['seed']}" if profile["seed"] is not None else "none"
     return {
         "edition": settings.edition, "letters": list(settings.letters), "trials": settings.trials,

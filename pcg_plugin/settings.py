@@ -147,9 +147,11 @@ def parse_bool(text: str) -> bool:
 
 def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str]) -> bool:
     """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
+    from pcg_plugin.llm import wants_openai
+
     if backend not in (None, "auto"):
         return backend == "offline"
-    return not (base_url or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY"))
+    return not wants_openai(base_url, env)
 
 
 def resolve(raw: Mapping[str, str | None], *, rootdir: Path, env: Mapping[str, str] | None = None) -> Settings:

@@ -106,6 +106,18 @@ class WorkerContext:
         key = TrialKey(self.settings.edition, self.key_model(), sub.name, sub.files_hash, letter, trial)
         return TrialChat(key, backend=backend, profile=profile, store=self.store(), mode=self.settings.record)
 
+    def usage_of(self, chat: Any) -> dict[str, Any]:
+        """A trial's token usage in results.json terms, with the list-price cost where the model has one."""
+        from pcg_plugin.llm.estimate import usage_cost
+
+        u = dict(chat.usage)
+        prompt, completion = int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0))
+        paid = int(u.get("paid", 0))
+        cost = usage_cost(self.key_model(), prompt, completion) if paid else 0.0
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "calls": int(u.get("calls", 0)),
+                "replayed_calls": int(u.get("replayed", 0)), "paid_calls": paid, "retries": int(u.get("retries", 0)),
+                "cost_usd": cost}  # fmt: skip
+
     def key_model(self) -> str:
         """The model that really answers, so stored responses of the offline default or a scripted double are
         never replayed as if the edition's official model had written them."""
@@ -130,12 +142,13 @@ class WorkerContext:
         if "backend" in self._cache:
             be = self._cache["backend"]
             out["backend"] = {"name": getattr(be, "name", type(be).__name__),
-                              "offline_default": bool(getattr(be, "is_offline_default", False))}  # fmt: skip
+                              "offline_default": bool(getattr(be, "is_offline_default", False)),
+                              "per_trial_seed": bool(getattr(be, "accepts_seed", False))}  # fmt: skip
             out["model"] = self.key_model()
         return out
 
 
-PROFILE_FIELDS = ("model", "base_url", "temperature", "seed_policy", "seed", "max_time", "token_limit")
+PROFILE_FIELDS = ("model", "base_url", "temperature", "seed", "max_time", "token_limit")
 
 
 def _plain(value: Any) -> Any:
