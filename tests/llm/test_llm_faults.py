@@ -1,0 +1,160 @@
+"""Scale and faults: the scripted double's injected faults, the shared limiter, and a killed-and-restarted run."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from pcg_plugin.llm import make_backend
+from pcg_plugin.llm.estimate import estimate_from_store, estimate_run
+from pcg_plugin.llm.profiles import profile_for
+from pcg_plugin.llm.ratelimit import SharedLimiter, refill
+from pcg_plugin.llm.scripted import Faults, ScriptedBackend
+from pcg_plugin.llm.session import TrialChat
+from pcg_plugin.llm.store import ResponseStore, TrialKey
+
+MSG = [{"role": "user", "content": "Draw A"}]
+
+
+def test_scripted_faults_are_retried_and_never_recorded(tmp_path):
+    backend = ScriptedBackend(["ok"], failures=Faults(rate=0.5, seed=3))
+    store = ResponseStore(tmp_path)
+    retries = 0
+    for t in range(1, 21):
+        chat = TrialChat(TrialKey("2024", "m", "s", "h", "A", t), backend=backend, profile=profile_for("2024"),
+                         store=store, sleep=lambda s: None)  # fmt: skip
+        assert chat.chat(MSG) == ["ok"]
+        retries += chat.usage["retries"]
+    assert retries > 5 and len(backend.calls) == 20
+    assert sum(len(r.calls) for r in store.trials()) == 20
+
+
+def test_make_backend_auto_picks_openai_with_a_url_and_the_offline_default_otherwise(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert make_backend(None, base_url="http://127.0.0.1:1/v1").name == "openai"
+    offline = make_backend(None)
+    assert offline.is_offline_default and offline.model == "SmolLM2-135M-Instruct" and offline._loaded is None
+    assert make_backend("offline", few_shot=True).model == "SmolLM2-135M-Instruct+few-shot"
+    with pytest.raises(ValueError, match="needs --pcg-base-url"):
+        make_backend("openai-compatible")
+    with pytest.raises(ValueError, match="unknown backend"):
+        make_backend("bard")
+
+
+def test_token_bucket_refill_is_capped_at_a_minute():
+    assert refill(0, 30, 60) == 30 and refill(50, 600, 60) == 60
+
+
+def test_limiter_spaces_requests_to_the_rpm_with_a_virtual_clock(tmp_path):
+    now = [1000.0]
+    slept: list[float] = []
+
+    def sleep(s):
+        slept.append(s)
+        now[0] += s
+
+    lim = SharedLimiter(tmp_path / "rl", rpm=60, clock=lambda: now[0], sleep=sleep)
+    for _ in range(70):  # a full bucket of 60, then one per second
+        lim.release(lim.acquire())
+    assert now[0] - 1000.0 == pytest.approx(10.0, abs=0.2)
+    lim.pause(30)
+    start = now[0]
+    lim.release(lim.acquire())
+    assert now[0] - start >= 30.0
+
+
+def _hold(path: str, q) -> None:
+    lim = SharedLimiter(path, concurrency=2)
+    for _ in range(5):
+        slot = lim.acquire()
+        t0 = time.monotonic()
+        time.sleep(0.02)
+        q.put((t0, time.monotonic()))
+        lim.release(slot)
+
+
+def test_concurrency_cap_holds_across_processes(tmp_path):
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_hold, args=(str(tmp_path / "rl"), q)) for _ in range(5)]
+    for p in procs:
+        p.start()
+    spans = [q.get(timeout=60) for _ in range(25)]
+    for p in procs:
+        p.join(30)
+    overlap = max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
+    assert overlap <= 2
+
+
+def test_estimate_multiplies_out_and_prices_the_official_model(tmp_path):
+    est = estimate_run(submissions=3, letters=26, trials=10, model="gpt-3.5-turbo-0125", calls_per_trial=2,
+                       prompt_tokens_per_call=1000, completion_tokens_per_call=500)  # fmt: skip
+    assert est.calls == 1560 and est.prompt_tokens == 1_560_000
+    assert est.cost_usd == pytest.approx(1.56 * 0.5 + 0.78 * 1.5)
+    assert "780 trials" in est.text() and "$" in est.text()
+    assert estimate_run(submissions=1, letters=1, trials=1, model="qwen").cost_usd is None
+    store = ResponseStore(tmp_path)
+    chat = TrialChat(TrialKey("2024", "m", "s", "h", "A", 1), backend=ScriptedBackend(["x"], usage=(100, 50)),
+                     profile=profile_for("2024"), store=store)  # fmt: skip
+    chat.chat(MSG)
+    chat.finish("x")
+    measured = estimate_from_store(store, submissions=1, letters=2, trials=1, model="m", edition="2024")
+    assert measured.prompt_tokens_per_call == 100 and measured.trials_to_pay == 1
+
+
+RUNNER = """
+import os, signal, sys
+from pcg_plugin.llm.openai_backend import OpenAIBackend
+from pcg_plugin.llm.profiles import profile_for
+from pcg_plugin.llm.session import TrialChat
+from pcg_plugin.llm.store import ResponseStore, TrialKey
+
+url, store_path, kill_after = sys.argv[1], sys.argv[2], int(sys.argv[3])
+store, backend, done = ResponseStore(store_path), OpenAIBackend(base_url=url, api_key="k"), 0
+for letter in "ABC":
+    for trial in (1, 2):
+        chat = TrialChat(TrialKey("2024", "gpt-3.5-turbo-0125", "team", "h", letter, trial), backend=backend,
+                         profile=profile_for("2024"), store=store)
+        for turn in ("task", "format"):
+            chat.chat([{"role": "user", "content": f"{turn} {letter}"}])
+            done += 1
+            if done == kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)  # dies mid-trial, right after a paid call was committed
+        chat.finish("final")
+"""
+
+
+def test_a_killed_and_restarted_run_requests_nothing_twice(fake_openai, tmp_path):
+    script = tmp_path / "runner.py"
+    script.write_text(textwrap.dedent(RUNNER))
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    first = subprocess.run([sys.executable, str(script), fake_openai.url, str(tmp_path / "s"), "7"], env=env)
+    assert first.returncode == -signal.SIGKILL
+    assert len(fake_openai.bodies) == 7
+    second = subprocess.run([sys.executable, str(script), fake_openai.url, str(tmp_path / "s"), "0"], env=env)
+    assert second.returncode == 0
+    assert len(fake_openai.bodies) == 12  # 3 letters x 2 trials x 2 turns, each paid exactly once
+    records = list(ResponseStore(tmp_path / "s").trials())
+    assert len(records) == 6 and all(r.status == "complete" and len(r.calls) == 2 for r in records)
+
+
+def test_env_configured_limiter_is_shared_through_the_store_folder(tmp_path, monkeypatch):
+    assert SharedLimiter.from_env(tmp_path, env={}) is None
+    lim = SharedLimiter.from_env(tmp_path, env={"PCG_RPM": "600", "PCG_CONCURRENCY": "4"})
+    assert (lim.rpm, lim.tpm, lim.concurrency) == (600.0, None, 4)
+    with pytest.raises(ValueError, match="must be numbers"):
+        SharedLimiter.from_env(tmp_path, env={"PCG_TPM": "lots"})
+    monkeypatch.setenv("PCG_CONCURRENCY", "1")
+    chat = TrialChat(TrialKey("2024", "m", "s", "h", "A", 1), backend=ScriptedBackend(["x"]),
+                     profile=profile_for("2024"), store=ResponseStore(tmp_path / "st"))  # fmt: skip
+    assert chat.limiter is not None and chat.limiter.path.parent == tmp_path / "st"
+    chat.chat(MSG)
+    assert chat.limiter.in_flight() == 0
