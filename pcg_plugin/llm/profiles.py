@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 OFFICIAL_2024_MODEL = "gpt-3.5-turbo-0125"
-NO_TOKEN_LIMIT = 2**62  # 2023 had no per-trial token limit
+# 2023 had neither limit; finite stand-ins keep profiles JSON-safe (results files refuse Infinity).
+NO_TIME_LIMIT = 1e9
+NO_TOKEN_LIMIT = 10**9
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def profile_for(edition: str, *, model: str | None = None, base_url: str | None 
     """The official profile of an edition; ``model``/``base_url`` override the model (2025 chooses them)."""
     if edition == "2023":
         # response-gathering-script: openai v3, 'gpt-3.5-turbo', no temperature/seed, no time or token limit.
-        return Profile("2023", model or "gpt-3.5-turbo", None, None, None, math.inf, NO_TOKEN_LIMIT, base_url)
+        return Profile("2023", model or "gpt-3.5-turbo", None, None, None, NO_TIME_LIMIT, NO_TOKEN_LIMIT, base_url)
     if edition == "2024":
         # chatgpt4pcg 1.2.2: T=1, seed 42, client timeout 60 s, max_time 120 s, 25 000 tokens.
         return Profile("2024", model or OFFICIAL_2024_MODEL, 1.0, 42, 60.0, 120.0, 25_000, base_url)

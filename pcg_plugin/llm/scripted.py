@@ -45,7 +45,7 @@ class ScriptedBackend:
     is_offline_default = False
 
     def __init__(self, responder: Callable[[list[dict], int], list[str]] | Sequence[str], *,
-                 usage: tuple[int, int] = (10, 20), failures: Faults | Sequence[str | None] | None = None,
+                 usage: tuple[int, int] = (10, 20), failures: Faults | float | Sequence[str | None] | None = None,
                  model: str = "scripted") -> None:  # fmt: skip
         self.model = model
         self.usage = usage
@@ -53,6 +53,8 @@ class ScriptedBackend:
         self._lock = threading.Lock()
         self._turn = 0
         self.calls: list[tuple[list[dict], int]] = []
+        if isinstance(failures, (int, float)) and not isinstance(failures, bool):
+            failures = Faults(rate=float(failures))  # a bare rate: every fault kind, seed 0
         self._faults = failures
         self._rng = random.Random(failures.seed) if isinstance(failures, Faults) else None
         self._fault_idx = 0

@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -114,6 +115,7 @@ class ResponseStore:
         self._timeout = timeout
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
+        self._lock = threading.RLock()
         self._db().executescript(SCHEMA)
 
     # -- connection -------------------------------------------------------------------------------------------
@@ -128,18 +130,26 @@ class ResponseStore:
         return self._conn
 
     class _Tx:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
+        def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
+            self.conn, self.lock = conn, lock
 
         def __enter__(self) -> sqlite3.Connection:
-            self.conn.execute("BEGIN IMMEDIATE")
+            self.lock.acquire()  # one connection per process: threads (a sandbox's pipe server) take turns
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                self.lock.release()
+                raise
             return self.conn
 
         def __exit__(self, exc_type: object, *_: object) -> None:
-            self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+            try:
+                self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                self.lock.release()
 
     def _tx(self) -> ResponseStore._Tx:
-        return ResponseStore._Tx(self._db())
+        return ResponseStore._Tx(self._db(), self._lock)
 
     def close(self) -> None:
         if self._conn is not None and self._pid == os.getpid():
@@ -148,6 +158,10 @@ class ResponseStore:
 
     # -- trials -----------------------------------------------------------------------------------------------
     def load(self, key: TrialKey) -> TrialRecord | None:
+        with self._lock:
+            return self._load(key)
+
+    def _load(self, key: TrialKey) -> TrialRecord | None:
         db = self._db()
         row = db.execute("SELECT status, final_response, reason FROM trials WHERE key_id=?", (key.id,)).fetchone()
         if row is None:

@@ -152,7 +152,7 @@ class TransformersBackend:
             toks = toks[: stop[0]] if stop else toks
             completion += len(toks)
             choices.append(tok.decode(toks, skip_special_tokens=True))
-        return ChatResult(choices, prompt_len * n if n > 1 else prompt_len, completion)
+        return ChatResult(choices, prompt_len, completion)  # like OpenAI: the prompt counts once for n choices
 
 
 def _stop_ids(tok: Any, model: Any) -> set[int]:

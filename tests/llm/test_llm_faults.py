@@ -158,3 +158,32 @@ def test_env_configured_limiter_is_shared_through_the_store_folder(tmp_path, mon
     assert chat.limiter is not None and chat.limiter.path.parent == tmp_path / "st"
     chat.chat(MSG)
     assert chat.limiter.in_flight() == 0
+
+
+def test_scripted_fault_sequence_and_bare_rate():
+    from pcg_plugin.llm.base import ConnectionFailed, RateLimited, ServerError, Timeout
+
+    backend = ScriptedBackend(["a", "b"], failures=["429", None, "500", "timeout", "reset"])
+    p = profile_for("2024")
+    kinds = []
+    for _ in range(6):
+        try:
+            kinds.append(backend.complete(MSG, n=1, profile=p).choices[0])
+        except (RateLimited, ServerError, Timeout, ConnectionFailed) as exc:
+            kinds.append(type(exc).__name__)
+    assert kinds == ["RateLimited", "a", "ServerError", "Timeout", "ConnectionFailed", "b"]
+    assert ScriptedBackend(["x"], failures=0.25)._faults.rate == 0.25
+    two = ScriptedBackend(["a", "b", "c"]).complete(MSG, n=2, profile=p)
+    assert two.choices == ["a", "b"] and (two.prompt_tokens, two.completion_tokens) == (10, 40)
+
+
+def test_2023_empty_response_is_kept_and_exported_as_an_empty_file(tmp_path):
+    from pcg_plugin.llm.session import generate_prompt_trial
+
+    store = ResponseStore(tmp_path / "s")
+    k = TrialKey("2023", "gpt-3.5-turbo", "team", "h", "Z", 3)
+    out = generate_prompt_trial(k, "Make <OBJECT>", "Z", backend=ScriptedBackend([""]), profile=profile_for("2023"),
+                                store=store)  # fmt: skip
+    assert out == ""
+    (path,) = store.export_raw_layout(tmp_path / "o", edition="2023", model="gpt-3.5-turbo")
+    assert path.name == "team_Z_3.txt" and path.read_text() == ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import json
 import random
 
 import pytest
@@ -12,13 +12,14 @@ from hypothesis import strategies as st
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.llm.base import BadRequest, RateLimited, ServerError
 from pcg_plugin.llm.guards import TrialGuard
-from pcg_plugin.llm.profiles import profile_for
+from pcg_plugin.llm.profiles import NO_TIME_LIMIT, profile_for
 from pcg_plugin.llm.retry import RetryPolicy, call_with_retry
 
 
 def test_edition_profiles_match_the_official_packages():
     p23, p24, p25 = profile_for("2023"), profile_for("2024"), profile_for("2025", model="gemma2:27b", base_url="u")
-    assert (p23.model, p23.temperature, p23.seed, p23.max_time) == ("gpt-3.5-turbo", None, None, math.inf)
+    assert (p23.model, p23.temperature, p23.seed, p23.max_time) == ("gpt-3.5-turbo", None, None, NO_TIME_LIMIT)
+    json.dumps(vars(p23), allow_nan=False)  # results files refuse Infinity
     assert p23.request_params() == {"model": "gpt-3.5-turbo"}
     assert (p24.model, p24.temperature, p24.seed, p24.client_timeout, p24.max_time, p24.token_limit) == (
         "gpt-3.5-turbo-0125", 1.0, 42, 60.0, 120.0, 25_000)
