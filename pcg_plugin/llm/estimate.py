@@ -90,3 +90,14 @@ def estimate_from_store(store: object, *, submissions: int, letters: int, trials
     return estimate_run(submissions=submissions, letters=letters, trials=trials, model=model,
                         calls_per_trial=calls / max(1, trials_n), prompt_tokens_per_call=prompt / calls,
                         completion_tokens_per_call=completion / calls, replayable_trials=done)  # fmt: skip
+
+
+def preflight_text(backend: object, store: object, *, edition: str, model: str, submissions: int, letters: int,
+                   trials: int, mode: str = "once") -> str | None:  # fmt: skip
+    """The line to print before a run that will pay a model; None for local/offline/scripted or replay-only runs."""
+    name = getattr(backend, "name", "")
+    if mode == "none" or name not in ("openai", "openai-compatible"):
+        return None
+    est = estimate_from_store(store, submissions=submissions, letters=letters, trials=trials, model=model,
+                              edition=edition)  # fmt: skip
+    return est.text()

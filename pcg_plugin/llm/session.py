@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pcg_plugin.errors import OfficialFailure
+from pcg_plugin.errors import InfrastructureError, OfficialFailure
 from pcg_plugin.llm.base import Backend, BadRequest, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.llm.profiles import Profile
@@ -61,12 +61,16 @@ class TrialChat:
             result, started, duration = self._pay(messages, int(n))
             call = RecordedCall(self._idx, digest, request, list(result.choices), int(result.prompt_tokens),
                                 int(result.completion_tokens), started, duration)  # fmt: skip
-            assert self._owner is not None
+            if self._owner is None:  # released after an infrastructure error the program chose to survive
+                self._owner = self.store.claim(self.key)
             self.store.record_call(self.key, self._owner, call, truncate=self._truncate)
             self._truncate = False
             return self._account(call.choices, call.prompt_tokens, call.completion_tokens, True)
         except OfficialFailure as failure:
             self._fail(failure.reason)
+            raise
+        except InfrastructureError:
+            self.close()  # the item errors; whoever reruns it resumes from what was recorded
             raise
 
     def _replay(self, digest: str, request: dict[str, Any]) -> RecordedCall | None:
@@ -154,6 +158,7 @@ class TrialChat:
         """Release an unfinished trial (an error outside the guards) so another process may resume it."""
         if self._owner is not None:
             self.store.release(self.key, self._owner)
+            self._owner = None
 
 
 _LIMITERS: dict[str, Any] = {}

@@ -187,3 +187,29 @@ def test_2023_empty_response_is_kept_and_exported_as_an_empty_file(tmp_path):
     assert out == ""
     (path,) = store.export_raw_layout(tmp_path / "o", edition="2023", model="gpt-3.5-turbo")
     assert path.name == "team_Z_3.txt" and path.read_text() == ""
+
+
+def test_preflight_only_for_paid_backends(tmp_path):
+    from pcg_plugin.llm.estimate import preflight_text
+    from pcg_plugin.llm.openai_backend import OpenAIBackend
+
+    store = ResponseStore(tmp_path)
+    paid = OpenAIBackend(base_url="http://127.0.0.1:1/v1")
+    text = preflight_text(paid, store, edition="2024", model="gpt-3.5-turbo-0125", submissions=2, letters=26, trials=10)
+    assert text is not None and "520 trials" in text
+    assert preflight_text(paid, store, edition="2024", model="m", submissions=1, letters=1, trials=1, mode="none") is None
+    assert preflight_text(ScriptedBackend(["x"]), store, edition="2024", model="m", submissions=1, letters=1,
+                          trials=1) is None  # fmt: skip
+
+
+def test_an_infrastructure_error_releases_the_trial_for_another_process(tmp_path):
+    from pcg_plugin.llm.base import ServerError
+
+    store = ResponseStore(tmp_path)
+    k = TrialKey("2024", "m", "s", "h", "A", 1)
+    chat = TrialChat(k, backend=ScriptedBackend(["x"], failures=["500"] * 10), profile=profile_for("2024"),
+                     store=store, sleep=lambda s: None)  # fmt: skip
+    with pytest.raises(ServerError):
+        chat.chat(MSG)
+    assert store._db().execute("SELECT owner FROM trials").fetchone() == (None,)
+    assert chat.chat(MSG) == ["x"]  # survives and re-claims
