@@ -49,12 +49,12 @@ class Estimate:
 
     def text(self) -> str:
         cost = "unknown price (local or unlisted model)" if self.cost_usd is None else f"~${self.cost_usd:,.2f}"
+        tokens = self.prompt_tokens + self.completion_tokens
         return (
             f"pre-flight estimate: {self.submissions} submissions x {self.letters} letters x {self.trials} trials"
             f" = {self.submissions * self.letters * self.trials} trials ({self.replayable_trials} already recorded)"
             f"; {self.calls:,.0f} calls x ({self.prompt_tokens_per_call:,.0f} prompt + "
-            f"{self.completion_tokens_per_call:,.0f} completion tokens) = {self.prompt_tokens + self.completion_tokens:,.0f}"
-            f" tokens on {self.model}: {cost}"
+            f"{self.completion_tokens_per_call:,.0f} completion tokens) = {tokens:,.0f} tokens on {self.model}: {cost}"
         )
 
 

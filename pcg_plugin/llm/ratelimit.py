@@ -127,7 +127,7 @@ class SharedLimiter:
 
     @classmethod
     def from_env(cls, folder: str | os.PathLike[str], env: dict[str, str] | None = None) -> SharedLimiter | None:
-        """``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY`` -> a limiter in ``folder`` shared by every process; None if unset."""
+        """``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY`` -> one limiter in ``folder`` for every process (None: unset)."""
         env = dict(os.environ) if env is None else env
         rpm, tpm, conc = (env.get(k, "").strip() for k in ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY"))
         if not (rpm or tpm or conc):

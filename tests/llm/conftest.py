@@ -20,7 +20,8 @@ class FakeOpenAI:
     url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
-    faults: list[tuple[Any, ...]] = field(default_factory=list)  # ("status", 429, {"Retry-After": "1"}), ("sleep", s), ("reset",)
+    # faults to inject, in order: ("status", 429, {"Retry-After": "1"}), ("sleep", seconds), ("reset",)
+    faults: list[tuple[Any, ...]] = field(default_factory=list)
     usage: tuple[int, int] = (11, 7)
     lock: threading.Lock = field(default_factory=threading.Lock)
 

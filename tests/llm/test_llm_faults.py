@@ -195,7 +195,8 @@ def test_preflight_only_for_paid_backends(tmp_path):
 
     store = ResponseStore(tmp_path)
     paid = OpenAIBackend(base_url="http://127.0.0.1:1/v1")
-    text = preflight_text(paid, store, edition="2024", model="gpt-3.5-turbo-0125", submissions=2, letters=26, trials=10)
+    text = preflight_text(paid, store, edition="2024", model="gpt-3.5-turbo-0125", submissions=2, letters=26,
+                          trials=10)
     assert text is not None and "520 trials" in text
     assert preflight_text(paid, store, edition="2024", model="m", submissions=1, letters=1, trials=1, mode="none") is None
     assert preflight_text(ScriptedBackend(["x"]), store, edition="2024", model="m", submissions=1, letters=1,
