@@ -198,7 +198,8 @@ def test_preflight_only_for_paid_backends(tmp_path):
     text = preflight_text(paid, store, edition="2024", model="gpt-3.5-turbo-0125", submissions=2, letters=26,
                           trials=10)
     assert text is not None and "520 trials" in text
-    assert preflight_text(paid, store, edition="2024", model="m", submissions=1, letters=1, trials=1, mode="none") is None
+    none = preflight_text(paid, store, edition="2024", model="m", submissions=1, letters=1, trials=1, mode="none")
+    assert none is None
     assert preflight_text(ScriptedBackend(["x"]), store, edition="2024", model="m", submissions=1, letters=1,
                           trials=1) is None  # fmt: skip
 
