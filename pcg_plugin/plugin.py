@@ -55,7 +55,8 @@ def pytest_configure(config: pytest.Config) -> None:
         workers, service = 1, None
         config.pluginmanager.register(Controller(config, run), "pcg-controller")
         if config.pluginmanager.hasplugin("xdist"):
-            config.pluginmanager.register(XdistBridge(run), "pcg-xdist-bridge")
+            controller = config.pluginmanager.get_plugin("pcg-controller")
+            config.pluginmanager.register(XdistBridge(run, controller), "pcg-xdist-bridge")
     config.stash[SETTINGS_KEY] = settings
     config.stash[CONTEXT_KEY] = WorkerContext(settings, run_dir, workers=workers, classify_service=service)
 
@@ -131,11 +132,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 class XdistBridge:
     """Hooks that exist only when pytest-xdist is active (registered only then, the syrupy pattern)."""
 
-    def __init__(self, run: dict[str, Any]) -> None:
-        self.run = run
+    def __init__(self, run: dict[str, Any], controller: Controller) -> None:
+        self.run, self.controller = run, controller
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[RUN_KEY] = json.dumps(self.run)
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.controller.preflight(ids)
 
 
 class Controller:
@@ -150,6 +154,22 @@ class Controller:
         self.results: dict[str, Any] | None = None
         self.report_path: Path | None = None
         self.finish_error: str | None = None
+        self._preflight_done = False
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.preflight([item.nodeid for item in session.items])
+
+    def preflight(self, nodeids: list[str]) -> None:
+        """Before a run that pays a model: what it will cost (printed once; under xdist per the first worker)."""
+        if self._preflight_done:
+            return
+        self._preflight_done = True
+        from pcg_plugin.report_terminal import preflight_line
+
+        line = preflight_line(self.config.stash[SETTINGS_KEY], nodeids)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if line and reporter is not None:
+            reporter.write_line(line, yellow=True)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         from pcg_plugin.item import ITEM_PROPERTY

@@ -29,6 +29,31 @@ def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
     return lines
 
 
+def preflight_line(settings: Settings, nodeids: Sequence[str]) -> str | None:
+    """The estimated cost of the calls this run will pay for (None for local, offline, scripted, replay-only)."""
+    from types import SimpleNamespace
+
+    from pcg_plugin.llm.estimate import preflight_text
+    from pcg_plugin.llm.profiles import profile_for
+
+    evaluations = [n for n in nodeids if n.count("::") >= 2]
+    if not evaluations or settings.backend not in (None, "auto", "openai", "openai-compatible"):
+        return None
+    if settings.offline_default:
+        return None
+    name = settings.backend if settings.backend in ("openai", "openai-compatible") else "openai"
+    subs = {n.split("::")[0] for n in evaluations}
+    model = profile_for(settings.edition, model=settings.model, base_url=settings.base_url).model
+    from pcg_plugin.llm.store import ResponseStore
+
+    assert settings.store is not None
+    text = preflight_text(SimpleNamespace(name=name), ResponseStore(settings.store), edition=settings.edition,
+                          model=model, submissions=len(subs), letters=len({n.split("::")[1] for n in evaluations}),
+                          trials=settings.trials,
+                          mode=settings.record)  # fmt: skip
+    return f"pcg: {text}" if text else None
+
+
 def _fmt(value: Any, places: int = 4) -> str:
     if value is None:
         return "-"

@@ -35,3 +35,15 @@ def test_summary_names_reasons_and_paths(tmp_path):
     assert "no_code: 2" in text and str(tmp_path / "results.json") in text
     assert reason_counts(SUBS) == {"error": 1, "no_code": 2}
     assert summary_lines(None, tmp_path, None, error="boom")[0].endswith("boom")
+
+
+def test_preflight_only_for_paid_backends(tmp_path):
+    from pcg_plugin.report_terminal import preflight_line
+
+    ids = ["submissions/a::A::1", "submissions/a::B::1", "submissions/b::A::1", "tests/test_x.py::test_y"]
+    paid = resolve({"pcg_trials": "1", "pcg_store": str(tmp_path)}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"})
+    line = preflight_line(paid, ids)
+    assert line is not None and "2 submissions x 2 letters x 1 trials" in line
+    offline = resolve({"pcg_store": str(tmp_path)}, rootdir=tmp_path, env={})
+    assert preflight_line(offline, ids) is None
+    assert preflight_line(paid, ["tests/test_x.py::test_y"]) is None
