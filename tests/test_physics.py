@@ -1,0 +1,115 @@
+"""Stability test: Unity calibration agreement, determinism, early stop, bad levels, damage option."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+
+from pcg_plugin.errors import ConversionError
+from pcg_plugin.level import Block, Level
+from pcg_plugin.levelxml import parse_level
+from pcg_plugin.physics import PhysicsSettings, simulate
+
+from strategies import valid_levels
+
+
+def _calibration(shared):  # type: ignore[no-untyped-def]
+    root = shared / "unity-2023-calibration"
+    for stability in sorted(root.glob("*/stability/*.json")):
+        for raw in json.loads(stability.read_text())["raws"]:
+            yield root.joinpath(*raw["tag"].split("\\")[1:]), raw
+
+
+def test_unity_calibration_verdicts_and_counts(shared) -> None:
+    """The spec recipe reproduces every Unity verdict and exact moving count on the 60 calibration levels."""
+    verdicts = exact = n = 0
+    for path, raw in _calibration(shared):
+        sim = simulate(parse_level(path.read_text()))
+        assert sim.total_blocks == raw["startingObjects"], path
+        verdicts += (sim.moving_blocks == 0) == (raw["score"] >= 1.0)
+        exact += sim.moving_blocks == raw["movingObjects"]
+        n += 1
+    assert n == 60
+    assert verdicts == 60
+    assert exact >= 59
+
+
+def test_early_stop_when_asleep_is_identical(shared) -> None:
+    for path, _raw in list(_calibration(shared))[::6]:
+        level = parse_level(path.read_text())
+        fast = simulate(level)
+        full = simulate(level, PhysicsSettings(stop_when_asleep=False))
+        assert full.steps_run == 500
+        assert (fast.moving_blocks, fast.final_level) == (full.moving_blocks, full.final_level)
+
+
+def test_deterministic() -> None:
+    level = Level((Block("RectSmall", "wood", 2.36015, -3.37995, 0), Block("SquareTiny", "wood", 2.12005, -2.4)))
+    assert simulate(level) == simulate(level)
+
+
+def test_overhang_falls_and_column_stands() -> None:
+    lone = Level((Block("RectSmall", "wood", 2.36015, -1.0, 90),))  # a b13 dropped from 2.5 u: lands and moves
+    assert simulate(lone).moving_blocks == 1
+    tower = Level(tuple(Block("RectSmall", "wood", 2.12005, -3.13985 + 0.7203 * k, 90) for k in range(3)))
+    assert simulate(tower).moving_blocks == 0
+
+
+def test_empty_level_scores_zero() -> None:
+    sim = simulate(Level(()))
+    assert (sim.total_blocks, sim.moving_blocks, sim.stability) == (0, 0, 0.0)
+
+
+def test_exploding_level_is_bounded_and_finite() -> None:
+    # 30 blocks stacked in one spot: the solver pushes them apart violently
+    level = Level(tuple(Block("SquareTiny", "wood", 2.0, -3.3, 0) for _ in range(30)))
+    sim = simulate(level)
+    assert sim.steps_run <= 500 and 0 <= sim.moving_blocks <= 30 and math.isfinite(sim.stability)
+
+
+def test_out_of_world_block_is_removed_and_moving() -> None:
+    sim = simulate(Level((Block("SquareTiny", "wood", 40.0, 5.0, 0),)))
+    assert sim.moving_blocks == 1 and sim.final_level.blocks == ()
+
+
+def test_unknown_block_type_is_clear() -> None:
+    with pytest.raises(ConversionError, match="unknown Science Birds block type 'Pig'"):
+        simulate(Level((Block("Pig", "wood", 0, 0, 0),)))
+
+
+def test_other_catalogue_blocks_and_materials_simulate() -> None:
+    level = Level((Block("RectBig", "stone", 2.0, -3.38, 0), Block("Circle", "ice", 2.0, -2.88, 0),
+                   Block("TNT", "", 4.0, -3.16, 0), Block("Triangle", "wood", 6, -3.08, 0)))
+    sim = simulate(level)
+    assert sim.total_blocks == 4 and 0 <= sim.moving_blocks <= 4
+
+
+def test_damage_option(shared) -> None:
+    """Off by default; when on, destroyed blocks count as moving and vanish from the final level."""
+    destroyed = 0
+    for path, _raw in _calibration(shared):
+        level = parse_level(path.read_text())
+        sim = simulate(level, PhysicsSettings(damage=True))
+        destroyed += sim.destroyed
+        assert sim.moving_blocks >= sim.destroyed
+        assert len(sim.final_level.blocks) <= sim.total_blocks - sim.destroyed
+    assert destroyed > 0
+    assert PhysicsSettings().damage is False
+
+
+def test_digest_is_stable_and_sensitive() -> None:
+    assert PhysicsSettings().digest() == PhysicsSettings().digest()
+    assert PhysicsSettings().digest() != replace(PhysicsSettings(), damage=True).digest()
+
+
+@settings(max_examples=25)
+@given(valid_levels())
+def test_any_valid_level_gives_finite_bounded_numbers(level) -> None:  # type: ignore[no-untyped-def]
+    sim = simulate(level)
+    assert 0 <= sim.moving_blocks <= sim.total_blocks == len(level.blocks)
+    assert 0.0 <= sim.stability <= 1.0
+    assert all(math.isfinite(b.x) and math.isfinite(b.y) for b in sim.final_level.blocks)
