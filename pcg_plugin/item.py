@@ -133,7 +133,7 @@ def run_trial(sub: Submission, letter: str, trial: int, nodeid: str, ctx: Worker
         from pcg_plugin import pipeline
 
         stage, t = "build", time.perf_counter()
-        build = pipeline.build_level(response)
+        build = pipeline.build_level(response, prefix=ctx.function_prefix)
         timings["build"] = time.perf_counter() - t
         outputs.write_text(ctx.run_dir, paths["code"], build.extracted)
         kept["code"] = paths["code"]
@@ -142,8 +142,10 @@ def run_trial(sub: Submission, letter: str, trial: int, nodeid: str, ctx: Worker
 
         stage, t = "simulate", time.perf_counter()
         ev = pipeline.evaluate_level(build.level, settings=ctx.physics)
-        timings.update({f"simulate.{k}": v for k, v in dict(ev.timings or {}).items()})
-        timings["simulate"] = time.perf_counter() - t
+        stage_times = dict(ev.timings or {})
+        timings["simulate"] = stage_times.get("physics", time.perf_counter() - t)
+        if "render" in stage_times:
+            timings["render"] = stage_times["render"]
         record = replace(record, sta=float(ev.stability), total_blocks=int(ev.total_blocks),
                          moving_blocks=int(ev.moving_blocks))  # fmt: skip
         if ev.image is None:

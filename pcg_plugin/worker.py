@@ -33,6 +33,11 @@ class WorkerContext:
         """2025 diversity uses the ViT CLS embedding; 2023/2024 use the 26 probabilities."""
         return self.settings.edition == "2025"
 
+    @property
+    def function_prefix(self) -> str:
+        """The 2023 scripts extracted ``ab_drop`` calls; 2024 and 2025 extract ``drop_block``."""
+        return "ab_drop" if self.settings.edition == "2023" else "drop_block"
+
     def _once(self, key: str, make: Any) -> Any:
         if key not in self._cache:
             t = time.perf_counter()
