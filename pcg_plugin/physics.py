@@ -31,6 +31,7 @@ POLY_CORES: dict[str, tuple[tuple[float, float], ...]] = {
 }
 FRICTION = {"wood": 4.0, "stone": 4.0, "ice": 0.74, "": 0.4}  # Unity materials; "" = default (ground, TNT)
 SKIN = 0.01
+CHECK_EVERY = 10  # steps between checks for sleep, non-finite and out-of-world blocks
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,12 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
     space.collision_bias = s.bias
     space.sleep_time_threshold = s.sleep_time
     space.idle_speed_threshold = s.idle_speed
+    # Box2D drag v' = (v + g*dt)/(1 + dt*drag) done in C: pymunk's v' = v*damping^dt + g'*dt with
+    # damping^dt = 1/(1 + dt*drag) and g' = g/(1 + dt*drag); angular drag is corrected before each step.
+    lin = 1.0 / (1.0 + s.dt * s.linear_drag)
+    space.damping = lin ** (1.0 / s.dt)
+    space.gravity = (0.0, s.gravity * lin)
+    spin = (1.0 + s.dt * s.linear_drag) / (1.0 + s.dt * s.angular_drag)
     ground_mu = math.sqrt(s.ground_friction)
     x0, x1 = s.ground_x
     ground = pymunk.Poly(space.static_body, [(x0, s.ground_top - 4.4069), (x1, s.ground_top - 4.4069),
@@ -128,8 +135,8 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
         body = pymunk.Body(mass, pymunk.moment_for_poly(mass, verts))
         body.position = (block.x, block.y)
         body.angle = math.radians(block.rotation)
-        gravity = s.gravity * (2.0 if tnt else 1.0)
-        body.velocity_func = _velocity_func(gravity, 0.0 if tnt else s.linear_drag, 0.0 if tnt else s.angular_drag)
+        if tnt:  # TNT: gravity scale 1 and no drag (physics.md 1.3); rare, so a Python velocity function
+            body.velocity_func = _velocity_func(s.gravity * 2.0, 0.0, 0.0)
         shape = pymunk.Poly(body, verts, radius=s.skin)
         shape.friction = math.sqrt(FRICTION.get(block.material, FRICTION["wood"]))
         shape.elasticity = 0.0
@@ -142,29 +149,18 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
         _install_damage(space, bodies, alive, dead_at, s)
 
     last = [(b.x, b.y, b.rotation) for b in level.blocks]
+    drag_bodies = [body for (body, _shape), block in zip(bodies, level.blocks) if block.type != "TNT"]
     steps = 0
     for steps in range(1, s.steps + 1):
+        for body in drag_bodies:
+            if body.angular_velocity:  # sleeping or removed bodies keep 0 and are skipped
+                body.angular_velocity *= spin
         space.step(s.dt)
-        sleeping = True
-        for i, (body, shape) in enumerate(bodies):
-            if not alive[i] and i not in dead_at:
-                continue
-            x, y = body.position
-            if not (math.isfinite(x) and math.isfinite(y)):
-                last[i] = (math.nan, math.nan, 0.0)
-                _remove(space, body, shape, alive, i)
-                continue
-            last[i] = (x, y, math.degrees(body.angle))
-            if i in dead_at and steps - dead_at[i] >= round(0.5 / s.dt):  # destroyed 0.5 s after death
-                dead_at.pop(i)
-                _remove(space, body, shape, alive, i)
-                continue
-            if abs(x) - _half_extent(shape) > s.world_half_width:  # out of world: Unity kills the block
-                _remove(space, body, shape, alive, i)
-                continue
-            if not body.is_sleeping:
-                sleeping = False
-        if s.stop_when_asleep and sleeping and not dead_at:
+        # Bookkeeping every CHECK_EVERY steps is exact: only final poses count, a removed block counts as
+        # moving wherever it was, and sleeping bodies stay asleep (damage needs per-step removal timing).
+        if steps % CHECK_EVERY and steps != s.steps and not dead_at:
+            continue
+        if _bookkeep(space, bodies, alive, dead_at, last, steps, s) and s.stop_when_asleep:
             break  # every live body sleeps: nothing can move again, the final poses are reached
     moving = 0
     final = []
@@ -179,6 +175,33 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
     stability = (total - moving) / total if total else 0.0
     return Simulation(total, moving, stability, replace(level, blocks=tuple(final)), steps,
                       destroyed=alive.count(False))
+
+
+def _bookkeep(space, bodies, alive, dead_at, last, steps: int, s: PhysicsSettings) -> bool:  # type: ignore[no-untyped-def]
+    """Record poses, remove non-finite, out-of-world and destroyed blocks; True when every live body sleeps."""
+    sleeping = True
+    for i, (body, shape) in enumerate(bodies):
+        if not alive[i] and i not in dead_at:
+            continue
+        x, y = body.position
+        if not (math.isfinite(x) and math.isfinite(y)):
+            last[i] = (math.nan, math.nan, 0.0)
+            dead_at.pop(i, None)
+            _remove(space, body, shape, alive, i)
+            continue
+        last[i] = (x, y, math.degrees(body.angle))
+        if i in dead_at:
+            if steps - dead_at[i] >= round(0.5 / s.dt):  # destroyed 0.5 s after death
+                dead_at.pop(i)
+                _remove(space, body, shape, alive, i)
+            sleeping = False
+            continue
+        if abs(x) - _half_extent(shape) > s.world_half_width:  # out of world: Unity kills the block
+            _remove(space, body, shape, alive, i)
+            continue
+        if not body.is_sleeping:
+            sleeping = False
+    return sleeping
 
 
 def _half_extent(shape) -> float:  # type: ignore[no-untyped-def]
