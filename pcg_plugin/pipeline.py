@@ -12,7 +12,7 @@ from pcg_plugin.grid import drop_blocks
 from pcg_plugin.level import Level
 from pcg_plugin.levelxml import grid_to_xml, parse_level
 from pcg_plugin.physics import PhysicsSettings, simulate
-from pcg_plugin.render import render_level
+from pcg_plugin.render import blank_image, render_level
 
 NO_CODE_MESSAGE = "Code not found."
 
@@ -53,6 +53,8 @@ def evaluate_level(level: Level, settings: PhysicsSettings = PhysicsSettings()) 
     sim = simulate(level, settings)
     t1 = time.perf_counter()
     image = render_level(sim.final_level) if level.blocks else None
+    if image is None and level.blocks:  # every block destroyed or gone: Unity still writes an all-white image
+        image = blank_image()
     t2 = time.perf_counter()
     return LevelEvaluation(sim.total_blocks, sim.moving_blocks, sim.stability, image, sim.final_level,
                            {"physics": t1 - t0, "render": t2 - t1})

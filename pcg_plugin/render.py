@@ -64,6 +64,11 @@ def render_level(level: Level) -> Image.Image | None:
     return Image.fromarray(pixels, mode="L").convert("RGB")
 
 
+def blank_image() -> Image.Image:
+    """Unity's capture when a level had blocks but none is left (outputErrorLevels: an all-white frame)."""
+    return Image.new("RGB", (SIZE, SIZE), (255, 255, 255))
+
+
 def _signed_area(poly: np.ndarray) -> float:
     x, y = poly[:, 0], poly[:, 1]
     return float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)) / 2

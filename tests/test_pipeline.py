@@ -45,3 +45,12 @@ def test_grid_capacity_level_is_bounded() -> None:
     code = "".join(f"drop_block('b11', {x})\n" for _ in range(16) for x in range(20))
     ev = evaluate_level(build_level(f"```\n{code}```").level)
     assert ev.total_blocks == 320 and 0 <= ev.moving_blocks <= 320 and ev.image is not None
+
+
+def test_level_whose_blocks_all_leave_gets_a_white_image() -> None:
+    from pcg_plugin.level import Block, Level
+
+    ev = evaluate_level(Level((Block("SquareTiny", "wood", 40.0, 0.0, 0),)))
+    assert (ev.total_blocks, ev.moving_blocks, ev.stability) == (1, 1, 0.0)
+    assert ev.image is not None and ev.image.getextrema() == ((255, 255),) * 3
+    assert evaluate_level(Level(())).image is None
