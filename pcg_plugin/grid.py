@@ -79,7 +79,7 @@ def parse_line(line: str, prefix: str = "drop_block") -> tuple[str, float] | Non
         return None
     comma = line.find(",")
     name = _js_substring(line, len(head) + 1, comma - 1).upper()
-    if name.lower() not in BLOCK_TYPES:
+    if name not in ("B31", "B13", "B11"):
         raise ConversionError(TYPE_ERROR)
     close = line.find(")", comma + 1) if comma >= 0 else -1
     slot = _js_parse_int(_js_substring(line, comma + 1, close).strip())
