@@ -1,0 +1,1 @@
+"""`chatgpt4pcg.models` inside the sandbox."""

@@ -1,0 +1,1 @@
+"""`llms4pcg.models` inside the sandbox."""

@@ -1,0 +1,286 @@
+"""Run one trial of an untrusted participant program in a limited child process; serve its chat calls over a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.errors import OfficialFailure
+
+GiB = 1 << 30
+MiB = 1 << 20
+KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+# Chat time counts toward the official guard (checked by the parent's chat before each call), not toward the
+# child's wall clock: after each answer the child gets at least this long to use it and return.
+AFTER_CHAT_GRACE_S = 10.0
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-trial limits of the child process.
+
+    ``wall_time``: seconds of the program's own time (the edition's max_time + margin); ``cpu_time``: CPU
+    seconds (RLIMIT_CPU); ``memory_bytes``: address space (RLIMIT_AS); ``max_output_bytes``: largest file the
+    program may write, stdout/stderr included (RLIMIT_FSIZE); ``max_response_bytes``: largest final response
+    or pipe message; ``max_copy_bytes``: largest submission folder copied to the scratch folder;
+    ``network``: ``"deny"`` (network namespace when ``unshare -rn`` works, plus the audit hook) or ``"hook"``
+    (audit hook only).
+    """
+
+    wall_time: float = 180.0
+    cpu_time: int = 180
+    memory_bytes: int = 4 * GiB
+    max_output_bytes: int = 64 * MiB
+    max_response_bytes: int = 4 * MiB
+    max_copy_bytes: int = 1 * GiB
+    max_open_files: int = 256
+    network: str = "deny"
+
+    @classmethod
+    def for_edition(cls, edition: str, *, margin: float = 60.0) -> SandboxLimits:
+        """The edition's official max_time plus ``margin`` (2023 programs do not exist; treat like 2024)."""
+        from pcg_plugin.llm.profiles import profile_for
+
+        max_time = profile_for(edition).max_time if edition in ("2024", "2025") else 120.0
+        return cls(wall_time=max_time + margin, cpu_time=int(max_time + margin))
+
+
+@lru_cache(maxsize=1)
+def network_namespace_prefix() -> tuple[str, ...]:
+    """``unshare -rn`` (an unprivileged user + network namespace: no interfaces) when this machine allows it."""
+    tool = shutil.which("unshare")
+    if not tool:
+        return ()
+    try:
+        ok = subprocess.run([tool, "-rn", "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return (tool, "-rn") if ok else ()
+
+
+def _scrubbed_env(home: Path, tmp: Path) -> dict[str, str]:
+    """Only the harmless basics: no OPENAI_*, no tokens, no proxies, nothing else from the harness."""
+    env = {k: os.environ[k] for k in KEEP_ENV if k in os.environ}
+    env.setdefault("PATH", "/usr/bin:/bin")
+    env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8")
+    return env
+
+
+def _limit_child(limits: SandboxLimits) -> Callable[[], None]:
+    def preexec() -> None:  # runs in the child between fork and exec
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_time, limits.cpu_time + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.max_output_bytes, limits.max_output_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
+
+    return preexec
+
+
+def _copy_submission(folder: Path, dest: Path, limit: int) -> None:
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    if size > limit:
+        raise OfficialFailure(f"submission folder is {size / MiB:.0f} MiB, over the {limit / MiB:.0f} MiB limit",
+                              reason="sandbox_violation")  # fmt: skip
+    shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"))
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _tail(path: Path, limit: int = 2000) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, path.stat().st_size - limit))
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]], edition: str,
+                      limits: SandboxLimits | None = None, workdir: Path, team: str | None = None) -> str:  # fmt: skip
+    """Run ``TrialLoop.run(ctx, letter)`` of the program at ``entry`` in a child process; return its final response.
+
+    The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
+    stores responses) over a pipe. Participant faults raise OfficialFailure (score 0) with reason
+    ``program_error``, ``timeout``, ``token_limit``, ``memory``, ``killed``, ``bad_return``, ``response_too_large``
+    or ``sandbox_violation``; a failing ``chat`` infrastructure error stops the child and is re-raised as is.
+    """
+    limits = limits or SandboxLimits.for_edition(edition)
+    entry, workdir = Path(entry).resolve(), Path(workdir).resolve()
+    scratch, home, tmp = workdir / "submission", workdir / "home", workdir / "tmp"
+    if not entry.is_file():
+        raise OfficialFailure(f"program {entry} does not exist", reason="program_error")
+    _copy_submission(entry.parent, scratch, limits.max_copy_bytes)
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    to_child_r, to_child_w = os.pipe()
+    from_child_r, from_child_w = os.pipe()
+    env = _scrubbed_env(home, tmp)
+    env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=str(scratch / entry.name),
+               PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(map(str, (scratch, home, tmp))),
+               PCG_SANDBOX_TEAM=team or entry.parent.name)  # fmt: skip
+    prefix = network_namespace_prefix() if limits.network == "deny" else ()
+    cmd = [*prefix, sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
+    with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
+        try:
+            proc = subprocess.Popen(cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    pass_fds=(to_child_r, from_child_w), start_new_session=True,
+                                    preexec_fn=_limit_child(limits))  # fmt: skip
+        finally:
+            os.close(to_child_r)
+            os.close(from_child_w)
+    try:
+        return _serve(proc, from_child_r, to_child_w, chat, limits, workdir)
+    finally:
+        _kill_group(proc)  # the child and anything it forked
+        os.close(from_child_r)
+        try:
+            os.close(to_child_w)
+        except OSError:
+            pass
+
+
+def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
+           limits: SandboxLimits, workdir: Path) -> str:  # fmt: skip
+    """Answer chat requests until the child reports its result, dies, or runs out of time."""
+    sel = selectors.DefaultSelector()
+    sel.register(rfd, selectors.EVENT_READ)
+    deadline = time.monotonic() + limits.wall_time
+    buf = b""
+    guard_failure: OfficialFailure | None = None
+    violation: str | None = None
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise OfficialFailure(f"the program ran past the sandbox wall-clock limit of {limits.wall_time:g} s",
+                                      reason="timeout")  # fmt: skip
+            if not sel.select(timeout=min(left, 1.0)):
+                continue
+            chunk = os.read(rfd, 1 << 16)
+            if not chunk:
+                raise _death(proc, workdir, limits, guard_failure, violation)
+            buf += chunk
+            if len(buf) > limits.max_response_bytes + 64 * 1024 and b"\n" not in buf:
+                raise OfficialFailure(f"the program sent more than {limits.max_response_bytes} bytes in one message",
+                                      reason="response_too_large")  # fmt: skip
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                message = _decode(line)
+                op = message.get("op")
+                if op == "chat":
+                    reply, guard_failure = _answer(chat, message, guard_failure)
+                    try:
+                        os.write(wfd, json.dumps(reply).encode() + b"\n")
+                    except BrokenPipeError:
+                        pass
+                    deadline = max(deadline, time.monotonic() + AFTER_CHAT_GRACE_S)
+                elif op == "violation":
+                    violation = violation or str(message.get("what"))
+                else:
+                    return _final(message, guard_failure, violation, limits)
+    finally:
+        sel.close()
+
+
+def _decode(line: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        raise OfficialFailure("the program wrote garbage to the harness pipe", reason="sandbox_violation") from None
+    if not isinstance(message, dict):
+        raise OfficialFailure("the program wrote garbage to the harness pipe", reason="sandbox_violation")
+    return message
+
+
+def _answer(chat: Callable[[list[dict], int], list[str]], message: dict[str, Any],
+            failure: OfficialFailure | None) -> tuple[dict[str, Any], OfficialFailure | None]:  # fmt: skip
+    """One chat call in the parent: official guard failures go back to the program as its official exception."""
+    messages, n = message.get("messages"), message.get("n", 1)
+    if not isinstance(messages, list) or not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128:
+        return {"error": "bad_request", "message": "messages must be a list and 1 <= n <= 128"}, failure
+    try:
+        return {"choices": list(chat(messages, n))}, failure
+    except OfficialFailure as guard:
+        return {"error": guard.reason, "message": guard.message}, failure or guard
+
+
+def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: str | None,
+           limits: SandboxLimits) -> str:  # fmt: skip
+    op = message.get("op")
+    if guard is not None:  # the official runner: a guard error is a failed trial, no file
+        raise guard
+    if violation is not None:
+        raise OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason="sandbox_violation")
+    if op == "result":
+        value = message.get("value")
+        if not isinstance(value, str):
+            raise OfficialFailure("the program's final response is not a string", reason="bad_return")
+        if len(value.encode("utf-8", "surrogatepass")) > limits.max_response_bytes:
+            raise OfficialFailure(f"the final response is over {limits.max_response_bytes} bytes",
+                                  reason="response_too_large")  # fmt: skip
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise OfficialFailure("the final response is not valid text (lone surrogates)",
+                                  reason="bad_return") from None  # fmt: skip
+        return value
+    if op == "bad_return":
+        raise OfficialFailure(f"run() returned {message.get('type')}, not str", reason="bad_return")
+    if op == "memory":
+        raise OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
+                              reason="memory")  # fmt: skip
+    if op in ("program_error", "violation_error"):
+        raise OfficialFailure(f"{message.get('error')}\n{message.get('traceback', '')}", reason="program_error")
+    raise OfficialFailure(f"unexpected message {op!r} from the program", reason="sandbox_violation")
+
+
+def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None,
+           violation: str | None) -> OfficialFailure:  # fmt: skip
+    """The child closed the pipe without a result: say why in the official terms."""
+    try:
+        code = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        code = None
+    if guard is not None:
+        return guard
+    if violation is not None:
+        return OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason="sandbox_violation")
+    err = _tail(workdir / "stderr.txt")
+    if code is not None and code < 0:
+        sig = signal.Signals(-code)
+        if sig == signal.SIGXCPU:
+            return OfficialFailure(f"the program used its {limits.cpu_time} s CPU limit", reason="timeout")
+        if sig == signal.SIGXFSZ:
+            return OfficialFailure(f"the program wrote more than {limits.max_output_bytes} bytes to one file",
+                                   reason="sandbox_violation")  # fmt: skip
+        return OfficialFailure(f"the program was killed by {sig.name}\n{err}", reason="killed")
+    if "MemoryError" in err:
+        return OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
+                               reason="memory")  # fmt: skip
+    return OfficialFailure(f"the program exited (status {code}) without a final response\n{err}",
+                           reason="program_error")  # fmt: skip
+
+
+__all__ = ["SandboxLimits", "network_namespace_prefix", "run_program_trial"]

@@ -1,0 +1,213 @@
+"""The sandbox against hostile participant programs: each is stopped or neutralised, the others are unaffected."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from pcg_plugin.errors import InfrastructureError, OfficialFailure
+from pcg_plugin.sandbox import SandboxLimits, run_program_trial
+
+HOSTILE = Path(__file__).parent / "hostile"
+GOOD = '''
+from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt, run_evaluation
+
+
+class ZeroShot(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        return chat_with_chatgpt(ctx, [{"role": "user", "content": f"build {target_character}"}])[0]
+
+
+if __name__ == "__main__":
+    run_evaluation("team", ZeroShot, 10)
+'''
+FAST = SandboxLimits(wall_time=20.0, cpu_time=20, memory_bytes=2 << 30)
+
+
+def echo(messages: list[dict], n: int) -> list[str]:
+    return [f"echo {messages[-1]['content']}"] * n
+
+
+def program(tmp_path: Path, name: str, source: str | None = None, **files: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    text = source if source is not None else (HOSTILE / f"{name}.py.txt").read_text()
+    (folder / "main.py").write_text(text)
+    for fname, content in files.items():
+        (folder / fname.replace("_", ".")).write_text(content)
+    return folder / "main.py"
+
+
+def trial(entry: Path, tmp_path: Path, chat=echo, limits: SandboxLimits = FAST, letter: str = "A") -> str:
+    work = tmp_path / f"work-{entry.parent.name}-{letter}"
+    work.mkdir()
+    return run_program_trial(entry, letter=letter, chat=chat, edition="2024", limits=limits, workdir=work)
+
+
+def failure(entry: Path, tmp_path: Path, **kw) -> OfficialFailure:
+    with pytest.raises(OfficialFailure) as info:
+        trial(entry, tmp_path, **kw)
+    return info.value
+
+
+def test_good_program_round_trips_chat(tmp_path: Path) -> None:
+    assert trial(program(tmp_path, "good", GOOD), tmp_path) == "echo build A"
+
+
+def test_llms4pcg_shim_registers_run_evaluation_and_serves_n(tmp_path: Path) -> None:
+    seen = []
+
+    def chat(messages, n):
+        seen.append(n)
+        return [f"choice {i}" for i in range(n)]
+
+    assert trial(program(tmp_path, "llms4pcg_ok"), tmp_path, chat=chat) == "choice 1"
+    assert seen == [2]
+
+
+def test_api_key_never_reaches_the_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    monkeypatch.setenv("PCG_SECRET_TOKEN", "tok")
+    out = trial(program(tmp_path, "reads_key"), tmp_path)
+    assert "sk-secret-123" not in out and "KEY=None" in out and "PCG_SECRET_TOKEN" not in out
+
+
+def test_reading_the_parents_environment_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    f = failure(program(tmp_path, "reads_parent_env"), tmp_path)
+    assert f.reason == "sandbox_violation" and "/proc/" in f.message and "sk-secret" not in f.message
+
+
+def test_socket_is_stopped_and_nothing_arrives(tmp_path: Path) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(3)
+    got: list[bytes] = []
+
+    def accept() -> None:
+        try:
+            conn, _ = server.accept()
+            got.append(conn.recv(100))
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    try:
+        entry = program(tmp_path, "opens_socket", port_txt=str(server.getsockname()[1]))
+        f = failure(entry, tmp_path)
+    finally:
+        thread.join()
+        server.close()
+    assert f.reason == "sandbox_violation" and "network" in f.message
+    assert got == []
+
+
+def test_write_outside_scratch_is_stopped(tmp_path: Path) -> None:
+    target = tmp_path / "escaped.txt"
+    f = failure(program(tmp_path, "writes_outside", target_txt=str(target)), tmp_path)
+    assert f.reason == "sandbox_violation" and "outside the scratch folder" in f.message
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("name", ["forks", "spawns"])
+def test_new_processes_are_stopped(tmp_path: Path, name: str) -> None:
+    f = failure(program(tmp_path, name), tmp_path)
+    assert f.reason == "sandbox_violation" and "starting a process" in f.message
+
+
+def test_ten_gib_allocation_hits_the_memory_limit(tmp_path: Path) -> None:
+    f = failure(program(tmp_path, "allocates"), tmp_path)
+    assert f.reason == "memory" and "GiB memory limit" in f.message
+
+
+def test_sleeping_forever_is_killed_at_the_wall_clock(tmp_path: Path) -> None:
+    limits = dataclasses.replace(FAST, wall_time=1.5)
+    f = failure(program(tmp_path, "sleeps"), tmp_path, limits=limits)
+    assert f.reason == "timeout" and "wall-clock" in f.message
+
+
+def _scripted_chat(tmp_path: Path, token_limit: int):
+    from pcg_plugin.llm.profiles import profile_for
+    from pcg_plugin.llm.scripted import ScriptedBackend
+    from pcg_plugin.llm.session import TrialChat
+    from pcg_plugin.llm.store import ResponseStore, TrialKey
+
+    profile = dataclasses.replace(profile_for("2024"), token_limit=token_limit)
+    store = ResponseStore(tmp_path / "store.sqlite")
+    backend = ScriptedBackend(lambda m, n: ["drop_block('b11', 1)"] * n, usage=(10, 20))
+    key = TrialKey("2024", "scripted", "cheat", "h", "A", 1)
+    return TrialChat(key, backend=backend, profile=profile, store=store), store
+
+
+@pytest.mark.parametrize("name", ["patches_counter", "catches_guard"])
+def test_token_counter_lives_in_the_parent(tmp_path: Path, name: str) -> None:
+    chat, store = _scripted_chat(tmp_path, token_limit=100)
+    try:
+        f = failure(program(tmp_path, name), tmp_path, chat=chat.chat)
+    finally:
+        store.close()
+    assert f.reason == "token_limit"
+    assert chat.usage["calls"] == 4  # 30 tokens a call: the 4th passes 100 and is refused, whatever the child did
+
+
+def test_syntax_error_is_a_program_error_with_traceback(tmp_path: Path) -> None:
+    f = failure(program(tmp_path, "syntax_error"), tmp_path)
+    assert f.reason == "program_error" and "SyntaxError" in f.message
+
+
+def test_bytes_return_is_bad_return(tmp_path: Path) -> None:
+    assert failure(program(tmp_path, "returns_bytes"), tmp_path).reason == "bad_return"
+
+
+def test_huge_response_is_refused(tmp_path: Path) -> None:
+    limits = dataclasses.replace(FAST, max_response_bytes=1 << 20)
+    assert failure(program(tmp_path, "huge_response"), tmp_path, limits=limits).reason == "response_too_large"
+
+
+def test_missing_trial_loop_is_a_program_error(tmp_path: Path) -> None:
+    f = failure(program(tmp_path, "empty", "x = 1\n"), tmp_path)
+    assert f.reason == "program_error" and "TrialLoop" in f.message
+
+
+def test_infrastructure_errors_are_not_scored(tmp_path: Path) -> None:
+    def broken(messages, n):
+        raise InfrastructureError("model server down")
+
+    with pytest.raises(InfrastructureError):
+        trial(program(tmp_path, "good", GOOD), tmp_path, chat=broken)
+
+
+def test_hostile_programs_leave_the_others_unaffected(tmp_path: Path) -> None:
+    """Interleave every hostile program with a good one: the good results are identical and nothing lingers."""
+    good = program(tmp_path, "good", GOOD)
+    before = trial(good, tmp_path, letter="B")
+    for i, name in enumerate(["forks", "sleeps", "writes_outside", "allocates"]):
+        entry = program(tmp_path, name, target_txt=str(tmp_path / "x.txt"))
+        with pytest.raises(OfficialFailure):
+            trial(entry, tmp_path, limits=dataclasses.replace(FAST, wall_time=1.5))
+        assert trial(good, tmp_path, letter=chr(ord("C") + i)) == f"echo build {chr(ord('C') + i)}"
+    assert before == "echo build B"
+
+
+def test_scrubbed_environment_keeps_only_basics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pcg_plugin.sandbox import _scrubbed_env
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
+    env = _scrubbed_env(tmp_path, tmp_path)
+    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "PYTHONHASHSEED",
+                        "PYTHONIOENCODING"}  # fmt: skip
+    assert os.environ["OPENAI_API_KEY"] == "sk-x"
+
+
+def test_limits_follow_the_edition() -> None:
+    assert SandboxLimits.for_edition("2024").wall_time == 180.0
+    assert SandboxLimits.for_edition("2025").wall_time == 560.0
