@@ -35,7 +35,7 @@ def test_unity_calibration_verdicts_and_counts(shared) -> None:
         n += 1
     assert n == 60
     assert verdicts == 60
-    assert exact >= 59
+    assert exact == 60  # no skin or 100 steps would give 59 here
 
 
 def test_early_stop_when_asleep_is_identical(shared) -> None:
@@ -113,3 +113,17 @@ def test_any_valid_level_gives_finite_bounded_numbers(level) -> None:  # type: i
     assert 0 <= sim.moving_blocks <= sim.total_blocks == len(level.blocks)
     assert 0.0 <= sim.stability <= 1.0
     assert all(math.isfinite(b.x) and math.isfinite(b.y) for b in sim.final_level.blocks)
+
+
+def test_free_fall_follows_box2d_drag() -> None:
+    """v_k = (v_{k-1} + g dt)/(1 + dt*drag), Box2D's drag form (not pymunk's damping^dt with undamped gravity).
+
+    Chipmunk moves positions before it integrates velocities, so a pose lags Box2D's by one step
+    (physics.md 9: the 0-2 step offset at the ends was tested as irrelevant)."""
+    s = PhysicsSettings(steps=20, stop_when_asleep=False)
+    sim = simulate(Level((Block("SquareTiny", "wood", 2.0, 5.0, 0),)), s)
+    v = y = 0.0
+    for _ in range(20):
+        y += v * s.dt
+        v = (v + s.gravity * s.dt) / (1 + s.dt * s.linear_drag)
+    assert sim.final_level.blocks[0].y - 5.0 == pytest.approx(y, rel=1e-9)
