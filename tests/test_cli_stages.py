@@ -69,3 +69,11 @@ def test_module_entry_point_pipes_stages(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-m", "pcg_plugin", "simulate", str(tmp_path / "l.xml"), "--json"],
                           capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["total_blocks"] == 2
+
+
+def test_simulate_reads_utf16_levels(shared, tmp_path, capsys, monkeypatch) -> None:
+    xml = (shared / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
+    path = tmp_path / "utf16.xml"
+    path.write_bytes(xml.encode("utf-16"))
+    rc, out, _ = _run(["simulate", str(path), "--json"], "", capsys, monkeypatch)
+    assert rc == 0 and json.loads(out)["total_blocks"] == 3

@@ -7,7 +7,9 @@ from pathlib import Path
 
 
 def read_input(name: str) -> str:
-    """The text of a file, or stdin for ``-`` (UTF-8, undecodable bytes replaced)."""
-    if name == "-":
-        return sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    return Path(name).read_bytes().decode("utf-8", errors="replace")
+    """The text of a file, or stdin for ``-``: UTF-8 (undecodable bytes replaced), or UTF-16 when it has a BOM
+    (Science Birds levels saved by Unity/.NET tools often are)."""
+    data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
