@@ -1,6 +1,8 @@
 """Weak baseline, our own re-write of the official zero-shot example: one user message, the reply is final."""
 
-from chatgpt4pcg import TrialContext, TrialLoop, chat_with_chatgpt, run_evaluation
+from chatgpt4pcg.competition import chat_with_chatgpt, run_evaluation
+from chatgpt4pcg.models.trial_context import TrialContext
+from chatgpt4pcg.models.trial_loop import TrialLoop
 
 TASK = """You are building a picture of the uppercase letter <OBJECT> out of wooden blocks in a 2D physics game.
 The playing field is a grid 20 columns wide (x = 0 to 19, left to right) and 16 rows high; blocks fall from

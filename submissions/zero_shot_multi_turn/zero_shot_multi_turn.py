@@ -1,6 +1,8 @@
 """Strong baseline, our own re-write of the official zero-shot multi-turn example: task, then a format turn."""
 
-from chatgpt4pcg import TrialContext, TrialLoop, chat_with_chatgpt, run_evaluation
+from chatgpt4pcg.competition import chat_with_chatgpt, run_evaluation
+from chatgpt4pcg.models.trial_context import TrialContext
+from chatgpt4pcg.models.trial_loop import TrialLoop
 
 # Sent in this order (the official example globbed its prompt files unsorted; here the order is explicit).
 TURNS = (

@@ -34,7 +34,9 @@ def respond(messages, n=1):
 '''
 
 PROGRAM = '''
-from chatgpt4pcg import TrialContext, TrialLoop, chat_with_chatgpt
+from chatgpt4pcg.competition import chat_with_chatgpt
+from chatgpt4pcg.models.trial_context import TrialContext
+from chatgpt4pcg.models.trial_loop import TrialLoop
 
 class Entry(TrialLoop):
     @staticmethod
