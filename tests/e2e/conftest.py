@@ -62,6 +62,7 @@ def write_competition(root: Path, entries: dict[str, dict[str, str]]) -> None:
 
 def run_args(out: str, *extra: str) -> list[str]:
     return ["submissions", "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond",
+            "--pcg-classifier", str(TINY_CLASSIFIER),
             "--pcg-out", out, "--pcg-store", "store", "-p", "no:cacheprovider", *extra]  # fmt: skip
 
 
@@ -69,9 +70,39 @@ def load_results(root: Path, out: str) -> dict[str, Any]:
     return json.loads((root / out / "results.json").read_text())
 
 
+TINY_CLASSIFIER = Path("tiny-classifier")  # relative to the pytester folder; made by the fixture below
+
+
+def make_tiny_classifier(path: Path) -> Path:
+    """A small random 26-letter ViT (labels A..Z), a real HF model folder that loads in well under a second.
+
+    Scores against the scoring module do not need a good classifier, only a real one; the official weights are
+    exercised by the classifier's own tests.
+    """
+    import torch
+    from transformers import ViTConfig, ViTForImageClassification, ViTImageProcessor
+
+    torch.manual_seed(0)
+    labels = {i: chr(65 + i) for i in range(26)}
+    config = ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                       intermediate_size=64, num_labels=26, id2label=labels,
+                       label2id={v: k for k, v in labels.items()})  # fmt: skip
+    ViTForImageClassification(config).save_pretrained(path)
+    ViTImageProcessor(size={"height": 32, "width": 32}, image_mean=[0.5] * 3, image_std=[0.5] * 3).save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_classifier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tiny_classifier(tmp_path_factory.mktemp("clf") / "tiny")
+
+
 @pytest.fixture
-def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """Two tiny good submissions (a 2024 program, a 2023 prompt) and the scripted LLM double."""
+def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny_classifier: Path) -> pytest.Pytester:
+    """Two tiny good submissions (a 2024 program, a 2023 prompt), the scripted LLM double, a tiny classifier."""
+    import shutil
+
+    shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
