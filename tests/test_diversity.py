@@ -1,0 +1,70 @@
+"""Diversity: scipy's cosine distance and the official pair sum over a denominator fixed by T."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pcg_plugin.diversity import cosine_distance, denominator, diversity, pair_distances
+
+
+def _softmax(logits: list[float]) -> list[float]:
+    m = max(logits)
+    e = [math.exp(x - m) for x in logits]
+    s = sum(e)
+    return [x / s for x in e]
+
+
+prob_vectors = st.lists(st.floats(-20, 20), min_size=26, max_size=26).map(_softmax)
+
+
+def test_cosine_known_values() -> None:
+    assert cosine_distance([1, 0], [0, 1]) == 1.0
+    assert cosine_distance([1, 0], [-1, 0]) == 2.0  # embeddings (2025) can exceed 1
+    assert cosine_distance([1, 2, 3], [2, 4, 6]) == pytest.approx(0.0, abs=1e-15)
+    assert cosine_distance([1, 1], [1, 0]) == pytest.approx(1 - 1 / math.sqrt(2))
+
+
+def test_cosine_rejects_bad_vectors() -> None:
+    with pytest.raises(ValueError, match="zero vector"):
+        cosine_distance([0, 0], [1, 0])
+    with pytest.raises(ValueError, match="different lengths"):
+        cosine_distance([1, 0], [1, 0, 0])
+
+
+def test_denominator_fixed_by_trials() -> None:
+    assert denominator(10) == 45
+    # two available trials out of 10: one pair over 45, not over 1
+    assert diversity([[1, 0], [0, 1]], 10) == pytest.approx(1 / 45)
+    assert diversity([[1, 0]], 10) == 0.0
+    assert diversity([], 10) == 0.0
+
+
+def test_pairs_unordered_and_duplicates_kept() -> None:
+    pairs = pair_distances([[1, 0], [1, 0], [0, 1]])
+    assert [(i, j) for i, j, _ in pairs] == [(0, 1), (0, 2), (1, 2)]
+    assert pairs[0][2] == 0.0
+
+
+@settings(max_examples=40)
+@given(st.lists(prob_vectors, min_size=0, max_size=10))
+def test_diversity_in_unit_interval_for_probabilities(vectors: list[list[float]]) -> None:
+    d = diversity(vectors, 10)
+    assert 0.0 <= d <= 1.0 + 1e-12
+
+
+@settings(max_examples=30)
+@given(prob_vectors, st.integers(2, 10))
+def test_identical_trials_give_zero(vector: list[float], n: int) -> None:
+    assert diversity([vector] * n, 10) == pytest.approx(0.0, abs=1e-12)
+
+
+@settings(max_examples=30)
+@given(st.lists(prob_vectors, min_size=2, max_size=6), st.randoms(use_true_random=False))
+def test_order_does_not_matter(vectors: list[list[float]], rnd) -> None:  # type: ignore[no-untyped-def]
+    shuffled = list(vectors)
+    rnd.shuffle(shuffled)
+    assert diversity(shuffled, 10) == pytest.approx(diversity(vectors, 10), abs=1e-12)
