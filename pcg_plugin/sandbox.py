@@ -94,7 +94,8 @@ def _copy_submission(folder: Path, dest: Path, limit: int) -> None:
     if size > limit:
         raise OfficialFailure(f"submission folder is {size / MiB:.0f} MiB, over the {limit / MiB:.0f} MiB limit",
                               reason="sandbox_violation")  # fmt: skip
-    shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"))
+    shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"),
+                    dirs_exist_ok=True)  # fmt: skip
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -84,7 +84,8 @@ def test_reading_the_parents_environment_is_stopped(tmp_path: Path, monkeypatch:
     assert f.reason == "sandbox_violation" and "/proc/" in f.message and "sk-secret" not in f.message
 
 
-def test_socket_is_stopped_and_nothing_arrives(tmp_path: Path) -> None:
+@pytest.mark.parametrize("network", ["deny", "hook"])
+def test_socket_is_stopped_and_nothing_arrives(tmp_path: Path, network: str) -> None:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -102,7 +103,7 @@ def test_socket_is_stopped_and_nothing_arrives(tmp_path: Path) -> None:
     thread.start()
     try:
         entry = program(tmp_path, "opens_socket", port_txt=str(server.getsockname()[1]))
-        f = failure(entry, tmp_path)
+        f = failure(entry, tmp_path, limits=dataclasses.replace(FAST, network=network))
     finally:
         thread.join()
         server.close()
