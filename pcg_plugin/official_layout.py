@@ -245,7 +245,7 @@ def result_tables(result: ScoreResult) -> dict[str, Any]:
     ]
     for name, prog in result.programs.items():
         for c, ch in prog.letters.items():
-            extra = [] if y23 else [fmt(ch.diversity or 0)]
+            extra = [] if y23 else [fmt(ch.diversity if ch.diversity is not None else to_decimal(0))]
             for t in ch.trials:
                 trial_rows.append([name, c, t.trial, fmt(t.score), fmt(t.sta), fmt(t.sim), *extra])
             char_rows.append([name, c, fmt(ch.char_score), fmt(ch.sta_mean), fmt(ch.sim_mean), *extra])
