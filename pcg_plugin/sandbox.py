@@ -252,6 +252,9 @@ def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: st
     if op == "memory":
         raise OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
                               reason="memory")  # fmt: skip
+    if op == "file_size":
+        raise OfficialFailure(f"the program wrote more than {limits.max_output_bytes} bytes to one file",
+                              reason="sandbox_violation")  # fmt: skip
     if op in ("program_error", "violation_error"):
         raise OfficialFailure(f"{message.get('error')}\n{message.get('traceback', '')}", reason="program_error")
     raise OfficialFailure(f"unexpected message {op!r} from the program", reason="sandbox_violation")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import inspect
 import json
@@ -163,6 +164,9 @@ def main() -> int:
         channel.send({"op": "memory", "traceback": _tail()})
         return 0
     except BaseException as error:  # noqa: BLE001 - every fault of the program is reported, none escapes
+        if isinstance(error, OSError) and error.errno == errno.EFBIG:  # Python ignores SIGXFSZ: RLIMIT_FSIZE hit
+            channel.send({"op": "file_size"})
+            return 0
         kind = "violation_error" if isinstance(error, SandboxViolation) else "program_error"
         channel.send({"op": kind, "error": f"{type(error).__name__}: {error}", "traceback": _tail()})
         return 0

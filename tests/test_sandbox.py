@@ -212,3 +212,19 @@ def test_scrubbed_environment_keeps_only_basics(tmp_path: Path, monkeypatch: pyt
 def test_limits_follow_the_edition() -> None:
     assert SandboxLimits.for_edition("2024").wall_time == 180.0
     assert SandboxLimits.for_edition("2025").wall_time == 560.0
+
+
+def test_stdout_flood_hits_the_file_size_limit(tmp_path: Path) -> None:
+    limits = dataclasses.replace(FAST, max_output_bytes=1 << 20)
+    f = failure(program(tmp_path, "floods_stdout"), tmp_path, limits=limits)
+    assert f.reason == "sandbox_violation" and "bytes to one file" in f.message
+
+
+def test_busy_loop_hits_the_cpu_limit(tmp_path: Path) -> None:
+    f = failure(program(tmp_path, "spins"), tmp_path, limits=dataclasses.replace(FAST, cpu_time=1))
+    assert f.reason == "timeout" and "CPU" in f.message
+
+
+def test_garbage_on_the_harness_pipe_is_a_violation(tmp_path: Path) -> None:
+    f = failure(program(tmp_path, "writes_pipe_garbage"), tmp_path)
+    assert f.reason == "sandbox_violation" and "garbage" in f.message
