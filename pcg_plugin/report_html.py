@@ -1,0 +1,178 @@
+"""The self-contained HTML leaderboard (report.html) rendered with Jinja2 from a results.json document."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+REPORT_FILE = "report.html"
+TEMPLATE = "report.html.j2"
+OFFICIAL_CLASSIFIER = "pittawat/vit-base-uppercase-english-characters"
+TEXT_LIMIT = 6000  # characters of a response/code/XML shown inline; the full file is in the run folder
+WEIGHT_ROWS = (("weight", "weight"), ("w_sta", "w_sta"), ("w_sim", "w_sim"), ("w_div", "w_div"))
+LETTER_ROWS = (("sta_mean", "sta"), ("sim_mean", "sim"), ("diversity", "div"), ("char_score", "char score"))
+
+
+def _template_source() -> str:
+    """The template from the installed package, else from the repo's top-level templates/."""
+    try:
+        from importlib.resources import files
+
+        return (files("pcg_plugin.templates") / TEMPLATE).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return (Path(__file__).resolve().parent.parent / "templates" / TEMPLATE).read_text(encoding="utf-8")
+
+
+def _num(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(Decimal(str(value)))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def short(value: Any) -> str:
+    """Four significant-ish digits for the tables; the exact string stays in the title attribute."""
+    x = _num(value)
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    return f"{x:.4f}" if abs(x) >= 1e-3 else f"{x:.2e}"
+
+
+def heat(value: Any, key: str | None = None) -> str:
+    """Background colour for a score in [0, 1]: red (0) → yellow → green (1); char scores on a stretched scale."""
+    x = _num(value)
+    if x is None:
+        return "#eee"
+    if key == "char_score":
+        x = min(1.0, x * 4)  # char scores are products of three numbers ≤ 1; stretch so they are readable
+    x = min(max(x, 0.0), 1.0)
+    return f"hsl({int(120 * x)}, 70%, 80%)"
+
+
+def warnings(results: Mapping[str, Any]) -> list[str]:
+    """What a reader must not miss: an offline default model, a non-official classifier."""
+    out = []
+    settings = results.get("settings", {}) or {}
+    if settings.get("offline_default"):
+        out.append(f"The offline default LLM ({settings.get('model') or 'SmolLM2'}) produced these responses, "
+                   "not a competition model: scores are not comparable with official results.")  # fmt: skip
+    classifier = settings.get("classifier") or {}
+    name = classifier.get("name") if isinstance(classifier, Mapping) else str(classifier)
+    if name and name != OFFICIAL_CLASSIFIER:
+        out.append(f"Similarity was measured with the classifier {name!r}, not the official {OFFICIAL_CLASSIFIER}: "
+                   "similarity and diversity differ from the official pipeline.")  # fmt: skip
+    elif not name:
+        out.append("The classifier is not recorded: similarity may not come from the official model.")
+    if settings.get("disable_weights"):
+        out.append("Weights were disabled (all 1): not the official weighting.")
+    return out
+
+
+def _read_text(run_dir: Path, rel: str | None) -> str | None:
+    if not rel:
+        return None
+    path = (run_dir / rel).resolve()
+    try:
+        path.relative_to(run_dir.resolve())
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except (OSError, ValueError):
+        return None
+    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"\n… ({len(text) - TEXT_LIMIT} more characters in {rel})"
+
+
+def _trial_view(trial: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
+    view = dict(trial)
+    texts = []
+    for label, key in (("response", "raw"), ("code", "code"), ("level XML", "level")):
+        text = _read_text(run_dir, trial.get(key))
+        if text is not None:
+            texts.append((f"{label} ({trial.get(key)})", text))
+    view["texts"] = texts
+    return view
+
+
+def _submission_view(sub: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
+    view = dict(sub)
+    letters = {}
+    zero = total = 0
+    for letter, data in (sub.get("letters") or {}).items():
+        trials = [_trial_view(t, run_dir) for t in data.get("trials", [])]
+        total += len(trials)
+        zero += sum(1 for t in trials if t.get("reason"))
+        letters[letter] = {**data, "trials": trials}
+    view["letters"] = letters
+    view["zero_trials"], view["total_trials"] = zero, total
+    view["normalized_short"] = short(sub.get("normalized_score"))
+    view["prompt_short"] = short(sub.get("prompt_score"))
+    cost = (sub.get("usage") or {}).get("cost_usd")
+    view["cost"] = f"{cost:.4f}" if isinstance(cost, (int, float)) else "–"
+    view.setdefault("usage", {"calls": 0})
+    return view
+
+
+def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
+    settings = results.get("settings", {}) or {}
+    prov = results.get("provenance", {}) or {}
+    rows = [("run", f"{results.get('run', {}).get('id')} ({results.get('run', {}).get('started')} → "
+                    f"{results.get('run', {}).get('finished')})")]  # fmt: skip
+    for key in ("edition", "backend", "model", "base_url", "temperature", "seed_policy", "record_mode",
+                "diversity_vector", "tie_break", "offline_default"):  # fmt: skip
+        rows.append((key, str(settings.get(key))))
+    for key in ("classifier", "physics"):
+        value = settings.get(key)
+        if isinstance(value, Mapping):
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        rows.append((key, str(value)))
+    rows.append(("git SHA", str(prov.get("git_sha"))))
+    for name, version in sorted((prov.get("versions") or {}).items()):
+        rows.append((name, str(version)))
+    return rows
+
+
+def _sequence(value: Any) -> Sequence[str]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def render_report(results: dict, run_dir: Path) -> str:
+    """The leaderboard HTML: ranking, weights, per-letter heat maps, every trial's thumbnail with its response,
+    code, XML and numbers, provenance. Inline CSS, no script, no network; images are relative links into the run
+    folder (26×10×P data URIs would make the page tens of MB)."""
+    from jinja2 import Environment, select_autoescape
+
+    run_dir = Path(run_dir)
+    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))  # missing keys render empty
+    env.filters["short"] = short
+    env.filters["heat"] = heat
+    template = env.from_string(_template_source())
+    settings = dict(results.get("settings") or {})
+    subs = [_submission_view(s, run_dir) for s in results.get("submissions") or []]
+    letters = _sequence(settings.get("letters")) or sorted({c for s in subs for c in s["letters"]})
+    weights = {c: (results.get("weights") or {}).get(c, {}) for c in letters}
+    weights = {c: {k: w.get(k) for k, _ in WEIGHT_ROWS} for c, w in weights.items()}
+    return template.render(
+        run=results.get("run") or {}, settings={**settings, "letters": letters},
+        trials=max([settings.get("trials") or 0] + [len(s["letters"][c]["trials"]) for s in subs for c in s["letters"]] + [1]),
+        warnings=warnings(results), submissions=subs, letters=letters, weights=weights,
+        weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.get("competition_score"),
+        any_lengths=any(s.get("prompt_length") is not None for s in subs),
+        provenance_rows=_provenance_rows(results), schema=results.get("schema"),
+    )  # fmt: skip
+
+
+def write_report(results: dict, run_dir: Path) -> Path:
+    """Write ``run_dir/report.html`` (atomically) and return its path."""
+    import os
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / REPORT_FILE
+    tmp = path.with_name(f".tmp-{REPORT_FILE}")
+    tmp.write_text(render_report(results, run_dir), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

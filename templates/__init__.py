@@ -1,0 +1,1 @@
+"""Jinja2 templates shipped as pcg_plugin.templates (the HTML leaderboard)."""

@@ -1,0 +1,118 @@
+"""HTML leaderboard: content from a results.json fixture (docs/results-schema.md), escaping, warnings, browser."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.report_html import OFFICIAL_CLASSIFIER, render_report, write_report
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def make_run(run_dir: Path, *, offline: bool = False, classifier: str = OFFICIAL_CLASSIFIER) -> dict[str, Any]:
+    """A two-submission, two-letter, two-trial run folder with PNGs and text files, as the plugin writes it."""
+    from PIL import Image
+
+    subs = []
+    for rank, name in enumerate(("team_x", "team <b>"), start=1):
+        letters = {}
+        for c in "AI":
+            trials = []
+            for t in (1, 2):
+                stem = f"{name}_{c}_{t}"
+                failed = name == "team <b>" and t == 2
+                entry = {
+                    "trial": t, "nodeid": f"submissions/{name}::{c}::{t}", "sta": None if failed else 1.0,
+                    "sim": None if failed else 0.9, "trial_score": "0" if failed else "0.25",
+                    "total_blocks": 4, "moving_blocks": 0, "top": None if failed else c,
+                    "reason": "conversion_error" if failed else None,
+                    "message": "Invalid block type <x>" if failed else None,
+                    "raw": f"{name}/raw/{c}/{stem}.txt", "code": None, "level": None, "image": None,
+                    "probs": None, "timings": {"simulate": 0.01}, "seed": 42,
+                }  # fmt: skip
+                (run_dir / name / "raw" / c).mkdir(parents=True, exist_ok=True)
+                (run_dir / name / "raw" / c / f"{stem}.txt").write_text(f"RESPONSE {stem} <script>alert(1)</script>")
+                if not failed:
+                    entry["code"] = f"{name}/intermediate/{c}/{stem}.txt"
+                    entry["level"] = f"{name}/levels/{c}/{stem}.xml"
+                    entry["image"] = f"{name}/images/{c}/{stem}.png"
+                    for key, text in (("code", "drop_block('b11', 5)"), ("level", "<Level><GameObjects/></Level>")):
+                        (run_dir / entry[key]).parent.mkdir(parents=True, exist_ok=True)
+                        (run_dir / entry[key]).write_text(text)
+                    (run_dir / entry["image"]).parent.mkdir(parents=True, exist_ok=True)
+                    Image.new("L", (64, 64), 255).save(run_dir / entry["image"])
+                trials.append(entry)
+            letters[c] = {"char_score": "0.1", "sta_mean": "1", "sim_mean": "0.9", "diversity": "0.4",
+                          "trials": trials}  # fmt: skip
+        subs.append({
+            "name": name, "format": "program-2024", "path": f"submissions/{name}", "prompt_length": None,
+            "prompt_score": "0.1" if rank == 1 else "0.05", "normalized_score": "66.6667" if rank == 1 else "33.3333",
+            "rank": rank, "usage": {"prompt_tokens": 10, "completion_tokens": 5, "calls": 4, "replayed_calls": 0,
+                                    "cost_usd": 0.0012}, "letters": letters,
+        })  # fmt: skip
+    return {
+        "schema": "pytest-pcg/results/1",
+        "run": {"id": "20261122-180000-ab12cd", "started": "2026-11-22T18:00:00+00:00",
+                "finished": "2026-11-22T18:05:00+00:00", "out_dir": str(run_dir)},
+        "settings": {"edition": "2024", "letters": ["A", "I"], "trials": 2, "backend": "offline" if offline else "openai",
+                     "offline_default": offline, "model": "SmolLM2-360M" if offline else "gpt-3.5-turbo-0125",
+                     "base_url": None, "temperature": 1, "seed_policy": "fixed:42", "record_mode": "once",
+                     "classifier": {"name": classifier, "digest": "sha256:abc"},
+                     "physics": {"digest": "sha256:def", "damage": False}, "diversity_vector": "probs",
+                     "disable_weights": False, "tie_break": None},
+        "provenance": {"git_sha": "0123abc", "versions": {"python": "3.11.7", "torch": "2.13.0"}},
+        "competition_score": "0.15",
+        "weights": {c: {"weight": "0.2", "w_sta": "0.5", "w_sim": "0.5", "w_div": "0.8"} for c in "AI"},
+        "submissions": subs, "per_model": None,
+    }  # fmt: skip
+
+
+def test_report_content(tmp_path: Path) -> None:
+    results = make_run(tmp_path)
+    html = render_report(results, tmp_path)
+    assert html.index("team_x") < html.index("team &lt;b&gt;")  # ranking order, names escaped
+    assert "<b>" not in html.replace("<b>A</b>", "").replace("<b>I</b>", "")
+    assert "<script>" not in html and "&lt;script&gt;alert(1)" in html  # responses shown, escaped
+    assert 'src="team_x/images/A/team_x_A_1.png"' in html  # relative thumbnails
+    assert "drop_block(&#39;b11&#39;, 5)" in html and "&lt;Level&gt;" in html
+    assert "conversion_error: Invalid block type &lt;x&gt;" in html
+    assert "hsl(" in html and "0123abc" in html and "sha256:abc" in html and "gpt-3.5-turbo-0125" in html
+    assert "2/4" in html  # trials scored 0 for the second submission (one per letter)
+    assert "http://" not in html and "https://" not in html  # nothing to fetch
+    assert "⚠" not in html
+
+
+def test_warnings_for_offline_model_and_other_classifier(tmp_path: Path) -> None:
+    html = render_report(make_run(tmp_path, offline=True, classifier="pcg-letters"), tmp_path)
+    assert "offline default LLM (SmolLM2-360M)" in html
+    assert "classifier &#39;pcg-letters&#39;, not the official" in html
+
+
+def test_minimal_document_does_not_crash(tmp_path: Path) -> None:
+    html = render_report({"schema": "pytest-pcg/results/1", "submissions": []}, tmp_path)
+    assert "pytest-pcg leaderboard" in html and "not recorded" in html
+
+
+def test_write_report(tmp_path: Path) -> None:
+    path = write_report(make_run(tmp_path), tmp_path)
+    assert path == tmp_path / "report.html" and path.read_text().startswith("<!doctype html>")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="no chromium")
+def test_screenshot_in_a_real_browser(tmp_path: Path) -> None:
+    write_report(make_run(tmp_path), tmp_path)
+    png = tmp_path / "shot.png"
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "screenshot_report.py"), str(tmp_path / "report.html"),
+                           str(png)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    from PIL import Image
+
+    with Image.open(png) as img:
+        assert img.size[0] >= 800 and len(set(img.convert("L").getdata())) > 2  # something was drawn
