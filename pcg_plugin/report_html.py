@@ -135,11 +135,52 @@ def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def rank_intervals(results: Mapping[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
+    """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
+    replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
+    measured value (it is a per-letter number). Empty when there is nothing to resample."""
+    import random
+
+    from pcg_plugin.scoring import LetterInput, score, to_decimal
+
+    settings = results.get("settings") or {}
+    subs = results.get("submissions") or []
+    letters = _sequence(settings.get("letters"))
+    if len(subs) < 2 or not letters or reps < 1:
+        return {}
+    rnd = random.Random(seed)
+    edition = settings.get("edition") if settings.get("edition") in ("2023", "2024", "2025") else "2024"
+    ranks: dict[str, list[int]] = {s["name"]: [] for s in subs}
+    for _ in range(reps):
+        programs = {}
+        for sub in subs:
+            per_letter = {}
+            for c in letters:
+                data = (sub.get("letters") or {}).get(c) or {}
+                trials = data.get("trials") or []
+                drawn = [rnd.choice(trials) for _ in trials]
+                per_letter[c] = LetterInput(
+                    stability=tuple((i, to_decimal(t["sta"])) for i, t in enumerate(drawn, 1) if t.get("sta") is not None),
+                    similarity=tuple((i, to_decimal(t["sim"])) for i, t in enumerate(drawn, 1) if t.get("sim") is not None),
+                    diversity=to_decimal(data.get("diversity") or "0"),
+                )  # fmt: skip
+            programs[sub["name"]] = per_letter
+        res = score(programs, edition=edition, trials=int(settings.get("trials") or 10), letters=letters,
+                    disable_weights=bool(settings.get("disable_weights")))  # fmt: skip
+        for name, r in res.ranking:
+            ranks[name].append(r)
+    out = {}
+    for name, rs in ranks.items():
+        rs.sort()
+        out[name] = (rs[int(0.025 * (len(rs) - 1))], rs[int(round(0.975 * (len(rs) - 1)))])
+    return out
+
+
 def _sequence(value: Any) -> Sequence[str]:
     return list(value) if isinstance(value, (list, tuple)) else []
 
 
-def render_report(results: dict, run_dir: Path) -> str:
+def render_report(results: dict, run_dir: Path, *, bootstrap: int = 100) -> str:
     """The leaderboard HTML: ranking, weights, per-letter heat maps, every trial's thumbnail with its response,
     code, XML and numbers, provenance. Inline CSS, no script, no network; images are relative links into the run
     folder (26×10×P data URIs would make the page tens of MB)."""
@@ -155,13 +196,18 @@ def render_report(results: dict, run_dir: Path) -> str:
     letters = _sequence(settings.get("letters")) or sorted({c for s in subs for c in s["letters"]})
     weights = {c: (results.get("weights") or {}).get(c, {}) for c in letters}
     weights = {c: {k: w.get(k) for k, _ in WEIGHT_ROWS} for c, w in weights.items()}
+    intervals = rank_intervals(results, reps=bootstrap)
+    for s in subs:
+        lo_hi = intervals.get(s["name"])
+        s["rank_interval"] = f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else ""
     return template.render(
         run=results.get("run") or {}, settings={**settings, "letters": letters},
         trials=max([settings.get("trials") or 0] + [len(s["letters"][c]["trials"]) for s in subs for c in s["letters"]] + [1]),
         warnings=warnings(results), submissions=subs, letters=letters, weights=weights,
         weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.get("competition_score"),
         any_lengths=any(s.get("prompt_length") is not None for s in subs),
-        provenance_rows=_provenance_rows(results), schema=results.get("schema"),
+        provenance_rows=_provenance_rows(results), schema=results.get("schema"), bootstrap=bootstrap if intervals else 0,
+        per_model=results.get("per_model") or {},
     )  # fmt: skip
 
 

@@ -116,3 +116,23 @@ def test_screenshot_in_a_real_browser(tmp_path: Path) -> None:
 
     with Image.open(png) as img:
         assert img.size[0] >= 800 and len(set(img.convert("L").getdata())) > 2  # something was drawn
+
+
+def test_rank_intervals_bootstrap(tmp_path: Path) -> None:
+    from pcg_plugin.report_html import rank_intervals
+
+    results = make_run(tmp_path)
+    iv = rank_intervals(results, reps=30)
+    assert set(iv) == {"team_x", "team <b>"}
+    assert all(1 <= lo <= hi <= 2 for lo, hi in iv.values())
+    assert rank_intervals(results, reps=30) == iv  # seeded
+    html = render_report(results, tmp_path, bootstrap=20)
+    assert "rank 95%" in html
+    assert "rank 95%" not in render_report(results, tmp_path, bootstrap=0)
+
+
+def test_per_model_table(tmp_path: Path) -> None:
+    results = make_run(tmp_path)
+    results["per_model"] = {"qwen2.5": {"submissions": {"team_x": {"prompt_score": "0.1", "normalized_score": "40"}}}}
+    html = render_report(results, tmp_path)
+    assert "Per model" in html and "qwen2.5" in html and "40.0000" in html
