@@ -57,17 +57,27 @@ class SandboxLimits:
         return cls(wall_time=max_time + margin, cpu_time=int(max_time + margin))
 
 
+NAMESPACE_OPTIONS = (
+    # user + network + PID namespace with its own /proc: no interfaces, no other process visible, and the
+    # whole namespace dies with its first process (so forks that call setsid() cannot outlive the trial).
+    ("-rnpf", "--kill-child", "--mount-proc"),
+    ("-rn",),  # user + network namespace only
+)
+
+
 @lru_cache(maxsize=1)
 def network_namespace_prefix() -> tuple[str, ...]:
-    """``unshare -rn`` (an unprivileged user + network namespace: no interfaces) when this machine allows it."""
+    """The strongest ``unshare`` prefix this machine allows unprivileged, or ``()`` (audit hook only)."""
     tool = shutil.which("unshare")
     if not tool:
         return ()
-    try:
-        ok = subprocess.run([tool, "-rn", "true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        ok = False
-    return (tool, "-rn") if ok else ()
+    for options in NAMESPACE_OPTIONS:
+        try:
+            if subprocess.run([tool, *options, "true"], capture_output=True, timeout=10).returncode == 0:
+                return (tool, *options)
+        except (OSError, subprocess.SubprocessError):
+            continue
+    return ()
 
 
 def _scrubbed_env(home: Path, tmp: Path) -> dict[str, str]:
@@ -142,7 +152,11 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
                PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(map(str, (scratch, home, tmp))),
                PCG_SANDBOX_TEAM=team or entry.parent.name)  # fmt: skip
     prefix = network_namespace_prefix() if limits.network == "deny" else ()
-    cmd = [*prefix, sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
+    cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
+    if "--kill-child" in prefix:  # a shell is PID 1 (init ignores its own default signals), python is PID 2
+        cmd = [*prefix, shutil.which("sh") or "/bin/sh", "-c", '"$@"; exit $?', "pcg-init", *cmd]
+    else:
+        cmd = [*prefix, *cmd]
     with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
         try:
             proc = subprocess.Popen(cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -152,7 +166,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
             os.close(to_child_r)
             os.close(from_child_w)
     try:
-        return _serve(proc, from_child_r, to_child_w, chat, limits, workdir)
+        return _serve(proc, from_child_r, to_child_w, chat, limits, workdir, "--kill-child" in prefix)
     finally:
         _kill_group(proc)  # the child and anything it forked
         os.close(from_child_r)
@@ -163,7 +177,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
 
 
 def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
-           limits: SandboxLimits, workdir: Path) -> str:  # fmt: skip
+           limits: SandboxLimits, workdir: Path, init_shell: bool) -> str:  # fmt: skip
     """Answer chat requests until the child reports its result, dies, or runs out of time."""
     sel = selectors.DefaultSelector()
     sel.register(rfd, selectors.EVENT_READ)
@@ -181,7 +195,7 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
                 continue
             chunk = os.read(rfd, 1 << 16)
             if not chunk:
-                raise _death(proc, workdir, limits, guard_failure, violation)
+                raise _death(proc, workdir, limits, guard_failure, violation, init_shell)
             buf += chunk
             if len(buf) > limits.max_response_bytes + 64 * 1024 and b"\n" not in buf:
                 raise OfficialFailure(f"the program sent more than {limits.max_response_bytes} bytes in one message",
@@ -261,7 +275,7 @@ def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: st
 
 
 def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None,
-           violation: str | None) -> OfficialFailure:  # fmt: skip
+           violation: str | None, init_shell: bool) -> OfficialFailure:  # fmt: skip
     """The child closed the pipe without a result: say why in the official terms."""
     try:
         code = proc.wait(timeout=5)
@@ -272,6 +286,8 @@ def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, 
     if violation is not None:
         return OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason="sandbox_violation")
     err = _tail(workdir / "stderr.txt")
+    if code is not None and code > 128 and init_shell:
+        code = 128 - code  # the init shell reports its child's signal as 128 + N
     if code is not None and code < 0:
         sig = signal.Signals(-code)
         if sig == signal.SIGXCPU:

@@ -6,6 +6,7 @@ import dataclasses
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,23 @@ def test_busy_loop_hits_the_cpu_limit(tmp_path: Path) -> None:
 def test_garbage_on_the_harness_pipe_is_a_violation(tmp_path: Path) -> None:
     f = failure(program(tmp_path, "writes_pipe_garbage"), tmp_path)
     assert f.reason == "sandbox_violation" and "garbage" in f.message
+
+
+def _processes_in(folder: Path) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(folder):
+                pids.append(int(proc.name))
+        except OSError:
+            pass
+    return pids
+
+
+@pytest.mark.skipif("--kill-child" not in __import__("pcg_plugin.sandbox").sandbox.network_namespace_prefix(),
+                    reason="no unprivileged PID namespace here: a native fork + setsid can outlive the trial")
+def test_native_fork_that_leaves_the_group_dies_with_the_pid_namespace(tmp_path: Path) -> None:
+    entry = program(tmp_path, "native_fork")
+    assert trial(entry, tmp_path) == "forked natively"  # the audit hook cannot see native code ...
+    time.sleep(0.3)
+    assert _processes_in(tmp_path) == []  # ... but the PID namespace took the escapee down with it
