@@ -129,7 +129,8 @@ def _tail(path: Path, limit: int = 2000) -> str:
 
 
 def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]], edition: str,
-                      limits: SandboxLimits | None = None, workdir: Path, team: str | None = None) -> str:  # fmt: skip
+                      limits: SandboxLimits | None = None, workdir: Path, team: str | None = None,
+                      trial: int = 1) -> str:  # fmt: skip
     """Run ``TrialLoop.run(ctx, letter)`` of the program at ``entry`` in a child process; return its final response.
 
     The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
@@ -150,7 +151,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     env = _scrubbed_env(home, tmp)
     env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=str(scratch / entry.name),
                PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(map(str, (scratch, home, tmp))),
-               PCG_SANDBOX_TEAM=team or entry.parent.name)  # fmt: skip
+               PCG_SANDBOX_TEAM=team or entry.parent.name, PCG_SANDBOX_TRIAL=str(trial))  # fmt: skip
     prefix = network_namespace_prefix() if limits.network == "deny" else ()
     cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
     if "--kill-child" in prefix:  # a shell is PID 1 (init ignores its own default signals), python is PID 2
@@ -235,10 +236,16 @@ def _answer(chat: Callable[[list[dict], int], list[str]], message: dict[str, Any
     messages, n = message.get("messages"), message.get("n", 1)
     if not isinstance(messages, list) or not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128:
         return {"error": "bad_request", "message": "messages must be a list and 1 <= n <= 128"}, failure
+    from pcg_plugin.compat.guards import tokens_used
+
+    before = tokens_used(chat)
     try:
-        return {"choices": list(chat(messages, n))}, failure
+        reply: dict[str, Any] = {"choices": list(chat(messages, n))}
     except OfficialFailure as guard:
-        return {"error": guard.reason, "message": guard.message}, failure or guard
+        reply, failure = {"error": guard.reason, "message": guard.message}, failure or guard
+    after = tokens_used(chat)
+    reply["usage"] = [after[0] - before[0], after[1] - before[1]]
+    return reply, failure
 
 
 def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: str | None,

@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.compat.guards import official_exception
+from pcg_plugin.compat.guards import credit, official_exception
 from pcg_plugin.compat.models import TrialContext, TrialLoop
 
 _REGISTERED: list[type] = []
@@ -54,10 +54,17 @@ class Channel:
         line, self._buf = self._buf.split(b"\n", 1)
         return json.loads(line)
 
-    def chat(self, messages: list, n: int) -> list[str]:
-        """Ask the parent; its guards decide (TimeoutError/ValueError exactly as the official function)."""
+    def chat(self, messages: list, n: int, ctx: TrialContext | None = None) -> list[str]:
+        """Ask the parent; its guards decide (TimeoutError/ValueError exactly as the official function).
+
+        The tokens the parent counted are mirrored on ``ctx`` for programs that read them; changing them
+        changes nothing, the parent's counters are the ones enforced.
+        """
         self.send({"op": "chat", "messages": messages, "n": n})
         reply = self.receive()
+        if ctx is not None:
+            prompt, completion = reply.get("usage", (0, 0))
+            credit(ctx, int(prompt), int(completion))
         if "error" in reply:
             raise official_exception(reply["error"], reply.get("message", ""))
         return list(reply["choices"])
@@ -144,6 +151,7 @@ def main() -> int:
     entry, letter = Path(env.pop("PCG_SANDBOX_ENTRY")), env.pop("PCG_SANDBOX_LETTER")
     roots = tuple(os.path.realpath(r) for r in env.pop("PCG_SANDBOX_ROOTS").split(os.pathsep))
     team = env.pop("PCG_SANDBOX_TEAM", entry.parent.name)
+    trial = int(env.pop("PCG_SANDBOX_TRIAL", "1"))
     channel = _CHANNEL = Channel(read_fd, write_fd)
     from pcg_plugin.compat import SHIMS
 
@@ -158,7 +166,8 @@ def main() -> int:
         sys.modules["pcg_submission"] = module
         spec.loader.exec_module(module)
         loop = find_loop(module)
-        ctx = TrialContext(team, letter, 1, None, transport=channel.chat)
+        ctx = TrialContext(team, letter, trial, None)
+        ctx._transport = lambda messages, n: channel.chat(messages, n, ctx)
         result = loop.run(ctx, letter)
     except MemoryError:
         channel.send({"op": "memory", "traceback": _tail()})

@@ -133,3 +133,15 @@ def test_shims_are_not_importable_outside_the_sandbox() -> None:
     assert (SHIMS / "chatgpt4pcg" / "competition.py").is_file()
     spec = importlib.util.find_spec("chatgpt4pcg")
     assert spec is None or "shims" not in str(spec.origin)
+
+
+def test_token_counts_are_on_the_context_and_in_the_log(here: Path) -> None:
+    class Budget(TrialLoop):
+        @staticmethod
+        def run(ctx: TrialContext, target_character: str) -> str:
+            chat_with_chatgpt(ctx, [{"role": "user", "content": "x"}])
+            return str(ctx.get_total_token_count())
+
+    run_evaluation("team", Budget, num_trials=1, characters=["A"], backend=backend(usage=(10, 20)))
+    assert (here / "team" / "raw" / "A" / "team_A_1.txt").read_text() == "30"
+    assert "Prompt tokens: 10, Output tokens: 20, Total tokens: 30" in next((here / "logs").glob("*.log")).read_text()

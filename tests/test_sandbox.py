@@ -249,3 +249,29 @@ def test_native_fork_that_leaves_the_group_dies_with_the_pid_namespace(tmp_path:
     assert trial(entry, tmp_path) == "forked natively"  # the audit hook cannot see native code ...
     time.sleep(0.3)
     assert _processes_in(tmp_path) == []  # ... but the PID namespace took the escapee down with it
+
+
+COUNTS = '''
+from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
+
+
+class Counts(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        for _ in range(2):
+            chat_with_chatgpt(ctx, [{"role": "user", "content": target_character}])
+        return f"{ctx.get_total_token_count()} {ctx.get_trial_number()} {ctx.get_team_name()}"
+'''
+
+
+def test_context_counters_mirror_the_parents(tmp_path: Path) -> None:
+    chat, store = _scripted_chat(tmp_path, token_limit=25_000)
+    try:
+        entry = program(tmp_path, "counts", COUNTS)
+        work = tmp_path / "w"
+        work.mkdir()
+        out = run_program_trial(entry, letter="A", chat=chat.chat, edition="2024", limits=FAST, workdir=work,
+                                team="team_x", trial=7)  # fmt: skip
+    finally:
+        store.close()
+    assert out == "60 7 team_x"  # two calls of 10 prompt + 20 completion tokens, counted by the parent

@@ -81,7 +81,8 @@ def _one_trial(team: Path, c: str, n: int, log: Path, fn: type[TrialLoop], chat:
         chat.close()
         write_log(log, f"Trial {n} for character {c} already exists, skipping")
         return "skipped"
-    ctx = TrialContext(team.name, c, n, log, model_name, base_url, transport=lambda m, k: guarded(chat.chat, m, k))
+    ctx = TrialContext(team.name, c, n, log, model_name, base_url)
+    ctx._transport = lambda m, k: guarded(chat.chat, m, k, ctx)
     try:
         response = fn.run(ctx, c)
         if not isinstance(response, str):
