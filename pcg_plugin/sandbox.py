@@ -212,8 +212,10 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
                     except BrokenPipeError:
                         pass
                     deadline = max(deadline, time.monotonic() + AFTER_CHAT_GRACE_S)
-                elif op == "violation":
+                elif op == "violation":  # stop at once: a program that catches the PermissionError pays no more
                     violation = violation or str(message.get("what"))
+                    raise guard_failure or OfficialFailure(f"the program was stopped by the sandbox: {violation}",
+                                                           reason="sandbox_violation")  # fmt: skip
                 else:
                     return _final(message, guard_failure, violation, limits)
     finally:

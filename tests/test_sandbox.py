@@ -275,3 +275,14 @@ def test_context_counters_mirror_the_parents(tmp_path: Path) -> None:
     finally:
         store.close()
     assert out == "60 7 team_x"  # two calls of 10 prompt + 20 completion tokens, counted by the parent
+
+
+def test_a_caught_violation_still_stops_the_trial_before_any_more_calls(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def counting(messages, n):
+        calls.append(n)
+        return ["x"] * n
+
+    f = failure(program(tmp_path, "catches_violation"), tmp_path, chat=counting)
+    assert f.reason == "sandbox_violation" and calls == []
