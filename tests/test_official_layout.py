@@ -142,3 +142,20 @@ def test_result_files_quote_like_json2csv(tmp_path: Path) -> None:
     assert (tmp_path / "prompt_scores_ranks.csv").read_text().endswith(",1")  # numeric rank unquoted, no eol
     const = json.loads((tmp_path / "constants.json").read_text())
     assert all(isinstance(v, str) for w in const["weights"] for v in w.values())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 12), st.floats(0, 1)), max_size=12),
+    st.lists(st.tuples(st.integers(1, 12), st.floats(0, 1)), max_size=12),
+    st.floats(0, 1),
+)
+def test_written_stage_files_read_back_exactly(
+    tmp_path_factory: pytest.TempPathFactory, sta: list[tuple[int, float]], sim: list[tuple[int, float]], rate: float
+) -> None:
+    prog = tmp_path_factory.mktemp("p") / "team"
+    _write(prog, "C", sta, sim, rate)
+    got = ol.read_program_dir(prog, ["C"])["C"]
+    assert got.stability == tuple((i, D(repr(v))) for i, v in sta)
+    assert got.similarity == tuple((i, D(repr(v))) for i, v in sim)
+    assert got.diversity == D(repr(rate))
