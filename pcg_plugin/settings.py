@@ -154,8 +154,15 @@ def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[s
     return not wants_openai(base_url, env)
 
 
-def resolve(raw: Mapping[str, str | None], *, rootdir: Path, env: Mapping[str, str] | None = None) -> Settings:
-    """Raw option strings (command line over ini) -> Settings; raises ValueError naming the bad option."""
+def resolve(
+    raw: Mapping[str, str | None], *, rootdir: Path, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> Settings:
+    """Raw option strings (command line over ini) -> Settings; raises ValueError naming the bad option.
+
+    Relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where pytest was invoked); the defaults live
+    under ``<rootdir>/pcg-runs``.
+    """
+    cwd = rootdir if cwd is None else cwd
     env = os.environ if env is None else env
 
     def get(name: str) -> str | None:
@@ -192,8 +199,8 @@ def resolve(raw: Mapping[str, str | None], *, rootdir: Path, env: Mapping[str, s
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=get("pcg_model"),
         base_url=base_url, record=record,
-        out=(rootdir / out) if out else None,
-        store=(rootdir / store) if store else rootdir / DEFAULT_OUT / "responses",
+        out=(cwd / out) if out else None,
+        store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
         classifier=get("pcg_classifier"), device=get("pcg_device") or "auto",
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False, tie_break=get("pcg_tie_break"),
@@ -217,7 +224,7 @@ def raw_options(config: pytest.Config) -> dict[str, str | None]:
 def from_config(config: pytest.Config) -> Settings:
     """The run's settings; a bad value is a usage error naming the option, never a traceback."""
     try:
-        return resolve(raw_options(config), rootdir=Path(config.rootpath))
+        return resolve(raw_options(config), rootdir=Path(config.rootpath), cwd=Path(config.invocation_params.dir))
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
 

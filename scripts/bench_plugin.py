@@ -6,7 +6,7 @@ wall time of the whole pytest process, items/s, and the mean per-trial stage tim
 (generate, build, simulate, classify), plus whether the scores equal those of the first run.
 
     python scripts/bench_plugin.py                               # 2 submissions x I,L x 2 trials, -n 0 and 2
-    python scripts/bench_plugin.py --subs 4 --letters A-F --trials 3 --workers 0,2,auto
+    python scripts/bench_plugin.py --subs 4 --letters A-F --trials 3 --workers 0,2,auto --classifier DIR
 """
 
 from __future__ import annotations
@@ -39,12 +39,14 @@ def make_competition(root: Path, subs: int) -> None:
         (folder / "prompt.txt").write_text(f"Team {i}. TARGET=<OBJECT>")
 
 
-def run(root: Path, out: str, workers: str, letters: str, trials: int) -> tuple[float, dict[str, Any], str]:
+def run(root: Path, out: str, workers: str, letters: str, trials: int, classifier: str | None) -> tuple[float, dict[str, Any], str]:
     cmd = [sys.executable, "-m", "pytest", "submissions", "-q", "-p", "no:cacheprovider",
            "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond", "--pcg-letters", letters,
            "--pcg-trials", str(trials), "--pcg-out", out, "--pcg-store", f"store-{out}"]  # fmt: skip
     if workers != "0":
         cmd += ["-p", "xdist", "-n", workers]
+    if classifier:
+        cmd += ["--pcg-classifier", classifier]
     env = dict(os.environ, PYTHONPATH=str(root))
     t = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, check=False)
@@ -76,13 +78,14 @@ def main() -> int:
     ap.add_argument("--letters", default="I,L")
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--workers", default="0,2")
+    ap.add_argument("--classifier", help="classifier folder or hub id (default: the embedded one)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-plugin-") as tmp:
         root = Path(tmp)
         make_competition(root, args.subs)
         first = None
         for workers in args.workers.split(","):
-            wall, results, _ = run(root, f"run-n{workers}", workers, args.letters, args.trials)
+            wall, results, _ = run(root, f"run-n{workers}", workers, args.letters, args.trials, args.classifier)
             n = sum(len(l["trials"]) for s in results["submissions"] for l in s["letters"].values())
             same = "first" if first is None else ("same scores" if scores(results) == first else "SCORES DIFFER")
             first = first or scores(results)

@@ -118,3 +118,9 @@ def test_ini_and_command_line_precedence(pytester):
     result = pytester.runpytest("--pcg-edition", "1999", "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pcg-edition*1999*"])
+
+
+def test_relative_out_and_store_follow_the_invocation_dir(tmp_path):
+    s = resolve({"pcg_out": "o", "pcg_store": "st"}, rootdir=tmp_path / "root", env=KEY, cwd=tmp_path / "here")
+    assert s.out == tmp_path / "here" / "o" and s.store == tmp_path / "here" / "st"
+    assert resolve({}, rootdir=tmp_path, env=KEY, cwd=tmp_path / "x").store == tmp_path / "pcg-runs" / "responses"
