@@ -16,7 +16,6 @@ from pcg_plugin.compat.guards import credit, official_exception
 from pcg_plugin.compat.models import TrialContext, TrialLoop
 
 _REGISTERED: list[type] = []
-_CHANNEL: Channel | None = None
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _PATH_EVENTS = {"os.remove": 0, "os.rename": 0, "os.rmdir": 0, "os.mkdir": 0, "os.symlink": 1, "os.link": 1,
                 "os.truncate": 0, "os.chmod": 0, "os.chown": 0, "os.utime": 0, "shutil.rmtree": 0,
@@ -145,14 +144,13 @@ def _tail(limit: int = 4000) -> str:
 
 
 def main() -> int:
-    global _CHANNEL
     env = os.environ
     read_fd, write_fd = (int(x) for x in env.pop("PCG_SANDBOX_FDS").split(","))
     entry, letter = Path(env.pop("PCG_SANDBOX_ENTRY")), env.pop("PCG_SANDBOX_LETTER")
     roots = tuple(os.path.realpath(r) for r in env.pop("PCG_SANDBOX_ROOTS").split(os.pathsep))
     team = env.pop("PCG_SANDBOX_TEAM", entry.parent.name)
     trial = int(env.pop("PCG_SANDBOX_TRIAL", "1"))
-    channel = _CHANNEL = Channel(read_fd, write_fd)
+    channel = Channel(read_fd, write_fd)
     from pcg_plugin.compat import SHIMS
 
     sys.path[:0] = [str(SHIMS), str(entry.parent)]
