@@ -203,18 +203,25 @@ def looks_like_test_folder(folder: Path) -> bool:
 
 def auto_detect_allowed(folder: Path, roots: Iterable[Path]) -> bool:
     """Manifest-less detection only under a ``submissions/`` folder or directly inside a folder named on the
-    command line, and never inside a test tree (so ``pytest tests/`` never collects fixtures as entries)."""
+    command line, and never inside a test tree (so ``pytest tests/`` never collects fixtures as entries).
+
+    pytest asks about every sibling folder on the way from the rootdir to the arguments, so the cheap name
+    checks come first and an unreadable or vanished folder is simply not a submission.
+    """
     folder = folder.resolve()
     if folder.name == SUBMISSIONS_DIR:  # the container, never an entry itself
         return False
     parents = [folder.parent, *folder.parent.parents]
-    if looks_like_test_folder(folder) or looks_like_test_folder(folder.parent):
-        return False
     if any(p.name in _TEST_DIRS for p in parents):
         return False
-    if any(p.name == SUBMISSIONS_DIR for p in [folder, *parents]):
-        return True
-    return any(folder.parent == r.resolve() or folder == r.resolve() for r in roots)
+    resolved_roots = [r.resolve() for r in roots]
+    if not (any(p.name == SUBMISSIONS_DIR for p in parents) or any(folder.parent == r or folder == r
+                                                                    for r in resolved_roots)):  # fmt: skip
+        return False
+    try:
+        return not (looks_like_test_folder(folder) or looks_like_test_folder(folder.parent))
+    except OSError:
+        return False
 
 
 def prompt_file_allowed(path: Path, roots: Iterable[Path]) -> bool:

@@ -85,11 +85,13 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     from pcg_plugin.item import BrokenSubmission, SubmissionDir
 
-    manifest_only = not collect.auto_detect_allowed(path, _roots(parent.config))
     try:
+        manifest_only = not collect.auto_detect_allowed(path, _roots(parent.config))
         sub = collect.detect_folder(path, manifest_only=manifest_only)
     except collect.SubmissionError as exc:
         return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
+    except OSError:  # a sibling folder that vanished or cannot be read is nobody's submission
+        return None
     if sub is None:
         return None
     return SubmissionDir.from_parent(parent, path=path, submission=sub)
@@ -98,9 +100,12 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix != ".txt" or not _evaluating(parent.config):
         return None
-    if not collect.prompt_file_allowed(file_path, _roots(parent.config)):
+    try:
+        if not collect.prompt_file_allowed(file_path, _roots(parent.config)):
+            return None
+        sub = collect.detect_prompt_file(file_path)
+    except OSError:
         return None
-    sub = collect.detect_prompt_file(file_path)
     if sub is None:
         return None
     from pcg_plugin.item import PromptFile

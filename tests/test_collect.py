@@ -133,3 +133,10 @@ def test_repo_examples_are_discovered():
     formats = {name: sub.format for name, sub in found.items() if sub is not None}
     assert formats == {"zero_shot": "program-2024", "zero_shot_multi_turn": "program-2024",
                        "prompt_2023": "prompt-2023"}  # fmt: skip
+
+
+def test_vanished_or_foreign_folders_are_not_submissions(tmp_path):
+    gone = tmp_path / "gone"
+    assert not auto_detect_allowed(gone, [])  # not under submissions/, never touched
+    assert not auto_detect_allowed(tmp_path / "submissions" / "vanished", [])
+    assert detect_folder(gone) is None
