@@ -146,7 +146,8 @@ def _pipeline(i):
     if not _PHYSICS:
         _PHYSICS.append(PhysicsSettings())
     letter = string.ascii_uppercase[i % 26]
-    build = pipeline.build_level("```python\\n" + glyphs.letter_program(letter) + "\\n```")
+    program = glyphs.letter_program(letter, variant=i // 26)  # distinct levels per trial
+    build = pipeline.build_level("```python\\n" + program + "\\n```")
     return pipeline.evaluate_level(build.level, settings=_PHYSICS[0]).image
 
 
