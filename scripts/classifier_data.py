@@ -163,3 +163,19 @@ def block_letter(cells: glyphs.Cells, rng: random.Random, size: int, collapse: f
     if not placed:
         return None
     return render_blocks(placed, size)
+
+
+def pipeline_letter(drops: list[glyphs.Drop], size: int) -> tuple[Image.Image, bool] | None:
+    """The real thing: the drop program through our simulate-and-render pipeline; (image, stayed standing)."""
+    from pcg_plugin import pipeline
+    from pcg_plugin.errors import PcgError
+
+    program = "\n".join(d.line() for d in drops)
+    try:
+        build = pipeline.build_level(f"```python\n{program}\n```")
+        result = pipeline.evaluate_level(build.level)
+    except PcgError:
+        return None
+    if result.image is None:
+        return None
+    return result.image.convert("L").resize((size, size), Image.Resampling.BILINEAR), result.moving_blocks == 0

@@ -49,18 +49,24 @@ def build_data(args: argparse.Namespace, rng: random.Random) -> dict[str, list[c
     train_fonts, test_fonts = cd.split_fonts(fonts, args.seed)
     print(f"fonts: {len(fonts)} files, {len(train_fonts)} train, {len(test_fonts)} held out", flush=True)
     size = args.size * 2
-    sets: dict[str, list[cd.Sample]] = {k: [] for k in ("train", "font_test", "block_test", "block_unstable_test")}
+    keys = ("train", "font_test", "block_test", "block_unstable_test", "level_test_stable", "level_test_collapsed")
+    sets: dict[str, list[cd.Sample]] = {k: [] for k in keys}
+    letters = [(i, c) for i, c in enumerate(cd.LETTERS) if c in args.letters]
     for f in train_fonts:
-        for i, c in enumerate(cd.LETTERS):
+        for i, c in letters:
             for _ in range(args.font_augs):
                 sets["train"].append(cd.Sample(cd.render_font_letter(f, c, rng, size), i))
     for f in test_fonts:
-        for i, c in enumerate(cd.LETTERS):
+        for i, c in letters:
             sets["font_test"].append(cd.Sample(cd.render_font_letter(f, c, rng, size, augment=False), i))
     held = [v for v in PILLOW_VARIANTS if v % 5 == HELD_OUT_VARIANT % 5]
     train_variants = [0, 1, 2, 3] + [v for v in PILLOW_VARIANTS if v not in held]
-    for i, c in enumerate(cd.LETTERS):
+    for i, c in letters:
         for v in train_variants:
+            if args.pipeline:
+                got = cd.pipeline_letter(list(glyphs.letter_drops(c, v)), size)
+                if got is not None:
+                    sets["train"].extend([cd.Sample(got[0], i)] * 2)
             for k in range(args.block_augs):
                 im = cd.block_letter(glyphs.letter_cells(c, v), rng, size, 0.0 if k == 0 else rng.random())
                 if im is not None:
@@ -70,6 +76,10 @@ def build_data(args: argparse.Namespace, rng: random.Random) -> dict[str, list[c
             im = cd.block_letter(cells, rng, size, rng.choice([0.0, rng.random()]))
             if im is not None:
                 sets["train"].append(cd.Sample(im, i))
+            if args.pipeline and cells:
+                got = cd.pipeline_letter(glyphs.decompose(cells)[0], size)
+                if got is not None:
+                    sets["train"].append(cd.Sample(got[0], i))
         tests = [glyphs.letter_cells(c, v) for v in held]
         tests += [cd.font_grid_cells(f, c, 12, 1.0) for f in test_fonts[: args.block_fonts]]
         for cells in tests:
@@ -79,6 +89,9 @@ def build_data(args: argparse.Namespace, rng: random.Random) -> dict[str, list[c
             im = cd.block_letter(cells, rng, size, 0.6)
             if im is not None:
                 sets["block_unstable_test"].append(cd.Sample(im, i))
+            got = cd.pipeline_letter(glyphs.decompose(cells)[0], size) if args.pipeline and cells else None
+            if got is not None:
+                sets["level_test_stable" if got[1] else "level_test_collapsed"].append(cd.Sample(got[0], i))
     for k, v in sets.items():
         print(f"{k}: {len(v)} images", flush=True)
     return {"__fonts__": [str(f) for f in fonts], "__test_fonts__": [str(f) for f in test_fonts], **sets}  # type: ignore[dict-item]
@@ -116,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", type=Path, default=Path("pcg_plugin/models/pcg-letters"))
     ap.add_argument("--minutes", type=float, default=15.0, help="wall-clock training budget")
+    ap.add_argument("--steps", type=int, default=0, help="train exactly this many steps (overrides --minutes)")
     ap.add_argument("--size", type=int, default=64, help="model input size in pixels")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--font-augs", type=int, default=3)
@@ -123,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--block-fonts", type=int, default=12)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--letters", default=cd.LETTERS, help="only these letters (smoke tests)")
+    ap.add_argument("--no-pipeline", dest="pipeline", action="store_false",
+                    help="skip block letters run through pcg_plugin.pipeline (physics + render)")
     ap.add_argument("--install-fonts", action="store_true", help="apt-get install the Debian font packages first")
     args = ap.parse_args(argv)
     if args.install_fonts:
@@ -144,10 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     budget = args.minutes * 60
     start, step, epoch = time.time(), 0, 0
     gen = torch.Generator().manual_seed(args.seed)
-    while time.time() - start < budget:
+    def progress() -> float:
+        """Fraction of the budget used: steps when --steps is given (exactly reproducible), else wall-clock."""
+        return step / args.steps if args.steps else (time.time() - start) / budget
+
+    while progress() < 1.0:
         perm = torch.randperm(len(train), generator=gen)
         for s in range(0, len(perm) - args.batch + 1, args.batch):
-            frac = min(1.0, (time.time() - start) / budget)
+            frac = min(1.0, progress())
             for g in opt.param_groups:
                 g["lr"] = 3e-3 * 0.5 * (1 + np.cos(np.pi * frac))  # cosine over the wall-clock budget
             idx = perm[s : s + args.batch]
@@ -162,11 +183,11 @@ def main(argv: list[str] | None = None) -> int:
             step += 1
             if step % 100 == 0:
                 print(f"epoch {epoch} step {step} loss {loss.item():.3f} t={time.time() - start:.0f}s", flush=True)
-            if time.time() - start >= budget:
+            if progress() >= 1.0:
                 break
         epoch += 1
     results = {}
-    for key in ("font_test", "block_test", "block_unstable_test"):
+    for key in ("font_test", "block_test", "block_unstable_test", "level_test_stable", "level_test_collapsed"):
         acc, conf = evaluate(model, data[key], args.size, device)
         results[key] = {"n": len(data[key]), "top1": round(acc, 4), "confusions": conf.most_common(10)}
         print(key, results[key], flush=True)
