@@ -194,7 +194,7 @@ def service(tiny_model: Path, loader: str, tmp_path_factory: pytest.TempPathFact
 
 
 def _in_process(tiny_model: Path, loader: str, dtype: str = "fp32") -> Any:
-    return cs.load_classifier(tiny_model, device="cpu", threads=1, dtype=dtype, loader=loader)  # type: ignore[arg-type]
+    return cs.load_classifier(tiny_model, device="cpu", threads=None, dtype=dtype, loader=loader)  # type: ignore[arg-type]
 
 
 def test_service_matches_in_process_classification(service: Any, tiny_model: Path, loader: str) -> None:
@@ -318,7 +318,7 @@ def test_factory_local_and_service_agree_and_cache_hits(
     tiny_model: Path, loader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(cs.ENV_VAR, raising=False)
-    common = dict(model=tiny_model, device="cpu", workers=2, loader=loader, cache_dir=tmp_path / "cache")
+    common = dict(model=tiny_model, device="cpu", workers=1, loader=loader, cache_dir=tmp_path / "cache")
     local = cs.classifier_for_run(mode="local", run_dir=tmp_path / "a", cache=False, **common)  # type: ignore[arg-type]
     lazy = cs.classifier_for_run(mode="service", run_dir=tmp_path / "b", **common)  # type: ignore[arg-type]
     try:
