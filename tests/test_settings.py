@@ -14,7 +14,6 @@ from pcg_plugin.settings import (
     parse_letters, parse_trials, resolve,
 )  # fmt: skip
 
-pytest_plugins = ["pytester"]
 
 KEY = {"OPENAI_API_KEY": "sk-test"}
 

@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 # The scripted LLM double: answers with the glyph program for the letter named in the last user message,
 # or with a deliberately broken answer when the message asks for one (MODE=...).
 RESPONDER = '''
