@@ -186,7 +186,7 @@ def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerCon
 
             with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
                 response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
-                                             workdir=Path(work), team=sub.name)  # fmt: skip
+                                             workdir=Path(work), team=sub.name, trial=trial)  # fmt: skip
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise

@@ -10,6 +10,11 @@ from typing import Any
 from pcg_plugin.settings import Settings
 
 
+# What runs without --pcg-classifier (pcg_plugin.classify._resolve), said so that nobody mistakes it for official.
+EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs --pcg-classifier " \
+                "pittawat/vit-base-uppercase-english-characters)"
+
+
 def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
     """Edition, backend (loudly when it is the offline default), model, record mode, seeds, classifier."""
     backend = settings.backend or "auto"
@@ -18,11 +23,11 @@ def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
     lines = [
         f"pcg: edition {settings.edition}, letters {','.join(settings.letters)}, {settings.trials} trials",
         f"pcg: backend {backend}",
-        f"pcg: model {settings.model or '(edition default)'}"
+        f"pcg: model {settings.model or ('SmolLM2-135M-Instruct' if settings.offline_default else '(edition default)')}"
         + (f" at {settings.base_url}" if settings.base_url else ""),
         f"pcg: record mode {settings.record}, store {settings.store}",
         "pcg: seeds: the edition's API seed policy; per-trial seeds derived from submission/letter/trial",
-        f"pcg: classifier {settings.classifier or '(official ViT)'} on {settings.device} ({settings.classify_mode})",
+        f"pcg: classifier {settings.classifier or EMBEDDED_NOTE} on {settings.device} ({settings.classify_mode})",
         f"pcg: run folder {run_dir}",
     ]
     lines.extend(f"pcg: {note}" for note in settings.notes)

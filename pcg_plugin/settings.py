@@ -45,11 +45,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
     Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
     Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
-    Option("--pcg-classifier", "classifier model id or folder (default: the official ViT)"),
+    Option("--pcg-classifier", "classifier model id or folder (default: the embedded pcg-letters approximation; official: "
+           "pittawat/vit-base-uppercase-english-characters)"),
     Option("--pcg-device", "torch device for the classifier and local LLMs (default auto)"),
     Option("--pcg-classify-mode", "classifier placement: auto | service | local (default auto)", ("auto", "service", "local")),
     Option("--pcg-disable-weights", "score with all weights 1 (the official DISABLE_WEIGHTS switch): true/false"),
-    Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt_length", ("prompt_length",)),
+    Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
 )
 
 
@@ -196,6 +197,13 @@ def resolve(
             )
     out, store = get("pcg_out"), get("pcg_store")
     disable = get("pcg_disable_weights")
+    tie_break = get("pcg_tie_break")
+    if tie_break is not None:  # the scorer's spelling (as `pcg score --tie-break`); prompt_length is an alias
+        from pcg_plugin.scoring import TIE_BREAKS
+
+        tie_break = tie_break.replace("_", "-")
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"--pcg-tie-break: {get('pcg_tie_break')!r} is not prompt-length")
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=get("pcg_model"),
         base_url=base_url, record=record,
@@ -203,7 +211,7 @@ def resolve(
         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
         classifier=get("pcg_classifier"), device=get("pcg_device") or "auto",
         classify_mode=get("pcg_classify_mode") or "auto",
-        disable_weights=parse_bool(disable) if disable else False, tie_break=get("pcg_tie_break"),
+        disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
         offline_default=offline, notes=tuple(notes),
     )  # fmt: skip

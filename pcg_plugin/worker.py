@@ -76,10 +76,12 @@ class WorkerContext:
                 from pcg_plugin.llm.scripted import ScriptedBackend
 
                 return ScriptedBackend(load_callable(s.model or ""))
+            from pcg_plugin.classify_service import threads_per_worker
             from pcg_plugin.llm import make_backend
 
             kind = None if s.backend in (None, "auto") else s.backend
-            return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device)
+            return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device,
+                                threads=threads_per_worker(self.workers))  # fmt: skip
 
         return self._once("backend", make)
 

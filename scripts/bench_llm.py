@@ -20,15 +20,17 @@ from pcg_plugin.llm.store import ResponseStore, TrialKey  # noqa: E402
 PROMPT = "Build the letter {letter} with drop_block calls."
 
 
-def bench_offline(calls: int, max_new_tokens: int, few_shot: bool, device: str) -> None:
+def bench_offline(calls: int, max_new_tokens: int, few_shot: bool, device: str, threads: int | None = None,
+                  quiet: bool = False) -> tuple[int, float]:
     """Load time (cached conversion) and generation tokens/s of the offline default on this machine."""
     from pcg_plugin.llm import make_backend
 
-    backend = make_backend("offline", device=device, few_shot=few_shot)
+    backend = make_backend("offline", device=device, few_shot=few_shot, threads=threads)
     backend.max_new_tokens = max_new_tokens
+    say = (lambda *a: None) if quiet else print
     t = time.perf_counter()
     backend._load()
-    print(f"offline load: {time.perf_counter() - t:.1f} s (conversion cached in ~/.cache/pytest-pcg after the first)")
+    say(f"offline load: {time.perf_counter() - t:.1f} s (conversion cached in ~/.cache/pytest-pcg after the first)")
     profile, rates, total_tok, total_s = profile_for("2024"), [], 0, 0.0
     for i in range(calls + 1):
         letter = "ILTAEHOUX"[i % 9]
@@ -37,12 +39,38 @@ def bench_offline(calls: int, max_new_tokens: int, few_shot: bool, device: str) 
                              seed=i)  # fmt: skip
         dt = time.perf_counter() - t
         if i == 0:
-            print(f"warm-up call: {r.completion_tokens} tokens in {dt:.1f} s (not counted)")
+            say(f"warm-up call: {r.completion_tokens} tokens in {dt:.1f} s (not counted)")
             continue
         rates.append(r.completion_tokens / dt)
         total_tok, total_s = total_tok + r.completion_tokens, total_s + dt
-        print(f"call {i}: prompt {r.prompt_tokens}, completion {r.completion_tokens} tokens, {dt:.1f} s")
-    print(f"offline tokens/s: {total_tok / total_s:.1f} overall, median per call {statistics.median(rates):.1f}")
+        say(f"call {i}: prompt {r.prompt_tokens}, completion {r.completion_tokens} tokens, {dt:.1f} s")
+    say(f"offline tokens/s: {total_tok / total_s:.1f} overall, median per call {statistics.median(rates):.1f}")
+    return total_tok, total_s
+
+
+def _offline_worker(args: tuple[int, int, bool, str, int | None], out: "mp.Queue[tuple[int, float]]") -> None:
+    out.put(bench_offline(*args, quiet=True))
+
+
+def bench_offline_workers(workers: int, calls: int, max_new_tokens: int, few_shot: bool, device: str,
+                          threads: int | None) -> None:
+    """``workers`` processes generating at once, as xdist workers do: per-process and total tokens/s."""
+    from pcg_plugin.classify_service import threads_per_worker
+
+    if threads is None:
+        threads = threads_per_worker(workers)  # what the plugin uses; --threads 0 = torch's default
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_offline_worker, args=((calls, max_new_tokens, few_shot, device, threads or None), out))
+             for _ in range(workers)]  # fmt: skip
+    for p in procs:
+        p.start()
+    results = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    per = [tok / sec for tok, sec in results]
+    print(f"offline, {workers} processes at once, torch threads {threads or 'default'} each: "
+          f"{statistics.mean(per):.1f} tokens/s per process, {sum(per):.1f} in total")
 
 
 def _trials(path: str, worker: int, trials: int, turns: int) -> None:
@@ -80,6 +108,9 @@ def main() -> None:
     ap.add_argument("--max-new-tokens", type=int, default=160)
     ap.add_argument("--no-few-shot", action="store_true")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--workers", type=int, default=1, help="processes generating at once (as xdist workers)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch threads per process (default: cores // workers, as the plugin; 0: torch default)")
     ap.add_argument("--store", action="store_true", help="measure response-store throughput")
     ap.add_argument("--processes", type=int, default=4)
     ap.add_argument("--trials", type=int, default=100)
@@ -89,8 +120,11 @@ def main() -> None:
         args.offline = args.store = True
     if args.store:
         bench_store(args.processes, args.trials, args.turns)
-    if args.offline:
-        bench_offline(args.calls, args.max_new_tokens, not args.no_few_shot, args.device)
+    if args.offline and args.workers > 1:
+        bench_offline_workers(args.workers, args.calls, args.max_new_tokens, not args.no_few_shot, args.device,
+                              args.threads)  # fmt: skip
+    elif args.offline:
+        bench_offline(args.calls, args.max_new_tokens, not args.no_few_shot, args.device, args.threads or None)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,20 @@ def test_header_flags_the_offline_default(tmp_path):
     lines = header_lines(resolve({}, rootdir=tmp_path, env={}), tmp_path / "run")
     text = "\n".join(lines)
     assert "OFFLINE DEFAULT" in text and "I,L," in text and str(tmp_path / "run") in text
+    assert "pcg: model SmolLM2-135M-Instruct" in text
     lines = header_lines(resolve({}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"}), "r")
     assert "OFFLINE" not in "\n".join(lines)
+
+
+def test_header_names_the_classifier_that_really_runs(tmp_path):
+    """Without --pcg-classifier the embedded approximation runs (classify._resolve), never the official ViT."""
+    from pcg_plugin.classify import OFFICIAL_MODEL_ID, _resolve
+
+    default = [ln for ln in header_lines(resolve({}, rootdir=tmp_path, env={}), "r") if "classifier" in ln][0]
+    assert _resolve(None)[1].startswith("pcg-letters") and "pcg-letters (embedded approximation" in default
+    assert OFFICIAL_MODEL_ID in default  # says how to get official similarity
+    chosen = header_lines(resolve({"pcg_classifier": OFFICIAL_MODEL_ID}, rootdir=tmp_path, env={}), "r")
+    assert f"pcg: classifier {OFFICIAL_MODEL_ID} on auto" in "\n".join(chosen)
 
 
 SUBS = [

@@ -123,3 +123,13 @@ def test_relative_out_and_store_follow_the_invocation_dir(tmp_path):
     s = resolve({"pcg_out": "o", "pcg_store": "st"}, rootdir=tmp_path / "root", env=KEY, cwd=tmp_path / "here")
     assert s.out == tmp_path / "here" / "o" and s.store == tmp_path / "here" / "st"
     assert resolve({}, rootdir=tmp_path, env=KEY, cwd=tmp_path / "x").store == tmp_path / "pcg-runs" / "responses"
+
+
+@pytest.mark.parametrize("spelling", ["prompt-length", "prompt_length"])
+def test_tie_break_is_the_scorers_spelling(tmp_path, spelling):
+    from pcg_plugin.scoring import TIE_BREAKS
+
+    s = resolve({"pcg_tie_break": spelling}, rootdir=tmp_path, env=KEY)
+    assert s.tie_break == "prompt-length" and s.tie_break in TIE_BREAKS
+    with pytest.raises(ValueError, match="--pcg-tie-break"):
+        resolve({"pcg_tie_break": "coin"}, rootdir=tmp_path, env=KEY)

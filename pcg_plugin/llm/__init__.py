@@ -15,10 +15,11 @@ def wants_openai(base_url: str | None, env: Any = None) -> bool:
 
 
 def make_backend(kind: str | None, *, model: str | None = None, base_url: str | None = None,
-                 device: str = "auto", few_shot: bool | None = None) -> Any:  # fmt: skip
+                 device: str = "auto", few_shot: bool | None = None, threads: int | None = None) -> Any:  # fmt: skip
     """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
 
     ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
+    ``threads`` caps torch's threads for in-process models on the CPU (one xdist worker's share of the cores).
     """
     if few_shot is None:
         few_shot = os.environ.get("PCG_OFFLINE_FEW_SHOT", "").strip().lower() in ("1", "true", "yes", "on")
@@ -46,11 +47,11 @@ def make_backend(kind: str | None, *, model: str | None = None, base_url: str | 
             from pathlib import Path
 
             path, gguf = str(Path(model).parent), Path(model).name
-        return TransformersBackend(path, device=device, gguf_file=gguf)
+        return TransformersBackend(path, device=device, gguf_file=gguf, threads=threads)
     if kind == "offline":
         from pcg_plugin.llm.transformers_backend import offline_default
 
-        return offline_default(device=device, few_shot=few_shot)
+        return offline_default(device=device, few_shot=few_shot, threads=threads)
     if kind == "scripted":
         from pcg_plugin.llm.scripted import ScriptedBackend
 

