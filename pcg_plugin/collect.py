@@ -70,6 +70,11 @@ def is_prompt_text(text: str) -> bool:
     return PLACEHOLDER in text
 
 
+def is_prompt_name(path: Path) -> bool:
+    """2023 prompts are ``.txt`` files; the official set has a ``BirdsTeam.TXT``."""
+    return path.suffix.lower() == ".txt"
+
+
 def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
@@ -118,42 +123,47 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     return data
 
 
-def _candidates(folder: Path) -> tuple[list[Path], list[Path]]:
-    """Top-level programs defining a TrialLoop subclass, and top-level .txt files holding <OBJECT>."""
-    programs, prompts = [], []
+def _candidates(folder: Path, require_placeholder: bool = True) -> tuple[list[Path], list[Path]]:
+    """Top-level programs defining a TrialLoop subclass, and top-level .txt files holding <OBJECT> (without
+    ``require_placeholder``, every .txt when none holds it: the rule checks then report the missing placeholder)."""
+    programs, prompts, texts = [], [], []
     for child in sorted(folder.iterdir()):
         if not child.is_file() or not _visible(child):
             continue
         if child.suffix == ".py" and defines_trial_loop(_read(child)):
             programs.append(child)
-        elif child.suffix == ".txt" and is_prompt_text(_read(child)):
-            prompts.append(child)
-    return programs, prompts
+        elif is_prompt_name(child):
+            texts.append(child)
+            if is_prompt_text(_read(child)):
+                prompts.append(child)
+    return programs, prompts or ([] if require_placeholder else texts)
 
 
-def _build(folder: Path, name: str, fmt: str, entry: Path, team: str | None) -> Submission:
+def _build(folder: Path, name: str, fmt: str, entry: Path, team: str | None,
+           require_placeholder: bool = True) -> Submission:  # fmt: skip
     if not entry.is_file():
         raise SubmissionError(f"{folder}: entry {entry.name!r} does not exist")
     prompt = _read(entry) if fmt == "prompt-2023" else None
-    if prompt is not None and not is_prompt_text(prompt):
+    if prompt is not None and require_placeholder and not is_prompt_text(prompt):
         raise SubmissionError(f"{entry}: a 2023 prompt must contain {PLACEHOLDER}")
     return Submission(name=name, path=folder, format=fmt, entry=entry, prompt=prompt,
                       files_hash=files_hash(folder), team=team or name)  # fmt: skip
 
 
-def detect_folder(folder: Path, *, manifest_only: bool = False) -> Submission | None:
+def detect_folder(folder: Path, *, manifest_only: bool = False, require_placeholder: bool = True) -> Submission | None:
     """The submission a folder holds, or None; raises SubmissionError when it is one but ambiguous or broken.
 
     A ``submission.toml`` always makes a folder a submission. Without one (and unless ``manifest_only``) a
     folder is a submission when it holds exactly one program defining a ``TrialLoop`` subclass, or no such
-    program and exactly one ``.txt`` prompt with ``<OBJECT>``.
+    program and exactly one ``.txt`` prompt with ``<OBJECT>``. Rule checks pass ``require_placeholder=False``
+    so that a prompt missing ``<OBJECT>`` is still checked (and fails that rule) instead of being ignored.
     """
     if not folder.is_dir() or not _visible(folder):
         return None
     name = folder.name
     if (folder / MANIFEST).is_file():
         data = read_manifest(folder)
-        programs, prompts = _candidates(folder)
+        programs, prompts = _candidates(folder, require_placeholder)
         fmt = data.get("format")
         if "entry" in data:
             entry = folder / data["entry"]
@@ -168,27 +178,27 @@ def detect_folder(folder: Path, *, manifest_only: bool = False) -> Submission | 
                 )
             entry = programs[0]
         if fmt is None:
-            fmt = "prompt-2023" if entry.suffix == ".txt" else program_format(_read(entry)) if entry.is_file() else ""
-        return _build(folder, name, fmt, entry, data.get("team"))
+            fmt = "prompt-2023" if is_prompt_name(entry) else program_format(_read(entry)) if entry.is_file() else ""
+        return _build(folder, name, fmt, entry, data.get("team"), require_placeholder)
     if manifest_only:
         return None
-    programs, prompts = _candidates(folder)
+    programs, prompts = _candidates(folder, require_placeholder)
     if len(programs) > 1:
         names = ", ".join(p.name for p in programs)
         raise SubmissionError(f"{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = \"...\"")
     if programs:
         return _build(folder, name, program_format(_read(programs[0])), programs[0], None)
     if len(prompts) == 1:
-        return _build(folder, name, "prompt-2023", prompts[0], None)
+        return _build(folder, name, "prompt-2023", prompts[0], None, require_placeholder)
     return None
 
 
-def detect_prompt_file(path: Path) -> Submission | None:
+def detect_prompt_file(path: Path, *, require_placeholder: bool = True) -> Submission | None:
     """A loose 2023 prompt file (team = file stem, as the 2023 response-gathering script names teams)."""
-    if path.suffix != ".txt" or not path.is_file() or not _visible(path):
+    if not is_prompt_name(path) or not path.is_file() or not _visible(path):
         return None
     text = _read(path)
-    if not is_prompt_text(text):
+    if require_placeholder and not is_prompt_text(text):
         return None
     return Submission(name=path.stem, path=path, format="prompt-2023", entry=path, prompt=text,
                       files_hash=files_hash(path), team=path.stem)  # fmt: skip

@@ -8,7 +8,7 @@ import pytest
 
 
 @pytest.hookspec(firstresult=False)
-def pcg_run_finished(config: pytest.Config, results: dict[str, Any]) -> None:
+def pytest_pcg_run_finished(config: pytest.Config, results: dict[str, Any]) -> None:
     """Called once, on the controller, after the official scores of a run are computed.
 
     ``results`` is the run's results document exactly as written to ``<run>/results.json``

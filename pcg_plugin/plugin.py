@@ -36,7 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
     for line in ("pcg: a pytest-pcg evaluation item (submission x letter x trial)",
                  "program_2024: a 2024 TrialLoop program trial", "program_2025: a 2025 TrialLoop program trial",
-                 "prompt_2023: a 2023 prompt-file trial"):  # fmt: skip
+                 "prompt_2023: a 2023 prompt-file trial",
+                 "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)"):  # fmt: skip
         config.addinivalue_line("markers", line)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and RUN_KEY in workerinput:
@@ -81,36 +82,44 @@ def _roots(config: pytest.Config) -> list[Path]:
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if not _evaluating(parent.config):
-        return None
-    from pcg_plugin.item import BrokenSubmission, SubmissionDir
+    from pcg_plugin.item import BrokenSubmission
 
     try:
         manifest_only = not collect.auto_detect_allowed(path, _roots(parent.config))
-        sub = collect.detect_folder(path, manifest_only=manifest_only)
+        sub = collect.detect_folder(path, manifest_only=manifest_only, require_placeholder=_evaluating(parent.config))
     except collect.SubmissionError as exc:
         return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
     except OSError:  # a sibling folder that vanished or cannot be read is nobody's submission
         return None
     if sub is None:
         return None
-    return SubmissionDir.from_parent(parent, path=path, submission=sub)
+    if _evaluating(parent.config):
+        from pcg_plugin.item import SubmissionDir
+
+        return SubmissionDir.from_parent(parent, path=path, submission=sub)
+    from pcg_plugin.rules_items import RulesDir
+
+    return RulesDir.from_parent(parent, path=path, submission=sub)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix != ".txt" or not _evaluating(parent.config):
+    if not collect.is_prompt_name(file_path):
         return None
     try:
         if not collect.prompt_file_allowed(file_path, _roots(parent.config)):
             return None
-        sub = collect.detect_prompt_file(file_path)
+        sub = collect.detect_prompt_file(file_path, require_placeholder=_evaluating(parent.config))
     except OSError:
         return None
     if sub is None:
         return None
-    from pcg_plugin.item import PromptFile
+    if _evaluating(parent.config):
+        from pcg_plugin.item import PromptFile
 
-    return PromptFile.from_parent(parent, path=file_path, submission=sub)
+        return PromptFile.from_parent(parent, path=file_path, submission=sub)
+    from pcg_plugin.rules_items import RulesFile
+
+    return RulesFile.from_parent(parent, path=file_path, submission=sub)
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
@@ -212,7 +221,7 @@ class Controller:
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
-        self.config.hook.pcg_run_finished(config=self.config, results=self.results)
+        self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         from pcg_plugin.report_terminal import summary_lines

@@ -138,42 +138,19 @@ def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
 def rank_intervals(results: Mapping[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
-    measured value (it is a per-letter number). Empty when there is nothing to resample."""
-    import random
+    measured value (it is a per-letter number). Empty when there is nothing to resample. The resampling is
+    ``pcg_plugin.bootstrap`` (shared with the noise-aware baseline gate)."""
+    from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
 
-    from pcg_plugin.scoring import LetterInput, score, to_decimal
-
-    settings = results.get("settings") or {}
+    setup = setup_from_settings(results.get("settings") or {})
     subs = results.get("submissions") or []
-    letters = _sequence(settings.get("letters"))
-    if len(subs) < 2 or not letters or reps < 1:
+    if len(subs) < 2 or not setup.letters or reps < 1:
         return {}
-    rnd = random.Random(seed)
-    edition = settings.get("edition") if settings.get("edition") in ("2023", "2024", "2025") else "2024"
     ranks: dict[str, list[int]] = {s["name"]: [] for s in subs}
-    for _ in range(reps):
-        programs = {}
-        for sub in subs:
-            per_letter = {}
-            for c in letters:
-                data = (sub.get("letters") or {}).get(c) or {}
-                trials = data.get("trials") or []
-                drawn = [rnd.choice(trials) for _ in trials]
-                per_letter[c] = LetterInput(
-                    stability=tuple((i, to_decimal(t["sta"])) for i, t in enumerate(drawn, 1) if t.get("sta") is not None),
-                    similarity=tuple((i, to_decimal(t["sim"])) for i, t in enumerate(drawn, 1) if t.get("sim") is not None),
-                    diversity=to_decimal(data.get("diversity") or "0"),
-                )  # fmt: skip
-            programs[sub["name"]] = per_letter
-        res = score(programs, edition=edition, trials=int(settings.get("trials") or 10), letters=letters,
-                    disable_weights=bool(settings.get("disable_weights")))  # fmt: skip
+    for res in resampled_scores({s["name"]: s.get("letters") or {} for s in subs}, setup, reps=reps, seed=seed):
         for name, r in res.ranking:
             ranks[name].append(r)
-    out = {}
-    for name, rs in ranks.items():
-        rs.sort()
-        out[name] = (rs[int(0.025 * (len(rs) - 1))], rs[int(round(0.975 * (len(rs) - 1)))])
-    return out
+    return {name: interval(rs, 0.95) for name, rs in ranks.items()}
 
 
 def _sequence(value: Any) -> Sequence[str]:

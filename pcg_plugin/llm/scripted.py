@@ -14,6 +14,14 @@ if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
 
 FAULT_KINDS = ("429", "500", "timeout", "reset")
+Usage = tuple[int, int] | Callable[[list[dict], list[str]], tuple[int, int]]
+
+
+def approx_usage(messages: list[dict], choices: list[str]) -> tuple[int, int]:
+    """Token counts of the size a real model would report (about 4 characters a token, 4 per message), so a
+    program's use of the token limit shows against a double as it would against the model."""
+    prompt = sum(len(str(m.get("content", ""))) // 4 + 4 for m in messages)
+    return prompt, sum(len(c) // 4 + 1 for c in choices)
 
 
 @dataclass(frozen=True)
@@ -39,13 +47,16 @@ def make_fault(kind: str, retry_after: float | None = None) -> LLMError:
 
 
 class ScriptedBackend:
-    """Answers with ``responder(messages, n)`` or with the given responses in turn; never calls a real model."""
+    """Answers with ``responder(messages, n)`` or with the given responses in turn; never calls a real model.
+
+    ``usage`` is the (prompt, completion) tokens reported per call (completion per choice), or a function of
+    the messages and choices (``approx_usage``)."""
 
     name = "scripted"
     is_offline_default = False
 
     def __init__(self, responder: Callable[[list[dict], int], list[str]] | Sequence[str], *,
-                 usage: tuple[int, int] = (10, 20), failures: Faults | float | Sequence[str | None] | None = None,
+                 usage: Usage = (10, 20), failures: Faults | float | Sequence[str | None] | None = None,
                  model: str = "scripted") -> None:  # fmt: skip
         self.model = model
         self.usage = usage
@@ -87,4 +98,6 @@ class ScriptedBackend:
                 else:
                     choices = [items[(self._turn + i) % len(items)] for i in range(n)]
                     self._turn += n
+        if callable(self.usage):
+            return ChatResult(choices, *self.usage(messages, choices))
         return ChatResult(choices, self.usage[0], self.usage[1] * max(1, n))

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-# The scripted LLM double: answers with the glyph program for the letter named in the last user message,
-# or with a deliberately broken answer when the message asks for one (MODE=...).
+# The scripted LLM double: answers with the glyph program for the letter named in the last user message (a
+# glyph variant chosen by TRIAL=n when the program sends its trial number, so trials differ and diversity is
+# above 0), or with a deliberately broken answer when the message asks for one (MODE=...).
 RESPONDER = '''
 import re
 from pcg_plugin.glyphs import letter_program
@@ -20,6 +21,8 @@ def respond(messages, n=1):
     letter = re.search(r'TARGET="?([A-Z])', text).group(1)
     mode = re.search(r"MODE=(\\w+)", text)
     mode = mode.group(1) if mode else "good"
+    trial = re.search(r"TRIAL=(\\d+)", text)
+    variant = int(trial.group(1)) % 4 if trial else 0
     if mode == "nocode":
         answer = "I cannot draw that letter, sorry."
     elif mode == "convert":
@@ -27,7 +30,7 @@ def respond(messages, n=1):
     elif mode == "huge":
         answer = "```\\n" + "drop_block('b11', 5)\\n" * 10000 + "```"
     else:
-        answer = "```\\n" + letter_program(letter) + "\\n```"
+        answer = "```\\n" + letter_program(letter, variant) + "\\n```"
     return [answer] * n
 '''
 
@@ -43,10 +46,14 @@ class Entry(TrialLoop):
 '''
 
 GOOD_BODY = 'return chat_with_chatgpt(ctx, [{"role": "user", "content": f"TARGET={target_character}"}])[0]'
+# Trials differ (the double draws a glyph variant per trial): diversity, and so every char score, is above 0.
+VARIED_BODY = ('return chat_with_chatgpt(ctx, [{"role": "user", "content": '
+               'f"TARGET={target_character} TRIAL={ctx.get_trial_number()} {EXTRA}"}])[0]')
 
 
-def program(body: str = GOOD_BODY) -> str:
-    return textwrap.dedent(PROGRAM).format(body=body)
+def program(body: str = GOOD_BODY, extra: str = "") -> str:
+    """A 2024 program; ``extra`` is appended to a VARIED_BODY message (e.g. MODE=nocode)."""
+    return textwrap.dedent(PROGRAM).format(body=body.replace("{EXTRA}", extra))
 
 
 def write_competition(root: Path, entries: dict[str, dict[str, str]]) -> None:

@@ -1,0 +1,502 @@
+"""CI gating on scoring regressions: a baseline of a run's official scores, and a like-for-like comparison.
+
+A baseline document (schema ``pytest-pcg/baseline/1``) is cut from a run's results.json: the settings that
+must match for two runs to be comparable, versions for information, and every official score (per
+submission, letter and trial) as the exact strings the scorer printed. ``compare`` gates a new run against it
+with a plain threshold (drop > max_drop) or a noise-aware one (the drop must also leave the baseline's
+bootstrap interval over trials, ``pcg_plugin.bootstrap``). Pure functions; only save/load touch the disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import Context, Decimal, localcontext
+from pathlib import Path
+from typing import Any
+
+BASELINE_SCHEMA = "pytest-pcg/baseline/1"
+RESULTS_SCHEMA = "pytest-pcg/results/1"
+METHODS = ("plain", "bootstrap")
+METRICS = ("normalized_score", "prompt_score", "char_score")
+STATUSES = ("regressed", "improved", "unchanged", "within_max_drop", "within_noise", "missing", "new")
+FAILING = ("regressed", "missing")
+SAVE_HINT = "save one with `pytest submissions/ --pcg-save-baseline FILE`"
+# Official decimals have 20 places and a small integer part: this precision keeps every difference exact.
+_EXACT = Context(prec=200)
+
+
+class BaselineError(Exception):
+    """A baseline that cannot be used: unreadable, not a baseline, or from a run that is not like for like."""
+
+
+# -- the document -----------------------------------------------------------------------------------------
+
+# (label, path into the baseline's settings, how to fix a difference). The like-for-like settings: a
+# difference in any of them changes scores for reasons other than the submissions.
+LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("edition", ("edition",), "run with the baseline's --pcg-edition, or re-save the baseline"),
+    ("letters", ("letters",), "run the same --pcg-letters (no -k/--lf that drops letters), or re-save the baseline"),
+    ("trials", ("trials",), "run the same --pcg-trials, or re-save the baseline"),
+    ("backend", ("backend",), "use the same --pcg-backend, or re-save the baseline"),
+    ("model", ("model",), "use the same --pcg-model, or re-save the baseline"),
+    ("base URL", ("base_url",), "use the same --pcg-base-url, or re-save the baseline"),
+    ("temperature", ("temperature",), "the edition profile sets it; re-save the baseline after changing it"),
+    ("seed policy", ("seed_policy",), "seeds change every response; re-save the baseline after changing them"),
+    ("disable weights", ("disable_weights",), "use the same --pcg-disable-weights, or re-save the baseline"),
+    ("tie break", ("tie_break",), "use the same --pcg-tie-break, or re-save the baseline"),
+    ("diversity vector", ("diversity_vector",), "re-save the baseline with this edition"),
+    ("classifier digest", ("classifier", "digest"), "re-save the baseline after changing the classifier"),
+    ("physics digest", ("physics", "digest"), "re-save the baseline after changing the physics settings"),
+)  # fmt: skip
+# Guards of the edition profile: compared only when both runs recorded them (older results lack them).
+OPTIONAL_LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("max time", ("max_time",), "the edition profile sets it; re-save the baseline after changing it"),
+    ("token limit", ("token_limit",), "the edition profile sets it; re-save the baseline after changing it"),
+)
+_SETTING_KEYS = ("edition", "letters", "trials", "backend", "model", "base_url", "temperature", "seed_policy",
+                 "disable_weights", "tie_break", "diversity_vector", "max_time", "token_limit")  # fmt: skip
+TRIAL_KEYS = ("trial", "sta", "sim", "trial_score", "reason")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def baseline_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The like-for-like subset of a results ``settings`` object (classifier/physics by name and digest)."""
+    out: dict[str, Any] = {key: settings.get(key) for key in _SETTING_KEYS}
+    if isinstance(out["letters"], tuple):
+        out["letters"] = list(out["letters"])
+    classifier, physics = _mapping(settings.get("classifier")), _mapping(settings.get("physics"))
+    out["classifier"] = {"name": classifier.get("name"), "digest": classifier.get("digest")}
+    out["physics"] = {"digest": physics.get("digest"), "damage": physics.get("damage")}
+    return out
+
+
+def baseline_letter(data: Mapping[str, Any]) -> dict[str, Any]:
+    """One letter: char score, diversity (what the bootstrap holds fixed) and each trial's scores."""
+    trials = [{key: t.get(key) for key in TRIAL_KEYS} for t in data.get("trials") or [] if isinstance(t, Mapping)]
+    return {"char_score": data.get("char_score"), "diversity": data.get("diversity"), "trials": trials}
+
+
+def baseline_submission(sub: Mapping[str, Any]) -> dict[str, Any]:
+    letters = _mapping(sub.get("letters"))
+    return {
+        "normalized_score": sub.get("normalized_score"), "prompt_score": sub.get("prompt_score"),
+        "rank": sub.get("rank"), "files_hash": sub.get("files_hash"),
+        "letters": {c: baseline_letter(_mapping(d)) for c, d in letters.items()},
+    }  # fmt: skip
+
+
+def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
+    """A baseline from a results.json document (exact decimal strings stay strings)."""
+    if results.get("schema") not in (RESULTS_SCHEMA, None):
+        raise BaselineError(f"cannot make a baseline from a {results.get('schema')!r} document (expected "
+                            f"{RESULTS_SCHEMA}, a run's results.json)")  # fmt: skip
+    provenance = _mapping(results.get("provenance"))
+    run = _mapping(results.get("run"))
+    subs = [s for s in results.get("submissions") or [] if isinstance(s, Mapping) and s.get("name") is not None]
+    return {
+        "schema": BASELINE_SCHEMA,
+        "created": _now(),
+        "source": {"results_schema": results.get("schema"), "run_id": run.get("id"), "finished": run.get("finished")},
+        "settings": baseline_settings(_mapping(results.get("settings"))),
+        "versions": {"git_sha": provenance.get("git_sha"), **dict(_mapping(provenance.get("versions")))},
+        "scores": {
+            "competition_score": results.get("competition_score"),
+            "multi_model": results.get("per_model") is not None,
+            "submissions": {str(s["name"]): baseline_submission(s) for s in subs},
+        },
+    }  # fmt: skip
+
+
+def save_baseline(path: Path, results: Mapping[str, Any]) -> Path:
+    """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(baseline_document(results), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def check_document(doc: Any, where: str) -> dict[str, Any]:
+    """``doc`` if it is a usable baseline document, else BaselineError saying what it is and how to fix it."""
+    if not isinstance(doc, dict):
+        raise BaselineError(f"{where} is not a pytest-pcg baseline (a JSON {type(doc).__name__}); {SAVE_HINT}")
+    schema = doc.get("schema")
+    if schema == RESULTS_SCHEMA:
+        raise BaselineError(f"{where} is a run's results.json, not a baseline; {SAVE_HINT}")
+    if schema != BASELINE_SCHEMA:
+        newer = isinstance(schema, str) and schema.startswith("pytest-pcg/baseline/")
+        why = "written by another pytest-pcg version; upgrade pytest-pcg or" if newer else "not a pytest-pcg baseline;"
+        raise BaselineError(f"{where} has schema {schema!r}, {why} {SAVE_HINT}")
+    scores = doc.get("scores")
+    if not isinstance(doc.get("settings"), dict) or not isinstance(scores, dict) or not isinstance(
+        scores.get("submissions"), dict
+    ):
+        raise BaselineError(f"{where} is a damaged baseline (no settings or scores); {SAVE_HINT}")
+    return doc
+
+
+def load_baseline(path: Path) -> dict[str, Any]:
+    """Read a baseline, with a BaselineError naming the file and the fix instead of a traceback."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BaselineError(f"baseline {path} does not exist; {SAVE_HINT}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"cannot read baseline {path}: {exc}; {SAVE_HINT}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"baseline {path} is not valid JSON ({exc}); {SAVE_HINT}") from None
+    return check_document(doc, f"baseline {path}")
+
+
+def _as_baseline(doc: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Accept a results.json document where a baseline is expected (the current run, usually)."""
+    if doc.get("schema") == RESULTS_SCHEMA:
+        return baseline_document(doc)
+    return check_document(dict(doc), where)
+
+
+# -- like for like ----------------------------------------------------------------------------------------
+
+
+def _at(settings: Mapping[str, Any], path: Sequence[str]) -> Any:
+    value: Any = settings
+    for key in path:
+        value = _mapping(value).get(key)
+    return value
+
+
+def _show(value: Any) -> str:
+    """A setting for a one-line message: lists joined, long digests shortened (still telling two apart)."""
+    if value is None:
+        return "not recorded"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value) or "none"
+    text = str(value)
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+def incompatibilities(base: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """One line per like-for-like setting that differs between two baseline documents (empty = comparable)."""
+    b, c = _mapping(base.get("settings")), _mapping(current.get("settings"))
+    out = []
+    for label, path, hint in LIKE_FOR_LIKE + OPTIONAL_LIKE_FOR_LIKE:
+        bv, cv = _at(b, path), _at(c, path)
+        if isinstance(bv, tuple):
+            bv = list(bv)
+        if isinstance(cv, tuple):
+            cv = list(cv)
+        optional = (label, path, hint) in OPTIONAL_LIKE_FOR_LIKE
+        if bv == cv or (optional and (bv is None or cv is None)):
+            continue
+        out.append(f"{label} differs: baseline {_show(bv)} vs this run {_show(cv)} ({hint})")
+    return out
+
+
+# -- comparison -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    """One gated number: a submission's normalized/prompt score (``letter`` None) or a letter's char score."""
+
+    submission: str
+    letter: str | None
+    metric: str
+    baseline: Decimal | None
+    current: Decimal | None
+    allowed: Decimal
+    status: str
+
+    @property
+    def delta(self) -> Decimal | None:
+        """current - baseline (negative = a drop), exact; None when a side is missing."""
+        if self.baseline is None or self.current is None:
+            return None
+        with localcontext(_EXACT):
+            return self.current - self.baseline
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every gated row of a baseline comparison and how it was gated."""
+
+    method: str
+    max_drop: Decimal
+    confidence: float | None
+    changes: tuple[Change, ...]
+    resamples: int | None = None
+
+    @property
+    def regressions(self) -> tuple[Change, ...]:
+        """Drops beyond the threshold, and submissions (or letters) that vanished: both fail the run."""
+        return tuple(ch for ch in self.changes if ch.status in FAILING)
+
+    @property
+    def improvements(self) -> tuple[Change, ...]:
+        return tuple(ch for ch in self.changes if ch.status == "improved")
+
+    @property
+    def within_noise(self) -> tuple[Change, ...]:
+        return tuple(ch for ch in self.changes if ch.status == "within_noise")
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions)
+
+
+def _decimal(value: Any, where: str) -> Decimal | None:
+    from pcg_plugin.scoring import to_decimal
+
+    if value is None:
+        return None
+    try:
+        return to_decimal(value)
+    except (TypeError, ValueError):
+        raise BaselineError(f"{where}: {value!r} is not a number; {SAVE_HINT}") from None
+
+
+def parse_max_drop(max_drop: Decimal | float | str) -> Decimal:
+    """The threshold as an exact Decimal (a float through its shortest repr), never negative."""
+    from pcg_plugin.scoring import to_decimal
+
+    try:
+        value = to_decimal(max_drop)
+    except (TypeError, ValueError):
+        raise ValueError(f"--pcg-max-drop: {max_drop!r} is not a number") from None
+    if value < 0:
+        raise ValueError(f"--pcg-max-drop: {max_drop!r} must be 0 or more (it is the drop allowed)")
+    return value
+
+
+Key = tuple[str, str | None, str]  # (submission, letter or None, metric)
+
+
+def metric_values(doc: Mapping[str, Any], where: str) -> dict[str, dict[Key, Decimal | None]]:
+    """submission -> {(submission, letter, metric): value} of a baseline document, in gating order."""
+    subs = _mapping(_mapping(doc.get("scores")).get("submissions"))
+    letters = list(_mapping(doc.get("settings")).get("letters") or [])
+    out: dict[str, dict[Key, Decimal | None]] = {}
+    for name, sub in subs.items():
+        sub = _mapping(sub)
+        rows: dict[Key, Decimal | None] = {}
+        for metric in ("normalized_score", "prompt_score"):
+            rows[(name, None, metric)] = _decimal(sub.get(metric), f"{where}: {name} {metric}")
+        per_letter = _mapping(sub.get("letters"))
+        for c in letters + sorted(set(per_letter) - set(letters)):
+            if c in per_letter:
+                value = _mapping(per_letter[c]).get("char_score")
+                rows[(name, c, "char_score")] = _decimal(value, f"{where}: {name} {c} char_score")
+        out[name] = rows
+    return out
+
+
+def _order(doc: Mapping[str, Any]) -> list[str]:
+    """Submissions by rank then name (the file's key order is alphabetical after a save)."""
+    subs = _mapping(_mapping(doc.get("scores")).get("submissions"))
+
+    def key(name: str) -> tuple[bool, int, str]:
+        rank = _mapping(subs[name]).get("rank")
+        return (not isinstance(rank, int), rank if isinstance(rank, int) else 0, name)
+
+    return sorted(subs, key=key)
+
+
+def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int) -> dict[Key, Decimal]:
+    """The lower end of each metric's central ``confidence`` interval when the BASELINE's trials are
+    resampled (``pcg_plugin.bootstrap``: each (submission, letter) redraws its trials, official scorer)."""
+    from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
+
+    scores = _mapping(base.get("scores"))
+    if scores.get("multi_model"):
+        raise BaselineError("the noise-aware threshold cannot resample a several-model (2025 per-model) baseline; "
+                            "use --pcg-drop-test plain")  # fmt: skip
+    setup = setup_from_settings(_mapping(base.get("settings")))
+    subs = {name: _mapping(_mapping(s).get("letters")) for name, s in _mapping(scores.get("submissions")).items()}
+    if not subs or not setup.letters:
+        return {}
+    samples: dict[Key, list[Decimal]] = {}
+    for res in resampled_scores(subs, setup, reps=resamples, seed=seed):
+        for name, prog in res.programs.items():
+            samples.setdefault((name, None, "normalized_score"), []).append(prog.normalized_score)
+            samples.setdefault((name, None, "prompt_score"), []).append(prog.prompt_score)
+            for c, ch in prog.letters.items():
+                samples.setdefault((name, c, "char_score"), []).append(ch.char_score)
+    return {key: interval(values, confidence)[0] for key, values in samples.items()}
+
+
+def classify(baseline: Decimal | None, current: Decimal | None, max_drop: Decimal, lower: Decimal | None
+             ) -> tuple[Decimal, str]:  # fmt: skip
+    """(allowed drop, status) of one row. ``lower`` is the bootstrap lower end (None = plain threshold):
+    regressed = drop > max_drop and (plain, or current below ``lower``); allowed = max(max_drop, baseline - lower);
+    a smaller drop is ``within_max_drop`` (shown, not failed); no drop at all is ``unchanged``."""
+    if current is None:
+        return max_drop, "missing"
+    if baseline is None:
+        return max_drop, "new"
+    with localcontext(_EXACT):
+        drop = baseline - current
+        allowed = max_drop if lower is None else max(max_drop, baseline - lower)
+    if drop > max_drop:
+        if lower is None or current < lower:
+            return allowed, "regressed"
+        return allowed, "within_noise"
+    if current > baseline:
+        return allowed, "improved"
+    return allowed, "within_max_drop" if drop > 0 else "unchanged"
+
+
+def _rows(
+    base_vals: Mapping[str, Mapping[Key, Decimal | None]],
+    cur_vals: Mapping[str, Mapping[Key, Decimal | None]],
+    order: Iterable[str],
+) -> Iterable[tuple[Key, Decimal | None, Decimal | None]]:
+    """(key, baseline, current) for every gated row; a vanished submission is one ``normalized_score`` row."""
+    for name in order:
+        if name in base_vals and name not in cur_vals:
+            key = (name, None, "normalized_score")
+            yield key, base_vals[name].get(key), None
+            continue
+        if name not in base_vals:
+            for key, value in cur_vals[name].items():
+                if key[2] == "normalized_score":
+                    yield key, None, value
+            continue
+        b, c = base_vals[name], cur_vals[name]
+        for key in list(b) + [k for k in c if k not in b]:
+            bv, cv = b.get(key), c.get(key)
+            if bv is not None or cv is not None:
+                yield key, bv, cv
+
+
+def compare(
+    base: Mapping[str, Any],
+    current: Mapping[str, Any],
+    *,
+    max_drop: Decimal | float | str,
+    method: str = "plain",
+    resamples: int = 200,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Comparison:
+    """Gate ``current`` against ``base`` (baseline documents; a results.json document is accepted for either).
+
+    plain: a row regresses when baseline - current > max_drop (exact). bootstrap: it must also fall below the
+    lower end of the baseline's bootstrap interval (else ``within_noise``). Improvements never fail; a
+    submission missing from the current run does. Raises BaselineError when the runs are not like for like.
+    """
+    if method not in METHODS:
+        raise ValueError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
+    if method == "bootstrap" and resamples < 1:
+        raise ValueError(f"resamples must be at least 1, not {resamples}")
+    if method == "bootstrap" and not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
+    threshold = parse_max_drop(max_drop)
+    base_doc, cur_doc = _as_baseline(base, "the baseline"), _as_baseline(current, "this run")
+    problems = incompatibilities(base_doc, cur_doc)
+    if problems:
+        raise BaselineError("this run is not like for like with the baseline:\n  " + "\n  ".join(problems))
+    base_vals, cur_vals = metric_values(base_doc, "the baseline"), metric_values(cur_doc, "this run")
+    lower = (lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed)
+             if method == "bootstrap" else {})  # fmt: skip
+    order = _order(base_doc) + [n for n in _order(cur_doc) if n not in base_vals]
+    changes = []
+    for key, bv, cv in _rows(base_vals, cur_vals, order):
+        allowed, status = classify(bv, cv, threshold, lower.get(key) if method == "bootstrap" else None)
+        changes.append(Change(key[0], key[1], key[2], bv, cv, allowed, status))
+    bootstrap = method == "bootstrap"
+    return Comparison(method, threshold, confidence if bootstrap else None, tuple(changes),
+                      resamples if bootstrap else None)  # fmt: skip
+
+
+# -- terminal table ---------------------------------------------------------------------------------------
+
+
+def _places(values: Iterable[Decimal | None]) -> int:
+    """Decimals that show ~4 significant digits of the smallest nonzero number (trial-sized scores are
+    ~1e-3, normalized scores ~10), between 4 and 12."""
+    exponents = [v.adjusted() for v in values if v is not None and v != 0]
+    return min(12, max(4, 3 - min(exponents))) if exponents else 4
+
+
+def _num(value: Decimal | None, places: int, *, sign: bool = False) -> str:
+    if value is None:
+        return "-"
+    if sign and value == 0:
+        return "0"
+    return f"{value:{'+' if sign else ''}.{places}f}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def describe(comparison: Comparison) -> str:
+    """Which threshold gated the run, in one phrase (the report must say which was used)."""
+    drop = format(comparison.max_drop, "f")
+    if comparison.method == "bootstrap":
+        pct = f"{(comparison.confidence or 0) * 100:g}"
+        reps = comparison.resamples if comparison.resamples is not None else "?"
+        return f"noise-aware: bootstrap over trials, {reps} resamples, {pct} % (max drop {drop})"
+    return f"plain: max drop {drop}"
+
+
+def verdict(comparison: Comparison) -> str:
+    """'2 regressions, 1 improvement' (+ within noise / new when any) and whether the gate failed."""
+    parts = [_plural(len(comparison.regressions), "regression"), _plural(len(comparison.improvements), "improvement")]
+    if comparison.within_noise:
+        parts.append(f"{len(comparison.within_noise)} within noise")
+    new = sum(1 for ch in comparison.changes if ch.status == "new")
+    if new:
+        parts.append(f"{new} new")
+    return ", ".join(parts) + (" -> FAILED" if comparison.failed else " -> ok")
+
+
+def _table(rows: Sequence[Sequence[str]], right: Callable[[int], bool]) -> list[str]:
+    """Columns padded to their widest cell; ``right(i)`` right-aligns column i (the numbers)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+
+    def line(row: Sequence[str]) -> str:
+        cells = (cell.rjust(w) if right(i) else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        return "  ".join(cells).rstrip()
+
+    return [line(r) for r in rows]
+
+
+def format_comparison(comparison: Comparison, *, only_changes: bool = True) -> list[str]:
+    """The terminal table: header (threshold used), one row per (changed) number, verdict line."""
+    lines = [f"pytest-pcg baseline comparison ({describe(comparison)})"]
+    shown = [ch for ch in comparison.changes
+             if not only_changes or ch.status != "unchanged" or (ch.delta is not None and ch.delta != 0)]  # fmt: skip
+    if shown:
+        numbers = {m: [v for ch in shown if ch.metric == m for v in (ch.baseline, ch.current, ch.delta, ch.allowed)]
+                   for m in {ch.metric for ch in shown}}  # fmt: skip
+        places = {m: _places(values) for m, values in numbers.items()}  # one per metric: columns line up
+        rows = [("submission", "letter", "metric", "baseline", "current", "delta", "allowed", "status")]
+        for ch in shown:
+            p = places[ch.metric]
+            rows.append((ch.submission, ch.letter or "-", ch.metric, _num(ch.baseline, p), _num(ch.current, p),
+                         _num(ch.delta, p, sign=True), _num(ch.allowed, p), ch.status.replace("_", " ")))  # fmt: skip
+        lines += _table(rows, lambda i: 3 <= i <= 6)
+    else:
+        lines.append("no score changed")
+    lines.append(verdict(comparison))
+    return lines

@@ -1,0 +1,83 @@
+"""CI gating end to end: save a baseline, replay the stored responses against it, fail a worse run with a table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import VARIED_BODY, load_results, program, run_args, write_competition
+
+ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
+
+
+def scores(results: dict) -> dict:
+    return {s["name"]: (s["prompt_score"], s["normalized_score"],
+                        {c: d["char_score"] for c, d in s["letters"].items()}) for s in results["submissions"]}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_save_replay_gate_and_compare(competition):
+    # two programs whose trials differ (diversity > 0, so every score is above 0)
+    write_competition(competition.path, {"team_prog": {"entry.py": program(VARIED_BODY)},
+                                         "team_b": {"entry.py": program(VARIED_BODY)}})  # fmt: skip
+    # 1. a run that saves its baseline
+    first = competition.runpytest_subprocess(*run_args("run1", *ARGS, "--pcg-save-baseline", "good.json"),
+                                             timeout=300)  # fmt: skip
+    assert first.ret == 0, first.stdout.str()
+    first.stdout.fnmatch_lines(["*pytest-pcg baseline*", "*baseline saved:*good.json*"])
+    baseline = json.loads((competition.path / "good.json").read_text())
+    assert baseline["schema"] == "pytest-pcg/baseline/1" and set(baseline["scores"]["submissions"]) == {
+        "team_prog", "team_prompt", "team_b"}
+    assert all(float(s["prompt_score"]) > 0 for n, s in baseline["scores"]["submissions"].items() if n != "team_prompt")
+
+    # 2. deterministic re-scoring: replay-only (no model may be called), identical scores, the gate passes
+    replay = competition.runpytest_subprocess(*run_args("run2", *ARGS, "--pcg-record", "none", "-p", "xdist", "-n", "2",
+                                                        "--pcg-baseline", "good.json"), timeout=300)  # fmt: skip
+    assert replay.ret == 0, replay.stdout.str()
+    assert scores(load_results(competition.path, "run2")) == scores(load_results(competition.path, "run1"))
+    replay.stdout.fnmatch_lines(["*plain*max drop 0*", "*0 regressions*"])
+
+    # 3. a worse submission (its answers now hold no code): the gate fails with the table; save it too
+    write_competition(competition.path, {"team_b": {"entry.py": program(VARIED_BODY, "MODE=nocode")}})
+    worse = competition.runpytest_subprocess(*run_args("run3", *ARGS, "--pcg-baseline", "good.json",
+                                                       "--pcg-max-drop", "0", "--pcg-save-baseline",
+                                                       "worse.json"), timeout=300)  # fmt: skip
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED, worse.stdout.str()
+    worse.stdout.fnmatch_lines(["*pytest-pcg baseline*", "*team_b*prompt_score*regressed*",
+                                "*team_b*I*char_score*regressed*", "*regressions*FAILED*"])  # fmt: skip
+    assert (competition.path / "worse.json").is_file()
+
+    # 4. the good submission against the worse baseline: improvements are reported, never failed. Scores are
+    # relative (weights and normalized scores move with the field), so team_prog drops: tolerated here.
+    write_competition(competition.path, {"team_b": {"entry.py": program(VARIED_BODY)}})
+    better = competition.runpytest_subprocess(*run_args("run4", *ARGS, "--pcg-record", "none", "--pcg-max-drop", "60",
+                                                        "--pcg-baseline", "worse.json"), timeout=300)  # fmt: skip
+    assert better.ret == 0, better.stdout.str()
+    better.stdout.fnmatch_lines(["*team_prog*normalized_score*-50.0000*within max drop*", "*team_b*improved*",
+                                 "*0 regressions, 4 improvements -> ok*"])  # fmt: skip
+
+    # 5. not like for like (fewer letters): a clear error, non-zero exit
+    other = competition.runpytest_subprocess(*run_args("run5", "--pcg-letters", "I", "--pcg-trials", "2",
+                                                       "--pcg-record", "none", "--pcg-baseline", "good.json"),
+                                             timeout=300)  # fmt: skip
+    assert other.ret == pytest.ExitCode.USAGE_ERROR, other.stdout.str()
+    other.stdout.fnmatch_lines(["*baseline error:*not like for like*", "*letters differs: baseline I,L vs this run I*"])
+
+
+def test_bad_gate_options_fail_before_the_run(competition):
+    missing = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "nope.json"))
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines(["*--pcg-baseline*nope.json does not exist*"])
+    (competition.path / "b.json").write_text("{}")
+    for bad in (("--pcg-max-drop", "-1"), ("--pcg-max-drop", "lots"), ("--pcg-drop-test", "vibes")):
+        result = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "b.json", *bad))
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, bad
+        result.stderr.fnmatch_lines([f"*{bad[0]}*"])
+
+
+@pytest.mark.slow
+def test_tie_break_option_reaches_the_scorer(competition):
+    result = competition.runpytest_subprocess(*run_args("tb", "--pcg-letters", "I", "--pcg-trials", "1",
+                                                        "--pcg-tie-break", "prompt_length"), timeout=300)  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    assert load_results(competition.path, "tb")["settings"]["tie_break"] == "prompt-length"

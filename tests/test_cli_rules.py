@@ -1,0 +1,114 @@
+"""`pcg rules`: prompts, programs and folders; --json records; exit codes 0 (all pass), 1 (a rule fails), 2 (usage)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pcg_plugin.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+HOSTILE = Path(__file__).parent / "hostile"
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_prompt_json_records_and_exit_codes(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompts = shared / "official-2023-results" / "prompts"
+    rc, out, _ = _run(["rules", "--json", str(prompts / "Hope.txt")], capsys)
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert rc == 0
+    assert {"path", "word_count", "disallowed_characters", "has_placeholder", "passed", "rules"} <= set(record)
+    assert (record["word_count"], record["disallowed_characters"], record["has_placeholder"]) == (61, [], True)
+    assert record["passed"] and [r["rule"] for r in record["rules"]] == [
+        "prompt-length", "prompt-characters", "prompt-placeholder"]  # fmt: skip
+    assert {"rule", "title", "passed", "message", "findings"} <= set(record["rules"][0])
+
+    rc, out, _ = _run(["rules", "--json", str(prompts / "pixelArt.txt"), str(prompts / "BirdsTeam.TXT")], capsys)
+    pixel, team = [json.loads(line) for line in out.splitlines()]
+    assert rc == 1
+    assert pixel["disallowed_characters"] == ["\u00b0"] and not pixel["passed"]
+    assert pixel["first_failure"] == "prompt-characters"
+    finding = pixel["rules"][1]["findings"][0]
+    assert (finding["line"], finding["col"]) == (1, 193)
+    assert (team["word_count"], team["has_placeholder"], team["first_failure"]) == (905, False, "prompt-length")
+
+
+def test_text_output_one_line_per_rule_and_verdict(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = shared / "official-2023-results" / "prompts" / "BirdBirdBird.txt"
+    rc, out, _ = _run(["rules", str(prompt)], capsys)
+    assert rc == 1
+    assert "  FAIL prompt-length: " in out and "word count is 915" in out
+    assert "  PASS prompt-characters: " in out and "  PASS prompt-placeholder: " in out
+    assert "officially disqualified by prompt-length" in out
+    assert out.splitlines()[-1].startswith("FAIL: 1 checked, 1 breaking a rule")
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = _run(["rules", str(tmp_path / "missing.txt")], capsys)
+    assert rc == 2 and "no such file" in err
+    (tmp_path / "empty").mkdir()
+    rc, _, err = _run(["rules", "--json", str(tmp_path / "empty")], capsys)
+    assert rc == 2 and "not a submission" in err
+    (tmp_path / "level.xml").write_text("<x/>")
+    rc, _, err = _run(["rules", str(tmp_path / "level.xml")], capsys)
+    assert rc == 2 and "not a prompt" in err
+    with pytest.raises(SystemExit) as exc:  # argparse: no PATH at all
+        main(["rules"])
+    assert exc.value.code == 2
+
+
+def test_missing_placeholder_is_a_rule_not_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "team.txt"
+    prompt.write_text("Build the letter with blocks.\n")
+    rc, out, _ = _run(["rules", "--json", str(prompt)], capsys)
+    record = json.loads(out)
+    assert rc == 1 and record["first_failure"] == "prompt-placeholder" and not record["has_placeholder"]
+
+
+def test_programs_and_folders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    multi_turn = REPO / "submissions" / "zero_shot_multi_turn" / "zero_shot_multi_turn.py"
+    rc, out, _ = _run(["rules", "--json", str(REPO / "submissions" / "zero_shot"), str(multi_turn)], capsys)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert rc == 0 and all(r["passed"] and r["format"] == "program-2024" for r in records)
+    assert {"path", "format", "passed", "rules"} <= set(records[0])
+    assert "program-fixed-seeds" not in [r["rule"] for r in records[0]["rules"]]
+
+    team = tmp_path / "team"
+    team.mkdir()
+    shutil.copy(HOSTILE / "opens_socket.py.txt", team / "main.py")
+    rc, out, _ = _run(["rules", "--json", str(team)], capsys)
+    record = json.loads(out)
+    failed = {r["rule"] for r in record["rules"] if not r["passed"]}
+    assert rc == 1 and "program-chat-only" in failed and not record["passed"]
+
+
+def test_edition_default_and_override(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    team = tmp_path / "team"
+    team.mkdir()
+    shutil.copy(HOSTILE / "llms4pcg_ok.py.txt", team / "main.py")
+    rc, out, _ = _run(["rules", "--json", str(team / "main.py")], capsys)
+    record = json.loads(out)
+    assert rc == 0 and record["format"] == "program-2025" and record["edition"] == "2025"
+    assert record["rules"][-1]["rule"] == "program-fixed-seeds"
+    shutil.copy(REPO / "submissions" / "zero_shot" / "zero_shot.py", tmp_path / "zs.py")
+    rc, out, _ = _run(["rules", "--json", "--edition", "2025", str(tmp_path / "zs.py")], capsys)
+    record = json.loads(out)
+    assert rc == 1 and record["edition"] == "2025"  # chatgpt4pcg is not the 2025 package
+    assert not next(r for r in record["rules"] if r["rule"] == "program-chat-only")["passed"]
+
+
+def test_manifest_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "submission.toml").write_text('team = "T"\nentry = "mine.txt"\n')
+    (team / "mine.txt").write_text("Draw <OBJECT> with drop_block calls.\n")
+    rc, out, _ = _run(["rules", str(team)], capsys)
+    assert rc == 0 and "(prompt-2023)" in out and out.splitlines()[-1].startswith("PASS: 1 checked")
