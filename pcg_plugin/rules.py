@@ -293,7 +293,10 @@ def _snippet(node: ast.AST, limit: int = 70) -> str:
 
 
 def _python_files(folder: Path, entry: Path) -> list[Path]:
-    """The entry first, then every other .py under the folder (no dot/cache/vendored-environment folders)."""
+    """The entry first, then every other .py under the folder (no dot/cache/vendored-environment folders);
+    just the entry when ``folder`` is the entry file itself."""
+    if folder.is_file():
+        return [entry]
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS
@@ -993,7 +996,9 @@ def _rule_unmodified(entry: _Module) -> RuleResult:
 # program-size
 
 def folder_size(folder: Path, stop_after: int | None = None) -> tuple[int, int]:
-    """(bytes, files) of every file under the folder, hidden ones included, links not followed."""
+    """(bytes, files) of every file under the folder, hidden ones included, links not followed (a file: itself)."""
+    if folder.is_file():
+        return os.lstat(folder).st_size, 1
     total = files = 0
     for root, dirs, names in os.walk(folder):
         for name in names:
@@ -1103,11 +1108,12 @@ def _rule_parses(modules: list[_Module]) -> RuleResult:
                    "a file that does not parse is not checked by the other rules", official=False)  # fmt: skip
 
 
-def check_program(entry: Path, edition: str) -> list[RuleResult]:
-    """Static checks of a 2024/2025 program; every .py under ``entry.parent`` is scanned, the folder is sized."""
+def check_program(entry: Path, edition: str, scope: Path | None = None) -> list[RuleResult]:
+    """Static checks of a 2024/2025 program. ``scope`` is what is scanned and sized: the submission folder
+    (default ``entry.parent``: every .py under it), or the entry file alone."""
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {', '.join(EDITIONS)}, not {edition!r}")
-    folder = entry.parent
+    folder = entry.parent if scope is None else scope
     modules = [_load(p, str(p)) for p in _python_files(folder, entry)]
     results = [
         _rule_parses(modules),
@@ -1132,7 +1138,7 @@ def check_submission(sub: Submission) -> list[RuleResult]:
             text = sub.prompt or ""
         return check_prompt(text, str(sub.entry))
     if sub.format in ("program-2024", "program-2025"):
-        return check_program(sub.entry, sub.format.rsplit("-", 1)[1])
+        return check_program(sub.entry, sub.format.rsplit("-", 1)[1], scope=sub.path)
     raise ValueError(f"{sub.entry}: unknown submission format {sub.format!r}")
 
 

@@ -149,7 +149,6 @@ def test_classification_top_and_diversity_vector() -> None:
     assert classify.diversity_vector(res, 2025) == (1.0, 2.0)
 
 
-@pytest.mark.skipif(not (classify.EMBEDDED_MODEL_DIR / "model.safetensors").is_file(), reason="model not shipped")
 def test_embedded_model_reads_block_letters() -> None:
     """The shipped default loads with model=None and reads the test double's block letters."""
     from PIL import Image as PILImage

@@ -112,3 +112,16 @@ def test_manifest_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     (team / "mine.txt").write_text("Draw <OBJECT> with drop_block calls.\n")
     rc, out, _ = _run(["rules", str(team)], capsys)
     assert rc == 0 and "(prompt-2023)" in out and out.splitlines()[-1].startswith("PASS: 1 checked")
+
+
+def test_a_program_file_alone_is_checked_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A .py given on its own: its folder may hold anything (here a socket script), only the file is checked."""
+    (tmp_path / "other.py").write_text("import socket\n")
+    prog = tmp_path / "entry.py"
+    prog.write_text((Path(__file__).parent.parent / "submissions/zero_shot/zero_shot.py").read_text())
+    assert main(["rules", str(prog), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    size = next(r for r in record["rules"] if r["rule"] == "program-size")
+    assert record["passed"] and "in 1 files" in size["message"]
+    assert main(["rules", str(tmp_path), "--json"]) == 1  # the folder as a submission: other.py counts
+    capsys.readouterr()

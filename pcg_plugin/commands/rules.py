@@ -26,8 +26,9 @@ class UsageProblem(Exception):
     """A PATH that cannot be checked (missing, unreadable, not a submission): exit status 2."""
 
 
-def _target(path: Path) -> tuple[str, Path]:
-    """(format, entry) of what PATH holds, using the collector's own detection."""
+def _target(path: Path) -> tuple[str, Path, Path]:
+    """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
+    the submission folder, or a program file given alone (its folder may hold anything)."""
     from pcg_plugin import collect
 
     if path.is_dir():
@@ -38,13 +39,13 @@ def _target(path: Path) -> tuple[str, Path]:
         if sub is None:
             raise UsageProblem(f"{path}: not a submission (no TrialLoop program, no .txt prompt, "
                                f"no {collect.MANIFEST})")  # fmt: skip
-        return sub.format, sub.entry
+        return sub.format, sub.entry, sub.path
     if not path.is_file():
         raise UsageProblem(f"{path}: no such file or folder")
     if collect.is_prompt_name(path):  # a prompt without <OBJECT> is still a prompt: the placeholder rule says so
-        return "prompt-2023", path
+        return "prompt-2023", path, path
     if path.suffix == ".py":
-        return collect.program_format(path.read_text(encoding="utf-8", errors="replace")), path
+        return collect.program_format(path.read_text(encoding="utf-8", errors="replace")), path, path
     raise UsageProblem(f"{path}: not a prompt .txt, a program .py or a submission folder")
 
 
@@ -52,7 +53,7 @@ def _check(path: Path, edition: str | None) -> dict[str, Any]:
     """The JSON record of one PATH."""
     from pcg_plugin import rules
 
-    fmt, entry = _target(path)
+    fmt, entry, scope = _target(path)
     try:
         if fmt == "prompt-2023":
             text = rules.read_prompt(entry)
@@ -62,7 +63,7 @@ def _check(path: Path, edition: str | None) -> dict[str, Any]:
         else:
             chosen = edition or fmt.rsplit("-", 1)[1]
             record = {"path": str(path), "format": fmt, "entry": str(entry), "edition": chosen}
-            results = rules.check_program(entry, chosen)
+            results = rules.check_program(entry, chosen, scope=scope)
     except OSError as exc:
         raise UsageProblem(f"{path}: cannot read: {exc.strerror or exc}") from None
     record["passed"] = all(r.passed for r in results)
