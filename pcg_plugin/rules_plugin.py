@@ -8,13 +8,12 @@ status, the way syrupy fails a run on unused snapshots.
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-DROP_TESTS = ("plain", "bootstrap")
 # (flag, help, ini key too): each baseline option can live in [tool.pytest.ini_options] like the others.
 _BASELINE_OPTIONS = (
     ("--pcg-save-baseline", "write this run's scores (per submission, letter and trial, with settings) to FILE"),
@@ -52,14 +51,14 @@ def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
         if drop is not None or method != "plain":
             raise pytest.UsageError("--pcg-max-drop/--pcg-drop-test need --pcg-baseline FILE")
         return None
+    from pcg_plugin.baseline import METHODS, parse_max_drop
+
     try:
-        max_drop = Decimal(drop) if drop is not None else Decimal(0)
-    except InvalidOperation:
-        raise pytest.UsageError(f"--pcg-max-drop: {drop!r} is not a number") from None
-    if not max_drop.is_finite() or max_drop < 0:
-        raise pytest.UsageError(f"--pcg-max-drop: {drop!r} must be a number >= 0")
-    if method not in DROP_TESTS:
-        raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(DROP_TESTS)}")
+        max_drop = parse_max_drop(drop if drop is not None else "0")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if method not in METHODS:
+        raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
     cwd = Path(config.invocation_params.dir)
     if base is not None and not (cwd / base).is_file():
         raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (save one with --pcg-save-baseline)")
