@@ -93,13 +93,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     if sub is None:
         return None
-    if _evaluating(parent.config):
-        from pcg_plugin.item import SubmissionDir
-
-        return SubmissionDir.from_parent(parent, path=path, submission=sub)
-    from pcg_plugin.rules_items import RulesDir
-
-    return RulesDir.from_parent(parent, path=path, submission=sub)
+    return _collector_class(parent.config, folder=True).from_parent(parent, path=path, submission=sub)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -113,13 +107,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     if sub is None:
         return None
-    if _evaluating(parent.config):
-        from pcg_plugin.item import PromptFile
+    return _collector_class(parent.config, folder=False).from_parent(parent, path=file_path, submission=sub)
 
-        return PromptFile.from_parent(parent, path=file_path, submission=sub)
-    from pcg_plugin.rules_items import RulesFile
 
-    return RulesFile.from_parent(parent, path=file_path, submission=sub)
+def _collector_class(config: pytest.Config, *, folder: bool) -> Any:
+    """Evaluation items (submission x letter x trial), or rule/dry-run items under --pcg-rules/--pcg-dry-run."""
+    if _evaluating(config):
+        from pcg_plugin.item import PromptFile, SubmissionDir
+
+        return SubmissionDir if folder else PromptFile
+    from pcg_plugin.rules_items import RulesDir, RulesFile
+
+    return RulesDir if folder else RulesFile
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
