@@ -128,13 +128,14 @@ def evaluate(model, samples: list[cd.Sample], size: int, device: str) -> tuple[f
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", type=Path, default=Path("pcg_plugin/models/pcg-letters"))
-    ap.add_argument("--minutes", type=float, default=15.0, help="wall-clock training budget")
+    ap.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget")
     ap.add_argument("--steps", type=int, default=0, help="train exactly this many steps (overrides --minutes)")
     ap.add_argument("--size", type=int, default=64, help="model input size in pixels")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--font-augs", type=int, default=3)
+    ap.add_argument("--font-augs", type=int, default=2)
     ap.add_argument("--block-augs", type=int, default=6)
-    ap.add_argument("--block-fonts", type=int, default=12)
+    ap.add_argument("--block-fonts", type=int, default=30, help="typefaces per letter rasterised onto the grid "
+                    "(train and held-out level tests)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--letters", default=cd.LETTERS, help="only these letters (smoke tests)")
@@ -209,6 +210,7 @@ def save(model, args, results, data, steps, epochs, seconds, device) -> None:
         "seed": args.seed, "size": args.size, "minutes": args.minutes, "steps": steps, "epochs": epochs,
         "train_seconds": round(seconds), "device": device, "train_images": len(data["train"]),
         "font_files": len(data["__fonts__"]), "held_out_font_files": [Path(f).name for f in data["__test_fonts__"]],
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "letters"},
         "results": results,
     }
     (args.out / "training.json").write_text(json.dumps(meta, indent=1))
