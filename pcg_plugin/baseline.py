@@ -405,9 +405,10 @@ def compare(
     """
     if method not in METHODS:
         raise ValueError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
-    if method == "bootstrap" and resamples < 1:
+    bootstrap = method == "bootstrap"
+    if bootstrap and resamples < 1:
         raise ValueError(f"resamples must be at least 1, not {resamples}")
-    if method == "bootstrap" and not 0 < confidence < 1:
+    if bootstrap and not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
     threshold = parse_max_drop(max_drop)
     base_doc, cur_doc = _as_baseline(base, "the baseline"), _as_baseline(current, "this run")
@@ -415,14 +416,12 @@ def compare(
     if problems:
         raise BaselineError("this run is not like for like with the baseline:\n  " + "\n  ".join(problems))
     base_vals, cur_vals = metric_values(base_doc, "the baseline"), metric_values(cur_doc, "this run")
-    lower = (lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed)
-             if method == "bootstrap" else {})  # fmt: skip
+    lower = lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed) if bootstrap else {}
     order = _order(base_doc) + [n for n in _order(cur_doc) if n not in base_vals]
     changes = []
     for key, bv, cv in _rows(base_vals, cur_vals, order):
-        allowed, status = classify(bv, cv, threshold, lower.get(key) if method == "bootstrap" else None)
+        allowed, status = classify(bv, cv, threshold, lower.get(key))
         changes.append(Change(key[0], key[1], key[2], bv, cv, allowed, status))
-    bootstrap = method == "bootstrap"
     return Comparison(method, threshold, confidence if bootstrap else None, tuple(changes),
                       resamples if bootstrap else None)  # fmt: skip
 

@@ -12,9 +12,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pcg_plugin.collect import Submission
 from pcg_plugin.errors import OfficialFailure
+
+if TYPE_CHECKING:
+    from pcg_plugin.llm.session import TrialChat
 
 DOUBLE_MODEL = "dry-run-double"  # the store key's model: never mistaken for a real model's answers
 
@@ -98,8 +102,8 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path) 
     return _result(letter, chat, started, True, "returned one of the model's answers unmodified")
 
 
-def _result(letter: str, chat: object, started: float, passed: bool, what: str) -> DryRun:
-    usage = getattr(chat, "usage", {})
+def _result(letter: str, chat: TrialChat, started: float, passed: bool, what: str) -> DryRun:
+    usage = chat.usage
     calls = int(usage.get("calls", 0))
     tokens = int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
     seconds = time.perf_counter() - started

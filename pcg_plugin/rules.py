@@ -433,14 +433,23 @@ def _signature_problem(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None
     return None
 
 
-def _chosen_runs(entry: _Module) -> list[tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]:
+Run = tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]
+
+
+def _runs(tree: ast.Module) -> tuple[list[ast.ClassDef], list[Run], list[Run]]:
+    """(TrialLoop classes, those with a run method, those of them passed to run_evaluation)."""
+    loops = _loop_classes(tree)
+    concrete = [(c, r) for c in loops if (r := _run_of(c, loops)) is not None]
+    registered = _registered(tree)
+    return loops, concrete, [(c, r) for c, r in concrete if c.name in registered]
+
+
+def _chosen_runs(entry: _Module) -> list[Run]:
     """The TrialLoop class(es) the harness may run and their run methods (what the response rule inspects)."""
     if entry.tree is None:
         return []
-    loops = _loop_classes(entry.tree)
-    concrete = [(c, r) for c in loops if (r := _run_of(c, loops)) is not None]
-    picked = [(c, r) for c, r in concrete if c.name in _registered(entry.tree)]
-    return picked[-1:] if picked else concrete
+    _, concrete, picked = _runs(entry.tree)
+    return picked[-1:] or concrete
 
 
 def _rule_trial_loop(entry: _Module, modules: list[_Module]) -> RuleResult:
@@ -450,8 +459,7 @@ def _rule_trial_loop(entry: _Module, modules: list[_Module]) -> RuleResult:
         message = (f"{error.path}:{error.line}:{error.col}: {error.text}; the TrialLoop cannot be found until the "
                    "entry parses (see program-parses)")
         return RuleResult(rule, _TITLES[rule], False, message, (error,))
-    loops = _loop_classes(entry.tree)
-    concrete = [(c, r) for c in loops if (r := _run_of(c, loops)) is not None]
+    loops, concrete, picked = _runs(entry.tree)
     registered = _registered(entry.tree)
     elsewhere = {c.name for m in modules[1:] if m.tree for c in _loop_classes(m.tree)}
     if not concrete and registered & elsewhere:
@@ -464,7 +472,7 @@ def _rule_trial_loop(entry: _Module, modules: list[_Module]) -> RuleResult:
                "target_character: str) -> str that returns the model's answer")  # fmt: skip
         return RuleResult(rule, _TITLES[rule], False, f"{entry.shown}: {what}; {fix}.",
                           tuple(found) or (Finding(entry.shown, 1, 1, what),))  # fmt: skip
-    chosen = [(c, r) for c, r in concrete if c.name in registered] or concrete
+    chosen = picked or concrete
     if len(chosen) > 1:
         found = [entry.at(c, f"class {c.name}") for c, _ in chosen]
         return RuleResult(rule, _TITLES[rule], False,

@@ -37,9 +37,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _option(config: pytest.Config, dest: str) -> str | None:
-    value = config.getoption(dest, None)
-    if value is None:
-        value = config.getini(dest) or None
+    from pcg_plugin.settings import option_value
+
+    value = option_value(config, dest)
     return str(value).strip() if value not in (None, "") else None
 
 

@@ -217,16 +217,18 @@ def resolve(
     )  # fmt: skip
 
 
+def option_value(config: pytest.Config, dest: str) -> Any:
+    """An option's value: the command line wins over the ini file; None when neither sets it."""
+    value = config.getoption(dest, None)
+    if value is None:
+        ini = config.getini(dest)
+        value = ini if ini not in (None, "", []) else None
+    return value
+
+
 def raw_options(config: pytest.Config) -> dict[str, str | None]:
     """Each option's string: the command line wins over the ini file."""
-    out: dict[str, str | None] = {}
-    for opt in OPTIONS:
-        value = config.getoption(opt.dest, None)
-        if value is None:
-            ini = config.getini(opt.dest)
-            value = ini if ini not in (None, "", []) else None
-        out[opt.dest] = value
-    return out
+    return {opt.dest: option_value(config, opt.dest) for opt in OPTIONS}
 
 
 def from_config(config: pytest.Config) -> Settings:
