@@ -19,6 +19,7 @@ class Collected:
     records: dict[str, TrialRecord] = field(default_factory=dict)
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # nodeid -> pcg_item metadata
     errors: dict[str, str] = field(default_factory=dict)  # nodeid -> short message
+    folder_problems: dict[str, str] = field(default_factory=dict)  # nodeid -> why the folder is not evaluated
 
     def add_record(self, record: TrialRecord) -> None:
         self.records[record.nodeid] = record
@@ -29,9 +30,12 @@ class Collected:
     def add_error(self, nodeid: str, message: str) -> None:
         self.errors.setdefault(nodeid, message)
 
+    def add_folder_problem(self, nodeid: str, message: str) -> None:
+        self.folder_problems.setdefault(nodeid, message)
+
     @property
     def empty(self) -> bool:
-        return not (self.records or self.items)
+        return not (self.records or self.items or self.folder_problems)
 
 
 def group(records: Iterable[TrialRecord]) -> dict[str, dict[str, list[TrialRecord]]]:
@@ -177,6 +181,7 @@ def results_document(
     numbers: Mapping[str, Mapping[str, Mapping[str, Any]]],
     letters: Sequence[str],
     workers: Mapping[str, Any] | None = None,
+    folders: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The results.json document (docs/results-schema.md) from the scoring module's result."""
     meta = submissions_meta(collected)
@@ -207,5 +212,6 @@ def results_document(
     return {
         "schema": SCHEMA, "run": dict(run), "settings": dict(settings_doc), "provenance": dict(provenance),
         "competition_score": _s(result.competition_score), "weights": weights, "submissions": subs,
-        "per_model": None, "workers": dict(workers or {}),
+        "per_model": None, "workers": dict(workers or {}), "folders": [dict(f) for f in folders],
+        "folder_errors": dict(sorted(collected.folder_problems.items())),
     }  # fmt: skip

@@ -17,16 +17,26 @@ SUBMISSIONS_DIR = "submissions"
 # Official runner folders that are never a team (node-utils listAllDirs); plus what Python/git leave behind.
 _SKIP_NAMES = {"logs", "result", "__pycache__", "node_modules"}
 _TEST_DIRS = {"tests", "test", "testing"}
+# A folder holding one of these is a project (this repo, a package), never a team or a folder of teams.
+_PROJECT_FILES = ("conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini")
+# .txt files that real submission folders hold beside their program or prompt; never a 2023 prompt.
+_NOT_PROMPTS = ("requirements", "readme", "license", "licence", "copying", "notice", "changelog", "authors")
 _MAX_HASHED_BYTES = 50 * 1024 * 1024
+_MAX_PROGRAM_BYTES = 2 * 1024 * 1024  # larger .py files are data, not a participant's entry program
 
 
 class SubmissionError(ValueError):
-    """A folder looks like a submission but cannot be evaluated as one (ambiguous, bad manifest)."""
+    """A folder that should be a submission but cannot be evaluated as one (ambiguous, bad manifest, none found)."""
 
 
 @dataclass(frozen=True)
 class Submission:
-    """One entry: ``name`` is the folder/file stem used in official paths, ``team`` the display name."""
+    """One entry: ``name`` is the folder/file stem used in official paths, ``team`` the display name.
+
+    ``entry`` may sit anywhere in the folder; ``workdir`` is the folder the program runs in (the submission
+    folder unless the manifest or the program's own relative paths say otherwise); ``note`` says how the entry
+    and working folder were chosen, for the pre-flight table.
+    """
 
     name: str
     path: Path
@@ -35,28 +45,82 @@ class Submission:
     prompt: str | None
     files_hash: str
     team: str
+    workdir: Path | None = None
+    note: str = ""
 
     @property
     def prompt_length(self) -> int | None:
         """Characters of a 2023 prompt (the optional tie-break); undefined for programs."""
         return len(self.prompt) if self.prompt is not None else None
 
+    @property
+    def run_folder(self) -> Path:
+        """Where the program runs (its working folder); a loose prompt file's folder for prompts."""
+        return self.workdir or (self.path if self.path.is_dir() else self.path.parent)
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _loop_classes(tree: ast.Module) -> list[str]:
+    """Names of classes deriving from ``TrialLoop`` (``TrialLoop`` or ``x.TrialLoop``)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(
+            (isinstance(b, ast.Name) and b.id == "TrialLoop") or (isinstance(b, ast.Attribute) and b.attr == "TrialLoop")
+            for b in node.bases
+        ):
+            out.append(node.name)
+    return out
+
 
 def defines_trial_loop(source: str) -> bool:
     """True when a module defines a class deriving from ``TrialLoop`` (``TrialLoop`` or ``x.TrialLoop``)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parse(source)
+    if tree is None:
         # A program that does not parse is still an entry (it scores 0 with program_error); fall back to text.
         return "TrialLoop)" in source or "TrialLoop ):" in source
+    return bool(_loop_classes(tree))
+
+
+def _calls_run_evaluation(tree: ast.Module) -> bool:
     for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            for base in node.bases:
-                if (isinstance(base, ast.Name) and base.id == "TrialLoop") or (
-                    isinstance(base, ast.Attribute) and base.attr == "TrialLoop"
-                ):
-                    return True
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+            if name == "run_evaluation":
+                return True
     return False
+
+
+def _has_main_block(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
+            return True
+    return False
+
+
+def entry_rank(source: str) -> int | None:
+    """How strongly a module looks like the program the participant ran, or None when it is no entry at all.
+
+    0: calls ``run_evaluation`` and defines or imports its TrialLoop (the official way to start a run);
+    1: defines a TrialLoop subclass and has a ``__main__`` block; 2: only defines a TrialLoop subclass.
+    Vendored libraries that merely mention ``TrialLoop`` in text define no subclass and are no entry.
+    """
+    tree = _parse(source)
+    if tree is None:
+        return 2 if defines_trial_loop(source) else None
+    defines = bool(_loop_classes(tree))
+    official = defines or "chatgpt4pcg" in source or "llms4pcg" in source or "llm4pcg" in source
+    if official and _calls_run_evaluation(tree):
+        return 0
+    if not defines:
+        return None
+    return 1 if _has_main_block(tree) else 2
 
 
 def program_format(source: str) -> str:
@@ -71,8 +135,12 @@ def is_prompt_text(text: str) -> bool:
 
 
 def is_prompt_name(path: Path) -> bool:
-    """2023 prompts are ``.txt`` files; the official set has a ``BirdsTeam.TXT``."""
-    return path.suffix.lower() == ".txt"
+    """2023 prompts are ``.txt`` files (the official set has a ``BirdsTeam.TXT``); ``requirements.txt``,
+    ``README.txt``, ``LICENSE.txt`` and the like, which real folders hold beside the entry, never are."""
+    if path.suffix.lower() != ".txt":
+        return False
+    stem = path.stem.lower()
+    return not any(stem.startswith(word) for word in _NOT_PROMPTS)
 
 
 def _read(path: Path) -> str:
@@ -108,7 +176,8 @@ def _walk(root: Path) -> Iterable[Path]:
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
-    """``submission.toml``: optional ``team``, ``format`` (program-2024|program-2025|prompt-2023), ``entry``."""
+    """``submission.toml``: optional ``team``, ``format`` (program-2024|program-2025|prompt-2023), ``entry``
+    (a path inside the folder) and ``workdir`` (the folder the program runs in, relative to the submission)."""
     path = folder / MANIFEST
     try:
         data = tomllib.loads(_read(path))
@@ -117,79 +186,161 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     fmt = data.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise SubmissionError(f"{path}: format {fmt!r} is not one of {', '.join(FORMATS)}")
-    for key in ("team", "entry", "format"):
+    for key in ("team", "entry", "format", "workdir"):
         if key in data and not isinstance(data[key], str):
             raise SubmissionError(f"{path}: {key} must be a string")
     return data
 
 
-def _candidates(folder: Path, require_placeholder: bool = True) -> tuple[list[Path], list[Path]]:
-    """Top-level programs defining a TrialLoop subclass, and top-level .txt files holding <OBJECT> (without
-    ``require_placeholder``, every .txt when none holds it: the rule checks then report the missing placeholder)."""
-    programs, prompts, texts = [], [], []
-    for child in sorted(folder.iterdir()):
-        if not child.is_file() or not _visible(child):
-            continue
-        if child.suffix == ".py" and defines_trial_loop(_read(child)):
-            programs.append(child)
-        elif is_prompt_name(child):
-            texts.append(child)
-            if is_prompt_text(_read(child)):
-                prompts.append(child)
-    return programs, prompts or ([] if require_placeholder else texts)
+def _python_files(folder: Path) -> Iterable[Path]:
+    return (p for p in _walk(folder) if p.suffix == ".py" and p.stat().st_size <= _MAX_PROGRAM_BYTES)
 
 
-def _build(folder: Path, name: str, fmt: str, entry: Path, team: str | None,
-           require_placeholder: bool = True) -> Submission:  # fmt: skip
+def find_programs(folder: Path) -> list[Path]:
+    """The entry programs of a folder, searched at any depth: the best-ranked modules of ``entry_rank``.
+
+    Several of the same rank are ambiguous (the caller says so); an empty list means no program at all.
+    """
+    ranked: dict[int, list[Path]] = {}
+    for path in _python_files(folder):
+        rank = entry_rank(_read(path))
+        if rank is not None:
+            ranked.setdefault(rank, []).append(path)
+    return ranked[min(ranked)] if ranked else []
+
+
+def top_level_prompts(folder: Path, require_placeholder: bool = True) -> list[Path]:
+    """``.txt`` prompts at the folder's top level holding ``<OBJECT>`` (without ``require_placeholder``, every
+    prompt-named ``.txt`` when none holds it: the rule checks then report the missing placeholder)."""
+    texts = [c for c in sorted(folder.iterdir()) if c.is_file() and _visible(c) and is_prompt_name(c)]
+    prompts = [t for t in texts if is_prompt_text(_read(t))]
+    return prompts or ([] if require_placeholder else texts)
+
+
+def _rel(path: Path, folder: Path) -> str:
+    return path.relative_to(folder).as_posix()
+
+
+def _relative_paths(source: str) -> set[str]:
+    """String constants of a program that look like relative file paths (``prompts/task.txt``, ``prompts/``)."""
+    tree = _parse(source)
+    if tree is None:
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            if 0 < len(text) < 200 and not text.startswith(("/", "~", "http")) and "\n" not in text and " " not in text \
+                    and ("/" in text or Path(text).suffix.lower() in (".txt", ".json", ".md", ".csv")):
+                out.add(text)
+    return out
+
+
+def guess_workdir(folder: Path, entry: Path) -> tuple[Path, str]:
+    """The folder a nested program was run from: the submission folder (as the issue's real teams ran
+    ``python tot/tot.py``), unless the relative paths the program opens exist only beside the program."""
+    if entry.parent == folder:
+        return folder, ""
+    paths = _relative_paths(_read(entry))
+    at_root = sum((folder / p).exists() for p in paths)
+    beside = sum((entry.parent / p).exists() for p in paths)
+    if beside > at_root:
+        return entry.parent, f"workdir {_rel(entry.parent, folder)}/: the files the program opens are there"
+    return folder, ""
+
+
+def _build(folder: Path, name: str, fmt: str, entry: Path, team: str | None, require_placeholder: bool = True,
+           workdir: Path | None = None, note: str = "") -> Submission:  # fmt: skip
     if not entry.is_file():
-        raise SubmissionError(f"{folder}: entry {entry.name!r} does not exist")
+        raise SubmissionError(f"{folder}: entry {_rel_or_name(entry, folder)!r} does not exist")
     prompt = _read(entry) if fmt == "prompt-2023" else None
     if prompt is not None and require_placeholder and not is_prompt_text(prompt):
         raise SubmissionError(f"{entry}: a 2023 prompt must contain {PLACEHOLDER}")
-    return Submission(name=name, path=folder, format=fmt, entry=entry, prompt=prompt,
-                      files_hash=files_hash(folder), team=team or name)  # fmt: skip
+    if prompt is None and workdir is None:
+        workdir, why = guess_workdir(folder, entry)
+        note = "; ".join(x for x in (note, why) if x)
+    return Submission(name=name, path=folder, format=fmt, entry=entry, prompt=prompt, files_hash=files_hash(folder),
+                      team=team or name, workdir=workdir, note=note)  # fmt: skip
+
+
+def _rel_or_name(path: Path, folder: Path) -> str:
+    try:
+        return _rel(path, folder)
+    except ValueError:
+        return str(path)
+
+
+def _one_program(folder: Path, programs: list[Path]) -> Path:
+    if len(programs) > 1:
+        names = ", ".join(_rel(p, folder) for p in programs)
+        raise SubmissionError(f"{folder}: several entry programs ({names}); add {MANIFEST} with entry = \"...\"")
+    return programs[0]
+
+
+def _from_manifest(folder: Path, require_placeholder: bool) -> Submission:
+    data = read_manifest(folder)
+    fmt = data.get("format")
+    if "entry" in data:
+        entry, note = folder / data["entry"], f"entry from {MANIFEST}"
+    else:
+        programs = [] if fmt == "prompt-2023" else find_programs(folder)
+        prompts = top_level_prompts(folder, require_placeholder)
+        if fmt == "prompt-2023" or (fmt is None and prompts and not programs):
+            if len(prompts) != 1:
+                raise SubmissionError(f"{folder / MANIFEST}: set entry = \"<prompt>.txt\" ({len(prompts)} prompts)")
+            entry = prompts[0]
+        elif not programs:
+            raise SubmissionError(f"{folder / MANIFEST}: set entry = \"<program>.py\" (no TrialLoop program found)")
+        else:
+            entry = _one_program(folder, programs)
+        note = ""
+    if fmt is None:
+        fmt = "prompt-2023" if is_prompt_name(entry) else program_format(_read(entry)) if entry.is_file() else ""
+    workdir = None
+    if "workdir" in data:
+        workdir = (folder / data["workdir"]).resolve()
+        if not workdir.is_dir() or not workdir.is_relative_to(folder.resolve()):
+            raise SubmissionError(f"{folder / MANIFEST}: workdir {data['workdir']!r} is not a folder inside the submission")
+        note = "; ".join(x for x in (note, f"workdir from {MANIFEST}") if x)
+    return _build(folder, folder.name, fmt, entry, data.get("team"), require_placeholder, workdir, note)
+
+
+def not_a_submission(folder: Path) -> str:
+    """Why a folder that should hold a submission holds none: what was found instead, and the fix."""
+    py = [p for p in _walk(folder) if p.suffix == ".py"]
+    txt = [p for p in _walk(folder) if p.suffix.lower() == ".txt"]
+    found = f"{len(py)} .py file(s), {len(txt)} .txt file(s)" if py or txt else "no .py or .txt file"
+    return (f"{folder}: not a submission: no program defining a TrialLoop subclass and no 2023 prompt (.txt with "
+            f"{PLACEHOLDER}) ({found}); a program must subclass TrialLoop and call the model through "
+            f"chat_with_chatgpt / chat_with_llm, or add {MANIFEST}")
 
 
 def detect_folder(folder: Path, *, manifest_only: bool = False, require_placeholder: bool = True) -> Submission | None:
     """The submission a folder holds, or None; raises SubmissionError when it is one but ambiguous or broken.
 
     A ``submission.toml`` always makes a folder a submission. Without one (and unless ``manifest_only``) a
-    folder is a submission when it holds exactly one program defining a ``TrialLoop`` subclass, or no such
-    program and exactly one ``.txt`` prompt with ``<OBJECT>``. Rule checks pass ``require_placeholder=False``
-    so that a prompt missing ``<OBJECT>`` is still checked (and fails that rule) instead of being ignored.
+    folder is a submission when its best-ranked entry program (``find_programs``, at any depth) is unique, or,
+    when it holds no program at all, when it holds exactly one top-level ``.txt`` prompt with ``<OBJECT>``.
+    A folder holding a program is never a 2023 prompt, whatever ``.txt`` files lie beside it. Rule checks pass
+    ``require_placeholder=False`` so that a prompt missing ``<OBJECT>`` is still checked (and fails that rule).
     """
     if not folder.is_dir() or not _visible(folder):
         return None
-    name = folder.name
     if (folder / MANIFEST).is_file():
-        data = read_manifest(folder)
-        programs, prompts = _candidates(folder, require_placeholder)
-        fmt = data.get("format")
-        if "entry" in data:
-            entry = folder / data["entry"]
-        elif fmt == "prompt-2023" or (fmt is None and prompts and not programs):
-            if len(prompts) != 1:
-                raise SubmissionError(f"{folder / MANIFEST}: set entry = \"<prompt>.txt\" ({len(prompts)} prompts)")
-            entry = prompts[0]
-        else:
-            if len(programs) != 1:
-                raise SubmissionError(
-                    f"{folder / MANIFEST}: set entry = \"<program>.py\" ({len(programs)} TrialLoop programs found)"
-                )
-            entry = programs[0]
-        if fmt is None:
-            fmt = "prompt-2023" if is_prompt_name(entry) else program_format(_read(entry)) if entry.is_file() else ""
-        return _build(folder, name, fmt, entry, data.get("team"), require_placeholder)
+        return _from_manifest(folder, require_placeholder)
     if manifest_only:
         return None
-    programs, prompts = _candidates(folder, require_placeholder)
-    if len(programs) > 1:
-        names = ", ".join(p.name for p in programs)
-        raise SubmissionError(f"{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = \"...\"")
+    programs = find_programs(folder)
     if programs:
-        return _build(folder, name, program_format(_read(programs[0])), programs[0], None)
-    if len(prompts) == 1:
-        return _build(folder, name, "prompt-2023", prompts[0], None, require_placeholder)
+        entry = _one_program(folder, programs)
+        note = "" if entry.parent == folder else f"entry {_rel(entry, folder)}"
+        return _build(folder, folder.name, program_format(_read(entry)), entry, None, note=note)
+    prompts = top_level_prompts(folder, require_placeholder)
+    if len(prompts) > 1:
+        names = ", ".join(p.name for p in prompts)
+        raise SubmissionError(f"{folder}: several 2023 prompts ({names}); add {MANIFEST} with entry = \"...\"")
+    if prompts:
+        return _build(folder, folder.name, "prompt-2023", prompts[0], None, require_placeholder)
     return None
 
 
@@ -211,37 +362,75 @@ def looks_like_test_folder(folder: Path) -> bool:
     return any(p.name.startswith("test_") and p.suffix == ".py" for p in folder.iterdir() if p.is_file())
 
 
-def auto_detect_allowed(folder: Path, roots: Iterable[Path]) -> bool:
-    """Manifest-less detection only under a ``submissions/`` folder or directly inside a folder named on the
-    command line, and never inside a test tree (so ``pytest tests/`` never collects fixtures as entries).
+def _is_project(folder: Path) -> bool:
+    return any((folder / name).exists() for name in _PROJECT_FILES)
 
-    pytest asks about every sibling folder on the way from the rootdir to the arguments, so the cheap name
-    checks come first and an unreadable or vanished folder is simply not a submission.
+
+def root_is_container(folder: Path, require_placeholder: bool = True) -> bool:
+    """Whether a folder named on the command line holds many submissions (one per subfolder) or is one.
+
+    One submission: it has a manifest, a program or prompt at its top level, or all its programs lie in one
+    subfolder and it has files of its own (a team's ``README.md`` and ``tot/tot.py``). A container: its programs lie in two or more subfolders (the
+    organizers' examples repository, an unzipped set of entries), or it holds several loose prompts, or no
+    program or prompt at all but subfolders (each of which then must be a submission or is reported).
+    """
+    if folder.name == SUBMISSIONS_DIR:
+        return True
+    if (folder / MANIFEST).is_file():
+        return False
+    programs = find_programs(folder)
+    if any(p.parent == folder for p in programs):
+        return False
+    homes = {p.relative_to(folder).parts[0] for p in programs}
+    if homes:  # one home: a team folder (it has files of its own: README, requirements) or a set of one team
+        return len(homes) > 1 or not any(c.is_file() and _visible(c) for c in folder.iterdir())
+    prompts = top_level_prompts(folder, require_placeholder)
+    if prompts:
+        return len(prompts) > 1
+    return any(c.is_dir() and _visible(c) for c in folder.iterdir())
+
+
+def folder_role(folder: Path, roots: Iterable[Path], require_placeholder: bool = True) -> str | None:
+    """``"container"``, ``"submission"`` (must be one, or is reported as a visible error) or None (not ours).
+
+    Submissions are the direct subfolders of a container: a folder named ``submissions/``, or a folder named
+    on the command line that ``root_is_container``; a folder named on the command line that is no container
+    is itself the submission. Never inside a test tree or a project folder (so ``pytest tests/`` never takes
+    fixtures for entries). pytest asks about every sibling folder on the way from the rootdir to the
+    arguments, so the cheap name checks come first.
     """
     folder = folder.resolve()
-    if folder.name == SUBMISSIONS_DIR:  # the container, never an entry itself
-        return False
-    parents = [folder.parent, *folder.parent.parents]
-    if any(p.name in _TEST_DIRS for p in parents):
-        return False
-    resolved_roots = [r.resolve() for r in roots]
-    if not (any(p.name == SUBMISSIONS_DIR for p in parents) or any(folder.parent == r or folder == r
-                                                                    for r in resolved_roots)):  # fmt: skip
-        return False
+    if not _visible(folder):
+        return None
+    if folder.name == SUBMISSIONS_DIR:
+        return "container"
+    if any(p.name in _TEST_DIRS for p in folder.parents):
+        return None
+    resolved = [r.resolve() for r in roots]
     try:
-        return not (looks_like_test_folder(folder) or looks_like_test_folder(folder.parent))
-    except OSError:
-        return False
+        if folder in resolved:
+            if looks_like_test_folder(folder) or _is_project(folder):
+                return None
+            return "container" if root_is_container(folder, require_placeholder) else "submission"
+        parent = folder.parent
+        if parent.name == SUBMISSIONS_DIR or (parent in resolved and folder_role(parent, roots) == "container"):
+            return None if looks_like_test_folder(parent) or _is_project(parent) else "submission"
+    except OSError:  # vanished or unreadable on the way: not ours to judge here
+        return None
+    return None
+
+
+def auto_detect_allowed(folder: Path, roots: Iterable[Path]) -> bool:
+    """Manifest-less detection applies to this folder: it must hold a submission (``folder_role``)."""
+    return folder_role(folder, roots) == "submission"
 
 
 def prompt_file_allowed(path: Path, roots: Iterable[Path]) -> bool:
-    """A loose ``.txt`` prompt is an entry when named on the command line or lying in a submissions folder."""
+    """A loose ``.txt`` prompt is an entry when named on the command line or lying in a container."""
     path = path.resolve()
     if any(path == r.resolve() for r in roots):
         return True
     parent = path.parent
-    if looks_like_test_folder(parent) or any(p.name in _TEST_DIRS for p in [parent, *parent.parents]):
+    if any(p.name in _TEST_DIRS for p in [parent, *parent.parents]):
         return False
-    return any(p.name == SUBMISSIONS_DIR for p in [parent, *parent.parents]) or any(
-        parent == r.resolve() for r in roots
-    )
+    return folder_role(parent, roots) == "container"

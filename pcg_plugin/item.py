@@ -52,16 +52,45 @@ class SubmissionDir(_SubmissionCollector, pytest.Directory):
     """A submission folder; it is a leaf for collection (its own files are never collected as tests)."""
 
 
+FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
+
+
 class BrokenSubmission(pytest.Directory):
-    """A folder that is a submission but cannot be evaluated (ambiguous, bad manifest): one clean collection
-    error for this folder, naming the fix; the other submissions still collect."""
+    """A folder that should be a submission but cannot be evaluated (none found, ambiguous, bad manifest,
+    unreadable): one failing item naming the folder, the reason and the fix; the other submissions still run.
+    An item rather than a collection error, so that pytest does not stop the whole run for one folder."""
 
     def __init__(self, *, problem: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.problem = problem
 
     def collect(self) -> Iterator[pytest.Item]:
-        raise self.CollectError(f"pytest-pcg: {self.problem}")
+        yield FolderProblemItem.from_parent(self, name="not-evaluated", problem=self.problem)
+
+
+class FolderProblem(Exception):
+    """Raised by a FolderProblemItem: the message is the whole story, no traceback."""
+
+
+class FolderProblemItem(pytest.Item):
+    """The visible error of a folder that is no submission: it fails, and the controller lists it."""
+
+    def __init__(self, *, problem: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.problem = problem
+        self.add_marker(pytest.mark.pcg)
+        self.user_properties.append((FOLDER_PROPERTY, json.dumps({"folder": self.path.name, "problem": problem})))
+
+    def runtest(self) -> None:
+        raise FolderProblem(self.problem)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.path.name}: not evaluated"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, FolderProblem):
+            return f"pytest-pcg: folder {self.path.name!r} is not evaluated (no scores, not ranked): {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
 
 
 class PromptFile(_SubmissionCollector, pytest.File):
@@ -186,7 +215,8 @@ def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerCon
 
             with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
                 response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
-                                             workdir=Path(work), team=sub.name, trial=trial)  # fmt: skip
+                                             workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
+                                             cwd=sub.run_folder)  # fmt: skip
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise

@@ -137,7 +137,7 @@ def finish_run(
     doc = aggregate.results_document(
         collected, settings, run=run_doc, settings_doc=settings_document(settings, facts),
         provenance=provenance.collect(REPO_ROOT), result=result, numbers=numbers, letters=letters,
-        workers=worker_stats,
+        workers=worker_stats, folders=run.get("folders", ()),
     )  # fmt: skip
     write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
     official_layout.write_results(run_dir / "result", result)

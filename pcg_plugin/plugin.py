@@ -54,6 +54,8 @@ def pytest_configure(config: pytest.Config) -> None:
         run_dir = settings.out or Path(config.rootpath) / settings_mod.DEFAULT_OUT / run_id
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
         workers, service = 1, None
+        if _evaluating(config):
+            run["folders"] = _preflight(config, settings)
         config.pluginmanager.register(Controller(config, run), "pcg-controller")
         if config.pluginmanager.hasplugin("xdist"):
             controller = config.pluginmanager.get_plugin("pcg-controller")
@@ -66,14 +68,29 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def _preflight(config: pytest.Config, settings: Settings) -> list[dict[str, Any]]:
+    """Controller, before collection and any model call: every folder given, as a pre-flight row."""
+    from pcg_plugin import preflight
+
+    rows = []
+    for path in preflight.targets(_roots(config)):
+        sub, problem = preflight.detect(path)
+        display = preflight.display_name(path, Path(config.invocation_params.dir))
+        verdict = preflight.rule_verdict(sub) if sub is not None else ""
+        rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict).to_dict())
+    return rows
+
+
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    from pcg_plugin.preflight import FolderRow, table
     from pcg_plugin.report_terminal import header_lines
 
     settings = config.stash.get(SETTINGS_KEY, None)
     controller = config.pluginmanager.get_plugin("pcg-controller")
     if settings is None or controller is None or not _evaluating(config):
         return None
-    return header_lines(settings, controller.run["run_dir"])
+    rows = [FolderRow(**row) for row in controller.run.get("folders", [])]
+    return header_lines(settings, controller.run["run_dir"]) + table(rows)
 
 
 def _roots(config: pytest.Config) -> list[Path]:
@@ -82,15 +99,22 @@ def _roots(config: pytest.Config) -> list[Path]:
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A folder that must hold a submission (``collect.folder_role``) becomes one, or a visible error item;
+    containers and foreign folders are left to pytest, except that a manifest anywhere makes a submission."""
     from pcg_plugin.item import BrokenSubmission
 
+    evaluating, role = _evaluating(parent.config), None
     try:
-        manifest_only = not collect.auto_detect_allowed(path, _roots(parent.config))
-        sub = collect.detect_folder(path, manifest_only=manifest_only, require_placeholder=_evaluating(parent.config))
+        role = collect.folder_role(path, _roots(parent.config), require_placeholder=evaluating)
+        sub = collect.detect_folder(path, manifest_only=role != "submission", require_placeholder=evaluating)
+        if sub is None and role == "submission":
+            raise collect.SubmissionError(collect.not_a_submission(path))
     except collect.SubmissionError as exc:
         return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
-    except OSError:  # a sibling folder that vanished or cannot be read is nobody's submission
-        return None
+    except OSError as exc:
+        if role == "submission":  # a team folder we cannot read is reported, never dropped
+            return BrokenSubmission.from_parent(parent, path=path, problem=f"{path}: cannot be read ({exc})")
+        return None  # a sibling folder that vanished or cannot be read is nobody's submission
     if sub is None:
         return None
     return _collector_class(parent.config, folder=True).from_parent(parent, path=path, submission=sub)
@@ -190,6 +214,7 @@ class Controller:
 
         meta = next((json.loads(v) for k, v in report.user_properties if k == ITEM_PROPERTY), None)
         if meta is None:
+            self._folder_problem(report)
             return
         self.collected.add_item(report.nodeid, meta)
         record = from_properties(report.user_properties)
@@ -199,6 +224,13 @@ class Controller:
             crash = getattr(report.longrepr, "reprcrash", None)
             message = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1:]
             self.collected.add_error(report.nodeid, f"{report.when}: {message}")
+
+    def _folder_problem(self, report: pytest.TestReport) -> None:
+        from pcg_plugin.item import FOLDER_PROPERTY
+
+        problem = next((json.loads(v) for k, v in report.user_properties if k == FOLDER_PROPERTY), None)
+        if problem is not None and report.when == "call":
+            self.collected.add_folder_problem(report.nodeid, problem["problem"])
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         name = getattr(node, "gateway", None) and node.gateway.id or "worker"

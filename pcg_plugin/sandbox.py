@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -130,28 +130,37 @@ def _tail(path: Path, limit: int = 2000) -> str:
 
 def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]], edition: str,
                       limits: SandboxLimits | None = None, workdir: Path, team: str | None = None,
-                      trial: int = 1) -> str:  # fmt: skip
+                      trial: int = 1, root: Path | None = None, cwd: Path | None = None,
+                      site_dirs: Sequence[Path] = ()) -> str:  # fmt: skip
     """Run ``TrialLoop.run(ctx, letter)`` of the program at ``entry`` in a child process; return its final response.
 
-    The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
+    ``root`` is the submission folder (default: the entry's folder), copied whole into a scratch folder under
+    ``workdir``; the program runs with the copy of ``cwd`` (default ``root``) as its working folder, as the
+    participant ran ``python tot/tot.py`` from their folder, and imports from its own folder, then from
+    ``root``, then from ``site_dirs`` (its installed requirements). The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
     stores responses) over a pipe. Participant faults raise OfficialFailure (score 0) with reason
     ``program_error``, ``timeout``, ``token_limit``, ``memory``, ``killed``, ``bad_return``, ``response_too_large``
     or ``sandbox_violation``; a failing ``chat`` infrastructure error stops the child and is re-raised as is.
     """
     limits = limits or SandboxLimits.for_edition(edition)
     entry, workdir = Path(entry).resolve(), Path(workdir).resolve()
+    root = Path(root).resolve() if root is not None else entry.parent
     scratch, home, tmp = workdir / "submission", workdir / "home", workdir / "tmp"
     if not entry.is_file():
         raise OfficialFailure(f"program {entry} does not exist", reason="program_error")
-    _copy_submission(entry.parent, scratch, limits.max_copy_bytes)
+    inner_entry = scratch / entry.relative_to(root)
+    inner_cwd = scratch / Path(cwd).resolve().relative_to(root) if cwd is not None else scratch
+    _copy_submission(root, scratch, limits.max_copy_bytes)
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
     env = _scrubbed_env(home, tmp)
-    env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=str(scratch / entry.name),
+    import_paths = dict.fromkeys(map(str, (inner_entry.parent, scratch, *site_dirs)))  # in order, once each
+    env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=str(inner_entry),
                PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(map(str, (scratch, home, tmp))),
-               PCG_SANDBOX_TEAM=team or entry.parent.name, PCG_SANDBOX_TRIAL=str(trial))  # fmt: skip
+               PCG_SANDBOX_PATHS=os.pathsep.join(import_paths),
+               PCG_SANDBOX_TEAM=team or root.name, PCG_SANDBOX_TRIAL=str(trial))  # fmt: skip
     prefix = network_namespace_prefix() if limits.network == "deny" else ()
     cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
     if "--kill-child" in prefix:  # a shell is PID 1 (init ignores its own default signals), python is PID 2
@@ -160,7 +169,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
         cmd = [*prefix, *cmd]
     with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
         try:
-            proc = subprocess.Popen(cmd, cwd=scratch, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            proc = subprocess.Popen(cmd, cwd=inner_cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                     pass_fds=(to_child_r, from_child_w), start_new_session=True,
                                     preexec_fn=_limit_child(limits))  # fmt: skip
         finally:

@@ -153,7 +153,8 @@ def main() -> int:
     channel = Channel(read_fd, write_fd)
     from pcg_plugin.compat import SHIMS
 
-    sys.path[:0] = [str(SHIMS), str(entry.parent)]
+    paths = env.pop("PCG_SANDBOX_PATHS", str(entry.parent)).split(os.pathsep)
+    sys.path[:0] = [str(SHIMS), *paths]  # the entry's folder, the submission root, its installed requirements
     sys.argv = [str(entry)]
     install_guard(roots, channel)
     try:

@@ -13,6 +13,7 @@ import pytest
 
 EDITIONS = ("2023", "2024", "2025")
 RECORD_MODES = ("once", "new", "all", "none")
+REQUIREMENTS_MODES = ("install", "check", "off")
 BACKENDS = ("auto", "openai", "openai-compatible", "transformers", "offline", "scripted")
 ALL_LETTERS = tuple(string.ascii_uppercase)
 DEFAULT_TRIALS = 10
@@ -51,6 +52,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-classify-mode", "classifier placement: auto | service | local (default auto)", ("auto", "service", "local")),
     Option("--pcg-disable-weights", "score with all weights 1 (the official DISABLE_WEIGHTS switch): true/false"),
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
+    Option("--pcg-requirements", "each submission's requirements.txt: install (into its own cached environment), "
+           "check (report only) or off (default install)", REQUIREMENTS_MODES),
 )
 
 
@@ -80,6 +83,7 @@ class Settings:
     classify_mode: str = "auto"
     disable_weights: bool = False
     tie_break: str | None = None
+    requirements: str = "install"
     letters_explicit: bool = False
     trials_explicit: bool = False
     offline_default: bool = False
@@ -92,7 +96,7 @@ class Settings:
             "out": str(self.out) if self.out else None, "store": str(self.store) if self.store else None,
             "classifier": self.classifier, "device": self.device, "classify_mode": self.classify_mode,
             "disable_weights": self.disable_weights, "tie_break": self.tie_break,
-            "letters_explicit": self.letters_explicit, "trials_explicit": self.trials_explicit,
+            "requirements": self.requirements, "letters_explicit": self.letters_explicit, "trials_explicit": self.trials_explicit,
             "offline_default": self.offline_default, "notes": list(self.notes),
         }  # fmt: skip
 
@@ -204,6 +208,9 @@ def resolve(
         tie_break = tie_break.replace("_", "-")
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"--pcg-tie-break: {get('pcg_tie_break')!r} is not prompt-length")
+    requirements = get("pcg_requirements") or "install"
+    if requirements not in REQUIREMENTS_MODES:
+        raise ValueError(f"--pcg-requirements: {requirements!r} is not one of {', '.join(REQUIREMENTS_MODES)}")
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=get("pcg_model"),
         base_url=base_url, record=record,
@@ -211,7 +218,7 @@ def resolve(
         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
         classifier=get("pcg_classifier"), device=get("pcg_device") or "auto",
         classify_mode=get("pcg_classify_mode") or "auto",
-        disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break,
+        disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break, requirements=requirements,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
         offline_default=offline, notes=tuple(notes),
     )  # fmt: skip

@@ -113,8 +113,11 @@ def test_where_auto_detection_applies(tmp_path):
     assert auto_detect_allowed(other, [tmp_path / "entries"])
     fixture = make(tmp_path / "tests" / "data" / "t3", {"a.py": PROGRAM})
     assert not auto_detect_allowed(fixture, [tmp_path / "tests" / "data"])
-    with_conftest = make(tmp_path / "proj" / "t4", {"a.py": PROGRAM, "conftest.py": ""})
-    assert not auto_detect_allowed(with_conftest, [tmp_path / "proj"])
+    project = make(tmp_path / "proj", {"conftest.py": "", "t4/a.py": PROGRAM})
+    assert not auto_detect_allowed(project / "t4", [project])  # a project or test folder holds no teams
+    # a team folder that happens to hold test files is still a team: never dropped in silence
+    team_with_tests = make(tmp_path / "set" / "t5", {"a.py": PROGRAM, "test_a.py": "", "conftest.py": ""})
+    assert auto_detect_allowed(team_with_tests, [tmp_path / "set"])
 
 
 def test_where_loose_prompts_apply(tmp_path):
@@ -140,3 +143,77 @@ def test_vanished_or_foreign_folders_are_not_submissions(tmp_path):
     assert not auto_detect_allowed(gone, [])  # not under submissions/, never touched
     assert not auto_detect_allowed(tmp_path / "submissions" / "vanished", [])
     assert detect_folder(gone) is None
+
+
+# Real-submission shapes (issue 12): tests/submission_shapes.py builds each as a small working folder.
+import submission_shapes as shapes  # noqa: E402
+
+from pcg_plugin.collect import entry_rank, find_programs, folder_role, not_a_submission  # noqa: E402
+
+
+@pytest.mark.parametrize("shape", sorted(shapes.SHAPES))
+def test_each_real_shape_is_found_with_its_entry_and_working_folder(tmp_path, shape):
+    build, entry, workdir, _verdict = shapes.SHAPES[shape]
+    folder = build(tmp_path / "submissions" / shape)
+    assert folder_role(folder, []) == "submission"
+    sub = detect_folder(folder)
+    if entry is None:
+        assert sub is None
+        assert "26 .py file(s)" in not_a_submission(folder)
+        return
+    assert sub is not None and sub.format == "program-2024"
+    assert sub.entry.relative_to(folder).as_posix() == entry
+    assert (sub.run_folder.relative_to(folder).as_posix() or ".") == workdir
+
+
+def test_a_folder_holding_a_program_is_never_a_2023_prompt(tmp_path):
+    folder = shapes.root_program(tmp_path / "t")
+    (folder / "notes.txt").write_text("draw <OBJECT> nicely")  # a prompt the program reads, with the placeholder
+    sub = detect_folder(folder, require_placeholder=False)
+    assert sub is not None and sub.format == "program-2024" and sub.entry.name == "main.py"
+
+
+def test_requirements_and_readme_txt_are_never_prompts(tmp_path):
+    make(tmp_path, {"requirements.txt": "python-dotenv\n", "ReadME.txt": "run it", "LICENSE.txt": "MIT"})
+    assert all(detect_prompt_file(tmp_path / n, require_placeholder=False) is None
+               for n in ("requirements.txt", "ReadME.txt", "LICENSE.txt"))  # fmt: skip
+
+
+def test_examples_repository_is_a_container_and_a_team_folder_is_a_submission(tmp_path):
+    repo = shapes.examples_repo(tmp_path / "pe-examples")
+    assert folder_role(repo, [repo]) == "container"
+    assert folder_role(repo / "zero_shot", [repo]) == "submission"
+    team = shapes.nested_tot(tmp_path / "my_team")
+    assert folder_role(team, [team]) == "submission"  # a participant checking their own nested entry
+    assert detect_folder(team).entry == team / "tot" / "tot.py"
+
+
+def test_vendored_library_does_not_compete_for_the_entry(tmp_path):
+    folder = shapes.vendored(tmp_path / "v")
+    (folder / "graph_lib" / "controller.py").write_text(
+        "from chatgpt4pcg.models.trial_loop import TrialLoop\n\nclass Base(TrialLoop):\n    pass\n")
+    # the library defines a TrialLoop subclass too, but only the program starts a run
+    assert find_programs(folder) == [folder / "got_program.py"]
+
+
+@pytest.mark.parametrize(("source", "rank"), [
+    (shapes.program("p.txt"), 0),
+    ("from x import TrialLoop\nclass A(TrialLoop): pass\nif __name__ == '__main__':\n    A()\n", 1),
+    (PROGRAM, 2),
+    ("def run_evaluation(x): pass\nrun_evaluation(1)\n", None),  # someone else's run_evaluation, no loop
+    ("x = 'TrialLoop'\n", None),
+])  # fmt: skip
+def test_entry_rank(source, rank):
+    assert entry_rank(source) == rank
+
+
+def test_program_reading_beside_itself_runs_there_and_manifest_workdir_wins(tmp_path):
+    folder = make(tmp_path / "t", {"sub/p.py": shapes.program("prompts/x.txt"), "sub/prompts/x.txt": "<OBJECT>",
+                                   "README.md": "cd sub; python p.py"})  # fmt: skip
+    sub = detect_folder(folder)
+    assert sub.run_folder == folder / "sub" and "workdir sub/" in sub.note
+    make(folder, {"submission.toml": 'workdir = "."\n'})
+    assert detect_folder(folder).run_folder == folder.resolve()
+    make(folder, {"submission.toml": 'workdir = "../.."\n'})
+    with pytest.raises(SubmissionError, match="not a folder inside"):
+        detect_folder(folder)

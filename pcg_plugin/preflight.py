@@ -1,0 +1,136 @@
+"""Pre-flight: every folder a run was given, what it is and how it will run, before any model is paid.
+
+An organizer who unzips N teams must see N rows: each folder is a submission (format, entry, working folder,
+requirements, rule verdict), a visible error (why it is not evaluated), or skipped (a folder the official
+runner never treats as a team). The walk mirrors collection (``collect.folder_role``/``detect_folder``), so a
+folder listed here as an error is also a failing item of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin import collect
+
+
+@dataclass(frozen=True)
+class FolderRow:
+    """One line of the pre-flight table (and of ``results.json`` ``folders``)."""
+
+    folder: str
+    status: str  # "submission" | "error" | "skipped"
+    format: str = ""
+    entry: str = ""  # relative to the folder
+    workdir: str = ""  # relative to the folder; "." is the folder itself
+    requirements: str = ""
+    rules: str = ""
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _children(container: Path) -> Iterator[Path]:
+    for child in sorted(container.iterdir()):
+        if child.name.startswith("."):
+            continue  # .git, .venv, .env.example: never a team
+        if child.is_dir() or collect.is_prompt_name(child):
+            yield child
+
+
+def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[Path]:
+    """The folders and loose prompt files that collection turns into submissions or visible errors."""
+    roots = [Path(r).resolve() for r in roots]
+    out: list[Path] = []
+    for root in roots:
+        if root.is_file():
+            if collect.is_prompt_name(root):
+                out.append(root)
+            continue
+        if not root.is_dir():
+            continue
+        role = collect.folder_role(root, roots, require_placeholder=require_placeholder)
+        if role == "submission":
+            out.append(root)
+        elif role == "container":
+            out.extend(_children(root))
+        elif (root / collect.SUBMISSIONS_DIR).is_dir():  # a project folder: its submissions/
+            out.extend(_children(root / collect.SUBMISSIONS_DIR))
+    return list(dict.fromkeys(out))
+
+
+def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Submission | None, str]:
+    """The submission at ``path``, or None and why it is not evaluated (skipped names say so too)."""
+    if path.name in collect._SKIP_NAMES:
+        return None, "skipped: the official runner never treats this folder as a team"
+    try:
+        if path.is_file():
+            sub = collect.detect_prompt_file(path, require_placeholder=require_placeholder)
+            return sub, "" if sub else f"{path}: a loose .txt without {collect.PLACEHOLDER}: not a 2023 prompt"
+        sub = collect.detect_folder(path, require_placeholder=require_placeholder)
+        return sub, "" if sub else collect.not_a_submission(path)
+    except collect.SubmissionError as exc:
+        return None, str(exc)
+    except OSError as exc:
+        return None, f"{path}: cannot be read ({exc})"
+
+
+def rule_verdict(sub: collect.Submission) -> str:
+    """``pass`` or ``FAIL <rules>`` from the participant rule checks (``pcg rules``), for the table."""
+    from pcg_plugin import rules
+
+    try:
+        if sub.format == "prompt-2023":
+            results = rules.check_prompt(rules.read_prompt(sub.entry), str(sub.entry))
+        else:
+            results = rules.check_program(sub.entry, sub.format.rsplit("-", 1)[1], scope=sub.path)
+    except OSError as exc:
+        return f"FAIL cannot read: {exc}"
+    failed = [r.rule for r in results if not r.passed]
+    return "FAIL " + ", ".join(failed) if failed else "pass"
+
+
+def _rel(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display: str, rules: str = "",
+            requirements: str = "") -> FolderRow:  # fmt: skip
+    if sub is None:
+        status = "skipped" if problem.startswith("skipped") else "error"
+        return FolderRow(display, status, message=problem)
+    folder = sub.path if sub.path.is_dir() else sub.path.parent
+    workdir = _rel(sub.run_folder, folder) if sub.format != "prompt-2023" else ""
+    return FolderRow(display, "submission", sub.format, _rel(sub.entry, folder), workdir, requirements, rules,
+                     sub.note)  # fmt: skip
+
+
+def display_name(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def table(rows: Sequence[FolderRow]) -> list[str]:
+    """The terminal table: one line per folder, the reason under each error, then a count line."""
+    if not rows:
+        return ["pre-flight: no submission folder found under the given paths"]
+    cols = ("folder", "status", "format", "entry", "workdir", "requirements", "rules")
+    data = [[getattr(r, c) or "-" for c in cols] for r in rows]
+    widths = [min(max(len(c), *(len(d[i]) for d in data)), 40) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
+    for row, cells in zip(rows, data):
+        lines.append("  ".join(cell[:w].ljust(w) for cell, w in zip(cells, widths)).rstrip())
+        if row.status != "submission" or row.message:
+            lines.append(f"    {row.message}")
+    counts = {s: sum(r.status == s for r in rows) for s in ("submission", "error", "skipped")}
+    lines.append(f"pre-flight: {len(rows)} folder(s): {counts['submission']} submission(s), "
+                 f"{counts['error']} not evaluated, {counts['skipped']} skipped")  # fmt: skip
+    return lines
