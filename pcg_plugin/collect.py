@@ -344,6 +344,10 @@ def detect_folder(folder: Path, *, manifest_only: bool = False, require_placehol
     return None
 
 
+def not_a_prompt(path: Path) -> str:
+    return f"{path}: a loose .txt without {PLACEHOLDER}: not a 2023 prompt (the official check disqualifies it)"
+
+
 def detect_prompt_file(path: Path, *, require_placeholder: bool = True) -> Submission | None:
     """A loose 2023 prompt file (team = file stem, as the 2023 response-gathering script names teams)."""
     if not is_prompt_name(path) or not path.is_file() or not _visible(path):

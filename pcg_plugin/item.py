@@ -55,17 +55,25 @@ class SubmissionDir(_SubmissionCollector, pytest.Directory):
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 
 
-class BrokenSubmission(pytest.Directory):
-    """A folder that should be a submission but cannot be evaluated (none found, ambiguous, bad manifest,
-    unreadable): one failing item naming the folder, the reason and the fix; the other submissions still run.
-    An item rather than a collection error, so that pytest does not stop the whole run for one folder."""
+class _Broken:
+    """A folder (or loose .txt) that should be a submission but cannot be evaluated (none found, ambiguous, bad
+    manifest, unreadable, no placeholder): one failing item naming it, the reason and the fix; the other
+    submissions still run. An item rather than a collection error, so pytest does not stop the whole run."""
 
     def __init__(self, *, problem: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.problem = problem
 
     def collect(self) -> Iterator[pytest.Item]:
-        yield FolderProblemItem.from_parent(self, name="not-evaluated", problem=self.problem)
+        yield FolderProblemItem.from_parent(self, name="not-evaluated", problem=self.problem)  # type: ignore[arg-type]
+
+
+class BrokenSubmission(_Broken, pytest.Directory):
+    """A folder that is no evaluable submission."""
+
+
+class BrokenPromptFile(_Broken, pytest.File):
+    """A loose .txt among the submissions that is no 2023 prompt (no ``<OBJECT>``)."""
 
 
 class FolderProblem(Exception):

@@ -130,7 +130,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     except OSError:
         return None
     if sub is None:
-        return None
+        from pcg_plugin.item import BrokenPromptFile
+
+        problem = collect.not_a_prompt(file_path)
+        return BrokenPromptFile.from_parent(parent, path=file_path, problem=problem)
     return _collector_class(parent.config, folder=False).from_parent(parent, path=file_path, submission=sub)
 
 

@@ -69,7 +69,7 @@ def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Sub
     try:
         if path.is_file():
             sub = collect.detect_prompt_file(path, require_placeholder=require_placeholder)
-            return sub, "" if sub else f"{path}: a loose .txt without {collect.PLACEHOLDER}: not a 2023 prompt"
+            return sub, "" if sub else collect.not_a_prompt(path)
         sub = collect.detect_folder(path, require_placeholder=require_placeholder)
         return sub, "" if sub else collect.not_a_submission(path)
     except collect.SubmissionError as exc:

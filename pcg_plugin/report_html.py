@@ -184,7 +184,8 @@ def render_report(results: dict, run_dir: Path, *, bootstrap: int = 100) -> str:
         weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.get("competition_score"),
         any_lengths=any(s.get("prompt_length") is not None for s in subs),
         provenance_rows=_provenance_rows(results), schema=results.get("schema"), bootstrap=bootstrap if intervals else 0,
-        per_model=results.get("per_model") or {},
+        per_model=results.get("per_model") or {}, folders=results.get("folders") or [],
+        folder_errors=results.get("folder_errors") or {},
     )  # fmt: skip
 
 

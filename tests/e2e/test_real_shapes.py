@@ -51,7 +51,25 @@ def test_every_real_shape_is_accounted_for_and_runs_from_its_team_folder(competi
     # the 26-script folder fails visibly, naming itself and why; it is not ranked
     assert "folder 'standalone_scripts' is not evaluated" in out
     assert any("standalone_scripts" in k for k in results["folder_errors"])
+    assert "NOT EVALUATED submissions/standalone_scripts: " in out.split("pytest-pcg leaderboard")[1]
+    report = (competition.path / "run" / "report.html").read_text()
+    assert "Pre-flight: 6 folder(s)" in report and "1 folder(s) not evaluated or skipped: submissions/standalone" in report
     result.assert_outcomes(passed=5, failed=1)
+
+
+def test_loose_files_and_official_runner_folders_are_listed_never_dropped(competition):
+    subs = competition.path / "submissions"
+    (subs / "notes.txt").write_text("no placeholder here")
+    (subs / "requirements.txt").write_text("python-dotenv\n")  # never a prompt, never an error
+    (subs / "logs").mkdir()
+    (subs / "empty_team").mkdir()
+    result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1"))
+    rows = {r["folder"]: r for r in load_results(competition.path, "run")["folders"]}
+    assert rows["submissions/notes.txt"]["status"] == "error"
+    assert rows["submissions/logs"]["status"] == "skipped"
+    assert "no .py or .txt file" in rows["submissions/empty_team"]["message"]
+    assert "submissions/requirements.txt" not in rows
+    result.assert_outcomes(passed=2, failed=2)  # notes.txt and empty_team fail visibly; logs is the runner's
 
 
 @pytest.mark.parametrize(("example", "edition"), [("2024-pe-examples", "2024"),
