@@ -20,6 +20,10 @@ class RuleBroken(Exception):
     """A rule the submission breaks; shown as its message, never as a traceback."""
 
 
+class PcgRuleWarning(pytest.PytestWarning):
+    """Something that would break a rule in a file the program never imports: shown, not judged."""
+
+
 def dry_run_letter(config: pytest.Config) -> str:
     """The first of ``--pcg-letters`` when given, else A."""
     settings = config.stash[SETTINGS_KEY]
@@ -78,6 +82,9 @@ class RuleItem(_ParticipantItem):
         r = self.result
         if r.passed:
             self.add_report_section("call", "pcg", r.message)  # -rA shows what was checked
+            if r.warnings:
+                where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.warnings)
+                self.warn(PcgRuleWarning(f"{self.nodeid}: {r.message}{where}"))
         else:
             where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.findings)
             kind = "official rule" if r.official else "pytest-pcg check (not an official rule)"
