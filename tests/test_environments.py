@@ -262,3 +262,23 @@ def test_concurrent_preparers_install_once(index: Path, tmp_path: Path) -> None:
     results = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
     assert sorted(status for status, _, _ in results) == ["cached", "cached", "installed"]
     assert len({site for _, site, _ in results}) == 1 and all(problems == [] for _, _, problems in results)
+
+
+_NAMES = st.from_regex(r"[a-z][a-z0-9]{0,6}([-_.][a-z0-9]{1,4})?", fullmatch=True).filter(lambda n: not is_official(n))
+_SPECS = st.sampled_from(["", "==1.0", ">=2,<3", "~=1.2.1", "[extra]>=1", " ; python_version >= '3.8'"])
+_NOISE = st.sampled_from(["", "# a comment", "   ", "\t# indented comment"])
+
+
+@given(st.lists(st.tuples(_NAMES, _SPECS, _NOISE, st.booleans()), min_size=1, max_size=8))
+def test_requirement_lines_keep_their_numbers(tmp_path_factory: pytest.TempPathFactory,
+                                              rows: list[tuple[str, str, str, bool]]) -> None:  # fmt: skip
+    text, expected = [], []
+    for name, spec, noise, trailing in rows:
+        if noise:
+            text.append(noise)
+        text.append(name + spec + ("  # why" if trailing else ""))
+        expected.append((len(text), name + spec))
+    path = tmp_path_factory.mktemp("req") / "requirements.txt"
+    path.write_text("\n".join(text), encoding="utf-8")
+    lines, skipped, problems = read_requirements(path)
+    assert [(ln.number, ln.text) for ln in lines] == expected and skipped == [] and problems == []
