@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,9 @@ class RuleItem(_ParticipantItem):
             self.add_report_section("call", "pcg", r.message)  # -rA shows what was checked
             if r.warnings:
                 where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.warnings)
-                self.warn(PcgRuleWarning(f"{self.nodeid}: {r.message}{where}"))
+                first = r.warnings[0]  # located at the file it is about (pytest's Node.warn needs a line)
+                warnings.warn_explicit(PcgRuleWarning(f"{self.nodeid}: {r.message}{where}"), category=None,
+                                       filename=first.path, lineno=first.line)  # fmt: skip
         else:
             where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.findings)
             kind = "official rule" if r.official else "pytest-pcg check (not an official rule)"
