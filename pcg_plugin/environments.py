@@ -380,7 +380,7 @@ def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None,
     lines: list[Line] = []
     if req is not None:
         lines, env.skipped, env.problems = read_requirements(req)
-    shown = REQUIREMENTS if req is None else (req.relative_to(root) if root in req.parents else req).as_posix()
+    shown = REQUIREMENTS if req is None else Path(os.path.relpath(req, root)).as_posix()  # ../requirements.txt
     failed: dict[Line, str] = {}
     good: set[str] = set()
     if lines and mode == "install":

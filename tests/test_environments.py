@@ -174,11 +174,12 @@ def test_check_mode_resolves_without_installing(index: Path, tmp_path: Path) -> 
     assert env.problems == ["module 'tiny_mod' (imported at tot/tot.py:1) is not provided: the harness environment "
                             "lacks it and requirements.txt is not installed (requirements mode is check)"]  # fmt: skip
     assert not (tmp_path / "cache").exists()
-    entry = _submission(tmp_path / "bad", "import zzenv\n", "python-zzenv==1\n")
-    env = prepare(tmp_path / "bad", entry, mode="check")
+    entry = _submission(tmp_path / "repo" / "bad", "import zzenv\n", None)  # the examples repository's layout
+    (tmp_path / "repo" / "requirements.txt").write_text("python-zzenv==1\n")
+    env = prepare(tmp_path / "repo" / "bad", entry, mode="check")
     assert env.status == "error"
-    assert env.problems[0].startswith("module 'zzenv' (imported at tot/tot.py:1) is not provided: requirements.txt "
-                                      "line 1 'python-zzenv==1' failed: Could not find a version")  # fmt: skip
+    assert env.problems[0].startswith("module 'zzenv' (imported at tot/tot.py:1) is not provided: "
+                                      "../requirements.txt line 1 'python-zzenv==1' failed: Could not find a version")  # fmt: skip
 
 
 def test_off_mode_does_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
