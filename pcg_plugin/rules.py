@@ -22,12 +22,13 @@ import string
 import tokenize
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pcg_plugin.collect import PLACEHOLDER
+from pcg_plugin.imports import reachable
 
 if TYPE_CHECKING:
     from pcg_plugin.collect import Submission
@@ -45,7 +46,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class RuleResult:
-    """One rule's verdict; ``message`` says what is wrong and what to fix (or confirms briefly when passed)."""
+    """One rule's verdict; ``message`` says what is wrong and what to fix (or confirms briefly when passed).
+    ``warnings``: what would break the rule in files the program never imports (not judged, shown)."""
 
     rule: str
     title: str
@@ -53,6 +55,7 @@ class RuleResult:
     message: str
     findings: tuple[Finding, ...] = ()
     official: bool = True
+    warnings: tuple[Finding, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -263,6 +266,7 @@ _TITLES = {
     "program-unmodified-response": "run returns the model's answer unmodified",
     "program-size": "the whole program is at most 1 GB",
     "program-fixed-seeds": "all program randomness uses a fixed seed (2025 rule)",
+    "submission": "the folder holds one submission the harness can run (a program, or a 2023 prompt)",
 }
 
 
@@ -1116,25 +1120,114 @@ def _rule_parses(modules: list[_Module]) -> RuleResult:
                    "a file that does not parse is not checked by the other rules", official=False)  # fmt: skip
 
 
-def check_program(entry: Path, edition: str, scope: Path | None = None) -> list[RuleResult]:
-    """Static checks of a 2024/2025 program. ``scope`` is what is scanned and sized: the submission folder
-    (default ``entry.parent``: every .py under it), or the entry file alone."""
+_RUNS_FILES = ("exec", "eval", "compile", "runpy.run_path", "runpy.run_module", "importlib.util.spec_from_file_location",
+               "importlib.machinery.SourceFileLoader", "imp.load_source", "importlib.import_module",
+               "__import__")  # fmt: skip
+
+
+def _runs_unimported_code(modules: list[_Module]) -> Finding | None:
+    """Where the program may run code it does not import by a constant name (exec, runpy, a computed import):
+    then the import graph does not bound what runs, and every file of the folder is judged."""
+    for mod in modules:
+        for node in ast.walk(mod.tree) if mod.tree is not None else ():
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else _qualname(node.func, mod.aliases)
+            if name not in _RUNS_FILES:
+                continue
+            arg = node.args[0] if node.args else None
+            constant_import = (name in ("importlib.import_module", "__import__") and isinstance(arg, ast.Constant))
+            if not constant_import:
+                return mod.at(node, f"{name}(...)")
+    return None
+
+
+def _code_rules(modules: list[_Module], edition: str) -> list[RuleResult]:
+    """The rules judged from the code of ``modules`` (the program's files), in report order."""
+    results = [_rule_parses(modules), _rule_chat_only(modules, edition), _rule_hardcoded(modules),
+               _rule_tampering(modules)]  # fmt: skip
+    if edition == "2025":
+        results.append(_rule_fixed_seeds(modules))
+    return results
+
+
+def _warn_unreached(result: RuleResult, unreached: RuleResult, entry: str) -> RuleResult:
+    """``result`` with what ``unreached`` (the same rule on files the entry never imports) found, as warnings."""
+    if unreached.passed:
+        return result
+    found = unreached.findings
+    f = found[0]
+    files = len({x.path for x in found})
+    note = (f" Warning, not judged: {len(found)} finding(s) in {files} file(s) that {entry} never imports, so the "
+            f"program cannot run them: {f.path}:{f.line}:{f.col}: {f.text}"
+            + (f" ({len(found) - 1} more)" if len(found) > 1 else "") + "; remove unused copies that break this "
+            "rule, or they count as soon as the program imports them.")  # fmt: skip
+    return replace(result, message=result.message.rstrip(".") + "." + note, warnings=found)
+
+
+def check_program(entry: Path, edition: str, scope: Path | None = None,
+                  search_paths: Sequence[Path] | None = None) -> list[RuleResult]:  # fmt: skip
+    """Static checks of a 2024/2025 program. ``scope`` is the submission folder (default ``entry.parent``), or
+    the entry file alone. The code rules judge the files the entry can import (``imports.reachable`` from
+    ``search_paths``, default the entry's folder then the submission folder, as the sandbox child runs it);
+    the other .py files of the folder only give warnings, unless the program runs code it does not import
+    by name. The size rule measures the whole folder."""
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {', '.join(EDITIONS)}, not {edition!r}")
     folder = entry.parent if scope is None else scope
-    modules = [_load(p, str(p)) for p in _python_files(folder, entry)]
-    results = [
-        _rule_parses(modules),
-        _rule_trial_loop(modules[0], modules),
-        _rule_chat_only(modules, edition),
-        _rule_hardcoded(modules),
-        _rule_tampering(modules),
-        _rule_unmodified(modules[0]),
-        _rule_size(folder),
-    ]
-    if edition == "2025":  # not a 2024 rule: omitted rather than reported as a pass
-        results.append(_rule_fixed_seeds(modules))
-    return results
+    root = folder if folder.is_dir() else entry.parent
+    paths = list(dict.fromkeys(search_paths or [entry.parent, root]))
+    graph = reachable(entry, paths, external=_ALL_OFFICIAL)
+    judged = [_load(p, str(p)) for p in [entry, *graph.files[1:]]]
+    seen = {p.resolve() for p in graph.files}
+    others = [_load(p, str(p)) for p in _python_files(folder, entry)[1:] if p.resolve() not in seen]
+    runner = _runs_unimported_code(judged) if others else None
+    if runner is not None:
+        judged, others = judged + others, []
+    code = _code_rules(judged, edition)
+    if others:
+        code = [_warn_unreached(r, u, entry.name) for r, u in zip(code, _code_rules(others, edition))]
+    elif runner is not None:
+        code = [r if r.passed else replace(r, message=f"{r.message} (every file of the folder is judged: the program "
+                                                       f"runs code it does not import by name at {runner.path}:"
+                                                       f"{runner.line}: {runner.text})") for r in code]  # fmt: skip
+    by_rule = {r.rule: r for r in code}
+    results = [by_rule.pop("program-parses"), _rule_trial_loop(judged[0], judged), by_rule.pop("program-chat-only"),
+               by_rule.pop("program-no-hardcoded-assistant"), by_rule.pop("program-no-tampering"),
+               _rule_unmodified(judged[0]), _rule_size(folder)]  # fmt: skip
+    return results + list(by_rule.values())  # 2025: program-fixed-seeds (not a 2024 rule: omitted, not passed)
+
+
+def not_a_submission(reason: str) -> RuleResult:
+    """The verdict on a folder the harness cannot evaluate (no program, no prompt, or an ambiguous one): a
+    failure, never a silent pass."""
+    rule = "submission"
+    return RuleResult(rule, _TITLES[rule], False, f"{reason}; nothing in it can be evaluated, so it fails",
+                      (Finding(reason.split(": ", 1)[0], 1, 1, reason),), official=False)  # fmt: skip
+
+
+def stand_alone_scripts(folder: Path) -> list[Path]:
+    """Every .py file of a folder (hidden, cache and virtual-environment folders left out)."""
+    return [p for p in _python_files(folder, folder) if p != folder]
+
+
+def check_scripts(folder: Path, edition: str = "2024") -> list[RuleResult]:
+    """A folder of Python files none of which defines a TrialLoop subclass (stand-alone scripts that call a
+    model themselves): no program the harness can run, and every file is judged by the code rules."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {', '.join(EDITIONS)}, not {edition!r}")
+    files = stand_alone_scripts(folder)
+    modules = [_load(p, str(p)) for p in files]
+    names = ", ".join(p.name for p in files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
+    rule = "program-trial-loop"
+    what = f"{folder}: no file defines a TrialLoop subclass ({len(files)} stand-alone script(s): {names})"
+    trial_loop = RuleResult(rule, _TITLES[rule], False,
+                            f"{what}; a submission is one program with a class MyLoop(TrialLoop) whose @staticmethod "
+                            f"run(ctx, target_character) reaches the model only through {_CHAT[edition]} and "
+                            "returns its answer (scripts that call a model themselves are not evaluated)",
+                            tuple(Finding(str(p), 1, 1, "no TrialLoop subclass") for p in files))  # fmt: skip
+    code = _code_rules(modules, edition)
+    return [code[0], trial_loop, *code[1:4], _rule_size(folder), *code[4:]]
 
 
 def check_submission(sub: Submission) -> list[RuleResult]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ from pcg_plugin.settings import SETTINGS_KEY
 
 class RuleBroken(Exception):
     """A rule the submission breaks; shown as its message, never as a traceback."""
+
+
+class PcgRuleWarning(pytest.PytestWarning):
+    """Something that would break a rule in a file the program never imports: shown, not judged."""
 
 
 def dry_run_letter(config: pytest.Config) -> str:
@@ -78,6 +83,11 @@ class RuleItem(_ParticipantItem):
         r = self.result
         if r.passed:
             self.add_report_section("call", "pcg", r.message)  # -rA shows what was checked
+            if r.warnings:
+                where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.warnings)
+                first = r.warnings[0]  # located at the file it is about (pytest's Node.warn needs a line)
+                warnings.warn_explicit(PcgRuleWarning(f"{self.nodeid}: {r.message}{where}"), category=None,
+                                       filename=first.path, lineno=first.line)  # fmt: skip
         else:
             where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.findings)
             kind = "official rule" if r.official else "pytest-pcg check (not an official rule)"

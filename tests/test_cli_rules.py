@@ -51,12 +51,10 @@ def test_text_output_one_line_per_rule_and_verdict(shared: Path, capsys: pytest.
     assert out.splitlines()[-1].startswith("FAIL: 1 checked, 1 breaking a rule")
 
 
-def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2_and_never_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = _run(["rules", str(tmp_path / "missing.txt")], capsys)
     assert rc == 2 and "no such file" in err
-    (tmp_path / "empty").mkdir()
-    rc, _, err = _run(["rules", "--json", str(tmp_path / "empty")], capsys)
-    assert rc == 2 and "not a submission" in err
+    assert out.splitlines()[-1] == "FAIL: 0 checked, 0 breaking a rule, some paths could not be checked"
     (tmp_path / "level.xml").write_text("<x/>")
     rc, _, err = _run(["rules", str(tmp_path / "level.xml")], capsys)
     assert rc == 2 and "not a prompt" in err
@@ -123,5 +121,41 @@ def test_a_program_file_alone_is_checked_alone(tmp_path: Path, capsys: pytest.Ca
     record = json.loads(capsys.readouterr().out)
     size = next(r for r in record["rules"] if r["rule"] == "program-size")
     assert record["passed"] and "in 1 files" in size["message"]
-    assert main(["rules", str(tmp_path), "--json"]) == 1  # the folder as a submission: other.py counts
-    capsys.readouterr()
+    assert main(["rules", str(tmp_path), "--json"]) == 0  # the folder as a submission: other.py only warns
+    chat = next(r for r in json.loads(capsys.readouterr().out)["rules"] if r["rule"] == "program-chat-only")
+    assert [Path(w["path"]).name for w in chat["warnings"]] == ["other.py"]
+    assert main(["rules", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "  PASS program-chat-only: " in out and f"       warning: {tmp_path / 'other.py'}:1:1: network module" in out
+
+
+def test_a_folder_that_is_not_a_submission_fails_with_the_reason(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.md").write_text("# our team\n")
+    rc, out, _ = _run(["rules", str(tmp_path / "empty")], capsys)
+    assert rc == 1
+    assert "  FAIL submission [not an official rule]: " in out and "not a submission (no TrialLoop program" in out
+    assert out.splitlines()[-1].startswith("FAIL: 1 checked, 1 breaking a rule")
+    rc, out, _ = _run(["rules", "--json", str(tmp_path / "empty")], capsys)
+    record = json.loads(out)
+    assert rc == 1 and record["format"] == "none" and not record["passed"]
+    assert [r["rule"] for r in record["rules"]] == ["submission"]
+
+
+def test_stand_alone_scripts_calling_a_client_fail_naming_the_rules(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    team = tmp_path / "team"
+    team.mkdir()
+    for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        (team / f"generate_{letter}.py").write_text(
+            "from openai import OpenAI\n\nclient = OpenAI()\nreply = client.chat.completions.create(model='gpt-4o', "
+            f"messages=[{{'role': 'user', 'content': 'Draw {letter}'}}])\nprint(reply.choices[0].message.content)\n")
+    rc, out, _ = _run(["rules", "--json", str(team)], capsys)
+    record = json.loads(out)
+    failed = [r["rule"] for r in record["rules"] if not r["passed"]]
+    assert rc == 1 and record["format"] == "scripts" and record["edition"] == "2024"
+    assert failed == ["program-trial-loop", "program-chat-only"]
+    chat = record["rules"][2]
+    assert len(chat["findings"]) == 26 and "LLM client openai" in chat["message"]
+    assert "26 stand-alone script(s): generate_A.py, generate_B.py" in record["rules"][1]["message"]

@@ -388,16 +388,26 @@ def test_chat_only_allows_the_official_api_and_harmless_modules(tmp_path: Path) 
     assert _failed(entry) == set()
 
 
-def test_chat_only_scans_every_python_file_but_not_hidden_or_vendored(tmp_path: Path) -> None:
+def test_chat_only_judges_what_the_entry_imports_and_warns_about_the_rest(tmp_path: Path) -> None:
     entry = _program(tmp_path, "return chat_with_chatgpt(ctx, [])[0]")
     for skipped in (".venv/lib", "__pycache__", "env/lib/site-packages"):
         (entry.parent / skipped).mkdir(parents=True)
         (entry.parent / skipped / "client.py").write_text("import requests\n")
-    assert _failed(entry) == set()
+    assert _by_rule(entry)["program-chat-only"].warnings == ()
     (entry.parent / "helpers").mkdir()
     (entry.parent / "helpers" / "net.py").write_text("import os\n\nimport requests\n")
     result = _by_rule(entry)["program-chat-only"]
-    assert not result.passed and "helpers/net.py:3:1" in result.message
+    assert result.passed and "Warning, not judged" in result.message and "helpers/net.py:3:1" in result.message
+    assert [(Path(f.path).name, f.line) for f in result.warnings] == [("net.py", 3)]
+
+    source = entry.read_text()  # imported inside run: reachable, judged
+    entry.write_text(source.replace("        return chat", "        from helpers import net\n        return chat"))
+    result = _by_rule(entry)["program-chat-only"]
+    assert not result.passed and "helpers/net.py:3:1" in result.message and result.warnings == ()
+
+    entry.write_text(source.replace("        return chat", "        exec(open('x').read())\n        return chat"))
+    result = _by_rule(entry)["program-chat-only"]  # exec: the import graph does not bound what runs
+    assert not result.passed and "helpers/net.py:3:1" in result.message and "exec(...)" in result.message
 
 
 def test_2025_must_use_chat_with_llm(tmp_path: Path) -> None:
@@ -436,8 +446,11 @@ def test_trial_loop_shapes(tmp_path: Path) -> None:
 def test_syntax_error_in_a_helper_names_its_file(tmp_path: Path) -> None:
     entry = _program(tmp_path, "return chat_with_chatgpt(ctx, [])[0]")
     (entry.parent / "util.py").write_text("def f(:\n    pass\n")
+    result = _by_rule(entry)["program-parses"]  # not imported: a warning
+    assert result.passed and "util.py:1:" in result.message and result.warnings and not result.official
+    entry.write_text("import util\n" + entry.read_text())
     result = _by_rule(entry)["program-parses"]
-    assert not result.passed and "util.py:1:" in result.message and not result.official
+    assert not result.passed and "util.py:1:" in result.message and not result.warnings
 
 
 def test_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

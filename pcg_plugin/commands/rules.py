@@ -23,23 +23,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class UsageProblem(Exception):
-    """A PATH that cannot be checked (missing, unreadable, not a submission): exit status 2."""
+    """A PATH that cannot be checked at all (missing, unreadable, not a prompt/program/folder): exit status 2."""
+
+
+class NotASubmission(Exception):
+    """A folder that holds no submission the harness can run (or an ambiguous one): it fails, with the reason."""
 
 
 def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
-    the submission folder, or a program file given alone (its folder may hold anything)."""
+    the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
+    files none of which is a TrialLoop program gives format ``scripts``."""
     from pcg_plugin import collect
+    from pcg_plugin.rules import stand_alone_scripts
 
     if path.is_dir():
         try:
             sub = collect.detect_folder(path, require_placeholder=False)
         except collect.SubmissionError as exc:
-            raise UsageProblem(str(exc)) from None
-        if sub is None:
-            raise UsageProblem(f"{path}: not a submission (no TrialLoop program, no .txt prompt, "
-                               f"no {collect.MANIFEST})")  # fmt: skip
-        return sub.format, sub.entry, sub.path
+            raise NotASubmission(str(exc)) from None
+        if sub is not None:
+            return sub.format, sub.entry, sub.path
+        if stand_alone_scripts(path):
+            return "scripts", path, path
+        raise NotASubmission(f"{path}: not a submission (no TrialLoop program, no .txt prompt, "
+                             f"no {collect.MANIFEST})")  # fmt: skip
     if not path.is_file():
         raise UsageProblem(f"{path}: no such file or folder")
     if collect.is_prompt_name(path):  # a prompt without <OBJECT> is still a prompt: the placeholder rule says so
@@ -51,14 +59,26 @@ def _target(path: Path) -> tuple[str, Path, Path]:
 
 def _check(path: Path, edition: str | None) -> dict[str, Any]:
     """The JSON record of one PATH."""
-    from pcg_plugin import rules
+    from pcg_plugin import collect, rules
 
-    fmt, entry, scope = _target(path)
+    reason = ""
     try:
-        if fmt == "prompt-2023":
+        fmt, entry, scope = _target(path)
+    except NotASubmission as exc:
+        fmt, entry, scope, reason = "none", path, path, str(exc)
+    try:
+        if fmt == "none":
+            record: dict[str, Any] = {"path": str(path), "format": fmt, "entry": None}
+            results = [rules.not_a_submission(reason)]
+        elif fmt == "scripts":
+            scripts = rules.stand_alone_scripts(path)
+            source = "".join(p.read_text(encoding="utf-8", errors="replace") for p in scripts)
+            chosen = edition or collect.program_format(source).rsplit("-", 1)[1]
+            record = {"path": str(path), "format": fmt, "entry": None, "edition": chosen}
+            results = rules.check_scripts(path, chosen)
+        elif fmt == "prompt-2023":
             text = rules.read_prompt(entry)
-            record: dict[str, Any] = {"path": str(path), "format": fmt, "entry": str(entry),
-                                      **rules.prompt_summary(text)}  # fmt: skip
+            record = {"path": str(path), "format": fmt, "entry": str(entry), **rules.prompt_summary(text)}
             results = rules.check_prompt(text, str(entry))
         else:
             chosen = edition or fmt.rsplit("-", 1)[1]
@@ -77,11 +97,11 @@ def _print_text(record: dict[str, Any]) -> None:
     for r in record["rules"]:
         official = "" if r["official"] else " [not an official rule]"
         print(f"  {'PASS' if r['passed'] else 'FAIL'} {r['rule']}{official}: {r['message']}")
-        if not r["passed"]:
-            for f in r["findings"][:10]:
-                print(f"       {f['path']}:{f['line']}:{f['col']}: {f['text']}")
-            if len(r["findings"]) > 10:
-                print(f"       ... {len(r['findings']) - 10} more")
+        shown = r["findings"] if not r["passed"] else r["warnings"]
+        for f in shown[:10]:
+            print(f"       {'' if not r['passed'] else 'warning: '}{f['path']}:{f['line']}:{f['col']}: {f['text']}")
+        if len(shown) > 10:
+            print(f"       ... {len(shown) - 10} more")
     if record.get("first_failure"):
         print(f"  officially disqualified by {record['first_failure']} (the official checks stop at the first failure)")
 
@@ -102,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             _print_text(record)
     failed = [r["path"] for r in records if not r["passed"]]
     if not args.json:
-        verdict = "FAIL" if failed else "PASS"
+        verdict = "FAIL" if failed or usage or not records else "PASS"  # never PASS when something was not checked
         print(f"{verdict}: {len(records)} checked, {len(failed)} breaking a rule"
               + (f" ({', '.join(failed)})" if failed else "")
               + (", some paths could not be checked" if usage else ""))  # fmt: skip

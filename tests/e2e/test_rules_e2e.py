@@ -69,3 +69,14 @@ def test_dry_run_against_the_scripted_double(competition):
     result.stdout.fnmatch_lines(["*crashes::dry-run*program_error*boom in run*",
                                  "*never_asks::dry-run*without calling the chat function*",
                                  "*letter T: returned one of the model's answers unmodified*"])  # fmt: skip
+
+
+def test_unimported_vendored_client_is_a_warning_not_a_failure(pytester: pytest.Pytester):
+    write_competition(pytester.path, {"team": {
+        "main.py": program(), "vendor/__init__.py": "",
+        "vendor/llm.py": "import openai\n\nclient = openai.OpenAI()\n"}})  # fmt: skip
+    result = pytester.runpytest_subprocess(*RULES, "-v")
+    assert result.ret == pytest.ExitCode.OK
+    assert outcomes(result)["submissions/team::program-chat-only"] == "PASSED"
+    result.stdout.fnmatch_lines(["*PcgRuleWarning: submissions/team::program-chat-only*never imports*",
+                                 "*vendor/llm.py:1:1: LLM client openai*"])  # fmt: skip
