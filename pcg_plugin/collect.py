@@ -54,6 +54,11 @@ class Submission:
         return len(self.prompt) if self.prompt is not None else None
 
     @property
+    def import_paths(self) -> tuple[Path, ...]:
+        """Where the program's own imports resolve, in order: the entry's folder, then the submission folder."""
+        return tuple(dict.fromkeys((self.entry.parent, self.path)))
+
+    @property
     def run_folder(self) -> Path:
         """Where the program runs (its working folder); a loose prompt file's folder for prompts."""
         return self.workdir or (self.path if self.path.is_dir() else self.path.parent)
