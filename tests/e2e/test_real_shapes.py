@@ -134,3 +134,14 @@ def test_a_team_whose_requirement_cannot_be_installed_errors_and_the_others_scor
     assert [(t["reason"], t["sim"] is not None) for t in scored["team_prog"]["letters"]["A"]["trials"]] == [
         (None, True)]  # the others ran and were scored
     assert [t["reason"] for t in scored["broken_reqs"]["letters"]["A"]["trials"]] == ["error"]
+
+
+def test_dry_run_runs_nested_programs_as_the_evaluation_does(competition, local_index):
+    subs = competition.path / "submissions"
+    shutil.rmtree(subs)
+    for name in ("root_program", "nested_tot", "nested_few_shot", "team_named"):
+        shapes.SHAPES[name][0](subs / name)
+    result = competition.runpytest("--pcg-dry-run", "--pcg-letters", "T", "submissions", "-p", "no:cacheprovider",
+                                   "-rA")  # fmt: skip
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*returned one of the model's answers unmodified*"])
