@@ -338,8 +338,7 @@ def detect_folder(folder: Path, *, manifest_only: bool = False, require_placehol
     programs = find_programs(folder)
     if programs:
         entry = _one_program(folder, programs)
-        note = "" if entry.parent == folder else f"entry {_rel(entry, folder)}"
-        return _build(folder, folder.name, program_format(_read(entry)), entry, None, note=note)
+        return _build(folder, folder.name, program_format(_read(entry)), entry, None)
     prompts = top_level_prompts(folder, require_placeholder)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)

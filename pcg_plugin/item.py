@@ -130,12 +130,15 @@ class TrialItem(pytest.Item):
 
     def setup(self) -> None:
         """A submission whose requirements cannot be met errors here, before any model call."""
-        if self.submission.format != "prompt-2023":
-            try:
-                worker_context(self.config).site_dirs(self.submission)
-            except EnvironmentProblem as exc:
-                pytest.fail(f"requirements of {self.submission.name} cannot be met, so its trials were not run (no "
-                            f"model call): {exc}", pytrace=False)  # fmt: skip
+        if self.submission.format == "prompt-2023":
+            return
+        try:
+            worker_context(self.config).site_dirs(self.submission)
+            return
+        except EnvironmentProblem as exc:
+            problem = str(exc)
+        pytest.fail(f"requirements of {self.submission.name} cannot be met, so its trials were not run (no model "
+                    f"call): {problem}", pytrace=False)  # fmt: skip
 
     def runtest(self) -> None:
         ctx = worker_context(self.config)

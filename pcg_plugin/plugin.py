@@ -90,19 +90,17 @@ def _preflight(config: pytest.Config, settings: Settings) -> tuple[list[dict[str
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    from pcg_plugin.preflight import FolderRow, table
     from pcg_plugin.report_terminal import header_lines
 
     settings = config.stash.get(SETTINGS_KEY, None)
     controller = config.pluginmanager.get_plugin("pcg-controller")
     if settings is None or controller is None or not _evaluating(config):
         return None
-    rows = [FolderRow(**row) for row in controller.run.get("folders", [])]
     lines = header_lines(settings, controller.run["run_dir"])
-    if any(r.format.startswith("program") for r in rows):
+    if any(r["format"].startswith("program") for r in controller.run.get("folders", [])):
         lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg are "
                      "served by the harness's stand-ins, never installed")  # fmt: skip
-    return lines + table(rows)
+    return lines
 
 
 def _roots(config: pytest.Config) -> list[Path]:
@@ -207,6 +205,17 @@ class Controller:
         self.report_path: Path | None = None
         self.finish_error: str | None = None
         self._preflight_done = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """The pre-flight table, after the header and before collection, at every verbosity (``-q`` too)."""
+        from pcg_plugin.preflight import FolderRow, table
+
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or "folders" not in self.run:
+            return
+        for line in table([FolderRow(**row) for row in self.run["folders"]]):
+            reporter.write_line(line)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.preflight([item.nodeid for item in session.items])

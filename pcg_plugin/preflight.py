@@ -90,7 +90,10 @@ def rule_verdict(sub: collect.Submission) -> str:
     except OSError as exc:
         return f"FAIL cannot read: {exc}"
     failed = [r.rule for r in results if not r.passed]
-    return "FAIL " + ", ".join(failed) if failed else "pass"
+    warned = sum(len(r.warnings) for r in results)
+    if failed:
+        return "FAIL " + ", ".join(failed)
+    return f"pass ({warned} warning(s): pcg rules shows them)" if warned else "pass"
 
 
 def _rel(path: Path, folder: Path) -> str:
