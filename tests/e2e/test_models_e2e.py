@@ -125,6 +125,8 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
 
 def check(run: Path, results: dict[str, Any]) -> None:
     """Per-model and total scores equal score_models digit for digit (as exact strings)."""
+    from pcg_plugin.official_layout import result_tables
+
     exp = expected(run, results)
     assert results["competition_score"] == format(exp.competition_score, "f")
     assert results["settings"]["models"] == list(MODELS)
@@ -138,11 +140,15 @@ def check(run: Path, results: dict[str, Any]) -> None:
             assert doc["prompt_score"] == format(res.programs[name].prompt_score, "f")
             assert doc["normalized_score"] == format(exp.per_model_normalized[model][name], "f")
             assert doc["rank"] == res.programs[name].rank
+            assert doc["model_normalized_score"] == format(res.programs[name].normalized_score, "f")
             for letter in LETTERS:
                 assert doc["letters"][letter]["char_score"] == format(res.programs[name].letters[letter].char_score, "f")
         total = sum(Decimal(results["per_model"][m]["submissions"][name]["normalized_score"]) for m in MODELS)
         assert total == Decimal(sub["normalized_score"])  # the per-model shares add up, as published
-    for model in MODELS:
+    for model, folder in zip(MODELS, FOLDERS):  # each model's result/ is what `pcg score <model folder>` writes
+        tables = result_tables(exp.per_model[model])
+        assert (run / folder / "result" / "character_scores.csv").read_text() == tables["character_scores.csv"]
+        assert (run / folder / "result" / "prompt_scores_ranks.csv").read_text() == tables["prompt_scores_ranks.csv"]
         weights = results["per_model"][model]["weights"]
         assert {c: w["weight"] for c, w in weights.items()} == {
             c: format(w.weight, "f") for c, w in exp.per_model[model].weights.items()}
