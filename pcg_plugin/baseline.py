@@ -341,21 +341,47 @@ def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, 
     from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
 
     scores = _mapping(base.get("scores"))
-    if scores.get("multi_model"):
-        raise BaselineError("the noise-aware threshold cannot resample a several-model (2025 per-model) baseline; "
-                            "use --pcg-drop-test plain")  # fmt: skip
     setup = setup_from_settings(_mapping(base.get("settings")))
-    subs = {name: _mapping(_mapping(s).get("letters")) for name, s in _mapping(scores.get("submissions")).items()}
+    subs = {name: _mapping(s) for name, s in _mapping(scores.get("submissions")).items()}
     if not subs or not setup.letters:
         return {}
+    if scores.get("multi_model"):
+        return {key: interval(values, confidence)[0]
+                for key, values in _model_samples(subs, setup, resamples, seed).items()}  # fmt: skip
     samples: dict[Key, list[Decimal]] = {}
-    for res in resampled_scores(subs, setup, reps=resamples, seed=seed):
+    letters = {name: _mapping(s.get("letters")) for name, s in subs.items()}
+    for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
         for name, prog in res.programs.items():
             samples.setdefault((name, None, "normalized_score", None), []).append(prog.normalized_score)
             samples.setdefault((name, None, "prompt_score", None), []).append(prog.prompt_score)
             for c, ch in prog.letters.items():
                 samples.setdefault((name, c, "char_score", None), []).append(ch.char_score)
     return {key: interval(values, confidence)[0] for key, values in samples.items()}
+
+
+def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples: int, seed: int
+                   ) -> dict[Key, list[Decimal]]:  # fmt: skip
+    """Several models (2025): every gated row's bootstrap values, each model's trials redrawn apart and the
+    draws scored by ``scoring.score_models`` (totals, and each model's share, prompt and char scores)."""
+    from pcg_plugin.bootstrap import resampled_model_scores
+
+    per_model: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for name, sub in subs.items():
+        for model, part in _mapping(sub.get("models")).items():
+            per_model.setdefault(model, {})[name] = _mapping(_mapping(part).get("letters"))
+    samples: dict[Key, list[Decimal]] = {}
+    for res in resampled_model_scores(per_model, setup, reps=resamples, seed=seed):
+        for name in res.totals:
+            samples.setdefault((name, None, "normalized_score", None), []).append(res.normalized[name])
+            samples.setdefault((name, None, "prompt_score", None), []).append(res.totals[name])
+            for model, model_res in res.per_model.items():
+                prog = model_res.programs[name]
+                samples.setdefault((name, None, "normalized_score", model), []).append(
+                    res.per_model_normalized[model][name])
+                samples.setdefault((name, None, "prompt_score", model), []).append(prog.prompt_score)
+                for c, ch in prog.letters.items():
+                    samples.setdefault((name, c, "char_score", model), []).append(ch.char_score)
+    return samples
 
 
 def classify(baseline: Decimal | None, current: Decimal | None, max_drop: Decimal, lower: Decimal | None

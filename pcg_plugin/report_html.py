@@ -143,19 +143,28 @@ def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
 def rank_intervals(results: Mapping[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
-    measured value (it is a per-letter number). Empty when there is nothing to resample. The resampling is
+    measured value (it is a per-letter number); with several models each model's trials are redrawn and the
+    totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
     ``pcg_plugin.bootstrap`` (shared with the noise-aware baseline gate)."""
-    from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
+    from pcg_plugin.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
 
     setup = setup_from_settings(results.get("settings") or {})
     subs = results.get("submissions") or []
-    if len(subs) < 2 or not setup.letters or reps < 1 or results.get("per_model"):  # one model's resampling only
+    if len(subs) < 2 or not setup.letters or reps < 1:
         return {}
+    per_model = results.get("per_model") or {}
+    draws: Any
+    if per_model:  # 2025 with several models: every model's trials redrawn, ranked by the summed total
+        letters = {m: {n: s.get("letters") or {} for n, s in (d.get("submissions") or {}).items()}
+                   for m, d in per_model.items()}  # fmt: skip
+        draws = resampled_model_scores(letters, setup, reps=reps, seed=seed)
+    else:
+        draws = resampled_scores({s["name"]: s.get("letters") or {} for s in subs}, setup, reps=reps, seed=seed)
     ranks: dict[str, list[int]] = {s["name"]: [] for s in subs}
-    for res in resampled_scores({s["name"]: s.get("letters") or {} for s in subs}, setup, reps=reps, seed=seed):
+    for res in draws:
         for name, r in res.ranking:
-            ranks[name].append(r)
-    return {name: interval(rs, 0.95) for name, rs in ranks.items()}
+            ranks.setdefault(name, []).append(r)
+    return {name: interval(rs, 0.95) for name, rs in ranks.items() if rs}  # a model part may lack a submission
 
 
 def _sequence(value: Any) -> Sequence[str]:

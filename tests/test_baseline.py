@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.baseline import (
+    lower_bounds,
     BASELINE_SCHEMA,
     BaselineError,
     Change,
@@ -359,11 +360,10 @@ def test_constant_trials_make_bootstrap_plain() -> None:
     assert boot.failed
 
 
-def test_multi_model_baseline_needs_plain() -> None:
+def test_multi_model_baseline_with_a_model_missing_its_letters() -> None:
     results = make_results()
-    results["per_model"] = {"m": {"submissions": {}}}
-    with pytest.raises(BaselineError, match="plain"):
-        compare(results, results, max_drop=0, method="bootstrap", resamples=2)
+    results["per_model"] = {"m": {"submissions": {}}}  # a model part without this run's submissions: zeros
+    assert not compare(results, results, max_drop=0, method="bootstrap", resamples=2).failed
     assert not compare(results, results, max_drop=0).failed
 
 
@@ -432,5 +432,9 @@ def test_several_models_are_gated_per_model() -> None:
     assert any(line.split()[:4] == ["team_a", "m2", "A", "char_score"] and line.endswith("regressed") for line in table)
     one = format_comparison(compare(make_results(), make_results(worse(NOISY, "team_a", "A", 0.5)), max_drop=0))
     assert one[1].split()[:4] == ["submission", "letter", "metric", "baseline"]  # one model: the table of before
-    with pytest.raises(BaselineError, match="several-model"):
-        compare(saved, cur, max_drop=0, method="bootstrap")
+    lower = lower_bounds(saved, resamples=30, confidence=0.95, seed=0)
+    assert {key[3] for key in lower} == {None, "m1", "m2"} and ("team_a", "A", "char_score", "m2") in lower
+    assert lower[("team_a", "A", "char_score", "m2")] <= D(saved["scores"]["submissions"]["team_a"]["models"]["m2"]
+                                                         ["letters"]["A"]["char_score"])  # fmt: skip
+    noisy = compare(saved, base, max_drop=0, method="bootstrap", resamples=30)
+    assert not noisy.failed and noisy.method == "bootstrap"
