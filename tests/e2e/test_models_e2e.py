@@ -7,7 +7,6 @@ code is reused.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TINY_CLASSIFIER, load_results
+from conftest import TINY_CLASSIFIER, llm_server_module, load_results
 
 MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-medium-128k-instruct-fp16")
 FOLDERS = ("qwen2.5_32b-instruct-fp16", "gemma2_27b-instruct-fp16", "phi3_14b-medium-128k-instruct-fp16")
@@ -35,18 +34,7 @@ class Entry(TrialLoop):
 '''
 
 
-def _llm_conftest() -> Any:
-    """The loopback server of tests/llm/conftest.py (loaded by path: both conftest modules are named conftest)."""
-    path = Path(__file__).resolve().parent.parent / "llm" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("pcg_tests_llm_server", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-_server = _llm_conftest()
+_server = llm_server_module()
 
 
 class ThreeModels(_server.FakeOpenAI):  # type: ignore[name-defined,misc]
