@@ -164,7 +164,9 @@ class TrialItem(pytest.Item):
 
     def runtest(self) -> None:
         ctx = worker_context(self.config)
-        record = run_trial(self.submission, self.letter, self.trial, self.nodeid, ctx, model=self.model)
+        # the model only where there is a model level: a one-model item calls run_trial exactly as before
+        extra = {"model": self.model} if self.model is not None else {}
+        record = run_trial(self.submission, self.letter, self.trial, self.nodeid, ctx, **extra)
         self.user_properties.append((PROPERTY, record.to_json()))
         self.add_report_section("call", "pcg", describe(record))
 
