@@ -266,7 +266,8 @@ def generate(
             with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
                 response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                             cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub))  # fmt: skip
+                                             cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
+                                             model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise

@@ -212,8 +212,8 @@ class Controller:
         from pcg_plugin.preflight import FolderRow, table
 
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is None or "folders" not in self.run:
-            return
+        if reporter is None or not self.run.get("folders"):
+            return  # nothing of ours here (the project's own tests, a plain pytest run): say nothing
         for line in table([FolderRow(**row) for row in self.run["folders"]]):
             reporter.write_line(line)
 

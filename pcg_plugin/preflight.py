@@ -125,8 +125,6 @@ def display_name(path: Path, base: Path) -> str:
 
 def table(rows: Sequence[FolderRow]) -> list[str]:
     """The terminal table: one line per folder, the reason under each error, then a count line."""
-    if not rows:
-        return ["pre-flight: no submission folder found under the given paths"]
     cols = ("folder", "status", "format", "entry", "workdir", "requirements", "rules")
     data = [[getattr(r, c) or "-" for c in cols] for r in rows]
     widths = [min(max(len(c), *(len(d[i]) for d in data)), 40) for i, c in enumerate(cols)]

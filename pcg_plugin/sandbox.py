@@ -131,13 +131,14 @@ def _tail(path: Path, limit: int = 2000) -> str:
 def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]], edition: str,
                       limits: SandboxLimits | None = None, workdir: Path, team: str | None = None,
                       trial: int = 1, root: Path | None = None, cwd: Path | None = None,
-                      site_dirs: Sequence[Path] = ()) -> str:  # fmt: skip
+                      site_dirs: Sequence[Path] = (), model: str | None = None) -> str:  # fmt: skip
     """Run ``TrialLoop.run(ctx, letter)`` of the program at ``entry`` in a child process; return its final response.
 
     ``root`` is the submission folder (default: the entry's folder), copied whole into a scratch folder under
     ``workdir``; the program runs with the copy of ``cwd`` (default ``root``) as its working folder, as the
     participant ran ``python tot/tot.py`` from their folder, and imports from its own folder, then from
-    ``root``, then from ``site_dirs`` (its installed requirements). The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
+    ``root``, then from ``site_dirs`` (its installed requirements); ``model`` is what ``ctx.get_model_name()``
+    returns (2025's ``run_evaluation`` passed it). The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
     stores responses) over a pipe. Participant faults raise OfficialFailure (score 0) with reason
     ``program_error``, ``timeout``, ``token_limit``, ``memory``, ``killed``, ``bad_return``, ``response_too_large``
     or ``sandbox_violation``; a failing ``chat`` infrastructure error stops the child and is re-raised as is.
@@ -160,7 +161,8 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=str(inner_entry),
                PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(map(str, (scratch, home, tmp))),
                PCG_SANDBOX_PATHS=os.pathsep.join(import_paths),
-               PCG_SANDBOX_TEAM=team or root.name, PCG_SANDBOX_TRIAL=str(trial))  # fmt: skip
+               PCG_SANDBOX_TEAM=team or root.name, PCG_SANDBOX_TRIAL=str(trial),
+               PCG_SANDBOX_MODEL=model or "")  # fmt: skip
     prefix = network_namespace_prefix() if limits.network == "deny" else ()
     cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
     if "--kill-child" in prefix:  # a shell is PID 1 (init ignores its own default signals), python is PID 2

@@ -150,6 +150,7 @@ def main() -> int:
     roots = tuple(os.path.realpath(r) for r in env.pop("PCG_SANDBOX_ROOTS").split(os.pathsep))
     team = env.pop("PCG_SANDBOX_TEAM", entry.parent.name)
     trial = int(env.pop("PCG_SANDBOX_TRIAL", "1"))
+    model = env.pop("PCG_SANDBOX_MODEL", "") or None
     channel = Channel(read_fd, write_fd)
     from pcg_plugin.compat import SHIMS
 
@@ -165,7 +166,7 @@ def main() -> int:
         sys.modules["pcg_submission"] = module
         spec.loader.exec_module(module)
         loop = find_loop(module)
-        ctx = TrialContext(team, letter, trial, None)
+        ctx = TrialContext(team, letter, trial, None, model)
         ctx._transport = lambda messages, n: channel.chat(messages, n, ctx)
         result = loop.run(ctx, letter)
     except MemoryError:

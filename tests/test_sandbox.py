@@ -286,3 +286,27 @@ def test_a_caught_violation_still_stops_the_trial_before_any_more_calls(tmp_path
 
     f = failure(program(tmp_path, "catches_violation"), tmp_path, chat=counting)
     assert f.reason == "sandbox_violation" and calls == []
+
+
+def test_nested_program_runs_from_the_root_with_its_imports_and_model_name(tmp_path: Path) -> None:
+    """``python tot/tot.py`` from the team folder: prompts read from the root's working folder, a sibling module of
+    the entry and a root module both import, installed requirements come from ``site_dirs``, and the context
+    carries the model name (2025's run_evaluation passed it)."""
+    root = tmp_path / "team"
+    for rel, text in {
+        "tot/tot.py": ("from llms4pcg.competition import TrialContext, TrialLoop\nimport sibling, at_root, installed\n"
+                       "class T(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n"
+                       "        return '|'.join([open('tot/prompts/p.txt').read(), sibling.X, at_root.Y, installed.Z,"
+                       " str(ctx.get_model_name())])\n"),
+        "tot/sibling.py": "X = 'sibling'\n", "at_root.py": "Y = 'root'\n", "tot/prompts/p.txt": "prompt",
+    }.items():  # fmt: skip
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "installed.py").write_text("Z = 'installed'\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    out = run_program_trial(root / "tot" / "tot.py", letter="A", chat=echo, edition="2025", limits=FAST,
+                            workdir=work, root=root, cwd=root, site_dirs=(site,), model="qwen2.5:32b")  # fmt: skip
+    assert out == "prompt|sibling|root|installed|qwen2.5:32b"
