@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _evaluating(config: pytest.Config) -> bool:
     """Rule checks and dry runs (pcg_rules plugin) collect their own items instead of evaluations."""
-    return not (config.getoption("pcg_rules", False) or config.getoption("pcg_dry_run", False))
+    return not (settings_mod.flag(config, "pcg_rules") or settings_mod.flag(config, "pcg_dry_run"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
