@@ -205,11 +205,22 @@ def _show(value: Any) -> str:
     return text if len(text) <= 24 else text[:23] + "…"
 
 
-def incompatibilities(base: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-    """One line per like-for-like setting that differs between two baseline documents (empty = comparable)."""
+# The like-for-like settings a run fixes before any item runs (the model that really answers, the classifier
+# and the physics digests are known only once the workers load them): checked up front, so a run that cannot
+# be compared is refused before it pays for a single call.
+PRE_RUN_KEYS = ("edition", "letters", "trials", "disable_weights", "tie_break", "diversity_vector")
+
+
+def incompatibilities(
+    base: Mapping[str, Any], current: Mapping[str, Any], keys: Sequence[str] | None = None
+) -> list[str]:
+    """One line per like-for-like setting that differs between two baseline documents (empty = comparable);
+    ``keys`` limits the check to those settings (``PRE_RUN_KEYS`` before the run)."""
     b, c = _mapping(base.get("settings")), _mapping(current.get("settings"))
     out = []
     for label, path, hint in LIKE_FOR_LIKE + OPTIONAL_LIKE_FOR_LIKE:
+        if keys is not None and path[0] not in keys:
+            continue
         bv, cv = _at(b, path), _at(c, path)
         if isinstance(bv, tuple):
             bv = list(bv)
@@ -335,34 +346,39 @@ def _order(doc: Mapping[str, Any]) -> list[str]:
     return sorted(subs, key=key)
 
 
-def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int) -> dict[Key, Decimal]:
+def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int
+                 ) -> tuple[dict[Key, Decimal], int]:  # fmt: skip
     """The lower end of each metric's central ``confidence`` interval when the BASELINE's trials are
-    resampled (``pcg_plugin.bootstrap``: each (submission, letter) redraws its trials, official scorer)."""
+    resampled (``pcg_plugin.bootstrap``: each (submission, letter) redraws its trials, official scorer), and
+    how many resamples were actually scored (the report says what was used, not what was asked for)."""
     from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
 
     scores = _mapping(base.get("scores"))
     setup = setup_from_settings(_mapping(base.get("settings")))
     subs = {name: _mapping(s) for name, s in _mapping(scores.get("submissions")).items()}
     if not subs or not setup.letters:
-        return {}
+        return {}, 0
     if scores.get("multi_model"):
-        return {key: interval(values, confidence)[0]
-                for key, values in _model_samples(subs, setup, resamples, seed).items()}  # fmt: skip
+        samples, scored = _model_samples(subs, setup, resamples, seed)
+        return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
     samples: dict[Key, list[Decimal]] = {}
+    scored = 0
     letters = {name: _mapping(s.get("letters")) for name, s in subs.items()}
     for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
+        scored += 1
         for name, prog in res.programs.items():
             samples.setdefault((name, None, "normalized_score", None), []).append(prog.normalized_score)
             samples.setdefault((name, None, "prompt_score", None), []).append(prog.prompt_score)
             for c, ch in prog.letters.items():
                 samples.setdefault((name, c, "char_score", None), []).append(ch.char_score)
-    return {key: interval(values, confidence)[0] for key, values in samples.items()}
+    return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
 
 
 def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples: int, seed: int
-                   ) -> dict[Key, list[Decimal]]:  # fmt: skip
+                   ) -> tuple[dict[Key, list[Decimal]], int]:  # fmt: skip
     """Several models (2025): every gated row's bootstrap values, each model's trials redrawn apart and the
-    draws scored by ``scoring.score_models`` (totals, and each model's share, prompt and char scores)."""
+    draws scored by ``scoring.score_models`` (totals, and each model's share, prompt and char scores), and
+    how many draws were scored."""
     from pcg_plugin.bootstrap import resampled_model_scores
 
     per_model: dict[str, dict[str, Mapping[str, Any]]] = {}
@@ -370,7 +386,9 @@ def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples:
         for model, part in _mapping(sub.get("models")).items():
             per_model.setdefault(model, {})[name] = _mapping(_mapping(part).get("letters"))
     samples: dict[Key, list[Decimal]] = {}
+    scored = 0
     for res in resampled_model_scores(per_model, setup, reps=resamples, seed=seed):
+        scored += 1
         for name in res.totals:
             samples.setdefault((name, None, "normalized_score", None), []).append(res.normalized[name])
             samples.setdefault((name, None, "prompt_score", None), []).append(res.totals[name])
@@ -381,7 +399,7 @@ def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples:
                 samples.setdefault((name, None, "prompt_score", model), []).append(prog.prompt_score)
                 for c, ch in prog.letters.items():
                     samples.setdefault((name, c, "char_score", model), []).append(ch.char_score)
-    return samples
+    return samples, scored
 
 
 def classify(baseline: Decimal | None, current: Decimal | None, max_drop: Decimal, lower: Decimal | None
@@ -457,14 +475,14 @@ def compare(
     if problems:
         raise BaselineError("this run is not like for like with the baseline:\n  " + "\n  ".join(problems))
     base_vals, cur_vals = metric_values(base_doc, "the baseline"), metric_values(cur_doc, "this run")
-    lower = lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed) if bootstrap else {}
+    lower, scored = lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed) if bootstrap else ({}, 0)
     order = _order(base_doc) + [n for n in _order(cur_doc) if n not in base_vals]
     changes = []
     for key, bv, cv in _rows(base_vals, cur_vals, order):
         allowed, status = classify(bv, cv, threshold, lower.get(key))
         changes.append(Change(key[0], key[1], key[2], bv, cv, allowed, status, key[3]))
     return Comparison(method, threshold, confidence if bootstrap else None, tuple(changes),
-                      resamples if bootstrap else None)  # fmt: skip
+                      scored if bootstrap else None)  # fmt: skip
 
 
 # -- terminal table ---------------------------------------------------------------------------------------

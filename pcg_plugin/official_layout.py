@@ -14,6 +14,7 @@ from pcg_plugin.scoring import LETTERS, LetterInput, ScoreResult, fmt, to_decima
 
 SKIPPED_DIRS = ("logs", "result")
 STAGES = ("stability", "similarity", "diversity")
+CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
 _PARSE_INT = re.compile(r"\s*([+-]?\d+)")
 
 
@@ -129,7 +130,7 @@ def _write_text(path: Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".tmp-{path.name}")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8", newline="")  # byte for byte: no newline translation on Windows
     os.replace(tmp, path)
     return path
 
@@ -209,14 +210,16 @@ def write_stage_files(program_dir: Path, name: str, letter: str, records: Sequen
 
 
 def _csv(rows: Iterable[Sequence[Any]]) -> str:
-    """@json2csv/node output: every field quoted except the numeric ``trial`` and ``rank``; "\\n", no final eol."""
+    """@json2csv/node output: every field quoted except the numeric ``trial`` and ``rank``; lines end with
+    json2csv's default ``os.EOL``, which on the Windows machine of the official runs was "\\r\\n" (the published
+    CSVs have it); no final eol."""
 
     def cell(v: Any) -> str:
         if isinstance(v, int) and not isinstance(v, bool):
             return str(v)
         return '"' + str(v).replace('"', '""') + '"'
 
-    return "\n".join(",".join(cell(v) for v in row) for row in rows)
+    return CSV_EOL.join(",".join(cell(v) for v in row) for row in rows)
 
 
 def _h(*names: str) -> list[str]:

@@ -13,6 +13,8 @@ from pcg_plugin import collect, settings as settings_mod
 from pcg_plugin.settings import SETTINGS_KEY, Settings
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
+SERVICE_KEY = "pcg_classify_service"  # workerinput key: the controller's classification service (ServiceInfo JSON)
+SERVICE_HANDLE = pytest.StashKey[Any]()
 STATS_KEY = "pcg_worker"  # workeroutput key: per-worker facts (load times, cache hits)
 
 
@@ -28,7 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _evaluating(config: pytest.Config) -> bool:
     """Rule checks and dry runs (pcg_rules plugin) collect their own items instead of evaluations."""
-    return not (config.getoption("pcg_rules", False) or config.getoption("pcg_dry_run", False))
+    return not (settings_mod.flag(config, "pcg_rules") or settings_mod.flag(config, "pcg_dry_run"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -45,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = Settings.from_dict(run["settings"])
         run_dir = Path(run["run_dir"])
         workers = int(workerinput.get("workercount", 1))
-        service = workerinput.get("pcg_classify_service")
+        service = workerinput.get(SERVICE_KEY)
     else:
         from pcg_plugin.outputs import new_run_id
 
@@ -53,16 +55,36 @@ def pytest_configure(config: pytest.Config) -> None:
         run_id = new_run_id()
         run_dir = settings.out or Path(config.rootpath) / settings_mod.DEFAULT_OUT / run_id
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
-        workers, service = 1, None
         if _evaluating(config):
             run["folders"], run["environments"] = _preflight(config, settings)
+        workers, service = 1, _start_classify_service(config, settings, run_dir)
         config.pluginmanager.register(Controller(config, run), "pcg-controller")
         if config.pluginmanager.hasplugin("xdist"):
             controller = config.pluginmanager.get_plugin("pcg-controller")
-            config.pluginmanager.register(XdistBridge(run, controller), "pcg-xdist-bridge")
+            config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
     config.stash[SETTINGS_KEY] = settings
     config.stash[CONTEXT_KEY] = WorkerContext(settings, run_dir, workers=workers, classify_service=service,
                                               environments=run.get("environments", {}))  # fmt: skip
+
+
+def _start_classify_service(config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
+    """Controller: the run's one classification service when the mode resolves to ``service`` (a GPU, or
+    ``--pcg-classify-mode service``); workers get it through workerinput, ``pytest_unconfigure`` stops it."""
+    if not _evaluating(config) or config.option.collectonly:
+        return None
+    from pcg_plugin import classify_service as cs
+
+    if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
+        return None
+    handle = cs.start_service(model=settings.classifier, device=settings.device, run_dir=run_dir, export_env=False)
+    config.stash[SERVICE_HANDLE] = handle
+    return handle.info.to_env()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    handle = config.stash.get(SERVICE_HANDLE, None)
+    if handle is not None:
+        handle.stop()
 
 
 def _now() -> str:
@@ -182,11 +204,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 class XdistBridge:
     """Hooks that exist only when pytest-xdist is active (registered only then, the syrupy pattern)."""
 
-    def __init__(self, run: dict[str, Any], controller: Controller) -> None:
-        self.run, self.controller = run, controller
+    def __init__(self, run: dict[str, Any], controller: Controller, service: str | None = None) -> None:
+        self.run, self.controller, self.service = run, controller, service
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[RUN_KEY] = json.dumps(self.run)
+        if self.service is not None:
+            node.workerinput[SERVICE_KEY] = self.service
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.controller.preflight(ids)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.collect import Submission
-from pcg_plugin.settings import SETTINGS_KEY
+from pcg_plugin.settings import SETTINGS_KEY, flag
 
 
 class RuleBroken(Exception):
@@ -42,12 +42,12 @@ class _Checks:
         self.submission = submission
 
     def collect(self) -> Iterator[pytest.Item]:
-        if self.config.getoption("pcg_rules", False):
+        if flag(self.config, "pcg_rules"):
             from pcg_plugin.rules import check_submission
 
             for result in check_submission(self.submission):
                 yield RuleItem.from_parent(self, name=result.rule, submission=self.submission, result=result)  # type: ignore[attr-defined]
-        if self.config.getoption("pcg_dry_run", False):
+        if flag(self.config, "pcg_dry_run"):
             yield DryRunItem.from_parent(self, name="dry-run", submission=self.submission)  # type: ignore[attr-defined]
 
 

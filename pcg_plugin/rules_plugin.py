@@ -26,10 +26,14 @@ _BASELINE_OPTIONS = (
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
-    group.addoption("--pcg-rules", action="store_true", dest="pcg_rules", default=False,
-                    help="check each submission against the competition rules (static, no LLM); one item per rule")
-    group.addoption("--pcg-dry-run", action="store_true", dest="pcg_dry_run", default=False,
-                    help="run each program once (first of --pcg-letters, else A) against a scripted test double")
+    switches = (("--pcg-rules", "check each submission against the competition rules (static, no LLM); one item "
+                                "per rule"),
+                ("--pcg-dry-run", "run each program once (first of --pcg-letters, else A) against a scripted test "
+                                  "double"))  # fmt: skip
+    for flag, text in switches:  # each also an ini key: `pcg_rules = true`
+        dest = flag.lstrip("-").replace("-", "_")
+        group.addoption(flag, action="store_true", dest=dest, default=False, help=text)
+        parser.addini(dest, help=text, type="bool", default=False)
     for flag, text in _BASELINE_OPTIONS:
         dest = flag.lstrip("-").replace("-", "_")
         group.addoption(flag, dest=dest, default=None, help=text)
@@ -72,7 +76,30 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # the controller alone sees the run's results
     gate = gate_settings(config)
     if gate is not None:
+        if gate["baseline"] is not None:
+            refuse_unlike_baseline(config, gate["baseline"])
         config.pluginmanager.register(BaselineGate(**gate), "pcg-baseline-gate")
+
+
+def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
+    """Before any item runs (and is paid for): the baseline must be readable and like for like in every
+    setting the run fixes up front; the rest is checked again when the run's results exist."""
+    from pcg_plugin import baseline
+    from pcg_plugin.outputs import settings_document
+    from pcg_plugin.settings import SETTINGS_KEY
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None:
+        return
+    try:
+        base = baseline.load_baseline(path)
+    except baseline.BaselineError as exc:
+        raise pytest.UsageError(f"--pcg-baseline: {exc}") from None
+    current = {"settings": baseline.baseline_settings(settings_document(settings, {}))}
+    problems = baseline.incompatibilities(base, current, keys=baseline.PRE_RUN_KEYS)
+    if problems:
+        raise pytest.UsageError("--pcg-baseline: this run is not like for like with the baseline (refused before "
+                                "any item ran):\n  " + "\n  ".join(problems))  # fmt: skip
 
 
 class BaselineGate:

@@ -270,6 +270,16 @@ def option_value(config: pytest.Config, dest: str) -> Any:
     return value
 
 
+def flag(config: pytest.Config, dest: str) -> bool:
+    """A switch (``--pcg-rules``) set on the command line or in the ini file (``pcg_rules = true``)."""
+    if config.getoption(dest, False):
+        return True
+    try:
+        return bool(config.getini(dest))
+    except ValueError:  # the plugin that declares the ini key is disabled (-p no:pcg_rules)
+        return False
+
+
 def raw_options(config: pytest.Config) -> dict[str, str | None]:
     """Each option's string: the command line wins over the ini file."""
     return {opt.dest: option_value(config, opt.dest) for opt in OPTIONS}

@@ -5,8 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from decimal import Decimal
+
 from pcg_plugin.aggregate import (
-    ERROR_REASON, Collected, diversity_vectors, group, run_letters, submissions_meta, trial_entries, usage_totals,
+    ERROR_REASON, Collected, diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
+    usage_totals,
 )  # fmt: skip
 from pcg_plugin.records import TrialRecord
 
@@ -105,3 +108,25 @@ def test_several_models_scored_per_model_and_summed():
     trials = doc["m2"]["submissions"]["b"]["letters"]["A"]["trials"]
     assert [t["reason"] for t in trials] == [None, None, ERROR_REASON]  # the error stays with its model
     assert [t["reason"] for t in doc["m1"]["submissions"]["b"]["letters"]["A"]["trials"]] == [None, None]
+
+
+def test_scoring_inputs_by_hand():
+    """Records -> the scorer's inputs, values written out by hand: sta per level, sim per image, keyed by trial
+    number; diversity from the vectors of the trials with an image over T(T+1)/2 - T; a letter or a submission
+    with nothing is all zero, never dropped."""
+    x, y = (1.0, 0.0), (0.0, 1.0)  # orthogonal: cosine distance 1
+    records = [
+        rec(trial=1, sta=1.0, sim=0.5, probs=x, embedding=y), rec(trial=2, sta=0.25, sim=0.125, probs=y, embedding=y),
+        rec(trial=3, sta=0.5, reason="no_image"), rec(trial=4, reason="no_code"),
+    ]  # fmt: skip
+    inputs, numbers = scoring_inputs(group(records), ["a", "b"], ["A", "B"], 4, use_embedding=False)
+    a = inputs["a"]["A"]
+    assert a.stability == ((1, Decimal("1")), (2, Decimal("0.25")), (3, Decimal("0.5")))
+    assert a.similarity == ((1, Decimal("0.5")), (2, Decimal("0.125")))
+    assert a.diversity == Decimal(repr(1 / 6))  # one pair at distance 1 over 4·5/2 - 4 = 6, a float as scipy
+    assert numbers["a"]["A"]["diversity"] == 1 / 6
+    for empty in (inputs["a"]["B"], inputs["b"]["A"], inputs["b"]["B"]):
+        assert (empty.stability, empty.similarity, empty.diversity) == ((), (), Decimal(0))
+    # 2025: the CLS embeddings (identical here) are the diversity vectors, not the probabilities
+    embedded, _ = scoring_inputs(group(records), ["a"], ["A"], 4, use_embedding=True)
+    assert embedded["a"]["A"].diversity == 0 and embedded["a"]["A"].similarity == a.similarity

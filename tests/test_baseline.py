@@ -432,9 +432,51 @@ def test_several_models_are_gated_per_model() -> None:
     assert any(line.split()[:4] == ["team_a", "m2", "A", "char_score"] and line.endswith("regressed") for line in table)
     one = format_comparison(compare(make_results(), make_results(worse(NOISY, "team_a", "A", 0.5)), max_drop=0))
     assert one[1].split()[:4] == ["submission", "letter", "metric", "baseline"]  # one model: the table of before
-    lower = lower_bounds(saved, resamples=30, confidence=0.95, seed=0)
+    lower, scored = lower_bounds(saved, resamples=30, confidence=0.95, seed=0)
+    assert scored == 30
     assert {key[3] for key in lower} == {None, "m1", "m2"} and ("team_a", "A", "char_score", "m2") in lower
     assert lower[("team_a", "A", "char_score", "m2")] <= D(saved["scores"]["submissions"]["team_a"]["models"]["m2"]
                                                          ["letters"]["A"]["char_score"])  # fmt: skip
     noisy = compare(saved, base, max_drop=0, method="bootstrap", resamples=30)
     assert not noisy.failed and noisy.method == "bootstrap"
+
+
+# -- the gate's interval and resample count, pinned through their effect ---------------------------------
+
+# Ten trials per letter with distinct similarities: the char scores of 200 resamples are all different, so the
+# 95 % lower bound (5th of 200) differs from the 99.9 % one (1st) and from any bound of a few resamples.
+SPREAD: Trials = {
+    "team_a": {c: [(1.0, 0.05 + 0.09 * i + 0.01 * j) for i in range(10)] for j, c in enumerate(LETTERS)},
+    "team_b": {c: [(1.0 if i % 3 else 0.5, 0.9 - 0.08 * i) for i in range(10)] for c in LETTERS},
+}
+GATED = ("team_a", "A", "char_score")
+
+
+def expected_lower_bound(base: dict[str, Any]) -> Decimal:
+    """The 95 % lower end by hand: 200 resamples (seed 0), sorted, order statistic floor(0.025·199) = the 5th."""
+    from pcg_plugin.bootstrap import resampled_scores, setup_from_settings
+
+    subs = {name: s["letters"] for name, s in base["scores"]["submissions"].items()}
+    values = sorted(res.programs["team_a"].letters["A"].char_score
+                    for res in resampled_scores(subs, setup_from_settings(base["settings"]), reps=200, seed=0))  # fmt: skip
+    assert len(values) == 200 and len(set(values)) > 190
+    return values[4]
+
+
+def with_char_score(doc: dict[str, Any], value: Decimal) -> dict[str, Any]:
+    out = copy.deepcopy(doc)
+    out["scores"]["submissions"]["team_a"]["letters"]["A"]["char_score"] = format(value, "f")
+    return out
+
+
+def test_bootstrap_gate_uses_a_95_percent_interval_of_200_resamples() -> None:
+    base = baseline_document(make_results(SPREAD, trials=10))
+    lower = expected_lower_bound(base)
+    assert lower < D(base["scores"]["submissions"]["team_a"]["letters"]["A"]["char_score"])
+    just_inside = compare(base, with_char_score(base, lower), max_drop=0, method="bootstrap")
+    just_outside = compare(base, with_char_score(base, lower - D("1e-20")), max_drop=0, method="bootstrap")
+    assert by_key(just_inside)[GATED].status == "within_noise" and not just_inside.failed
+    assert by_key(just_outside)[GATED].status == "regressed" and just_outside.failed
+    # the header reports the resamples that were scored and the interval used
+    assert format_comparison(just_outside)[0].endswith("(noise-aware: bootstrap over trials, 200 resamples, 95 % "
+                                                       "(max drop 0))")  # fmt: skip

@@ -67,14 +67,14 @@ def test_2023_constants_exact(scored_2023: tuple[Path, Path, str]) -> None:
 
 def test_2023_trial_scores_exact(scored_2023: tuple[Path, Path, str]) -> None:
     src, data, _ = scored_2023
-    text = (src / "result" / "trial_scores.csv").read_text()
-    assert text == (data / "trial_scores.csv").read_text()  # every field, quoting and column order
+    text = (src / "result" / "trial_scores.csv").read_bytes()
+    assert text == (data / "trial_scores.csv").read_bytes()  # every field, quoting and column order
 
 
 def test_2023_character_scores_exact(scored_2023: tuple[Path, Path, str]) -> None:
     src, data, _ = scored_2023
     assert _read_csv(src / "result" / "character_scores.csv") == _read_csv(data / "character_scores.csv")
-    assert (src / "result" / "character_scores.csv").read_text() == (data / "character_scores.csv").read_text()
+    assert (src / "result" / "character_scores.csv").read_bytes() == (data / "character_scores.csv").read_bytes()
 
 
 def test_2023_prompt_scores_and_ranking(scored_2023: tuple[Path, Path, str]) -> None:

@@ -68,3 +68,9 @@ def test_order_does_not_matter(vectors: list[list[float]], rnd) -> None:  # type
     shuffled = list(vectors)
     rnd.shuffle(shuffled)
     assert diversity(shuffled, 10) == pytest.approx(diversity(vectors, 10), abs=1e-12)
+
+
+def test_two_trials_have_one_pair_over_a_denominator_of_one():
+    """T = 2 (a short run): 2·3/2 - 2 = 1, so the one pair's distance is the diversity (not 0)."""
+    assert diversity([(1.0, 0.0), (0.0, 1.0)], 2) == 1.0
+    assert diversity([(1.0, 0.0)], 2) == 0.0  # one image: no pair

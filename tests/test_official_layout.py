@@ -137,7 +137,7 @@ def test_result_files_quote_like_json2csv(tmp_path: Path) -> None:
     li = LetterInput(((1, D(1)),), ((1, D("0.5")),), D("0.5"))
     res = score({'say "hi"': {"A": li}}, letters=["A"], trials=1)
     ol.write_results(tmp_path, res)
-    rows = (tmp_path / "character_scores.csv").read_text().split("\n")
+    rows = (tmp_path / "character_scores.csv").read_bytes().decode().split("\r\n")
     assert rows[1].startswith('"say ""hi""","A",')
     assert (tmp_path / "prompt_scores_ranks.csv").read_text().endswith(",1")  # numeric rank unquoted, no eol
     const = json.loads((tmp_path / "constants.json").read_text())

@@ -61,7 +61,8 @@ def test_save_replay_gate_and_compare(competition):
                                                        "--pcg-record", "none", "--pcg-baseline", "good.json"),
                                              timeout=300)  # fmt: skip
     assert other.ret == pytest.ExitCode.USAGE_ERROR, other.stdout.str()
-    other.stdout.fnmatch_lines(["*baseline error:*not like for like*", "*letters differs: baseline I,L vs this run I*"])
+    other.stderr.fnmatch_lines(["*not like for like*refused before any item ran*",
+                                "*letters differs: baseline I,L vs this run I*"])  # fmt: skip
 
 
 def test_bad_gate_options_fail_before_the_run(competition):
@@ -73,6 +74,21 @@ def test_bad_gate_options_fail_before_the_run(competition):
         result = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "b.json", *bad))
         assert result.ret == pytest.ExitCode.USAGE_ERROR, bad
         result.stderr.fnmatch_lines([f"*{bad[0]}*"])
+
+
+def test_unlike_baseline_is_refused_before_any_item_runs(competition):
+    """Other letters, trials or edition than the baseline: refused at configure time, nothing run or paid."""
+    from pcg_plugin.baseline import baseline_document
+
+    settings = {"edition": "2024", "letters": ["I"], "trials": 2, "disable_weights": False, "tie_break": None,
+                "diversity_vector": "probs"}  # fmt: skip
+    doc = baseline_document({"schema": "pytest-pcg/results/1", "settings": settings, "submissions": []})
+    (competition.path / "base.json").write_text(json.dumps(doc))
+    result = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "base.json"))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    result.stderr.fnmatch_lines(["*not like for like*refused before any item ran*",
+                                 "*letters differs: baseline I vs this run I,L*"])  # fmt: skip
+    assert not (competition.path / "r").exists() and not (competition.path / "store").exists()
 
 
 @pytest.mark.slow

@@ -34,9 +34,12 @@ def test_ini_options_apply(competition):
 def test_rules_mode_yields_no_evaluation_items(flag):
     from pcg_plugin.plugin import _evaluating
 
-    config = SimpleNamespace(getoption=lambda name, default=None: name == flag)
-    assert not _evaluating(config)  # type: ignore[arg-type]
-    assert _evaluating(SimpleNamespace(getoption=lambda name, default=None: default))  # type: ignore[arg-type]
+    off = SimpleNamespace(getoption=lambda name, default=None: default, getini=lambda name: False)
+    assert _evaluating(off)  # type: ignore[arg-type]
+    cli = SimpleNamespace(getoption=lambda name, default=None: name == flag, getini=lambda name: False)
+    assert not _evaluating(cli)  # type: ignore[arg-type]
+    ini = SimpleNamespace(getoption=lambda name, default=None: default, getini=lambda name: name == flag)
+    assert not _evaluating(ini)  # type: ignore[arg-type]
 
 
 def test_ambiguous_folder_is_one_failing_item_and_the_rest_still_run(competition):

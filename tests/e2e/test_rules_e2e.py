@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import program, write_competition
+from conftest import GOOD_BODY, program, write_competition
 
 RULES = ("--pcg-rules", "submissions", "-p", "no:cacheprovider", "-rf")
 
@@ -58,6 +58,7 @@ def test_dry_run_against_the_scripted_double(competition):
     write_competition(competition.path, {
         "crashes": {"entry.py": program('raise RuntimeError("boom in run")')},
         "never_asks": {"entry.py": program('return "```\\ndrop_block(\'b11\', 5)\\n```"')},
+        "edits_answer": {"entry.py": program(GOOD_BODY + ' + "\\n"')},
     })  # fmt: skip
     result = competition.runpytest_subprocess("--pcg-dry-run", "--pcg-letters", "T", "submissions",
                                               "-p", "no:cacheprovider", "-v", "-rA")  # fmt: skip
@@ -65,8 +66,10 @@ def test_dry_run_against_the_scripted_double(competition):
     assert seen == {
         "submissions/team_prog::dry-run": "PASSED", "submissions/team_prompt::dry-run": "PASSED",
         "submissions/crashes::dry-run": "FAILED", "submissions/never_asks::dry-run": "FAILED",
+        "submissions/edits_answer::dry-run": "FAILED",
     }  # fmt: skip
     result.stdout.fnmatch_lines(["*crashes::dry-run*program_error*boom in run*",
+                                 "*edits_answer::dry-run*not one of the model's answers*",
                                  "*never_asks::dry-run*without calling the chat function*",
                                  "*letter T: returned one of the model's answers unmodified*"])  # fmt: skip
 
@@ -80,3 +83,13 @@ def test_unimported_vendored_client_is_a_warning_not_a_failure(pytester: pytest.
     assert outcomes(result)["submissions/team::program-chat-only"] == "PASSED"
     result.stdout.fnmatch_lines(["*PcgRuleWarning: submissions/team::program-chat-only*never imports*",
                                  "*vendor/llm.py:1:1: LLM client openai*"])  # fmt: skip
+
+
+def test_pcg_rules_in_an_ini_file_runs_the_rule_checks(competition):
+    """`pcg_rules = true` in the ini file is the same switch as --pcg-rules (no unknown-key warning)."""
+    competition.makeini("[pytest]\npcg_rules = true\n")
+    result = competition.runpytest_subprocess("submissions", "-p", "no:cacheprovider", "-v")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*submissions/team_prompt::prompt-length PASSED*"])
+    result.stdout.no_fnmatch_line("*Unknown config option*")
+    result.stdout.no_fnmatch_line("*::I::1*")  # no evaluation item

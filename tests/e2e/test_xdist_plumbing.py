@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_args
+from conftest import load_results, run_args
 
 CONFTEST = '''
 import json
@@ -80,3 +80,18 @@ def test_infrastructure_errors_error_and_lf_reruns_them(competition, monkeypatch
     monkeypatch.delenv("BREAK")
     result = competition.runpytest_subprocess(*args, "--lf", timeout=120)
     result.assert_outcomes(passed=1)
+
+
+def test_the_controller_starts_and_stops_the_classification_service(competition):
+    """Service mode under xdist: the controller starts the one service before the workers exist, hands it to
+    them through workerinput (no worker takes the lazy-start lock) and stops it when pytest unconfigures."""
+    result = competition.runpytest_subprocess(*run_args("run", "--pcg-letters", "I", "--pcg-trials", "1",
+                                                        "--pcg-classify-mode", "service", "-p", "xdist", "-n", "2"),
+                                              timeout=300)  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    run = competition.path / "run"
+    assert (run / "classify-service.log").is_file()  # started for this run
+    assert not (run / ".pcg-classify-service.lock").exists()  # ... by the controller, not lazily by a worker
+    assert not (run / ".pcg-classify-service.json").exists()  # ... and stopped (stop() removes its info file)
+    results = load_results(competition.path, "run")
+    assert all(t["sim"] is not None for s in results["submissions"] for t in s["letters"]["I"]["trials"])
