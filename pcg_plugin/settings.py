@@ -51,6 +51,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-classify-mode", "classifier placement: auto | service | local (default auto)", ("auto", "service", "local")),
     Option("--pcg-disable-weights", "score with all weights 1 (the official DISABLE_WEIGHTS switch): true/false"),
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
+    Option("--pcg-constrain", "in-process models: generate answers under the drop_block grammar (default drop_block "
+           "for the offline default LLM, off otherwise)", ("drop_block", "off")),
 )
 
 
@@ -83,6 +85,7 @@ class Settings:
     letters_explicit: bool = False
     trials_explicit: bool = False
     offline_default: bool = False
+    constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
     notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,7 +96,7 @@ class Settings:
             "classifier": self.classifier, "device": self.device, "classify_mode": self.classify_mode,
             "disable_weights": self.disable_weights, "tie_break": self.tie_break,
             "letters_explicit": self.letters_explicit, "trials_explicit": self.trials_explicit,
-            "offline_default": self.offline_default, "notes": list(self.notes),
+            "offline_default": self.offline_default, "constrain": self.constrain, "notes": list(self.notes),
         }  # fmt: skip
 
     @classmethod
@@ -204,6 +207,10 @@ def resolve(
         tie_break = tie_break.replace("_", "-")
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"--pcg-tie-break: {get('pcg_tie_break')!r} is not prompt-length")
+    from pcg_plugin.llm.constrain import resolve_mode
+
+    constrain = resolve_mode(get("pcg_constrain"), backend=backend, offline=offline, model=get("pcg_model"),
+                             edition=edition)  # fmt: skip
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=get("pcg_model"),
         base_url=base_url, record=record,
@@ -213,7 +220,7 @@ def resolve(
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
-        offline_default=offline, notes=tuple(notes),
+        offline_default=offline, constrain=constrain, notes=tuple(notes),
     )  # fmt: skip
 
 
