@@ -71,7 +71,8 @@ class TransformersBackend:
     def __init__(self, model: str, *, device: str = "auto", gguf_file: str | None = None,
                  max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
                  name: str = "transformers", sampling: dict[str, float] | None = None,
-                 threads: int | None = None, constrain: str = "off", function: str = "drop_block") -> None:  # fmt: skip
+                 threads: int | None = None, constrain: str = "off",
+                 function: str = "drop_block") -> None:  # fmt: skip
         from pcg_plugin.llm.constrain import CONSTRAIN_MODES
 
         if constrain not in CONSTRAIN_MODES:
@@ -86,8 +87,6 @@ class TransformersBackend:
         self.model = base + ("+few-shot" if few_shot else "") + ("+constrained" if self.constrained else "")
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Any] | None = None
-        self.last_grammar: Any = None  # the grammar state of the latest constrained answer (benchmarks read it)
-        self.fast_forward = True  # forced grammar text in one pass (scripts/bench_constrain.py compares both)
         self.load_seconds: float | None = None
 
     @property
@@ -178,13 +177,12 @@ class TransformersBackend:
             choices.append(tok.decode(toks, skip_special_tokens=True))
         return ChatResult(choices, prompt_len, completion)  # like OpenAI: the prompt counts once for n choices
 
-
     def _constrained(self, tok: Any, model: Any, input_ids: Any, sampling: dict[str, float] | None) -> list[int]:
+        """One answer under the drop_block grammar (``n`` answers are drawn one after the other)."""
         from pcg_plugin.llm import constrain
 
-        toks, self.last_grammar = constrain.generate(model, tok, input_ids, function=self.function,
-                                                     max_new_tokens=self.max_new_tokens, sampling=sampling,
-                                                     fast_forward=self.fast_forward)  # fmt: skip
+        toks, _ = constrain.generate(model, tok, input_ids, function=self.function,
+                                     max_new_tokens=self.max_new_tokens, sampling=sampling)  # fmt: skip
         return toks
 
 
