@@ -127,8 +127,16 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]
         "record_mode": settings.record, "classifier": facts.get("classifier"), "physics": facts.get("physics"),
         "diversity_vector": "embedding" if settings.edition == "2025" else "probs",
         "disable_weights": settings.disable_weights, "tie_break": settings.tie_break,
+        "constrained_decoding": constrained_decoding(backend.get("constrain", settings.constrain)),
         "notes": list(settings.notes),
     }  # fmt: skip
+
+
+def constrained_decoding(mode: str | None) -> str | None:
+    """results.json's record of the grammar the answers were generated under (None: the model's own text)."""
+    if not mode or mode == "off":
+        return None
+    return f"{mode} grammar (llguidance, pcg_plugin/llm/constrain.py)"
 
 
 def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[str, Any]) -> dict[str, Any]:

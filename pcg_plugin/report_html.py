@@ -71,6 +71,9 @@ def warnings(results: Mapping[str, Any]) -> list[str]:
         out.append("The classifier is not recorded: similarity may not come from the official model.")
     if settings.get("disable_weights"):
         out.append("Weights were disabled (all 1): not the official weighting.")
+    if settings.get("constrained_decoding"):
+        out.append(f"Responses were generated with constrained decoding ({settings['constrained_decoding']}): "
+                   "the model chose every token, but only text ending in one drop_block block was allowed.")  # fmt: skip
     return out
 
 
@@ -127,7 +130,7 @@ def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
     rows = [("run", f"{results.get('run', {}).get('id')} ({results.get('run', {}).get('started')} → "
                     f"{results.get('run', {}).get('finished')})")]  # fmt: skip
     for key in ("edition", "backend", "model", "base_url", "temperature", "seed_policy", "record_mode",
-                "diversity_vector", "tie_break", "offline_default"):  # fmt: skip
+                "diversity_vector", "tie_break", "offline_default", "constrained_decoding"):  # fmt: skip
         rows.append((key, str(settings.get(key))))
     for key in ("classifier", "physics"):
         value = settings.get(key)

@@ -55,6 +55,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
     Option("--pcg-requirements", "each submission's requirements.txt: install (into its own cached environment), "
            "check (report only) or off (default install)", REQUIREMENTS_MODES),
+    Option("--pcg-constrain", "in-process models: generate answers under the drop_block grammar (default drop_block "
+           "for the offline default LLM, off otherwise)", ("drop_block", "off")),
 )
 
 
@@ -88,6 +90,7 @@ class Settings:
     letters_explicit: bool = False
     trials_explicit: bool = False
     offline_default: bool = False
+    constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -108,7 +111,7 @@ class Settings:
             "classifier": self.classifier, "device": self.device, "classify_mode": self.classify_mode,
             "disable_weights": self.disable_weights, "tie_break": self.tie_break,
             "requirements": self.requirements, "letters_explicit": self.letters_explicit, "trials_explicit": self.trials_explicit,
-            "offline_default": self.offline_default, "notes": list(self.notes),
+            "offline_default": self.offline_default, "constrain": self.constrain, "notes": list(self.notes),
         }  # fmt: skip
 
     @classmethod
@@ -248,6 +251,10 @@ def resolve(
         raise ValueError(f"--pcg-requirements: {requirements!r} is not one of {', '.join(REQUIREMENTS_MODES)}")
     model = ",".join(split_models(get("pcg_model"))) or None
     check_models(split_models(model), edition=edition, backend=backend, offline=offline)
+    from pcg_plugin.llm.constrain import resolve_mode
+
+    constrain = resolve_mode(get("pcg_constrain"), backend=backend, offline=offline, model=get("pcg_model"),
+                             edition=edition)  # fmt: skip
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=model,
         base_url=base_url, record=record,
@@ -257,7 +264,7 @@ def resolve(
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break, requirements=requirements,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
-        offline_default=offline, notes=tuple(notes),
+        offline_default=offline, constrain=constrain, notes=tuple(notes),
     )  # fmt: skip
 
 

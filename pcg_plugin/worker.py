@@ -103,7 +103,8 @@ class WorkerContext:
 
             kind = None if s.backend in (None, "auto") else s.backend
             return make_backend(kind, model=name, base_url=s.base_url, device=s.device,
-                                threads=threads_per_worker(self.workers))  # fmt: skip
+                                threads=threads_per_worker(self.workers), constrain=s.constrain,
+                                function=self.function_prefix)  # fmt: skip
 
         return self._once(self._key("backend", model), make)
 
@@ -186,7 +187,8 @@ class WorkerContext:
         if be is not None:
             out["backend"] = {"name": getattr(be, "name", type(be).__name__),
                               "offline_default": bool(getattr(be, "is_offline_default", False)),
-                              "per_trial_seed": bool(getattr(be, "accepts_seed", False))}  # fmt: skip
+                              "per_trial_seed": bool(getattr(be, "accepts_seed", False)),
+                              "constrain": getattr(be, "constrain", "off")}  # fmt: skip
             out["model"] = self.key_model(lead)
             if models:
                 out["models"] = {m: self.key_model(m) for m in models}

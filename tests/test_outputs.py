@@ -39,6 +39,8 @@ def test_settings_document_prefers_what_workers_loaded(tmp_path):
     doc = settings_document(s, facts)
     assert doc["model"] == "smollm2" and doc["classifier"] == {"digest": "d"} and doc["physics"]["digest"] == "p"
     assert doc["offline_default"] is True and doc["diversity_vector"] == "probs"
+    assert doc["constrained_decoding"].startswith("drop_block grammar")  # the settings' default ...
+    assert settings_document(s, {"backend": {"constrain": "off"}})["constrained_decoding"] is None  # ... or the worker's
     assert settings_document(resolve({"pcg_edition": "2025"}, rootdir=tmp_path, env={}), {})["diversity_vector"] == (
         "embedding"
     )

@@ -92,6 +92,10 @@ def test_warnings_for_offline_model_and_other_classifier(tmp_path: Path) -> None
     html = render_report(make_run(tmp_path, offline=True, classifier="pcg-letters"), tmp_path)
     assert "offline default LLM (SmolLM2-360M)" in html
     assert "classifier &#39;pcg-letters&#39;, not the official" in html
+    assert "constrained decoding" not in html
+    run = make_run(tmp_path, offline=True)
+    run["settings"]["constrained_decoding"] = "drop_block grammar (llguidance)"
+    assert "generated with constrained decoding (drop_block grammar (llguidance))" in render_report(run, tmp_path)
 
 
 def test_minimal_document_does_not_crash(tmp_path: Path) -> None:

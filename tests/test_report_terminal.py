@@ -11,8 +11,9 @@ def test_header_flags_the_offline_default(tmp_path):
     text = "\n".join(lines)
     assert "OFFLINE DEFAULT" in text and "I,L," in text and str(tmp_path / "run") in text
     assert "pcg: model SmolLM2-135M-Instruct" in text
+    assert "pcg: constrained decoding: answers are generated under the drop_block grammar" in text
     lines = header_lines(resolve({}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"}), "r")
-    assert "OFFLINE" not in "\n".join(lines)
+    assert "OFFLINE" not in "\n".join(lines) and "constrained" not in "\n".join(lines)
 
 
 def test_header_names_the_classifier_that_really_runs(tmp_path):

@@ -156,3 +156,27 @@ def test_several_models_from_a_comma_or_ini_list(tmp_path):
 def test_several_models_that_cannot_be_a_2025_run_are_refused(tmp_path, raw, match):
     with pytest.raises(ValueError, match=match):
         resolve(raw, rootdir=tmp_path, env={})
+
+
+def test_constrained_decoding_is_on_for_the_offline_default_only(tmp_path):
+    assert resolve({}, rootdir=tmp_path, env={}).constrain == "drop_block"
+    assert resolve({"pcg_backend": "offline"}, rootdir=tmp_path, env=KEY).constrain == "drop_block"
+    assert resolve({}, rootdir=tmp_path, env=KEY).constrain == "off"
+    assert resolve({"pcg_backend": "transformers", "pcg_model": "./m"}, rootdir=tmp_path, env={}).constrain == "off"
+    assert resolve({"pcg_backend": "scripted"}, rootdir=tmp_path, env={}).constrain == "off"
+    assert resolve({"pcg_constrain": "off"}, rootdir=tmp_path, env={}).constrain == "off"
+    chosen = resolve({"pcg_backend": "transformers", "pcg_model": "./m", "pcg_constrain": "drop_block"},
+                     rootdir=tmp_path, env={})  # fmt: skip
+    assert chosen.constrain == "drop_block" and Settings.from_dict(chosen.to_dict()) == chosen
+
+
+@pytest.mark.parametrize("raw", [
+    {"pcg_constrain": "drop_block"},                                             # the official model over HTTP
+    {"pcg_constrain": "drop_block", "pcg_backend": "openai-compatible", "pcg_base_url": "http://x/v1"},
+    {"pcg_constrain": "drop_block", "pcg_backend": "scripted"},
+    {"pcg_constrain": "drop_block", "pcg_backend": "transformers", "pcg_model": "gpt-3.5-turbo-0125"},
+    {"pcg_constrain": "json"},
+])  # fmt: skip
+def test_constrained_decoding_is_refused_where_it_must_not_apply(tmp_path, raw):
+    with pytest.raises(ValueError, match="--pcg-constrain"):
+        resolve(raw, rootdir=tmp_path, env=KEY)

@@ -15,16 +15,21 @@ def wants_openai(base_url: str | None, env: Any = None) -> bool:
 
 
 def make_backend(kind: str | None, *, model: str | None = None, base_url: str | None = None,
-                 device: str = "auto", few_shot: bool | None = None, threads: int | None = None) -> Any:  # fmt: skip
+                 device: str = "auto", few_shot: bool | None = None, threads: int | None = None,
+                 constrain: str = "off", function: str = "drop_block") -> Any:  # fmt: skip
     """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
 
     ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
     ``threads`` caps torch's threads for in-process models on the CPU (one xdist worker's share of the cores).
+    ``constrain`` (``drop_block``/``off``) generates in-process answers under the drop_block grammar, with the
+    edition's ``function`` name; an HTTP backend cannot be constrained and refuses it.
     """
     if few_shot is None:
         few_shot = os.environ.get("PCG_OFFLINE_FEW_SHOT", "").strip().lower() in ("1", "true", "yes", "on")
     if kind is None:
         kind = "openai" if wants_openai(base_url) else "offline"
+    if constrain != "off" and kind in ("openai", "openai-compatible", "scripted"):
+        raise ValueError(f"--pcg-constrain {constrain} needs an in-process model (--pcg-backend offline or transformers)")
     if kind == "openai":
         from pcg_plugin.llm.openai_backend import OpenAIBackend
 
@@ -47,11 +52,13 @@ def make_backend(kind: str | None, *, model: str | None = None, base_url: str | 
             from pathlib import Path
 
             path, gguf = str(Path(model).parent), Path(model).name
-        return TransformersBackend(path, device=device, gguf_file=gguf, threads=threads)
+        return TransformersBackend(path, device=device, gguf_file=gguf, threads=threads, constrain=constrain,
+                                   function=function)  # fmt: skip
     if kind == "offline":
         from pcg_plugin.llm.transformers_backend import offline_default
 
-        return offline_default(device=device, few_shot=few_shot, threads=threads)
+        return offline_default(device=device, few_shot=few_shot, threads=threads, constrain=constrain,
+                               function=function)  # fmt: skip
     if kind == "scripted":
         from pcg_plugin.llm.scripted import ScriptedBackend
 

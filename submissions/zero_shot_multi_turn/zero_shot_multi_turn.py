@@ -1,4 +1,7 @@
-"""Strong baseline, our own re-write of the official zero-shot multi-turn example: task, then a format turn."""
+"""Strong baseline, our own re-write of the official zero-shot multi-turn example: task, then a format turn.
+
+The format turn shows one worked answer (a letter T), as the official few-shot example does, so
+that a small model sees what a block of drop_block lines looks like."""
 
 from chatgpt4pcg.competition import chat_with_chatgpt, run_evaluation
 from chatgpt4pcg.models.trial_context import TrialContext
@@ -15,7 +18,13 @@ lands on the ground or on another block. Block types:
 A block is placed with drop_block('<type>', <x>) and x must be a whole number. Think about which strokes the
 letter <OBJECT> has and how to build each of them so that the finished structure is stable and recognisable.""",
     """Now write the final answer. Use Markdown. The last code block (fenced with triple backticks) must contain
-only drop_block calls, one per line, no loops, no variables and no comments.""",
+only drop_block calls, one per line, no loops, no variables and no comments. For example, a letter T:
+```
+drop_block('b13', 10)
+drop_block('b13', 10)
+drop_block('b11', 10)
+drop_block('b31', 10)
+```""",
 )
 
 
