@@ -88,6 +88,12 @@ class Environment:
     def ok(self) -> bool:
         return not self.problems
 
+    def cell(self) -> str:
+        """A few words for the pre-flight table's requirements column."""
+        counts = f" {len(self.installed)} pkg" if self.installed else ""
+        problems = f", {len(self.problems)} problem(s)" if self.problems else ""
+        return f"{self.status}{counts}{problems}"
+
     def summary(self) -> str:
         """One line for the run header and the pre-flight table."""
         if self.status == "off":
