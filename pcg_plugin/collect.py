@@ -54,6 +54,11 @@ class Submission:
         return len(self.prompt) if self.prompt is not None else None
 
     @property
+    def import_paths(self) -> tuple[Path, ...]:
+        """Where the program's own imports resolve, in order: the entry's folder, then the submission folder."""
+        return tuple(dict.fromkeys((self.entry.parent, self.path)))
+
+    @property
     def run_folder(self) -> Path:
         """Where the program runs (its working folder); a loose prompt file's folder for prompts."""
         return self.workdir or (self.path if self.path.is_dir() else self.path.parent)
@@ -333,8 +338,7 @@ def detect_folder(folder: Path, *, manifest_only: bool = False, require_placehol
     programs = find_programs(folder)
     if programs:
         entry = _one_program(folder, programs)
-        note = "" if entry.parent == folder else f"entry {_rel(entry, folder)}"
-        return _build(folder, folder.name, program_format(_read(entry)), entry, None, note=note)
+        return _build(folder, folder.name, program_format(_read(entry)), entry, None)
     prompts = top_level_prompts(folder, require_placeholder)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)

@@ -42,14 +42,25 @@ def double_answer(letter: str) -> str:
     return "```\n" + letter_program(letter) + "\n```"
 
 
-def dry_run(sub: Submission, letter: str, *, edition: str, workdir: Path | None = None) -> DryRun:
-    """Run ``sub`` for ``letter`` once against the double (2023 prompts: build the message that would be sent)."""
+def dry_run(sub: Submission, letter: str, *, edition: str, workdir: Path | None = None,
+            requirements: str = "install") -> DryRun:  # fmt: skip
+    """Run ``sub`` for ``letter`` once against the double (2023 prompts: build the message that would be sent).
+
+    The program runs as in an evaluation: from its working folder, with its requirements prepared
+    (``requirements``: install | check | off); requirements that cannot be met fail the dry run, naming them.
+    """
     if sub.format == "prompt-2023":
         return _prompt_dry_run(sub, letter)
+    from pcg_plugin import environments
+
+    env = environments.prepare(sub.path, sub.entry, sub.import_paths, mode=requirements)
+    if env.problems:
+        return DryRun(letter, False, "requirements cannot be met: " + "; ".join(env.problems))
+    sites = (env.site_dir,) if env.site_dir else ()
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="pcg-dry-run-") as tmp:
-            return _program_dry_run(sub, letter, edition, Path(tmp))
-    return _program_dry_run(sub, letter, edition, workdir)
+            return _program_dry_run(sub, letter, edition, Path(tmp), sites)
+    return _program_dry_run(sub, letter, edition, workdir, sites)
 
 
 def _prompt_dry_run(sub: Submission, letter: str) -> DryRun:
@@ -62,7 +73,7 @@ def _prompt_dry_run(sub: Submission, letter: str) -> DryRun:
     return DryRun(letter, True, f'one user message of {len(content)} characters with <OBJECT> -> "{letter}"')
 
 
-def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path) -> DryRun:
+def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, sites: tuple[Path, ...]) -> DryRun:
     from pcg_plugin.llm.profiles import profile_for
     from pcg_plugin.llm.scripted import ScriptedBackend, approx_usage
     from pcg_plugin.llm.session import TrialChat
@@ -85,7 +96,8 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path) 
     started = time.perf_counter()
     try:
         response = run_program_trial(sub.entry, letter=letter, chat=chat_fn, edition=edition,
-                                     workdir=workdir / "trial", team=sub.name)  # fmt: skip
+                                     workdir=workdir / "trial", team=sub.name, root=sub.path, cwd=sub.run_folder,
+                                     site_dirs=sites)  # fmt: skip
     except OfficialFailure as failure:
         return _result(letter, chat, started, False, f"{failure.reason}: {failure.message}")
     finally:

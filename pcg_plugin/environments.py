@@ -88,17 +88,13 @@ class Environment:
     def ok(self) -> bool:
         return not self.problems
 
-    def cell(self) -> str:
-        """A few words for the pre-flight table's requirements column."""
-        counts = f" {len(self.installed)} pkg" if self.installed else ""
-        problems = f", {len(self.problems)} problem(s)" if self.problems else ""
-        return f"{self.status}{counts}{problems}"
-
-    def summary(self) -> str:
-        """One line for the run header and the pre-flight table."""
+    def summary(self, base: Path | None = None) -> str:
+        """One line for the run header and the pre-flight table (the file's path relative to ``base``)."""
         if self.status == "off":
             return "requirements off: the harness environment only"
-        where = str(self.requirements) if self.requirements else f"no {REQUIREMENTS}"
+        where = f"no {REQUIREMENTS}"
+        if self.requirements is not None:
+            where = os.path.relpath(self.requirements, base) if base is not None else str(self.requirements)
         what = {"none": "nothing to install", "installed": f"installed {len(self.installed)} package(s)",
                 "cached": f"{len(self.installed)} package(s), cached", "checked": "checked, not installed",
                 "error": "cannot be satisfied"}[self.status]  # fmt: skip

@@ -42,3 +42,8 @@ class ConversionError(OfficialFailure):
 
 class InfrastructureError(PcgError):
     """Something outside the submission broke (model server, disk, a bug): the item errors."""
+
+
+class EnvironmentProblem(PcgError):
+    """A submission's requirements cannot be met (a line that cannot be installed, a module nothing provides):
+    its items error before any model call, the other submissions run."""

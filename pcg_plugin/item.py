@@ -14,7 +14,7 @@ import pytest
 
 from pcg_plugin import outputs
 from pcg_plugin.collect import Submission
-from pcg_plugin.errors import InfrastructureError, OfficialFailure
+from pcg_plugin.errors import EnvironmentProblem, InfrastructureError, OfficialFailure
 from pcg_plugin.records import PROPERTY, TrialRecord, top_letter, trial_seed
 from pcg_plugin.settings import SETTINGS_KEY
 from pcg_plugin.worker import WorkerContext, worker_context
@@ -128,6 +128,18 @@ class TrialItem(pytest.Item):
         meta.update(letter=letter, trial=trial)
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
 
+    def setup(self) -> None:
+        """A submission whose requirements cannot be met errors here, before any model call."""
+        if self.submission.format == "prompt-2023":
+            return
+        try:
+            worker_context(self.config).site_dirs(self.submission)
+            return
+        except EnvironmentProblem as exc:
+            problem = str(exc)
+        pytest.fail(f"requirements of {self.submission.name} cannot be met, so its trials were not run (no model "
+                    f"call): {problem}", pytrace=False)  # fmt: skip
+
     def runtest(self) -> None:
         ctx = worker_context(self.config)
         record = run_trial(self.submission, self.letter, self.trial, self.nodeid, ctx)
@@ -224,7 +236,7 @@ def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerCon
             with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
                 response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                             cwd=sub.run_folder)  # fmt: skip
+                                             cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub))  # fmt: skip
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise

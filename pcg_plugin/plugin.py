@@ -55,42 +55,52 @@ def pytest_configure(config: pytest.Config) -> None:
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
         workers, service = 1, None
         if _evaluating(config):
-            run["folders"] = _preflight(config, settings)
+            run["folders"], run["environments"] = _preflight(config, settings)
         config.pluginmanager.register(Controller(config, run), "pcg-controller")
         if config.pluginmanager.hasplugin("xdist"):
             controller = config.pluginmanager.get_plugin("pcg-controller")
             config.pluginmanager.register(XdistBridge(run, controller), "pcg-xdist-bridge")
     config.stash[SETTINGS_KEY] = settings
-    config.stash[CONTEXT_KEY] = WorkerContext(settings, run_dir, workers=workers, classify_service=service)
+    config.stash[CONTEXT_KEY] = WorkerContext(settings, run_dir, workers=workers, classify_service=service,
+                                              environments=run.get("environments", {}))  # fmt: skip
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _preflight(config: pytest.Config, settings: Settings) -> list[dict[str, Any]]:
-    """Controller, before collection and any model call: every folder given, as a pre-flight row."""
-    from pcg_plugin import preflight
+def _preflight(config: pytest.Config, settings: Settings) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Controller, before collection and any model call: every folder given as a pre-flight row, and each
+    program's requirements prepared (installed into its cached environment, or checked) for the workers."""
+    from pcg_plugin import environments, preflight
 
-    rows = []
+    rows, envs = [], {}
     for path in preflight.targets(_roots(config)):
         sub, problem = preflight.detect(path)
         display = preflight.display_name(path, Path(config.invocation_params.dir))
         verdict = preflight.rule_verdict(sub) if sub is not None else ""
-        rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict).to_dict())
-    return rows
+        requirements, problems = "", []
+        if sub is not None and sub.format != "prompt-2023":
+            env = environments.prepare(sub.path, sub.entry, sub.import_paths, mode=settings.requirements)
+            envs[sub.name] = {"site_dir": str(env.site_dir) if env.site_dir else None, "problems": env.problems}
+            requirements, problems = env.summary(sub.path), env.problems
+        rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict, requirements=requirements,
+                                      problems=problems).to_dict())  # fmt: skip
+    return rows, envs
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    from pcg_plugin.preflight import FolderRow, table
     from pcg_plugin.report_terminal import header_lines
 
     settings = config.stash.get(SETTINGS_KEY, None)
     controller = config.pluginmanager.get_plugin("pcg-controller")
     if settings is None or controller is None or not _evaluating(config):
         return None
-    rows = [FolderRow(**row) for row in controller.run.get("folders", [])]
-    return header_lines(settings, controller.run["run_dir"]) + table(rows)
+    lines = header_lines(settings, controller.run["run_dir"])
+    if any(r["format"].startswith("program") for r in controller.run.get("folders", [])):
+        lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg are "
+                     "served by the harness's stand-ins, never installed")  # fmt: skip
+    return lines
 
 
 def _roots(config: pytest.Config) -> list[Path]:
@@ -195,6 +205,17 @@ class Controller:
         self.report_path: Path | None = None
         self.finish_error: str | None = None
         self._preflight_done = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """The pre-flight table, after the header and before collection, at every verbosity (``-q`` too)."""
+        from pcg_plugin.preflight import FolderRow, table
+
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or "folders" not in self.run:
+            return
+        for line in table([FolderRow(**row) for row in self.run["folders"]]):
+            reporter.write_line(line)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.preflight([item.nodeid for item in session.items])

@@ -90,7 +90,10 @@ def rule_verdict(sub: collect.Submission) -> str:
     except OSError as exc:
         return f"FAIL cannot read: {exc}"
     failed = [r.rule for r in results if not r.passed]
-    return "FAIL " + ", ".join(failed) if failed else "pass"
+    warned = sum(len(r.warnings) for r in results)
+    if failed:
+        return "FAIL " + ", ".join(failed)
+    return f"pass ({warned} warning(s): pcg rules shows them)" if warned else "pass"
 
 
 def _rel(path: Path, folder: Path) -> str:
@@ -101,14 +104,16 @@ def _rel(path: Path, folder: Path) -> str:
 
 
 def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display: str, rules: str = "",
-            requirements: str = "") -> FolderRow:  # fmt: skip
+            requirements: str = "", problems: Sequence[str] = ()) -> FolderRow:  # fmt: skip
+    """``problems``: why the submission's items will error (its requirements), shown under its row."""
     if sub is None:
         status = "skipped" if problem.startswith("skipped") else "error"
         return FolderRow(display, status, message=problem)
     folder = sub.path if sub.path.is_dir() else sub.path.parent
     workdir = _rel(sub.run_folder, folder) if sub.format != "prompt-2023" else ""
+    message = "; ".join([sub.note] * bool(sub.note) + [f"WILL ERROR: {p}" for p in problems])
     return FolderRow(display, "submission", sub.format, _rel(sub.entry, folder), workdir, requirements, rules,
-                     sub.note)  # fmt: skip
+                     message)  # fmt: skip
 
 
 def display_name(path: Path, base: Path) -> str:

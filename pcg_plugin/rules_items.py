@@ -105,7 +105,8 @@ class DryRunItem(_ParticipantItem):
         from pcg_plugin.dry_run import dry_run
 
         edition = "2025" if self.submission.format == "program-2025" else self.config.stash[SETTINGS_KEY].edition
-        result = dry_run(self.submission, dry_run_letter(self.config), edition=edition)
+        result = dry_run(self.submission, dry_run_letter(self.config), edition=edition,
+                         requirements=self.config.stash[SETTINGS_KEY].requirements)  # fmt: skip
         self.add_report_section("call", "pcg", f"letter {result.letter}: {result.message}")
         if not result.passed:
             raise RuleBroken(f"dry run, letter {result.letter}: {result.message}")

@@ -25,8 +25,20 @@ class WorkerContext:
     run_dir: Path
     workers: int = 1
     classify_service: Any = None
+    # submission name -> {"site_dir": str | None, "problems": [str]}: prepared by the controller's pre-flight
+    environments: dict[str, dict[str, Any]] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict)
+
+    def site_dirs(self, sub: Submission) -> tuple[Path, ...]:
+        """The submission's installed requirements (empty when it has none or they are off); raises
+        EnvironmentProblem, naming module and requirement line, when they cannot be met."""
+        from pcg_plugin.errors import EnvironmentProblem
+
+        env = self.environments.get(sub.name) or {}
+        if env.get("problems"):
+            raise EnvironmentProblem("; ".join(env["problems"]))
+        return (Path(env["site_dir"]),) if env.get("site_dir") else ()
 
     @property
     def wants_embedding(self) -> bool:

@@ -99,7 +99,6 @@ def test_install_then_cache_hit_with_official_lines_skipped(index: Path, tmp_pat
     assert env.skipped == ["requirements.txt line 2 'chatgpt4pcg~=1.2.1' skipped: the harness's stand-in serves "
                            "chatgpt4pcg"]  # fmt: skip
     assert "installed 2 package(s)" in env.summary() and "served by the harness's stand-ins" in env.summary()
-    assert env.cell() == "installed 2 pkg"
     assert not (env.site_dir / "chatgpt4pcg").exists()
     assert distributions(env.site_dir)["record-only"] == ("record-only==2.0", {"rec_mod"})  # from RECORD
 
@@ -129,7 +128,7 @@ def test_a_requirement_that_cannot_be_installed_names_module_and_line(index: Pat
         "none)",
         "requirements.txt line 3 'not-there>=3' cannot be installed: Could not find a version that satisfies the "
         "requirement not-there>=3 (from versions: none)"]  # fmt: skip
-    assert "cannot be satisfied" in env.summary() and env.cell() == "error, 2 problem(s)"
+    assert "cannot be satisfied" in env.summary()
     assert [p.name for p in (tmp_path / "cache/envs").iterdir() if not p.name.endswith(".lock")] == []
 
 

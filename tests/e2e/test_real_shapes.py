@@ -19,18 +19,30 @@ def respond(messages, n=1):
 '''
 
 
+WHEELS = Path(__file__).resolve().parents[1] / "data" / "wheels"  # python-dotenv 1.0.1, as published on PyPI
+
+
+@pytest.fixture
+def local_index(monkeypatch, tmp_path):
+    """pip sees only tests/data/wheels (no network), and environments go to a fresh cache."""
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(WHEELS))
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "no-pip.conf"))
+    monkeypatch.setenv("PCG_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
 def _records(results: dict) -> dict[str, list[dict]]:
     return {s["name"]: [t for letter in s["letters"].values() for t in letter["trials"]]
             for s in results["submissions"]}  # fmt: skip
 
 
-def test_every_real_shape_is_accounted_for_and_runs_from_its_team_folder(competition):
+def test_every_real_shape_is_accounted_for_and_runs_from_its_team_folder(competition, local_index):
     subs = competition.path / "submissions"
     shutil.rmtree(subs)
     for name, (build, *_rest) in shapes.SHAPES.items():
         build(subs / name)
-    result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1",
-                                             "--pcg-requirements", "off"))  # fmt: skip
+    result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1"))
     out = result.stdout.str()
     # the pre-flight table lists every folder before any model call, the disqualified shape as an error
     for name in shapes.SHAPES:
@@ -51,7 +63,7 @@ def test_every_real_shape_is_accounted_for_and_runs_from_its_team_folder(competi
     # the 26-script folder fails visibly, naming itself and why; it is not ranked
     assert "folder 'standalone_scripts' is not evaluated" in out
     assert any("standalone_scripts" in k for k in results["folder_errors"])
-    assert "NOT EVALUATED submissions/standalone_scripts: " in out.split("pytest-pcg leaderboard")[1]
+    assert "NOT EVALUATED: " in out.split("pytest-pcg leaderboard")[1].split("standalone_scripts")[0]
     report = (competition.path / "run" / "report.html").read_text()
     assert "Pre-flight: 6 folder(s)" in report and "1 folder(s) not evaluated or skipped: submissions/standalone" in report
     result.assert_outcomes(passed=5, failed=1)
@@ -74,22 +86,63 @@ def test_loose_files_and_official_runner_folders_are_listed_never_dropped(compet
 
 @pytest.mark.parametrize(("example", "edition"), [("2024-pe-examples", "2024"),
                                                    ("2025-llms4pcg-pe-examples", "2025")])  # fmt: skip
-def test_official_examples_run_unchanged(pytester, monkeypatch, tiny_classifier, shared, example, edition):
+def test_official_examples_run_unchanged(pytester, monkeypatch, tiny_classifier, shared, local_index, example,
+                                         edition):  # fmt: skip
     shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
     (pytester.path / "any_level.py").write_text(ANY_LEVEL)
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     repo = shared / "official-examples" / example
     names = sorted(p.name for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))
-    args = run_args("run", "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-edition", edition,
-                    "--pcg-requirements", "off")  # fmt: skip
+    args = run_args("run", "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-edition", edition)
     args[0] = str(repo)
     args[args.index("scripted_llm:respond")] = "any_level:respond"
     result = pytester.runpytest(*args)
     results = load_results(pytester.path, "run")
     assert [r["status"] for r in results["folders"]] == ["submission"] * len(names)
+    requirements = [r["requirements"] for r in results["folders"]]
+    if edition == "2024":  # the root requirements.txt: python-dotenv installed from the local index, once
+        assert sum("installed 1 package(s)" in r for r in requirements) == 1, requirements
+        assert sum("1 package(s), cached" in r for r in requirements) == len(names) - 1, requirements
+        assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]
+    else:  # llms4pcg==2.0.1 only: served by the harness's stand-ins, nothing to install
+        assert all("official package line(s) served by the harness" in r for r in requirements), requirements
+    assert "chatgpt4pcg/llms4pcg are served by the harness" in result.stdout.str()
     trials = _records(results)
     assert sorted(trials) == names
     for name, rows in trials.items():
         assert [t["reason"] for t in rows] == [None], (name, rows)
     result.assert_outcomes(passed=len(names))
+
+
+def test_a_team_whose_requirement_cannot_be_installed_errors_and_the_others_score(competition, local_index):
+    subs = competition.path / "submissions"
+    team = shapes.root_program(subs / "broken_reqs")
+    (team / "requirements.txt").write_text("python-dotenv~=1.0.0\nno-such-package-pcg==9.9\n")
+    (team / "main.py").write_text((team / "main.py").read_text().replace(
+        "from dotenv import load_dotenv", "from dotenv import load_dotenv\nimport no_such_package_pcg"))
+    result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1"))
+    out = result.stdout.str()
+    header = out.split("pre-flight:")[0]
+    assert "WILL ERROR: module 'no_such_package_pcg'" in header  # said before any model call
+    result.stdout.fnmatch_lines(["*requirements of broken_reqs cannot be met, so its trials were not run (no model "
+                                 "call): module 'no_such_package_pcg' (imported at main.py:*) is not provided: "
+                                 "requirements.txt line 2 'no-such-package-pcg==9.9' failed*"])  # fmt: skip
+    result.assert_outcomes(passed=2, errors=1)
+    assert "During handling" not in out
+    results = load_results(competition.path, "run")
+    scored = {s["name"]: s for s in results["submissions"]}
+    assert [(t["reason"], t["sim"] is not None) for t in scored["team_prog"]["letters"]["A"]["trials"]] == [
+        (None, True)]  # the others ran and were scored
+    assert [t["reason"] for t in scored["broken_reqs"]["letters"]["A"]["trials"]] == ["error"]
+
+
+def test_dry_run_runs_nested_programs_as_the_evaluation_does(competition, local_index):
+    subs = competition.path / "submissions"
+    shutil.rmtree(subs)
+    for name in ("root_program", "nested_tot", "nested_few_shot", "team_named"):
+        shapes.SHAPES[name][0](subs / name)
+    result = competition.runpytest("--pcg-dry-run", "--pcg-letters", "T", "submissions", "-p", "no:cacheprovider",
+                                   "-rA")  # fmt: skip
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*returned one of the model's answers unmodified*"])
