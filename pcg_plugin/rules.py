@@ -1243,15 +1243,6 @@ def check_submission(sub: Submission) -> list[RuleResult]:
     raise ValueError(f"{sub.entry}: unknown submission format {sub.format!r}")
 
 
-def verdict(results: Sequence[RuleResult]) -> str:
-    """One cell for the pre-flight table: ``pass``, ``pass (warning: program-chat-only)`` or ``FAIL rule, ...``."""
-    failed = [r.rule for r in results if not r.passed]
-    if failed:
-        return "FAIL " + ", ".join(failed)
-    warned = [r.rule for r in results if r.warnings]
-    return f"pass (warning: {', '.join(warned)})" if warned else "pass"
-
-
 # Rules static analysis cannot decide, and how the harness enforces them while the program runs.
 RUNTIME_RULES: tuple[tuple[str, str], ...] = (
     ("time-limit", "120 s per trial in 2024 (500 s in 2025): the harness's per-trial chat checks the elapsed time "
