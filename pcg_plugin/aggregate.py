@@ -37,6 +37,20 @@ class Collected:
     def empty(self) -> bool:
         return not (self.records or self.items or self.folder_problems)
 
+    def models(self, order: Sequence[str] = ()) -> list[str]:
+        """The models that ran (several-model runs only; empty otherwise), in ``order`` then by name."""
+        seen = {m["model"] for m in self.items.values() if m.get("model") is not None}
+        seen |= {r.model for r in self.records.values() if r.model is not None}
+        return [m for m in order if m in seen] + sorted(seen - set(order))
+
+    def for_model(self, model: str) -> Collected:
+        """What one model's items reported, as if that model had run alone."""
+        items = {n: m for n, m in self.items.items() if m.get("model") == model}
+        return Collected(
+            records={n: r for n, r in self.records.items() if r.model == model},
+            items=items, errors={n: e for n, e in self.errors.items() if n in items},
+        )  # fmt: skip
+
 
 def group(records: Iterable[TrialRecord]) -> dict[str, dict[str, list[TrialRecord]]]:
     """submission -> letter -> records in trial order (sorted, so -n 0 and -n 2 agree)."""
@@ -170,6 +184,67 @@ def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str,
     return result, numbers, letters
 
 
+def score_models(
+    collected: Collected, settings: Any
+) -> tuple[Any, dict[str, dict[str, dict[str, dict[str, Any]]]], list[str]]:
+    """2025 with several models: each model's records scored on their own (weights per model, every submission
+    of the run counting in P) and the prompt scores summed over models, by ``scoring.score_models`` alone."""
+    from pcg_plugin import scoring
+
+    meta = submissions_meta(collected)
+    letters = run_letters(collected, settings.letters)
+    per_model, numbers = {}, {}
+    for model in collected.models(settings.models):
+        grouped = group(collected.for_model(model).records.values())
+        per_model[model], numbers[model] = scoring_inputs(grouped, meta, letters, settings.trials, True)
+    lengths = {name: m.get("prompt_length") for name, m in meta.items()}
+    result = scoring.score_models(
+        per_model, trials=settings.trials, letters=letters, disable_weights=settings.disable_weights,
+        tie_break=settings.tie_break, prompt_lengths={k: v for k, v in lengths.items() if v is not None} or None,
+    )  # fmt: skip
+    return result, numbers, letters
+
+
+def _weights_doc(result: Any) -> dict[str, dict[str, str | None]]:
+    return {
+        letter: {"weight": _s(w.weight), "w_sta": _s(w.w_sta), "w_sim": _s(w.w_sim), "w_div": _s(w.w_div)}
+        for letter, w in sorted(result.weights.items())
+    }
+
+
+def _letters_doc(collected: Collected, name: str, letters: Sequence[str], prog: Any) -> dict[str, Any]:
+    """Per letter of one program (of one model's result): char score, means, diversity and every trial."""
+    out = {}
+    for letter in letters:
+        ch = prog.letters[letter]
+        out[letter] = {
+            "char_score": _s(ch.char_score), "sta_mean": _s(ch.sta_mean), "sim_mean": _s(ch.sim_mean),
+            "diversity": _s(ch.diversity), "trials": trial_entries(collected, name, letter, dict(ch.trial_scores)),
+        }  # fmt: skip
+    return out
+
+
+def per_model_document(collected: Collected, result: Any, letters: Sequence[str]) -> dict[str, Any]:
+    """results.json ``per_model``: for each model its own scorer's output (weights, competition score, each
+    submission's prompt score, rank and letters) and ``normalized_score`` = 100·prompt_km / the total
+    competition score (the published per-model shares, which add up to the submission's total)."""
+    out = {}
+    for model, res in result.per_model.items():
+        part = collected.for_model(model)
+        subs = {}
+        for name in sorted(res.programs):
+            prog = res.programs[name]
+            subs[name] = {
+                "prompt_score": _s(prog.prompt_score), "normalized_score": _s(result.per_model_normalized[model][name]),
+                "model_normalized_score": _s(prog.normalized_score), "rank": prog.rank,
+                "usage": usage_totals(r for r in part.records.values() if r.submission == name),
+                "letters": _letters_doc(part, name, letters, prog),
+            }  # fmt: skip
+        out[model] = {"competition_score": _s(res.competition_score), "weights": _weights_doc(res),
+                      "submissions": subs}  # fmt: skip
+    return out
+
+
 def results_document(
     collected: Collected,
     settings: Any,
@@ -185,33 +260,30 @@ def results_document(
 ) -> dict[str, Any]:
     """The results.json document (docs/results-schema.md) from the scoring module's result."""
     meta = submissions_meta(collected)
-    weights = {
-        letter: {"weight": _s(w.weight), "w_sta": _s(w.w_sta), "w_sim": _s(w.w_sim), "w_div": _s(w.w_div)}
-        for letter, w in sorted(result.weights.items())
-    }
+    several = hasattr(result, "per_model")  # a scoring.MultiModelResult: 2025 with several models
+    ranks = dict(result.ranking)
     subs = []
     for name in sorted(meta):
-        prog = result.programs[name]
         m = meta[name]
-        letters_doc = {}
-        for letter in letters:
-            ch = prog.letters[letter]
-            letters_doc[letter] = {
-                "char_score": _s(ch.char_score), "sta_mean": _s(ch.sta_mean), "sim_mean": _s(ch.sim_mean),
-                "diversity": _s(ch.diversity),
-                "trials": trial_entries(collected, name, letter, dict(ch.trial_scores)),
-            }  # fmt: skip
         records = [r for r in collected.records.values() if r.submission == name]
+        if several:
+            scores = {"prompt_score": _s(result.totals[name]), "normalized_score": _s(result.normalized[name]),
+                      "rank": ranks[name], "letters": {}}  # fmt: skip
+        else:
+            prog = result.programs[name]
+            scores = {"prompt_score": _s(prog.prompt_score), "normalized_score": _s(prog.normalized_score),
+                      "rank": prog.rank, "letters": _letters_doc(collected, name, letters, prog)}  # fmt: skip
         subs.append({
             "name": name, "team": m.get("team", name), "format": m.get("format"), "path": m.get("path"),
             "files_hash": m.get("files_hash"), "prompt_length": m.get("prompt_length"),
-            "prompt_score": _s(prog.prompt_score), "normalized_score": _s(prog.normalized_score),
-            "rank": prog.rank, "usage": usage_totals(records), "letters": letters_doc,
+            "prompt_score": scores["prompt_score"], "normalized_score": scores["normalized_score"],
+            "rank": scores["rank"], "usage": usage_totals(records), "letters": scores["letters"],
         })  # fmt: skip
     subs.sort(key=lambda s: (s["rank"] is None, s["rank"] or 0, s["name"]))
     return {
         "schema": SCHEMA, "run": dict(run), "settings": dict(settings_doc), "provenance": dict(provenance),
-        "competition_score": _s(result.competition_score), "weights": weights, "submissions": subs,
-        "per_model": None, "workers": dict(workers or {}), "folders": [dict(f) for f in folders],
+        "competition_score": _s(result.competition_score), "weights": {} if several else _weights_doc(result),
+        "submissions": subs, "per_model": per_model_document(collected, result, letters) if several else None,
+        "workers": dict(workers or {}), "folders": [dict(f) for f in folders],
         "folder_errors": dict(sorted(collected.folder_problems.items())),
     }  # fmt: skip

@@ -87,13 +87,23 @@ def baseline_letter(data: Mapping[str, Any]) -> dict[str, Any]:
     return {"char_score": data.get("char_score"), "diversity": data.get("diversity"), "trials": trials}
 
 
-def baseline_submission(sub: Mapping[str, Any]) -> dict[str, Any]:
+def baseline_submission(sub: Mapping[str, Any], per_model: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One submission's scores; with several models (results.json ``per_model``) also each model's own
+    (``models``: prompt score, normalized share, rank and letters), gated like the totals."""
     letters = _mapping(sub.get("letters"))
-    return {
+    out = {
         "normalized_score": sub.get("normalized_score"), "prompt_score": sub.get("prompt_score"),
         "rank": sub.get("rank"), "files_hash": sub.get("files_hash"),
         "letters": {c: baseline_letter(_mapping(d)) for c, d in letters.items()},
     }  # fmt: skip
+    if per_model:
+        out["models"] = {}
+        for model, doc in per_model.items():
+            part = _mapping(_mapping(_mapping(doc).get("submissions")).get(sub.get("name")))
+            out["models"][model] = {key: part.get(key) for key in ("normalized_score", "prompt_score", "rank")}
+            out["models"][model]["letters"] = {c: baseline_letter(_mapping(d))
+                                               for c, d in _mapping(part.get("letters")).items()}  # fmt: skip
+    return out
 
 
 def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
@@ -104,6 +114,7 @@ def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
     provenance = _mapping(results.get("provenance"))
     run = _mapping(results.get("run"))
     subs = [s for s in results.get("submissions") or [] if isinstance(s, Mapping) and s.get("name") is not None]
+    per_model = _mapping(results.get("per_model"))
     return {
         "schema": BASELINE_SCHEMA,
         "created": _now(),
@@ -113,7 +124,7 @@ def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
         "scores": {
             "competition_score": results.get("competition_score"),
             "multi_model": results.get("per_model") is not None,
-            "submissions": {str(s["name"]): baseline_submission(s) for s in subs},
+            "submissions": {str(s["name"]): baseline_submission(s, per_model) for s in subs},
         },
     }  # fmt: skip
 
@@ -225,6 +236,7 @@ class Change:
     current: Decimal | None
     allowed: Decimal
     status: str
+    model: str | None = None  # a several-model (2025) run: the row of one model's own scores
 
     @property
     def delta(self) -> Decimal | None:
@@ -287,7 +299,7 @@ def parse_max_drop(max_drop: Decimal | float | str) -> Decimal:
     return value
 
 
-Key = tuple[str, str | None, str]  # (submission, letter or None, metric)
+Key = tuple[str, str | None, str, str | None]  # (submission, letter or None, metric, model or None)
 
 
 def metric_values(doc: Mapping[str, Any], where: str) -> dict[str, dict[Key, Decimal | None]]:
@@ -298,13 +310,16 @@ def metric_values(doc: Mapping[str, Any], where: str) -> dict[str, dict[Key, Dec
     for name, sub in subs.items():
         sub = _mapping(sub)
         rows: dict[Key, Decimal | None] = {}
-        for metric in ("normalized_score", "prompt_score"):
-            rows[(name, None, metric)] = _decimal(sub.get(metric), f"{where}: {name} {metric}")
-        per_letter = _mapping(sub.get("letters"))
-        for c in letters + sorted(set(per_letter) - set(letters)):
-            if c in per_letter:
-                value = _mapping(per_letter[c]).get("char_score")
-                rows[(name, c, "char_score")] = _decimal(value, f"{where}: {name} {c} char_score")
+        parts = [(None, sub)] + [(m, _mapping(d)) for m, d in _mapping(sub.get("models")).items()]
+        for model, part in parts:  # the submission's own (total) scores, then each model's
+            on = f" ({model})" if model is not None else ""
+            for metric in ("normalized_score", "prompt_score"):
+                rows[(name, None, metric, model)] = _decimal(part.get(metric), f"{where}: {name}{on} {metric}")
+            per_letter = _mapping(part.get("letters"))
+            for c in letters + sorted(set(per_letter) - set(letters)):
+                if c in per_letter:
+                    value = _mapping(per_letter[c]).get("char_score")
+                    rows[(name, c, "char_score", model)] = _decimal(value, f"{where}: {name}{on} {c} char_score")
         out[name] = rows
     return out
 
@@ -326,21 +341,47 @@ def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, 
     from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
 
     scores = _mapping(base.get("scores"))
-    if scores.get("multi_model"):
-        raise BaselineError("the noise-aware threshold cannot resample a several-model (2025 per-model) baseline; "
-                            "use --pcg-drop-test plain")  # fmt: skip
     setup = setup_from_settings(_mapping(base.get("settings")))
-    subs = {name: _mapping(_mapping(s).get("letters")) for name, s in _mapping(scores.get("submissions")).items()}
+    subs = {name: _mapping(s) for name, s in _mapping(scores.get("submissions")).items()}
     if not subs or not setup.letters:
         return {}
+    if scores.get("multi_model"):
+        return {key: interval(values, confidence)[0]
+                for key, values in _model_samples(subs, setup, resamples, seed).items()}  # fmt: skip
     samples: dict[Key, list[Decimal]] = {}
-    for res in resampled_scores(subs, setup, reps=resamples, seed=seed):
+    letters = {name: _mapping(s.get("letters")) for name, s in subs.items()}
+    for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
         for name, prog in res.programs.items():
-            samples.setdefault((name, None, "normalized_score"), []).append(prog.normalized_score)
-            samples.setdefault((name, None, "prompt_score"), []).append(prog.prompt_score)
+            samples.setdefault((name, None, "normalized_score", None), []).append(prog.normalized_score)
+            samples.setdefault((name, None, "prompt_score", None), []).append(prog.prompt_score)
             for c, ch in prog.letters.items():
-                samples.setdefault((name, c, "char_score"), []).append(ch.char_score)
+                samples.setdefault((name, c, "char_score", None), []).append(ch.char_score)
     return {key: interval(values, confidence)[0] for key, values in samples.items()}
+
+
+def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples: int, seed: int
+                   ) -> dict[Key, list[Decimal]]:  # fmt: skip
+    """Several models (2025): every gated row's bootstrap values, each model's trials redrawn apart and the
+    draws scored by ``scoring.score_models`` (totals, and each model's share, prompt and char scores)."""
+    from pcg_plugin.bootstrap import resampled_model_scores
+
+    per_model: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for name, sub in subs.items():
+        for model, part in _mapping(sub.get("models")).items():
+            per_model.setdefault(model, {})[name] = _mapping(_mapping(part).get("letters"))
+    samples: dict[Key, list[Decimal]] = {}
+    for res in resampled_model_scores(per_model, setup, reps=resamples, seed=seed):
+        for name in res.totals:
+            samples.setdefault((name, None, "normalized_score", None), []).append(res.normalized[name])
+            samples.setdefault((name, None, "prompt_score", None), []).append(res.totals[name])
+            for model, model_res in res.per_model.items():
+                prog = model_res.programs[name]
+                samples.setdefault((name, None, "normalized_score", model), []).append(
+                    res.per_model_normalized[model][name])
+                samples.setdefault((name, None, "prompt_score", model), []).append(prog.prompt_score)
+                for c, ch in prog.letters.items():
+                    samples.setdefault((name, c, "char_score", model), []).append(ch.char_score)
+    return samples
 
 
 def classify(baseline: Decimal | None, current: Decimal | None, max_drop: Decimal, lower: Decimal | None
@@ -372,7 +413,7 @@ def _rows(
     """(key, baseline, current) for every gated row; a vanished submission is one ``normalized_score`` row."""
     for name in order:
         if name in base_vals and name not in cur_vals:
-            key = (name, None, "normalized_score")
+            key = (name, None, "normalized_score", None)
             yield key, base_vals[name].get(key), None
             continue
         if name not in base_vals:
@@ -421,7 +462,7 @@ def compare(
     changes = []
     for key, bv, cv in _rows(base_vals, cur_vals, order):
         allowed, status = classify(bv, cv, threshold, lower.get(key))
-        changes.append(Change(key[0], key[1], key[2], bv, cv, allowed, status))
+        changes.append(Change(key[0], key[1], key[2], bv, cv, allowed, status, key[3]))
     return Comparison(method, threshold, confidence if bootstrap else None, tuple(changes),
                       resamples if bootstrap else None)  # fmt: skip
 
@@ -489,12 +530,15 @@ def format_comparison(comparison: Comparison, *, only_changes: bool = True) -> l
         numbers = {m: [v for ch in shown if ch.metric == m for v in (ch.baseline, ch.current, ch.delta, ch.allowed)]
                    for m in {ch.metric for ch in shown}}  # fmt: skip
         places = {m: _places(values) for m, values in numbers.items()}  # one per metric: columns line up
-        rows = [("submission", "letter", "metric", "baseline", "current", "delta", "allowed", "status")]
+        models = any(ch.model is not None for ch in comparison.changes)  # a several-model run: a model column
+        head = ("submission", *(("model",) if models else ()), "letter", "metric")
+        rows = [(*head, "baseline", "current", "delta", "allowed", "status")]
         for ch in shown:
             p = places[ch.metric]
-            rows.append((ch.submission, ch.letter or "-", ch.metric, _num(ch.baseline, p), _num(ch.current, p),
-                         _num(ch.delta, p, sign=True), _num(ch.allowed, p), ch.status.replace("_", " ")))  # fmt: skip
-        lines += _table(rows, lambda i: 3 <= i <= 6)
+            who = (ch.submission, *((ch.model or "all",) if models else ()), ch.letter or "-", ch.metric)
+            rows.append((*who, _num(ch.baseline, p), _num(ch.current, p), _num(ch.delta, p, sign=True),
+                         _num(ch.allowed, p), ch.status.replace("_", " ")))  # fmt: skip
+        lines += _table(rows, lambda i: len(head) <= i <= len(head) + 3)
     else:
         lines.append("no score changed")
     lines.append(verdict(comparison))

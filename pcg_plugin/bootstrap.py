@@ -1,8 +1,8 @@
 """Bootstrap over trials through the official scorer: the one resampling core shared by the HTML rank
 intervals (``report_html.rank_intervals``) and the noise-aware baseline threshold (``baseline.compare``).
 
-Each (submission, letter) redraws its own trials with replacement (as many as it has); diversity is a
-per-letter number and stays at its measured value. Every draw is scored by ``scoring.score`` (weights
+Each (submission, letter) redraws its own trials with replacement (as many as it has; with several models, each
+model's trials apart); diversity is a per-letter number and stays at its measured value. Every draw is scored by ``scoring.score`` (weights
 included, so a draw moves the weights as a real rerun would): there is no second scorer here.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from pcg_plugin.scoring import EDITIONS, LetterInput, ScoreResult, score, to_decimal
+from pcg_plugin.scoring import EDITIONS, LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
 TrialPair = tuple[Decimal | None, Decimal | None]
@@ -98,6 +98,18 @@ def resampled_scores(
     for _ in range(reps):
         yield score(draw(prepared, setup.letters, rnd), edition=setup.edition, trials=setup.trials,
                     letters=setup.letters, disable_weights=setup.disable_weights)  # fmt: skip
+
+
+def resampled_model_scores(
+    per_model: Mapping[str, Mapping[str, Mapping[str, Any]]], setup: Setup, *, reps: int, seed: int = 0
+) -> Iterator[MultiModelResult]:
+    """The same for a several-model (2025) run, ``{model: {name: letters}}``: each draw resamples every model's
+    trials and is scored by ``scoring.score_models`` (weights per model, prompt scores summed)."""
+    rnd = random.Random(seed)
+    prepared = {model: prepare(subs, setup.letters) for model, subs in per_model.items()}
+    for _ in range(reps):
+        yield score_models({m: draw(p, setup.letters, rnd) for m, p in prepared.items()}, trials=setup.trials,
+                           letters=setup.letters, disable_weights=setup.disable_weights)  # fmt: skip
 
 
 def interval(values: Sequence[Any], confidence: float = 0.95) -> tuple[Any, Any]:

@@ -41,11 +41,25 @@ class _HasSubmission:
 
 
 class _SubmissionCollector(_HasSubmission):
-    """Shared by the folder and the loose-prompt-file collectors: one child per letter, in order."""
+    """Shared by the folder and the loose-prompt-file collectors: one child per letter, in order; with several
+    models (2025), one child per model first (``team_x::<model>::A::3``)."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        settings = self.config.stash[SETTINGS_KEY]  # type: ignore[attr-defined]
+        if settings.multi_model:
+            for model in settings.models:
+                yield ModelCollector.from_parent(self, name=model, submission=self.submission)  # type: ignore[arg-type]
+            return
+        for letter in settings.letters:
+            yield LetterCollector.from_parent(self, name=letter, submission=self.submission)  # type: ignore[arg-type]
+
+
+class ModelCollector(_HasSubmission, pytest.Collector):
+    """One model of one submission in a several-model run: its letters, in order."""
 
     def collect(self) -> Iterator[LetterCollector]:
-        for letter in self.config.stash[SETTINGS_KEY].letters:  # type: ignore[attr-defined]
-            yield LetterCollector.from_parent(self, name=letter, submission=self.submission)  # type: ignore[arg-type]
+        for letter in self.config.stash[SETTINGS_KEY].letters:
+            yield LetterCollector.from_parent(self, name=letter, submission=self.submission, model=self.name)
 
 
 class SubmissionDir(_SubmissionCollector, pytest.Directory):
@@ -106,26 +120,34 @@ class PromptFile(_SubmissionCollector, pytest.File):
 
 
 class LetterCollector(_HasSubmission, pytest.Collector):
-    """One letter of one submission: its trials 1..N."""
+    """One letter of one submission (of one model, in a several-model run): its trials 1..N."""
+
+    def __init__(self, *, model: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.model = model
 
     def collect(self) -> Iterator[TrialItem]:
         for trial in range(1, self.config.stash[SETTINGS_KEY].trials + 1):
             yield TrialItem.from_parent(self, name=str(trial), submission=self.submission, letter=self.name,
-                                        trial=trial)  # fmt: skip
+                                        trial=trial, model=self.model)  # fmt: skip
 
 
 class TrialItem(pytest.Item):
     """One trial: generate (or replay), extract, convert, simulate, render, classify, record."""
 
-    def __init__(self, *, submission: Submission, letter: str, trial: int, **kw: Any) -> None:
+    def __init__(self, *, submission: Submission, letter: str, trial: int, model: str | None = None,
+                 **kw: Any) -> None:  # fmt: skip
         super().__init__(**kw)
-        self.submission, self.letter, self.trial = submission, letter, trial
+        self.submission, self.letter, self.trial, self.model = submission, letter, trial, model
         self.add_marker(pytest.mark.pcg)
         self.add_marker(getattr(pytest.mark, submission.format.replace("-", "_")))
         # -k matches substrings, so a bare "B" hits "submissions"; these exact words select cleanly.
         self.extra_keyword_matches.update({f"letter_{letter}", f"trial_{trial}"})
         meta = submission_meta(submission, Path(self.config.rootpath))
         meta.update(letter=letter, trial=trial)
+        if model is not None:  # a several-model run only: one-model items and their reports stay as they were
+            self.extra_keyword_matches.add(f"model_{model}")
+            meta.update(model=model)
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
 
     def setup(self) -> None:
@@ -142,12 +164,13 @@ class TrialItem(pytest.Item):
 
     def runtest(self) -> None:
         ctx = worker_context(self.config)
-        record = run_trial(self.submission, self.letter, self.trial, self.nodeid, ctx)
+        record = run_trial(self.submission, self.letter, self.trial, self.nodeid, ctx, model=self.model)
         self.user_properties.append((PROPERTY, record.to_json()))
         self.add_report_section("call", "pcg", describe(record))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.submission.entry, None, f"{self.submission.name} letter {self.letter} trial {self.trial}"
+        on = f" model {self.model}" if self.model is not None else ""
+        return self.submission.entry, None, f"{self.submission.name}{on} letter {self.letter} trial {self.trial}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InfrastructureError):
@@ -163,17 +186,20 @@ def describe(record: TrialRecord) -> str:
             f"moving={record.moving_blocks}")  # fmt: skip
 
 
-def run_trial(sub: Submission, letter: str, trial: int, nodeid: str, ctx: WorkerContext) -> TrialRecord:
-    """The whole per-trial pipeline; official failures become a record with a reason, anything else raises."""
-    paths = outputs.trial_paths(sub.name, letter, trial)
+def run_trial(
+    sub: Submission, letter: str, trial: int, nodeid: str, ctx: WorkerContext, model: str | None = None
+) -> TrialRecord:
+    """The whole per-trial pipeline; official failures become a record with a reason, anything else raises.
+    ``model`` is the item's model in a several-model run (None: the run's one model)."""
+    paths = outputs.trial_paths(sub.name, letter, trial, model)
     record = TrialRecord(nodeid=nodeid, submission=sub.name, letter=letter, trial=trial, format=sub.format,
-                         seed=trial_seed(sub.name, letter, trial))  # fmt: skip
+                         seed=trial_seed(sub.name, letter, trial), model=model)  # fmt: skip
     timings: dict[str, float] = {}
     kept: dict[str, str] = {}
     stage = "generate"
     try:
         t = time.perf_counter()
-        response, usage = generate(sub, letter, trial, record.seed, ctx)
+        response, usage = generate(sub, letter, trial, record.seed, ctx, model)
         timings["generate"] = time.perf_counter() - t
         record = replace(record, usage=usage)
         outputs.write_text(ctx.run_dir, paths["raw"], response)
@@ -216,13 +242,15 @@ def run_trial(sub: Submission, letter: str, trial: int, nodeid: str, ctx: Worker
     return replace(record, timings=timings, paths=kept)
 
 
-def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerContext) -> tuple[str, dict[str, Any]]:
+def generate(
+    sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerContext, model: str | None = None
+) -> tuple[str, dict[str, Any]]:
     """The final response of one trial (stored first, replayed when the store has it) and its token usage.
 
     ``seed`` is recorded with the trial; sampling seeds of local models derive from the same identity (the
     response store's trial key), and the API seed is the edition's (42 in 2024, none in 2023/2025).
     """
-    chat = ctx.trial_chat(sub, letter, trial, seed)
+    chat = ctx.trial_chat(sub, letter, trial, seed, model)
     try:
         if sub.format == "prompt-2023":
             from pcg_plugin.llm.session import prompt_messages
@@ -241,4 +269,4 @@ def generate(sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerCon
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise
     chat.finish(response)
-    return response, ctx.usage_of(chat)
+    return response, ctx.usage_of(chat, model)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -22,14 +23,37 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
-def trial_paths(submission: str, letter: str, trial: int) -> dict[str, str]:
-    """Official relative paths of one trial's artefacts (``<team>/raw/<C>/<team>_<C>_<n>.txt`` ...)."""
+def model_folder(model: str) -> str:
+    """The folder of one model's official layout in a several-model run: the name with every character other
+    than letters, digits, ``.``, ``_`` and ``-`` as ``_`` (``qwen2.5:32b`` -> ``qwen2.5_32b``; ``:`` and ``/`` are
+    not folder names everywhere)."""
+    folder = re.sub(r"[^A-Za-z0-9._-]", "_", model)
+    return "_" + folder if folder in ("", ".", "..", "result", "logs") or folder.startswith(".") else folder
+
+
+def model_folders(models: Sequence[str]) -> dict[str, str]:
+    """model -> its folder; two models that would share one are a ValueError naming both."""
+    out: dict[str, str] = {}
+    for model in models:
+        folder = model_folder(model)
+        clash = next((m for m, f in out.items() if f == folder), None)
+        if clash is not None:
+            raise ValueError(f"--pcg-model: {clash!r} and {model!r} would share the run folder {folder!r}; "
+                             "rename one (e.g. serve it under another name)")  # fmt: skip
+        out[model] = folder
+    return out
+
+
+def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
+    """Official relative paths of one trial's artefacts (``<team>/raw/<C>/<team>_<C>_<n>.txt`` ...); with
+    several models, under that model's own tree (``<model folder>/<team>/raw/...``)."""
     stem = f"{submission}_{letter}_{trial}"
+    root = f"{model_folder(model)}/{submission}" if model is not None else submission
     return {
-        "raw": f"{submission}/raw/{letter}/{stem}.txt",
-        "code": f"{submission}/intermediate/{letter}/{stem}.txt",
-        "level": f"{submission}/levels/{letter}/{stem}.xml",
-        "image": f"{submission}/images/{letter}/{stem}.png",
+        "raw": f"{root}/raw/{letter}/{stem}.txt",
+        "code": f"{root}/intermediate/{letter}/{stem}.txt",
+        "level": f"{root}/levels/{letter}/{stem}.xml",
+        "image": f"{root}/images/{letter}/{stem}.png",
     }
 
 
@@ -131,15 +155,26 @@ def finish_run(
     run_dir = Path(run["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)
     facts = merged_facts(worker_stats, config.stash[CONTEXT_KEY].facts())
-    result, numbers, letters = aggregate.score(collected, settings)
+    several = settings.multi_model
+    score = aggregate.score_models if several else aggregate.score
+    result, numbers, letters = score(collected, settings)
     run_doc = {"id": run["id"], "started": run["started"],
                "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "out_dir": str(run_dir)}  # fmt: skip
+    settings_doc = settings_document(settings, facts)
+    if several:
+        settings_doc["models"] = list(result.per_model)
     doc = aggregate.results_document(
-        collected, settings, run=run_doc, settings_doc=settings_document(settings, facts),
+        collected, settings, run=run_doc, settings_doc=settings_doc,
         provenance=provenance.collect(REPO_ROOT), result=result, numbers=numbers, letters=letters,
         workers=worker_stats, folders=run.get("folders", ()),
     )  # fmt: skip
-    write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
-    official_layout.write_results(run_dir / "result", result)
+    if several:  # the official layout once per model: <model folder>/<team>/..., <model folder>/result/
+        for model, model_result in result.per_model.items():
+            model_dir = run_dir / model_folder(model)
+            write_stage_files(model_dir, aggregate.group(collected.for_model(model).records.values()), settings.trials)
+            official_layout.write_results(model_dir / "result", model_result)
+    else:
+        write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
+        official_layout.write_results(run_dir / "result", result)
     write_json(run_dir / RESULTS_FILE, doc)
     return doc, write_report(doc, run_dir)

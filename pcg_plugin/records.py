@@ -39,6 +39,7 @@ class TrialRecord:
     timings: Mapping[str, float] = field(default_factory=dict)
     usage: Mapping[str, Any] = field(default_factory=dict)
     paths: Mapping[str, str] = field(default_factory=dict)  # raw/code/level/image, relative to the run folder
+    model: str | None = None  # set only in a several-model (2025) run: which model answered
 
     @property
     def outcome(self) -> str:
@@ -52,6 +53,8 @@ class TrialRecord:
     def to_json(self) -> str:
         """Compact JSON; floats round-trip exactly (repr), so -n 0 and -n 2 score identically."""
         data = asdict(self)
+        if data["model"] is None:
+            del data["model"]  # a one-model run's records stay exactly as before several models existed
         return json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
 
     @classmethod

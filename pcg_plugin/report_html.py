@@ -97,17 +97,22 @@ def _trial_view(trial: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
     return view
 
 
-def _submission_view(sub: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
+def _letters_view(letters_doc: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
+    return {c: {**data, "trials": [_trial_view(t, run_dir) for t in data.get("trials", [])]}
+            for c, data in letters_doc.items()}  # fmt: skip
+
+
+def _submission_view(sub: Mapping[str, Any], run_dir: Path, per_model: Mapping[str, Any]) -> dict[str, Any]:
+    """One submission's rows; ``sections`` = (model, letters) pairs: one with model None for a one-model run,
+    one per model when several models ran (their letters live in results.json ``per_model``)."""
     view = dict(sub)
-    letters = {}
-    zero = total = 0
-    for letter, data in (sub.get("letters") or {}).items():
-        trials = [_trial_view(t, run_dir) for t in data.get("trials", [])]
-        total += len(trials)
-        zero += sum(1 for t in trials if t.get("reason"))
-        letters[letter] = {**data, "trials": trials}
-    view["letters"] = letters
-    view["zero_trials"], view["total_trials"] = zero, total
+    view["letters"] = _letters_view(sub.get("letters") or {}, run_dir)
+    view["sections"] = [(None, view["letters"])] if not per_model else [
+        (model, _letters_view(((doc.get("submissions") or {}).get(sub["name"]) or {}).get("letters") or {}, run_dir))
+        for model, doc in per_model.items()
+    ]  # fmt: skip
+    trials = [t for _, letters in view["sections"] for data in letters.values() for t in data["trials"]]
+    view["zero_trials"], view["total_trials"] = sum(1 for t in trials if t.get("reason")), len(trials)
     view["normalized_short"] = short(sub.get("normalized_score"))
     view["prompt_short"] = short(sub.get("prompt_score"))
     cost = (sub.get("usage") or {}).get("cost_usd")
@@ -138,19 +143,28 @@ def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
 def rank_intervals(results: Mapping[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
-    measured value (it is a per-letter number). Empty when there is nothing to resample. The resampling is
+    measured value (it is a per-letter number); with several models each model's trials are redrawn and the
+    totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
     ``pcg_plugin.bootstrap`` (shared with the noise-aware baseline gate)."""
-    from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
+    from pcg_plugin.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
 
     setup = setup_from_settings(results.get("settings") or {})
     subs = results.get("submissions") or []
     if len(subs) < 2 or not setup.letters or reps < 1:
         return {}
+    per_model = results.get("per_model") or {}
+    draws: Any
+    if per_model:  # 2025 with several models: every model's trials redrawn, ranked by the summed total
+        letters = {m: {n: s.get("letters") or {} for n, s in (d.get("submissions") or {}).items()}
+                   for m, d in per_model.items()}  # fmt: skip
+        draws = resampled_model_scores(letters, setup, reps=reps, seed=seed)
+    else:
+        draws = resampled_scores({s["name"]: s.get("letters") or {} for s in subs}, setup, reps=reps, seed=seed)
     ranks: dict[str, list[int]] = {s["name"]: [] for s in subs}
-    for res in resampled_scores({s["name"]: s.get("letters") or {} for s in subs}, setup, reps=reps, seed=seed):
+    for res in draws:
         for name, r in res.ranking:
-            ranks[name].append(r)
-    return {name: interval(rs, 0.95) for name, rs in ranks.items()}
+            ranks.setdefault(name, []).append(r)
+    return {name: interval(rs, 0.95) for name, rs in ranks.items() if rs}  # a model part may lack a submission
 
 
 def _sequence(value: Any) -> Sequence[str]:
@@ -169,22 +183,27 @@ def render_report(results: dict, run_dir: Path, *, bootstrap: int = 100) -> str:
     env.filters["heat"] = heat
     template = env.from_string(_template_source())
     settings = dict(results.get("settings") or {})
-    subs = [_submission_view(s, run_dir) for s in results.get("submissions") or []]
-    letters = _sequence(settings.get("letters")) or sorted({c for s in subs for c in s["letters"]})
-    weights = {c: (results.get("weights") or {}).get(c, {}) for c in letters}
-    weights = {c: {k: w.get(k) for k, _ in WEIGHT_ROWS} for c, w in weights.items()}
+    per_model = results.get("per_model") or {}
+    subs = [_submission_view(s, run_dir, per_model) for s in results.get("submissions") or []]
+    letters = _sequence(settings.get("letters")) or sorted({c for s in subs for _, ls in s["sections"] for c in ls})
+
+    def weights_of(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+        return {c: {k: ((doc.get("weights") or {}).get(c) or {}).get(k) for k, _ in WEIGHT_ROWS} for c in letters}
+
+    weight_sections = [(m, weights_of(d)) for m, d in per_model.items()] or [(None, weights_of(results))]
     intervals = rank_intervals(results, reps=bootstrap)
     for s in subs:
         lo_hi = intervals.get(s["name"])
         s["rank_interval"] = f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else ""
     return template.render(
         run=results.get("run") or {}, settings={**settings, "letters": letters},
-        trials=max([settings.get("trials") or 0] + [len(s["letters"][c]["trials"]) for s in subs for c in s["letters"]] + [1]),
-        warnings=warnings(results), submissions=subs, letters=letters, weights=weights,
+        trials=max([settings.get("trials") or 0] + [len(d["trials"]) for s in subs for _, ls in s["sections"]
+                                                    for d in ls.values()] + [1]),
+        warnings=warnings(results), submissions=subs, letters=letters, weight_sections=weight_sections,
         weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.get("competition_score"),
         any_lengths=any(s.get("prompt_length") is not None for s in subs),
         provenance_rows=_provenance_rows(results), schema=results.get("schema"), bootstrap=bootstrap if intervals else 0,
-        per_model=results.get("per_model") or {}, folders=results.get("folders") or [],
+        per_model=per_model, folders=results.get("folders") or [],
         folder_errors=results.get("folder_errors") or {},
     )  # fmt: skip
 

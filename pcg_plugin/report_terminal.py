@@ -47,16 +47,26 @@ def preflight_line(settings: Settings, nodeids: Sequence[str]) -> str | None:
     if settings.offline_default:
         return None
     name = settings.backend if settings.backend in ("openai", "openai-compatible") else "openai"
-    subs = {n.split("::")[0] for n in evaluations}
-    model = profile_for(settings.edition, model=settings.model, base_url=settings.base_url).model
     from pcg_plugin.llm.store import ResponseStore
 
     assert settings.store is not None
-    text = preflight_text(SimpleNamespace(name=name), ResponseStore(settings.store), edition=settings.edition,
-                          model=model, submissions=len(subs), letters=len({n.split("::")[1] for n in evaluations}),
-                          trials=settings.trials,
-                          mode=settings.record)  # fmt: skip
-    return f"pcg: {text}" if text else None
+    store = ResponseStore(settings.store)
+    # ids are sub::letter::trial, or sub::model::letter::trial with several models (one estimate per model)
+    models = settings.models if settings.multi_model else (settings.model,)
+    lines = []
+    for model in models:
+        ids = [n.split("::") for n in evaluations]
+        if settings.multi_model:
+            ids = [p for p in ids if len(p) > 3 and p[1] == model]
+        if not ids:
+            continue
+        profile_model = profile_for(settings.edition, model=model, base_url=settings.base_url).model
+        text = preflight_text(SimpleNamespace(name=name), store, edition=settings.edition, model=profile_model,
+                              submissions=len({p[0] for p in ids}), letters=len({p[-2] for p in ids}),
+                              trials=settings.trials, mode=settings.record)  # fmt: skip
+        if text:
+            lines.append(f"pcg: {text}")
+    return "\n".join(lines) or None
 
 
 def _fmt(value: Any, places: int = 4) -> str:
@@ -68,10 +78,14 @@ def _fmt(value: Any, places: int = 4) -> str:
         return str(value)
 
 
-def trial_counts(sub: Mapping[str, Any]) -> tuple[int, int, int]:
-    """(trials, zero-score official failures, errored items) of one submission."""
+def trial_counts(sub: Mapping[str, Any], per_model: Mapping[str, Any] | None = None) -> tuple[int, int, int]:
+    """(trials, zero-score official failures, errored items) of one submission (over every model's letters
+    when ``per_model``, results.json's several-model part, is given)."""
     n = zero = err = 0
-    for letter in sub.get("letters", {}).values():
+    parts = [sub.get("letters", {})]
+    for doc in (per_model or {}).values():
+        parts.append(doc.get("submissions", {}).get(sub["name"], {}).get("letters", {}))
+    for letter in (data for part in parts for data in part.values()):
         for trial in letter.get("trials", []):
             n += 1
             if trial.get("reason") == "error":
@@ -81,12 +95,12 @@ def trial_counts(sub: Mapping[str, Any]) -> tuple[int, int, int]:
     return n, zero, err
 
 
-def ranking_table(submissions: Sequence[Mapping[str, Any]]) -> list[str]:
+def ranking_table(submissions: Sequence[Mapping[str, Any]], per_model: Mapping[str, Any] | None = None) -> list[str]:
     rows = sorted(submissions, key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["name"]))
     width = max([len("submission")] + [len(s["name"]) for s in rows])
     lines = [f"{'rank':>4}  {'submission':<{width}}  {'normalized':>10}  {'prompt score':>12}  trials  zero  errors"]
     for sub in rows:
-        n, zero, err = trial_counts(sub)
+        n, zero, err = trial_counts(sub, per_model)
         lines.append(
             f"{sub.get('rank', '-')!s:>4}  {sub['name']:<{width}}  {_fmt(sub.get('normalized_score')):>10}  "
             f"{_fmt(sub.get('prompt_score'), 6):>12}  {n:>6}  {zero:>4}  {err:>6}"
@@ -94,10 +108,32 @@ def ranking_table(submissions: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def reason_counts(submissions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def per_model_table(per_model: Mapping[str, Any], order: Sequence[str]) -> list[str]:
+    """2025 with several models: each model's prompt score, its share of the normalized total (the shares of a
+    submission add up to its total) and the rank that model alone would give."""
+    names = [n for n in order if any(n in d.get("submissions", {}) for d in per_model.values())]
+    mw = max([len("model")] + [len(m) for m in per_model])
+    sw = max([len("submission")] + [len(n) for n in names])
+    lines = ["per model (normalized: the model's share of the total, the shares add up to it):",
+             f"{'model':<{mw}}  {'submission':<{sw}}  {'normalized':>10}  {'prompt score':>12}  model rank"]
+    for model, doc in per_model.items():
+        for name in names:
+            v = doc.get("submissions", {}).get(name, {})
+            lines.append(f"{model:<{mw}}  {name:<{sw}}  {_fmt(v.get('normalized_score')):>10}  "
+                         f"{_fmt(v.get('prompt_score'), 6):>12}  {v.get('rank', '-')!s:>10}")  # fmt: skip
+    return lines
+
+
+def _letter_docs(submissions: Sequence[Mapping[str, Any]], per_model: Mapping[str, Any] | None) -> list[Any]:
+    docs = [sub.get("letters", {}) for sub in submissions]
+    docs += [s.get("letters", {}) for d in (per_model or {}).values() for s in d.get("submissions", {}).values()]
+    return docs
+
+
+def reason_counts(submissions: Sequence[Mapping[str, Any]], per_model: Mapping[str, Any] | None = None) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for sub in submissions:
-        for letter in sub.get("letters", {}).values():
+    for letters in _letter_docs(submissions, per_model):
+        for letter in letters.values():
             for trial in letter.get("trials", []):
                 if trial.get("reason"):
                     counts[trial["reason"]] = counts.get(trial["reason"], 0) + 1
@@ -111,8 +147,11 @@ def summary_lines(
         return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
     assert results is not None
     subs = results.get("submissions", [])
-    lines = ranking_table(subs)
-    reasons = reason_counts(subs)
+    per_model = results.get("per_model") or None
+    lines = ranking_table(subs, per_model)
+    if per_model:
+        lines += per_model_table(per_model, [s["name"] for s in subs])
+    reasons = reason_counts(subs, per_model)
     if reasons:
         lines.append("trials scored 0 (reason: count): " + ", ".join(f"{k}: {v}" for k, v in reasons.items()))
     for nodeid, problem in (results.get("folder_errors") or {}).items():

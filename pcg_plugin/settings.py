@@ -41,7 +41,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-trials", "trials per letter (default 10; 2 with the offline default LLM)"),
     Option("--pcg-edition", "competition edition: model, temperature, seed, limits (default 2024)", EDITIONS),
     Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
-    Option("--pcg-model", "LLM model name (default: the edition's official model)"),
+    Option("--pcg-model", "LLM model name, or several comma-separated (2025: one item per model, scores summed over "
+           "the models; default: the edition's official model)"),
     Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
     Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
     Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
@@ -89,6 +90,16 @@ class Settings:
     offline_default: bool = False
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models of the run: ``--pcg-model a,b,c`` (or an ini list, one per line) -> ("a", "b", "c")."""
+        return split_models(self.model)
+
+    @property
+    def multi_model(self) -> bool:
+        """Several models (2025): items gain a model level and scores are summed over models."""
+        return len(self.models) > 1
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "edition": self.edition, "letters": list(self.letters), "trials": self.trials,
@@ -129,6 +140,30 @@ def parse_letters(text: str) -> tuple[str, ...]:
     if not out:
         raise ValueError("--pcg-letters: no letters given")
     return tuple(sorted(out))
+
+
+def split_models(text: str | None) -> tuple[str, ...]:
+    """Model names separated by commas or new lines (an ini list); blanks dropped, order kept."""
+    if not text:
+        return ()
+    return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
+
+
+def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, offline: bool) -> None:
+    """Several models are the 2025 edition's evaluation (scores summed over models); refuse what cannot be that."""
+    if len(models) < 2:
+        return
+    if len(set(models)) != len(models):
+        raise ValueError(f"--pcg-model: a model is named twice in {','.join(models)}")
+    if edition != "2025":
+        raise ValueError(f"--pcg-model: several models ({','.join(models)}) are the 2025 evaluation (prompt scores "
+                         f"summed over models); add --pcg-edition 2025 (this run is {edition})")
+    if offline:
+        raise ValueError("--pcg-model: several models need a backend that serves them (--pcg-base-url or "
+                         f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}")
+    from pcg_plugin.outputs import model_folders
+
+    model_folders(models)  # two names that would share a folder of the official layout are refused here
 
 
 def parse_trials(text: str) -> int:
@@ -211,8 +246,10 @@ def resolve(
     requirements = get("pcg_requirements") or "install"
     if requirements not in REQUIREMENTS_MODES:
         raise ValueError(f"--pcg-requirements: {requirements!r} is not one of {', '.join(REQUIREMENTS_MODES)}")
+    model = ",".join(split_models(get("pcg_model"))) or None
+    check_models(split_models(model), edition=edition, backend=backend, offline=offline)
     return Settings(
-        edition=edition, letters=letters, trials=trials, backend=backend, model=get("pcg_model"),
+        edition=edition, letters=letters, trials=trials, backend=backend, model=model,
         base_url=base_url, record=record,
         out=(cwd / out) if out else None,
         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",

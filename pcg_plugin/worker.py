@@ -79,33 +79,43 @@ class WorkerContext:
 
         return self._once("classifier", make)
 
-    def backend(self) -> Any:
-        """The LLM backend; ``scripted`` takes its responder from ``--pcg-model module:callable``."""
+    def _model(self, model: str | None) -> str | None:
+        """The model one item talks to: its own in a several-model run, else the run's (possibly None)."""
+        return model if model is not None else self.settings.model
+
+    @staticmethod
+    def _key(name: str, model: str | None) -> str:
+        """Cache key of a per-model resource; a one-model run keeps the plain key (its facts are unchanged)."""
+        return name if model is None else f"{name}:{model}"
+
+    def backend(self, model: str | None = None) -> Any:
+        """The LLM backend (one per model in a several-model run); ``scripted`` takes its responder from
+        ``--pcg-model module:callable``."""
 
         def make() -> Any:
-            s = self.settings
+            s, name = self.settings, self._model(model)
             if s.backend == "scripted":
                 from pcg_plugin.llm.scripted import ScriptedBackend
 
-                return ScriptedBackend(load_callable(s.model or ""))
+                return ScriptedBackend(load_callable(name or ""))
             from pcg_plugin.classify_service import threads_per_worker
             from pcg_plugin.llm import make_backend
 
             kind = None if s.backend in (None, "auto") else s.backend
-            return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device,
+            return make_backend(kind, model=name, base_url=s.base_url, device=s.device,
                                 threads=threads_per_worker(self.workers))  # fmt: skip
 
-        return self._once("backend", make)
+        return self._once(self._key("backend", model), make)
 
-    def profile(self) -> Any:
+    def profile(self, model: str | None = None) -> Any:
         def make() -> Any:
             from pcg_plugin.llm.profiles import profile_for
 
             s = self.settings
-            model = None if s.backend == "scripted" else s.model
-            return profile_for(s.edition, model=model, base_url=s.base_url)
+            name = None if s.backend == "scripted" else self._model(model)
+            return profile_for(s.edition, model=name, base_url=s.base_url)
 
-        return self._once("profile", make)
+        return self._once(self._key("profile", model), make)
 
     def store(self) -> Any:
         def make() -> Any:
@@ -116,13 +126,13 @@ class WorkerContext:
 
         return self._once("store", make)
 
-    def trial_chat(self, sub: Submission, letter: str, trial: int, seed: int) -> Any:
-        """A TrialChat for one trial, keyed by the item's identity (store first, replay in order)."""
+    def trial_chat(self, sub: Submission, letter: str, trial: int, seed: int, model: str | None = None) -> Any:
+        """A TrialChat for one trial, keyed by the item's identity and its model (store first, replay in order)."""
         from pcg_plugin.llm.session import TrialChat
         from pcg_plugin.llm.store import TrialKey
 
-        profile, backend = self.profile(), self.backend()
-        key = TrialKey(self.settings.edition, self.key_model(), sub.name, sub.files_hash, letter, trial)
+        profile, backend = self.profile(model), self.backend(model)
+        key = TrialKey(self.settings.edition, self.key_model(model), sub.name, sub.files_hash, letter, trial)
         return TrialChat(key, backend=backend, profile=profile, store=self.store(), mode=self.settings.record,
                          limiter=self.limiter())  # fmt: skip
 
@@ -137,26 +147,26 @@ class WorkerContext:
 
         return self._once("limiter", make)
 
-    def usage_of(self, chat: Any) -> dict[str, Any]:
+    def usage_of(self, chat: Any, model: str | None = None) -> dict[str, Any]:
         """A trial's token usage in results.json terms, with the list-price cost where the model has one."""
         from pcg_plugin.llm.estimate import usage_cost
 
         u = dict(chat.usage)
         prompt, completion = int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0))
         paid = int(u.get("paid", 0))
-        cost = usage_cost(self.key_model(), prompt, completion) if paid else 0.0
+        cost = usage_cost(self.key_model(model), prompt, completion) if paid else 0.0
         return {"prompt_tokens": prompt, "completion_tokens": completion, "calls": int(u.get("calls", 0)),
                 "replayed_calls": int(u.get("replayed", 0)), "paid_calls": paid, "retries": int(u.get("retries", 0)),
                 "cost_usd": cost}  # fmt: skip
 
-    def key_model(self) -> str:
+    def key_model(self, model: str | None = None) -> str:
         """The model that really answers, so stored responses of the offline default or a scripted double are
-        never replayed as if the edition's official model had written them."""
+        never replayed as if the edition's official model had written them (in a several-model run, each
+        item's own model: the response store keeps the models apart)."""
         if self.settings.backend == "scripted":
-            return f"scripted:{self.settings.model}"
-        backend_model = getattr(self._cache.get("backend"), "model", None)
-        return str(backend_model or getattr(self.profile(), "model", None) or self.settings.model or "")
-
+            return f"scripted:{self._model(model)}"
+        backend_model = getattr(self._cache.get(self._key("backend", model)), "model", None)
+        return str(backend_model or getattr(self.profile(model), "model", None) or self._model(model) or "")
 
     def facts(self) -> dict[str, Any]:
         """Identity of what this process loaded (digests, model), for the run's provenance."""
@@ -167,15 +177,20 @@ class WorkerContext:
         if "physics" in self._cache:
             phys = self._cache["physics"]
             out["physics"] = {"digest": phys.digest(), "damage": bool(getattr(phys, "damage", False))}
-        if "profile" in self._cache:
-            prof = self._cache["profile"]
+        models = self.settings.models if self.settings.multi_model else ()
+        lead = models[0] if models else None  # several models share all but the model: the first stands for them
+        prof = self._cache.get(self._key("profile", lead))
+        if prof is not None:
             out["profile"] = {k: _plain(getattr(prof, k, None)) for k in PROFILE_FIELDS}
-        if "backend" in self._cache:
-            be = self._cache["backend"]
+        be = self._cache.get(self._key("backend", lead))
+        if be is not None:
             out["backend"] = {"name": getattr(be, "name", type(be).__name__),
                               "offline_default": bool(getattr(be, "is_offline_default", False)),
                               "per_trial_seed": bool(getattr(be, "accepts_seed", False))}  # fmt: skip
-            out["model"] = self.key_model()
+            out["model"] = self.key_model(lead)
+            if models:
+                out["models"] = {m: self.key_model(m) for m in models}
+                out["model"] = ",".join(out["models"].values())
         return out
 
 

@@ -68,3 +68,40 @@ def test_usage_totals():
     total = usage_totals(rs)
     assert total == {"prompt_tokens": 11, "completion_tokens": 5, "calls": 3, "replayed_calls": 2, "cost_usd": 0.5}
     assert usage_totals([])["cost_usd"] is None
+
+
+def test_several_models_scored_per_model_and_summed():
+    """aggregate.score_models equals scoring.score_models on hand-made inputs (weights per model, sums)."""
+    from decimal import Decimal
+    from types import SimpleNamespace
+
+    from pcg_plugin.aggregate import per_model_document, score_models
+    from pcg_plugin.scoring import LetterInput
+    from pcg_plugin.scoring import score_models as official
+
+    e1, e2 = (1.0, 0.0), (0.0, 1.0)  # two trials with orthogonal embeddings: diversity 1 / (3 - 2) = 1
+    col = Collected()
+    sims = {("m1", "a"): (0.5, 0.25), ("m1", "b"): (0.75, 0.5), ("m2", "a"): (0.125, 0.5), ("m2", "b"): (0.5, 0.5)}
+    for (model, sub), (s1, s2) in sims.items():
+        for t, sim, emb in ((1, s1, e1), (2, s2, e2)):
+            nodeid = f"submissions/{sub}::{model}::A::{t}"
+            col.add_item(nodeid, {"name": sub, "letter": "A", "trial": t, "model": model, "format": "program-2025"})
+            col.add_record(TrialRecord(nodeid=nodeid, submission=sub, letter="A", trial=t, sta=1.0, sim=sim,
+                                       probs=tuple([0.0] * 26), embedding=emb, model=model))  # fmt: skip
+    col.add_item("submissions/b::m2::A::3", {"name": "b", "letter": "A", "trial": 3, "model": "m2"})
+    col.add_error("submissions/b::m2::A::3", "call: boom")
+    settings = SimpleNamespace(letters=("A",), trials=2, models=("m2", "m1"), disable_weights=False, tie_break=None)
+    result, _, letters = score_models(col, settings)
+    d = lambda x: Decimal(repr(x))  # noqa: E731
+    expected = official({m: {s: {"A": LetterInput(stability=((1, d(1.0)), (2, d(1.0))),
+                                                  similarity=((1, d(sims[m, s][0])), (2, d(sims[m, s][1]))),
+                                                  diversity=d(1.0))} for s in "ab"} for m in ("m2", "m1")},
+                        trials=2, letters=("A",))  # fmt: skip
+    assert list(result.per_model) == ["m2", "m1"] and letters == ["A"]
+    assert result.totals == expected.totals and result.normalized == expected.normalized
+    assert result.per_model_normalized == expected.per_model_normalized
+    doc = per_model_document(col, result, letters)
+    assert sum(Decimal(doc[m]["submissions"]["a"]["normalized_score"]) for m in doc) == result.normalized["a"]
+    trials = doc["m2"]["submissions"]["b"]["letters"]["A"]["trials"]
+    assert [t["reason"] for t in trials] == [None, None, ERROR_REASON]  # the error stays with its model
+    assert [t["reason"] for t in doc["m1"]["submissions"]["b"]["letters"]["A"]["trials"]] == [None, None]

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.baseline import (
+    lower_bounds,
     BASELINE_SCHEMA,
     BaselineError,
     Change,
@@ -359,11 +360,10 @@ def test_constant_trials_make_bootstrap_plain() -> None:
     assert boot.failed
 
 
-def test_multi_model_baseline_needs_plain() -> None:
+def test_multi_model_baseline_with_a_model_missing_its_letters() -> None:
     results = make_results()
-    results["per_model"] = {"m": {"submissions": {}}}
-    with pytest.raises(BaselineError, match="plain"):
-        compare(results, results, max_drop=0, method="bootstrap", resamples=2)
+    results["per_model"] = {"m": {"submissions": {}}}  # a model part without this run's submissions: zeros
+    assert not compare(results, results, max_drop=0, method="bootstrap", resamples=2).failed
     assert not compare(results, results, max_drop=0).failed
 
 
@@ -401,3 +401,40 @@ def test_status_agrees_with_the_threshold(factor: float, max_drop: Decimal, meth
         assert ch.status != "within_noise" or (method == "bootstrap" and max_drop < drop <= ch.allowed)
         assert ch.status != "improved" or (ch.delta > 0 and ch not in comparison.regressions)
     assert comparison.failed == bool(comparison.regressions)
+
+
+def several_models(values: dict[str, Trials]) -> dict[str, Any]:
+    """A several-model results document: each model's part from its own scorer run, totals in submissions[]."""
+    parts = {m: make_results(v, edition="2025", model="m1,m2") for m, v in values.items()}
+    doc = copy.deepcopy(next(iter(parts.values())))
+    doc["per_model"] = {m: {"submissions": {s["name"]: s for s in p["submissions"]}} for m, p in parts.items()}
+    for sub in doc["submissions"]:
+        sub["prompt_score"] = str(sum(D(part["submissions"][sub["name"]]["prompt_score"])
+                                      for part in doc["per_model"].values()))  # fmt: skip
+        sub["letters"] = {}
+    return doc
+
+
+def test_several_models_are_gated_per_model() -> None:
+    base = several_models({"m1": NOISY, "m2": NOISY})
+    saved = baseline_document(base)
+    assert saved["scores"]["multi_model"] and set(saved["scores"]["submissions"]["team_a"]["models"]) == {"m1", "m2"}
+    same = compare(saved, base, max_drop=0)
+    assert not same.failed and all(ch.status == "unchanged" for ch in same.changes)
+    assert {ch.model for ch in same.changes} == {None, "m1", "m2"}
+    cur = several_models({"m1": NOISY, "m2": worse(NOISY, "team_a", "A", 0.5)})
+    comparison = compare(saved, cur, max_drop=0)
+    failed = {(ch.submission, ch.model, ch.letter, ch.metric) for ch in comparison.regressions}
+    assert ("team_a", "m2", "A", "char_score") in failed and ("team_a", None, None, "prompt_score") in failed
+    assert not any(model == "m1" and letter == "A" and name == "team_a" for name, model, letter, _ in failed)
+    table = format_comparison(comparison)
+    assert table[1].split()[:4] == ["submission", "model", "letter", "metric"]
+    assert any(line.split()[:4] == ["team_a", "m2", "A", "char_score"] and line.endswith("regressed") for line in table)
+    one = format_comparison(compare(make_results(), make_results(worse(NOISY, "team_a", "A", 0.5)), max_drop=0))
+    assert one[1].split()[:4] == ["submission", "letter", "metric", "baseline"]  # one model: the table of before
+    lower = lower_bounds(saved, resamples=30, confidence=0.95, seed=0)
+    assert {key[3] for key in lower} == {None, "m1", "m2"} and ("team_a", "A", "char_score", "m2") in lower
+    assert lower[("team_a", "A", "char_score", "m2")] <= D(saved["scores"]["submissions"]["team_a"]["models"]["m2"]
+                                                         ["letters"]["A"]["char_score"])  # fmt: skip
+    noisy = compare(saved, base, max_drop=0, method="bootstrap", resamples=30)
+    assert not noisy.failed and noisy.method == "bootstrap"

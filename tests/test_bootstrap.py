@@ -160,3 +160,18 @@ def test_interval_matches_the_old_95_percent_rule(values: list[int]) -> None:
     assert interval(values, 0.95) == (rs[int(0.025 * (len(rs) - 1))], rs[int(round(0.975 * (len(rs) - 1)))])
     lo, hi = interval(values, 0.95)
     assert min(values) <= lo <= hi <= max(values)
+
+
+def test_several_models_resample_each_model_and_sum():
+    """With one trial per letter every draw is the data itself: each draw equals scoring.score_models."""
+    from pcg_plugin.bootstrap import Setup, resampled_model_scores
+    from pcg_plugin.scoring import LetterInput, score_models, to_decimal
+
+    sims = {"m1": {"a": 0.5, "b": 0.25}, "m2": {"a": 0.125, "b": 0.75}}
+    per_model = {m: {n: {"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": v}]}} for n, v in subs.items()}
+                 for m, subs in sims.items()}  # fmt: skip
+    expected = score_models({m: {n: {"A": LetterInput(((1, to_decimal(1.0)),), ((1, to_decimal(v)),), to_decimal("0.5"))}
+                                 for n, v in subs.items()} for m, subs in sims.items()}, trials=1, letters=("A",))  # fmt: skip
+    draws = list(resampled_model_scores(per_model, Setup("2025", 1, ("A",)), reps=3, seed=1))
+    assert len(draws) == 3 and all(d == expected for d in draws)
+    assert expected.ranking == (("b", 1), ("a", 2))

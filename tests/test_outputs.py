@@ -48,3 +48,19 @@ def test_provenance_names_versions(tmp_path):
     prov = provenance(tmp_path)
     assert prov["git_sha"] is None  # not a checkout
     assert prov["versions"]["python"] and prov["versions"]["pytest-pcg"] == "0.1.0"
+
+
+def test_one_official_tree_per_model():
+    from pcg_plugin.outputs import model_folder, model_folders
+
+    assert model_folder("qwen2.5:32b-instruct-fp16") == "qwen2.5_32b-instruct-fp16"
+    assert model_folder("Qwen/Qwen2.5-32B") == "Qwen_Qwen2.5-32B"
+    assert model_folder("result") == "_result" and model_folder("..") == "_.." and model_folder(".hidden") == "_.hidden"
+    assert trial_paths("t", "A", 2, "m:1")["raw"] == "m_1/t/raw/A/t_A_2.txt"
+    assert trial_paths("t", "A", 2) == trial_paths("t", "A", 2, None)  # one model: the layout of before
+    try:
+        model_folders(["a:b", "a/b"])
+    except ValueError as exc:
+        assert "'a:b' and 'a/b'" in str(exc)
+    else:
+        raise AssertionError("two models sharing a folder must be refused")

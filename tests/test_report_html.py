@@ -136,3 +136,28 @@ def test_per_model_table(tmp_path: Path) -> None:
     results["per_model"] = {"qwen2.5": {"submissions": {"team_x": {"prompt_score": "0.1", "normalized_score": "40"}}}}
     html = render_report(results, tmp_path)
     assert "Per model" in html and "qwen2.5" in html and "40.0000" in html
+
+
+def test_several_models_show_per_model_weights_letters_and_trials(tmp_path: Path) -> None:
+    """2025 with several models: the per-model table, each model's weights, and each submission's letters and
+    trials once per model (its totals on top), and rank intervals of the totals."""
+    import copy
+
+    one = make_run(tmp_path)
+    results = copy.deepcopy(one)
+    results["per_model"] = {}
+    for model, share in (("qwen2.5:32b", "40"), ("phi3:14b", "26.6667")):
+        subs = {}
+        for s in one["submissions"]:
+            subs[s["name"]] = {"prompt_score": s["prompt_score"], "normalized_score": share, "rank": s["rank"],
+                               "letters": copy.deepcopy(s["letters"])}  # fmt: skip
+        results["per_model"][model] = {"competition_score": "0.15", "weights": one["weights"], "submissions": subs}
+    subs["team_x"]["letters"]["A"]["char_score"] = "0.0123456"  # only phi3's part carries this number
+    for s in results["submissions"]:
+        s["letters"] = {}
+    results["weights"] = {}
+    html = render_report(results, tmp_path, bootstrap=20)
+    assert "Per model" in html and html.count("<h3>model qwen2.5:32b</h3>") == 1 and "<h3>model phi3:14b</h3>" in html
+    assert html.count("team_x · model phi3:14b") == 1 and html.count("team_x · model qwen2.5:32b") == 1
+    assert "0.0123" in html and "rank 95%" in html  # every model's trials redrawn, totals re-ranked
+    assert "<td>0/8</td>" in html and "<td>4/8</td>" in html  # 2 models x 2 letters x 2 trials; team <b> fails 4

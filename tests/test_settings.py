@@ -133,3 +133,26 @@ def test_tie_break_is_the_scorers_spelling(tmp_path, spelling):
     assert s.tie_break == "prompt-length" and s.tie_break in TIE_BREAKS
     with pytest.raises(ValueError, match="--pcg-tie-break"):
         resolve({"pcg_tie_break": "coin"}, rootdir=tmp_path, env=KEY)
+
+
+def test_several_models_from_a_comma_or_ini_list(tmp_path):
+    from pcg_plugin.settings import split_models
+
+    assert split_models("a, b\n  c,\n") == ("a", "b", "c") and split_models(None) == ()
+    s = resolve({"pcg_edition": "2025", "pcg_model": "\n qwen2.5:32b\n gemma2:27b", "pcg_base_url": "http://x/v1"},
+                rootdir=tmp_path, env={})  # fmt: skip
+    assert (s.model, s.models, s.multi_model) == ("qwen2.5:32b,gemma2:27b", ("qwen2.5:32b", "gemma2:27b"), True)
+    assert Settings.from_dict(s.to_dict()).models == s.models
+    one = resolve({"pcg_model": "gpt-4o"}, rootdir=tmp_path, env=KEY)
+    assert (one.model, one.models, one.multi_model) == ("gpt-4o", ("gpt-4o",), False)  # exactly as before
+
+
+@pytest.mark.parametrize(("raw", "match"), [
+    ({"pcg_model": "a,b", "pcg_base_url": "http://x/v1"}, "several models.*--pcg-edition 2025"),
+    ({"pcg_edition": "2025", "pcg_model": "a,b,a", "pcg_base_url": "http://x/v1"}, "named twice"),
+    ({"pcg_edition": "2025", "pcg_model": "a,b"}, "need a backend that serves them"),
+    ({"pcg_edition": "2025", "pcg_model": "q:1,q/1", "pcg_base_url": "http://x/v1"}, "would share the run folder"),
+])  # fmt: skip
+def test_several_models_that_cannot_be_a_2025_run_are_refused(tmp_path, raw, match):
+    with pytest.raises(ValueError, match=match):
+        resolve(raw, rootdir=tmp_path, env={})

@@ -116,3 +116,20 @@ def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny
         "team_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT>"},
     })  # fmt: skip
     return pytester
+
+
+def llm_server_module() -> Any:
+    """The loopback OpenAI-compatible server of tests/llm/conftest.py (``FakeOpenAI``, ``serve``), loaded by path:
+    both conftest modules are named conftest."""
+    import importlib.util
+    import sys
+
+    name = "pcg_tests_llm_server"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "llm" / "conftest.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is made
+        spec.loader.exec_module(module)
+    return sys.modules[name]

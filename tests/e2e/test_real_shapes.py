@@ -8,16 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TINY_CLASSIFIER, load_results, run_args, write_competition
+from conftest import TINY_CLASSIFIER, llm_server_module, load_results, run_args, write_competition
 
 import submission_shapes as shapes
-
-# Any message gets one small fenced level: enough to show that a trial reached the model and returned.
-ANY_LEVEL = '''
-def respond(messages, n=1):
-    return ["```\\ndrop_block('b11', 10)\\ndrop_block('b11', 10)\\n```"] * n
-'''
-
 
 WHEELS = Path(__file__).resolve().parents[1] / "data" / "wheels"  # python-dotenv 1.0.1, as published on PyPI
 
@@ -86,18 +79,26 @@ def test_loose_files_and_official_runner_folders_are_listed_never_dropped(compet
 
 @pytest.mark.parametrize(("example", "edition"), [("2024-pe-examples", "2024"),
                                                    ("2025-llms4pcg-pe-examples", "2025")])  # fmt: skip
-def test_official_examples_run_unchanged(pytester, monkeypatch, tiny_classifier, shared, local_index, example,
-                                         edition):  # fmt: skip
+def test_official_examples_run_unchanged_against_a_loopback_server(pytester, monkeypatch, tiny_classifier, shared,
+                                                                    local_index, example, edition):  # fmt: skip
+    """The organizers' example repositories as published, python-dotenv installed from the local index into the
+    examples' environment (never by hand), every model call over HTTP to a loopback OpenAI-compatible server."""
     shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
-    (pytester.path / "any_level.py").write_text(ANY_LEVEL)
-    monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     repo = shared / "official-examples" / example
     names = sorted(p.name for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))
-    args = run_args("run", "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-edition", edition)
-    args[0] = str(repo)
-    args[args.index("scripted_llm:respond")] = "any_level:respond"
-    result = pytester.runpytest(*args)
+    server_module = llm_server_module()
+
+    class OneLevel(server_module.FakeOpenAI):  # every answer is one small fenced level, whatever was asked
+        def answer(self, body: dict) -> list[str]:
+            return ["```\ndrop_block('b11', 10)\ndrop_block('b11', 10)\n```"] * body.get("n", 1)
+
+    with server_module.serve(OneLevel()) as server:
+        result = pytester.runpytest(
+            str(repo), "--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "local-model",
+            "--pcg-edition", edition, "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-classifier",
+            str(TINY_CLASSIFIER), "--pcg-out", "run", "--pcg-store", "store", "-p", "no:cacheprovider")  # fmt: skip
+        calls = len(server.bodies)
     results = load_results(pytester.path, "run")
     assert [r["status"] for r in results["folders"]] == ["submission"] * len(names)
     requirements = [r["requirements"] for r in results["folders"]]
@@ -110,8 +111,9 @@ def test_official_examples_run_unchanged(pytester, monkeypatch, tiny_classifier,
     assert "chatgpt4pcg/llms4pcg are served by the harness" in result.stdout.str()
     trials = _records(results)
     assert sorted(trials) == names
-    for name, rows in trials.items():
-        assert [t["reason"] for t in rows] == [None], (name, rows)
+    for name, rows in trials.items():  # every example's trial got its response over HTTP and was scored
+        assert [(t["reason"], t["sim"] is not None) for t in rows] == [(None, True)], (name, rows)
+    assert calls >= len(names)  # tot and the multi-turn examples make several calls
     result.assert_outcomes(passed=len(names))
 
 

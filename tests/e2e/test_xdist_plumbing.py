@@ -18,7 +18,7 @@ import pcg_plugin.item as item
 from pcg_plugin.records import TrialRecord, trial_seed
 
 
-def fake_run_trial(sub, letter, trial, nodeid, ctx):
+def fake_run_trial(sub, letter, trial, nodeid, ctx, model=None):
     seed = trial_seed(sub.name, letter, trial)
     probs = tuple(((seed >> i) % 97 + 1) / 1000.0 for i in range(26))
     return TrialRecord(nodeid=nodeid, submission=sub.name, letter=letter, trial=trial, format=sub.format, seed=seed,
@@ -58,8 +58,8 @@ def test_records_travel_on_reports(competition, extra):
 
 
 FLAKY = CONFTEST.replace(
-    "def fake_run_trial(sub, letter, trial, nodeid, ctx):\n",
-    "def fake_run_trial(sub, letter, trial, nodeid, ctx):\n"
+    "def fake_run_trial(sub, letter, trial, nodeid, ctx, model=None):\n",
+    "def fake_run_trial(sub, letter, trial, nodeid, ctx, model=None):\n"
     "    import os\n"
     "    from pcg_plugin.errors import InfrastructureError\n"
     "    if os.environ.get('BREAK') == nodeid:\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -92,7 +93,13 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
     """Start the server in a thread; ``state.url`` is the base URL (``http://127.0.0.1:<port>/v1``)."""
-    state = FakeOpenAI()
+    with serve(FakeOpenAI()) as state:
+        yield state
+
+
+@contextlib.contextmanager
+def serve(state: FakeOpenAI) -> Iterator[FakeOpenAI]:
+    """Serve ``state`` (a FakeOpenAI, or a subclass answering its own way) on 127.0.0.1 until the block ends."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

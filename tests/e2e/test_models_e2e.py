@@ -1,0 +1,227 @@
+"""2025 in one run: three models through a loopback OpenAI-compatible server, scored per model and summed.
+
+The expectation is ``scoring.score_models`` on the stage files of each model's official folder tree, read back
+the way the official scorer reads them (``official_layout.read_layout``): none of the plugin's records->inputs
+code is reused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TINY_CLASSIFIER, llm_server_module, load_results
+
+MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-medium-128k-instruct-fp16")
+FOLDERS = ("qwen2.5_32b-instruct-fp16", "gemma2_27b-instruct-fp16", "phi3_14b-medium-128k-instruct-fp16")
+LETTERS, TRIALS = ("I", "L"), 2
+
+PROGRAM_2025 = '''
+from llms4pcg.competition import TrialContext, TrialLoop, chat_with_llm
+
+
+class Entry(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        message = f"TEAM={ctx.get_team_name()} TARGET={target_character} TRIAL={ctx.get_trial_number() + SHIFT}"
+        return chat_with_llm(ctx, [{"role": "user", "content": message}])[0]
+'''
+
+
+_server = llm_server_module()
+
+
+class ThreeModels(_server.FakeOpenAI):  # type: ignore[name-defined,misc]
+    """Each model draws the asked letter its own way (a glyph variant per model and trial); the third model
+    writes no code for letter L trial 1, so the models' scores differ and a zero trial is in the sums.
+    ``broken`` = (team, model): that model writes no code for that team at all (a regression)."""
+
+    broken: tuple[str, str] | None = None
+
+    def answer(self, body: dict[str, Any]) -> list[str]:
+        from pcg_plugin.glyphs import letter_program
+
+        text = body["messages"][-1]["content"]
+        team = re.search(r"TEAM=(\w+)", text).group(1)  # type: ignore[union-attr]
+        letter = re.search(r"TARGET=([A-Z])", text).group(1)  # type: ignore[union-attr]
+        trial = int(re.search(r"TRIAL=(\d+)", text).group(1))  # type: ignore[union-attr]
+        which = MODELS.index(body["model"])
+        if (which == 2 and letter == "L" and trial == 1) or self.broken == (team, body["model"]):
+            return ["I would rather not draw that."] * body.get("n", 1)
+        return ["```\n" + letter_program(letter, (trial + which) % 4) + "\n```"] * body.get("n", 1)
+
+
+@pytest.fixture
+def three_models() -> Iterator[ThreeModels]:
+    with _server.serve(ThreeModels()) as state:
+        yield state
+
+
+@pytest.fixture
+def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny_classifier: Path) -> pytest.Pytester:
+    """Two 2025 programs (the second asks for other glyph variants) and the tiny classifier."""
+    import shutil
+
+    shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for name, shift in (("team_a", 0), ("team_b", 1)):
+        folder = pytester.path / "submissions" / name
+        folder.mkdir(parents=True)
+        (folder / "entry.py").write_text(PROGRAM_2025.replace("SHIFT", str(shift)))
+    return pytester
+
+
+def args(url: str, out: str, *extra: str) -> list[str]:
+    return ["submissions", "--pcg-edition", "2025", "--pcg-backend", "openai-compatible", "--pcg-base-url", url,
+            "--pcg-model", ",".join(MODELS), "--pcg-letters", ",".join(LETTERS), "--pcg-trials", str(TRIALS),
+            "--pcg-classifier", str(TINY_CLASSIFIER), "--pcg-out", out, "--pcg-store", "store",
+            "-p", "no:cacheprovider", *extra]  # fmt: skip
+
+
+def expected(run: Path, results: dict[str, Any]) -> Any:
+    """``scoring.score_models`` on each model's stage files as the official scorer reads them from disk
+    (``official_layout.read_layout``, the ``pcg score`` reader), not on the plugin's records->inputs code; the
+    files are checked against results.json's per-trial numbers and scipy's cosine distance on the way."""
+    from scipy.spatial.distance import cosine
+
+    from pcg_plugin.official_layout import read_layout
+    from pcg_plugin.scoring import score_models
+
+    per_model = {}
+    for model, folder in zip(MODELS, FOLDERS):
+        per_model[model] = read_layout(run / folder, LETTERS, edition="2025")
+        assert set(per_model[model]) == set(results["per_model"][model]["submissions"])
+        for name, letters in per_model[model].items():
+            for letter, given in letters.items():
+                trials = results["per_model"][model]["submissions"][name]["letters"][letter]["trials"]
+                assert given.stability == tuple((t["trial"], Decimal(repr(t["sta"]))) for t in trials
+                                                if t["sta"] is not None)  # fmt: skip
+                assert given.similarity == tuple((t["trial"], Decimal(repr(t["sim"]))) for t in trials
+                                                 if t["sim"] is not None)  # fmt: skip
+                sims = json.loads((run / folder / name / "similarity" / f"{letter}.json").read_text())
+                vecs = [s["cls_embedding"] for s in sims["similarities"]]
+                div = sum(cosine(vecs[i], vecs[j]) for i in range(len(vecs)) for j in range(i + 1, len(vecs)))
+                assert float(given.diversity) == pytest.approx(div / (TRIALS * (TRIALS + 1) / 2 - TRIALS), abs=1e-12)
+    return score_models(per_model, trials=TRIALS, letters=LETTERS)
+
+
+def check(run: Path, results: dict[str, Any]) -> None:
+    """Per-model and total scores equal score_models digit for digit (as exact strings)."""
+    from pcg_plugin.official_layout import result_tables
+
+    exp = expected(run, results)
+    assert results["competition_score"] == format(exp.competition_score, "f")
+    assert results["settings"]["models"] == list(MODELS)
+    for sub in results["submissions"]:
+        name = sub["name"]
+        assert sub["prompt_score"] == format(exp.totals[name], "f")
+        assert sub["normalized_score"] == format(exp.normalized[name], "f")
+        assert sub["rank"] == dict(exp.ranking)[name]
+        for model in MODELS:
+            doc, res = results["per_model"][model]["submissions"][name], exp.per_model[model]
+            assert doc["prompt_score"] == format(res.programs[name].prompt_score, "f")
+            assert doc["normalized_score"] == format(exp.per_model_normalized[model][name], "f")
+            assert doc["rank"] == res.programs[name].rank
+            assert doc["model_normalized_score"] == format(res.programs[name].normalized_score, "f")
+            for letter in LETTERS:
+                assert doc["letters"][letter]["char_score"] == format(res.programs[name].letters[letter].char_score, "f")
+        total = sum(Decimal(results["per_model"][m]["submissions"][name]["normalized_score"]) for m in MODELS)
+        assert total == Decimal(sub["normalized_score"])  # the per-model shares add up, as published
+    for model, folder in zip(MODELS, FOLDERS):  # each model's result/ is what `pcg score <model folder>` writes
+        tables = result_tables(exp.per_model[model])
+        assert (run / folder / "result" / "character_scores.csv").read_text() == tables["character_scores.csv"]
+        assert (run / folder / "result" / "prompt_scores_ranks.csv").read_text() == tables["prompt_scores_ranks.csv"]
+        weights = results["per_model"][model]["weights"]
+        assert {c: w["weight"] for c, w in weights.items()} == {
+            c: format(w.weight, "f") for c, w in exp.per_model[model].weights.items()}
+
+
+def scores(results: dict[str, Any]) -> Any:
+    """Everything that must not depend on -n or on replaying (usage and timings do)."""
+    per_model = json.loads(json.dumps(results["per_model"]))
+    for doc in per_model.values():
+        for sub in doc["submissions"].values():
+            del sub["usage"]
+            for letter in sub["letters"].values():
+                for trial in letter["trials"]:
+                    del trial["timings"]
+    return results["competition_score"], [(s["name"], s["prompt_score"], s["normalized_score"], s["rank"])
+                                          for s in results["submissions"]], per_model  # fmt: skip
+
+
+@pytest.mark.slow
+def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
+    """Live under -n 2 (saving a baseline), then replayed serially from the store (gated against it): both
+    equal score_models; then one model regresses for one team and the per-model gate names it."""
+    runs = {}
+    for out, extra in (("parallel", ("-p", "xdist", "-n", "2", "--pcg-save-baseline", "base.json")),
+                       ("serial", ("--pcg-record", "none", "--pcg-baseline", "base.json"))):  # fmt: skip
+        result = contest.runpytest_subprocess(*args(three_models.url, out, *extra), timeout=600)
+        assert result.ret == 0, result.stdout.str()
+        assert result.parseoutcomes() == {"passed": 2 * 3 * 2 * 2 - 1, "zero": 1}  # phi3's no-code trial scores 0
+        result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "*per model*", f"*{MODELS[2]}*team_b*"])
+        runs[out] = load_results(contest.path, out)
+        check(contest.path / out, runs[out])
+    # the serial run replayed every trial from the store (keyed by model): no model was asked twice
+    assert len(three_models.bodies) == 2 * 3 * 2 * 2
+    assert {b["model"] for b in three_models.bodies} == set(MODELS)
+    assert scores(runs["serial"]) == scores(runs["parallel"])
+    result.stdout.fnmatch_lines(["*baseline comparison*", "*0 regressions, 0 improvements -> ok*"])
+    results = runs["serial"]
+    prompt = {m: [Decimal(d["prompt_score"]) for d in results["per_model"][m]["submissions"].values()] for m in MODELS}
+    assert len({tuple(v) for v in prompt.values()}) == 3 and all(v > 0 for vs in prompt.values() for v in vs)
+    phi = results["per_model"][MODELS[2]]["submissions"]
+    assert [t["reason"] for t in phi["team_a"]["letters"]["L"]["trials"]] == ["no_code", None]
+    run = contest.path / "serial"
+    for folder in FOLDERS:  # one official tree per model, each with the scorer's result/
+        assert (run / folder / "team_a/raw/I/team_a_I_1.txt").is_file()
+        assert (run / folder / "team_b/images/L/team_b_L_2.png").is_file()
+        assert (run / folder / "result/prompt_scores_ranks.csv").is_file()
+    assert not (run / "team_a").exists() and not (run / "result").exists()
+    html = (run / "report.html").read_text()
+    assert all(m in html for m in MODELS) and "Per model" in html
+    base = json.loads((contest.path / "base.json").read_text())
+    assert set(base["scores"]["submissions"]["team_b"]["models"]) == set(MODELS)
+
+    # gemma now writes no code for team_b: paid again, the gate fails on that model's rows and the totals
+    three_models.broken = ("team_b", MODELS[1])
+    worse = contest.runpytest_subprocess(*args(three_models.url, "worse", "--pcg-record", "all",
+                                               "--pcg-baseline", "base.json"), timeout=600)  # fmt: skip
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED, worse.stdout.str()
+    worse.stdout.fnmatch_lines(["*submission*model*letter*metric*", "*team_b*all*-*prompt_score*regressed*",
+                                f"*team_b*{MODELS[1]}*-*prompt_score*regressed*",
+                                f"*team_b*{MODELS[1]}*I*char_score*regressed*", "*regressions*FAILED*"])  # fmt: skip
+    check(contest.path / "worse", load_results(contest.path, "worse"))
+
+
+def test_model_is_a_node_level_selectable_with_k(contest):
+    result = contest.runpytest(*args("http://127.0.0.1:9/v1", "co", "--co", "-q", "-k",
+                                     f"model_{MODELS[1]} and letter_L and team_b"))  # fmt: skip
+    ids = [line for line in result.stdout.lines if "::" in line]
+    assert ids == [f"submissions/team_b::{MODELS[1]}::L::{t}" for t in (1, 2)]
+    every = contest.runpytest(*args("http://127.0.0.1:9/v1", "co", "--co", "-q"))
+    ids = [line for line in every.stdout.lines if "::" in line]
+    assert ids == [f"submissions/{s}::{m}::{c}::{t}" for s in ("team_a", "team_b") for m in MODELS
+                   for c in LETTERS for t in (1, 2)]  # fmt: skip
+
+
+def test_an_ini_list_of_models(contest):
+    contest.makeini("[pytest]\npcg_model =\n    " + "\n    ".join(MODELS) + "\n")
+    argv = [a for a in args("http://127.0.0.1:9/v1", "co", "--co", "-q") if a != ",".join(MODELS)]
+    argv.remove("--pcg-model")
+    result = contest.runpytest(*argv)
+    assert sum(1 for line in result.stdout.lines if "::" in line) == 2 * 3 * 2 * 2
+
+
+def test_several_models_need_the_2025_edition(contest):
+    argv = args("http://127.0.0.1:9/v1", "co", "--co")
+    argv[argv.index("2025")] = "2024"
+    result = contest.runpytest_subprocess(*argv)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*several models*2025*--pcg-edition 2025*"])
