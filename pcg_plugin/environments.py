@@ -185,17 +185,6 @@ def environments_dir(cache_dir: Path | None = None) -> Path:
     return cache_dir if cache_dir is not None else default_cache_dir() / "envs"
 
 
-def find_prepared(root: Path, entry: Path, cache_dir: Path | None = None) -> Path | None:
-    """The finished environment folder for this submission's requirements, if one was prepared: cheap (reads
-    the requirements file, hashes, looks for the folder), for workers that run after the controller prepared."""
-    path = find_requirements(root, entry)
-    if path is None:
-        return None
-    lines, _, _ = read_requirements(path)
-    folder = environments_dir(cache_dir) / environment_key(lines)
-    return folder if lines and (folder / MARKER).is_file() else None
-
-
 # --------------------------------------------------------------------------------------------------------------
 # what an environment provides
 

@@ -135,7 +135,7 @@ def test_a_folder_that_is_not_a_submission_fails_with_the_reason(tmp_path: Path,
     (tmp_path / "empty" / "notes.md").write_text("# our team\n")
     rc, out, _ = _run(["rules", str(tmp_path / "empty")], capsys)
     assert rc == 1
-    assert "  FAIL submission [not an official rule]: " in out and "not a submission (no TrialLoop program" in out
+    assert "  FAIL submission [not an official rule]: " in out and "not a submission: no program defining a TrialLoop subclass" in out
     assert out.splitlines()[-1].startswith("FAIL: 1 checked, 1 breaking a rule")
     rc, out, _ = _run(["rules", "--json", str(tmp_path / "empty")], capsys)
     record = json.loads(out)
@@ -159,3 +159,39 @@ def test_stand_alone_scripts_calling_a_client_fail_naming_the_rules(tmp_path: Pa
     chat = record["rules"][2]
     assert len(chat["findings"]) == 26 and "LLM client openai" in chat["message"]
     assert "26 stand-alone script(s): generate_A.py, generate_B.py" in record["rules"][1]["message"]
+
+
+def test_real_shapes_get_the_organizers_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each shape of issue 12 in one submissions folder, checked as a whole: every folder has a record (or says
+    it is skipped), a program folder is never a 2023 prompt because of its .txt files, the vendored library's
+    unused OpenAI wrapper is a warning, the 26 stand-alone scripts fail."""
+    import submission_shapes as shapes
+
+    subs = tmp_path / "submissions"
+    for name, (build, *_rest) in shapes.SHAPES.items():
+        build(subs / name)
+    (subs / "logs").mkdir()
+    rc, out, err = _run(["rules", "--json", str(subs)], capsys)
+    records = {Path(r["path"]).name: r for r in map(json.loads, out.splitlines())}
+    assert rc == 1 and sorted(records) == sorted(shapes.SHAPES) and "logs: skipped" in err
+    for name, (_build, entry, _workdir, verdict) in shapes.SHAPES.items():
+        record = records[name]
+        assert record["passed"] == (verdict == "pass"), (name, [r["message"] for r in record["rules"]
+                                                                 if not r["passed"]])  # fmt: skip
+        assert record["format"] == ("program-2024" if entry else "scripts")
+        if entry:
+            assert Path(record["entry"]) == subs / name / entry
+    chat = next(r for r in records["vendored"]["rules"] if r["rule"] == "program-chat-only")
+    assert [Path(w["path"]).relative_to(subs).as_posix() for w in chat["warnings"]] == [
+        "vendored/graph_lib/language_models/chatgpt.py"]  # fmt: skip
+    failed = [r["rule"] for r in records["standalone_scripts"]["rules"] if not r["passed"]]
+    assert failed == ["program-trial-loop", "program-chat-only"]
+
+
+def test_official_examples_pass_as_they_are(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repos = [shared / "official-examples" / name for name in ("2024-pe-examples", "2025-llms4pcg-pe-examples")]
+    rc, out, _ = _run(["rules", "--json", *map(str, repos)], capsys)
+    records = [json.loads(line) for line in out.splitlines()]
+    assert rc == 0 and len(records) == 14 and all(r["passed"] for r in records)
+    assert {r["edition"] for r in records} == {"2024", "2025"}
+    assert all(not r["warnings"] for rec in records for r in rec["rules"])

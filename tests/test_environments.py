@@ -24,7 +24,6 @@ from pcg_plugin import environments
 from pcg_plugin.environments import (
     MARKER,
     distributions,
-    find_prepared,
     find_requirements,
     is_official,
     prepare,
@@ -106,8 +105,6 @@ def test_install_then_cache_hit_with_official_lines_skipped(index: Path, tmp_pat
     other = _submission(tmp_path / "other", program, "chatgpt4pcg\nrecord-only\ntiny-dep==1.0\n")
     again = prepare(tmp_path / "other", other)
     assert (again.status, again.site_dir, again.problems) == ("cached", env.site_dir, [])
-    assert find_prepared(tmp_path / "other", other) == env.site_dir
-    assert find_prepared(tmp_path / "other", other, cache_dir=tmp_path / "elsewhere") is None
 
 
 def test_a_requirement_that_cannot_be_installed_names_module_and_line(index: Path, tmp_path: Path) -> None:

@@ -514,3 +514,36 @@ def test_runtime_rules_are_listed() -> None:
     assert {"time-limit", "token-limit", "no-network", "api-key-hidden", "unmodified-response",
             "fixed-model-parameters"} <= set(ids)  # fmt: skip
     assert all(how.strip() for _, how in RUNTIME_RULES)
+
+
+# --- real shapes (issue 12) ------------------------------------------------------------------------------
+
+
+def test_real_shapes_judged_on_what_the_entry_imports(tmp_path: Path) -> None:
+    import submission_shapes as shapes
+
+    from pcg_plugin.preflight import rule_verdict
+
+    verdicts = {}
+    for name, (build, entry, _workdir, expected) in shapes.SHAPES.items():
+        folder = build(tmp_path / name)
+        sub = detect_folder(folder)
+        assert (sub is None) == (entry is None), name
+        if sub is not None:
+            verdicts[name] = rule_verdict(sub)
+        else:
+            verdicts[name] = "FAIL " + ", ".join(r.rule for r in rules.check_scripts(folder) if not r.passed)
+        assert verdicts[name].startswith(expected.replace("fail", "FAIL")), (name, verdicts[name])
+    assert verdicts["vendored"].startswith("pass (1 warning(s)")
+    assert verdicts["nested_tot"] == verdicts["nested_few_shot"] == "pass"  # sibling and root imports judged
+    assert verdicts["standalone_scripts"] == "FAIL program-trial-loop, program-chat-only"
+
+
+def test_a_reached_vendored_client_still_fails(tmp_path: Path) -> None:
+    import submission_shapes as shapes
+
+    folder = shapes.vendored(tmp_path / "team")
+    entry = folder / "got_program.py"
+    entry.write_text("from graph_lib.language_models.chatgpt import ChatGPT\n" + entry.read_text())
+    result = {r.rule: r for r in check_submission(detect_folder(folder))}["program-chat-only"]  # type: ignore[arg-type]
+    assert not result.passed and "graph_lib/language_models/chatgpt.py:2:1: LLM client openai" in result.message

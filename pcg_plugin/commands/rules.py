@@ -30,24 +30,40 @@ class NotASubmission(Exception):
     """A folder that holds no submission the harness can run (or an ambiguous one): it fails, with the reason."""
 
 
+class Skipped(Exception):
+    """A folder the official runner never treats as a team (``logs``, ``result``): listed, not checked."""
+
+
+def _expand(path: Path) -> list[Path]:
+    """A folder of submissions (``submissions/``, an unzipped set, the examples repository) gives each of its
+    folders and loose prompts, exactly those a run would collect or report; anything else is itself."""
+    from pcg_plugin import preflight
+
+    if not path.is_dir():
+        return [path]
+    found = preflight.targets([path], require_placeholder=False)
+    if not found or found == [path.resolve()]:
+        return [path]
+    return [path / p.relative_to(path.resolve()) for p in found]  # shown as the user named them
+
+
 def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
     the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
     files none of which is a TrialLoop program gives format ``scripts``."""
-    from pcg_plugin import collect
+    from pcg_plugin import collect, preflight
     from pcg_plugin.rules import stand_alone_scripts
 
     if path.is_dir():
-        try:
-            sub = collect.detect_folder(path, require_placeholder=False)
-        except collect.SubmissionError as exc:
-            raise NotASubmission(str(exc)) from None
+        sub, problem = preflight.detect(path, require_placeholder=False)
         if sub is not None:
             return sub.format, sub.entry, sub.path
-        if stand_alone_scripts(path):
+        if problem.startswith("skipped"):
+            raise Skipped(f"{path}: {problem}")
+        no_program = not (path / collect.MANIFEST).is_file() and not collect.find_programs(path)
+        if no_program and stand_alone_scripts(path):
             return "scripts", path, path
-        raise NotASubmission(f"{path}: not a submission (no TrialLoop program, no .txt prompt, "
-                             f"no {collect.MANIFEST})")  # fmt: skip
+        raise NotASubmission(problem)
     if not path.is_file():
         raise UsageProblem(f"{path}: no such file or folder")
     if collect.is_prompt_name(path):  # a prompt without <OBJECT> is still a prompt: the placeholder rule says so
@@ -108,9 +124,12 @@ def _print_text(record: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     records, usage = [], False
-    for name in args.paths:
+    for path in (p for name in args.paths for p in _expand(Path(name))):
         try:
-            record = _check(Path(name), args.edition)
+            record = _check(path, args.edition)
+        except Skipped as exc:
+            print(f"pcg rules: {exc}", file=sys.stderr)
+            continue
         except UsageProblem as exc:
             print(f"pcg rules: {exc}", file=sys.stderr)
             usage = True
