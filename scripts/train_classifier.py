@@ -127,7 +127,7 @@ def targets(labels: torch.Tensor, smoothing: float) -> torch.Tensor:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", type=Path, default=Path("pcg_plugin/models/pcg-letters"))
-    ap.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget")
+    ap.add_argument("--minutes", type=float, default=35.0, help="wall-clock training budget")
     ap.add_argument("--steps", type=int, default=0, help="train exactly this many steps (overrides --minutes)")
     ap.add_argument("--size", type=int, default=64, help="model input size in pixels")
     ap.add_argument("--seed", type=int, default=0)
