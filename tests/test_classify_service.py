@@ -394,7 +394,6 @@ def test_item(i):
 """
 
 
-@pytest.mark.slow
 def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
     tiny_model: Path, loader: str, tmp_path: Path
 ) -> None:

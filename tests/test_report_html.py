@@ -108,7 +108,6 @@ def test_write_report(tmp_path: Path) -> None:
     assert path == tmp_path / "report.html" and path.read_text().startswith("<!doctype html>")
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="no chromium")
 def test_screenshot_in_a_real_browser(tmp_path: Path) -> None:
     write_report(make_run(tmp_path), tmp_path)

@@ -15,7 +15,6 @@ def scores(results: dict) -> dict:
                         {c: d["char_score"] for c, d in s["letters"].items()}) for s in results["submissions"]}  # fmt: skip
 
 
-@pytest.mark.slow
 def test_save_replay_gate_and_compare(competition):
     # two programs whose trials differ (diversity > 0, so every score is above 0)
     write_competition(competition.path, {"team_prog": {"entry.py": program(VARIED_BODY)},
@@ -91,7 +90,6 @@ def test_unlike_baseline_is_refused_before_any_item_runs(competition):
     assert not (competition.path / "r").exists() and not (competition.path / "store").exists()
 
 
-@pytest.mark.slow
 def test_tie_break_option_reaches_the_scorer(competition):
     result = competition.runpytest_subprocess(*run_args("tb", "--pcg-letters", "I", "--pcg-trials", "1",
                                                         "--pcg-tie-break", "prompt_length"), timeout=300)  # fmt: skip

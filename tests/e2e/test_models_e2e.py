@@ -155,7 +155,6 @@ def scores(results: dict[str, Any]) -> Any:
                                           for s in results["submissions"]], per_model  # fmt: skip
 
 
-@pytest.mark.slow
 def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
     """Live under -n 2 (saving a baseline), then replayed serially from the store (gated against it): both
     equal score_models; then one model regresses for one team and the per-model gate names it."""

@@ -41,7 +41,6 @@ def _run(offline: pytest.Pytester, *args: str) -> dict:
     return json.loads((offline.path / "run" / "results.json").read_text())
 
 
-@pytest.mark.slow
 def test_offline_default_builds_real_levels_under_the_grammar(offline: pytest.Pytester) -> None:
     results = _run(offline, "--pcg-trials", "2")
     assert results["settings"]["offline_default"] is True
@@ -61,7 +60,6 @@ def test_offline_default_builds_real_levels_under_the_grammar(offline: pytest.Py
     assert "constrained decoding" in html
 
 
-@pytest.mark.slow
 def test_the_2023_edition_constrains_to_ab_drop(offline: pytest.Pytester) -> None:
     results = _run(offline, "--pcg-trials", "1", "--pcg-edition", "2023")
     trial = results["submissions"][0]["letters"]["I"]["trials"][0]

@@ -61,7 +61,6 @@ def check_against_scoring(results: dict[str, Any]) -> None:
                 assert trial["sim"] > 0  # the glyph double draws a real letter
 
 
-@pytest.mark.slow
 def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
     """Serial and -n 2 runs: both equal the scoring module's own result, and equal each other."""
     runs = {}
@@ -83,7 +82,6 @@ def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
     assert (run / "result/prompt_scores_ranks.csv").is_file()
 
 
-@pytest.mark.slow
 def test_broken_submissions_get_reasons_and_a_finished_leaderboard(competition):
     write_competition(competition.path, {
         "bad_syntax": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
