@@ -74,3 +74,24 @@ def test_two_trials_have_one_pair_over_a_denominator_of_one():
     """T = 2 (a short run): 2·3/2 - 2 = 1, so the one pair's distance is the diversity (not 0)."""
     assert diversity([(1.0, 0.0), (0.0, 1.0)], 2) == 1.0
     assert diversity([(1.0, 0.0)], 2) == 0.0  # one image: no pair
+
+
+def test_cosine_distance_equals_scipy_to_the_last_bit():
+    """tests/data/cosine_golden.json: scipy's cosine (the official diversity script's function) on probability
+    vectors, CLS-sized embeddings and near-identical pairs (scripts/cosine_golden.py); an exactly rounded sum
+    would differ in the last digits on many of them."""
+    import json
+    import math
+    from pathlib import Path
+
+    from pcg_plugin.diversity import cosine_distance
+
+    doc = json.loads((Path(__file__).parent / "data" / "cosine_golden.json").read_text())
+    fsum_differs = 0
+    for case in doc["cases"]:
+        u, v = [float.fromhex(x) for x in case["u"]], [float.fromhex(x) for x in case["v"]]
+        assert cosine_distance(u, v) == float.fromhex(case["distance"]), case["distance"]
+        exact = 1.0 - math.fsum(a * b for a, b in zip(u, v)) / math.sqrt(
+            math.fsum(a * a for a in u) * math.fsum(b * b for b in v))
+        fsum_differs += min(max(exact, 0.0), 2.0) != float.fromhex(case["distance"])
+    assert len(doc["cases"]) == 55 and fsum_differs > 10  # the golden set tells the two summations apart
