@@ -87,8 +87,15 @@ def args(url: str, out: str, *extra: str) -> list[str]:
 def expected(run: Path, results: dict[str, Any]) -> Any:
     """``scoring.score_models`` on each model's stage files as the official scorer reads them from disk
     (``official_layout.read_layout``, the ``pcg score`` reader), not on the plugin's records->inputs code; the
-    files are checked against results.json's per-trial numbers and scipy's cosine distance on the way."""
-    from scipy.spatial.distance import cosine
+    files are checked against results.json's per-trial numbers and scipy's cosine formula on the way (written
+    out with numpy here: scipy is not installed in CI; tests/test_diversity.py ties the package to scipy's bits)."""
+    import math
+
+    import numpy as np
+
+    def cosine(u: Any, v: Any) -> float:
+        u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+        return float(np.clip(1.0 - np.dot(u, v) / math.sqrt(np.dot(u, u) * np.dot(v, v)), 0.0, 2.0))
 
     from pcg_plugin.official_layout import read_layout
     from pcg_plugin.scoring import score_models
