@@ -142,8 +142,8 @@ def check(run: Path, results: dict[str, Any]) -> None:
         assert total == Decimal(sub["normalized_score"])  # the per-model shares add up, as published
     for model, folder in zip(MODELS, FOLDERS):  # each model's result/ is what `pcg score <model folder>` writes
         tables = result_tables(exp.per_model[model])
-        assert (run / folder / "result" / "character_scores.csv").read_text() == tables["character_scores.csv"]
-        assert (run / folder / "result" / "prompt_scores_ranks.csv").read_text() == tables["prompt_scores_ranks.csv"]
+        names = ("character_scores.csv", "prompt_scores_ranks.csv")  # bytes: the official CRLF line ends too
+        assert {f: (run / folder / "result" / f).read_bytes().decode() for f in names} == {f: tables[f] for f in names}
         weights = results["per_model"][model]["weights"]
         assert {c: w["weight"] for c, w in weights.items()} == {
             c: format(w.weight, "f") for c, w in exp.per_model[model].weights.items()}
