@@ -123,6 +123,12 @@ def test_tie_break_prompt_length() -> None:
     assert co == (("long", 1), ("short", 1), ("other", 3))
 
 
+def test_tie_break_unknown_length_never_wins() -> None:
+    """A program whose prompt length is unknown (no prompt text) cannot win a tie over one whose length is known."""
+    norm = {"no_prompt": D(50), "known": D(50)}
+    assert rank(norm, tie_break="prompt-length", prompt_lengths={"known": 900}) == (("known", 1), ("no_prompt", 2))
+
+
 def test_bad_settings_are_clear() -> None:
     with pytest.raises(ValueError, match="edition"):
         score({}, edition="2022")
@@ -188,3 +194,20 @@ def test_one_program_no_weights_is_plain_mean(letters: dict[str, LetterInput]) -
     ) / len(LETTERS)
     assert abs(res.programs["p"].prompt_score - expected) < D("1e-19")
     assert res.normalized["p"] == (100 if res.programs["p"].prompt_score > 0 else 0)
+
+
+def test_2025_every_score_zero_normalises_to_zero() -> None:
+    """All levels failed under every model: competition 0, the official divisor 1, every share 0 (no 0/0)."""
+    failed = {"a": {"A": LetterInput.failed()}, "b": {}}
+    res = score_models({"m1": failed, "m2": failed}, letters=["A"], trials=1)
+    assert res.competition_score == 0 and set(res.normalized.values()) == {D(0)}
+    assert {v for per in res.per_model_normalized.values() for v in per.values()} == {D(0)}
+
+
+def test_2025_tie_break_uses_prompt_lengths_on_the_totals() -> None:
+    li = LetterInput(((1, D(1)),), ((1, D("0.5")),), D("0.5"))
+    per_model = {"m1": {"long": {"A": li}, "short": {"A": li}}, "m2": {"long": {"A": li}, "short": {"A": li}}}
+    res = score_models(per_model, letters=["A"], trials=1, tie_break="prompt-length",
+                       prompt_lengths={"long": 90, "short": 10})  # fmt: skip
+    assert res.totals["long"] == res.totals["short"]
+    assert res.ranking == (("short", 1), ("long", 2))
