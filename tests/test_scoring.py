@@ -127,6 +127,7 @@ def test_tie_break_unknown_length_never_wins() -> None:
     """A program whose prompt length is unknown (no prompt text) cannot win a tie over one whose length is known."""
     norm = {"no_prompt": D(50), "known": D(50)}
     assert rank(norm, tie_break="prompt-length", prompt_lengths={"known": 900}) == (("known", 1), ("no_prompt", 2))
+    assert rank(norm, tie_break="prompt-length", prompt_lengths={}) == (("no_prompt", 1), ("known", 1))
 
 
 def test_bad_settings_are_clear() -> None:
