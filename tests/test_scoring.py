@@ -62,6 +62,15 @@ def test_division_rounds_to_20_places_half_up() -> None:
     assert fmt(div(D(0), D(7))) == "0"
 
 
+def test_negative_zero_prints_as_zero() -> None:
+    """bignumber.js prints negative zero as "0" (only valueOf() keeps the sign): a -0.0 in a stage file must not
+    print "-0" in the official outputs."""
+    assert fmt(to_decimal(-0.0)) == "0" and fmt(D("-0E-5")) == "0"
+    li = LetterInput(((1, D(1)),), ((1, to_decimal(-0.0)),), D(1))
+    res = score({"p": {"A": li}}, letters=["A"], trials=1, disable_weights=True)
+    assert fmt(res.programs["p"].letters["A"].trials[0].score) == "0"
+
+
 def test_weight_floor_and_all_raws_summed() -> None:
     perfect = LetterInput(((1, D(1)),) * 10, ((1, D(1)),) * 10, D(1))
     w = letter_weight([perfect], trials=10, with_diversity=True)
@@ -203,6 +212,13 @@ def test_2025_every_score_zero_normalises_to_zero() -> None:
     res = score_models({"m1": failed, "m2": failed}, letters=["A"], trials=1)
     assert res.competition_score == 0 and set(res.normalized.values()) == {D(0)}
     assert {v for per in res.per_model_normalized.values() for v in per.values()} == {D(0)}
+
+
+def test_2025_uses_the_run_trial_count() -> None:
+    """T is the run's trial count for every model: one perfect trial of T = 2 is a char score of 1/2."""
+    li = LetterInput(((1, D(1)),), ((1, D(1)),), D(1))
+    res = score_models({"m": {"p": {"A": li}}}, letters=["A"], trials=2, disable_weights=True)
+    assert res.per_model["m"].prompt_scores["p"] == D("0.5") == res.totals["p"]
 
 
 def test_2025_tie_break_uses_prompt_lengths_on_the_totals() -> None:
