@@ -265,7 +265,8 @@ def rank(
 ) -> tuple[tuple[str, int], ...]:
     """Official: sort by normalized score descending, rank = position + 1 (unique ranks; ties keep input order,
     the official comparator leaves them unspecified). ``tie_break="prompt-length"`` (the site's policy): equal
-    scores -> shorter prompt first; equal again (or a length unknown) -> co-winners sharing a rank."""
+    scores -> shorter prompt first, a known length before an unknown one; equal again (or both lengths unknown)
+    -> co-winners sharing a rank."""
     names = list(normalized)
     order = sorted(range(len(names)), key=lambda k: -normalized[names[k]])
     ordered = [names[k] for k in order]

@@ -132,6 +132,8 @@ def test_baseline_document_contents() -> None:
                                                    "trial_score": src["letters"]["A"]["trials"][0]["trial_score"],
                                                    "reason": None}  # fmt: skip
     assert team_a["rank"] == src["rank"]
+    # the competition score (Σ prompt, the normalisation's denominator) is kept as the exact string
+    assert doc["scores"]["competition_score"] == results["competition_score"] and doc["scores"]["multi_model"] is False
 
 
 def test_save_load_round_trip(tmp_path: Path) -> None:
@@ -143,6 +145,16 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert {k: v for k, v in loaded.items() if k != "created"} == {k: v for k, v in expected.items() if k != "created"}
     assert json.loads(path.read_text()) == loaded and path.read_text().startswith('{\n  "created"')  # sorted, indented
     assert not compare(loaded, results, max_drop=0).failed
+
+
+def test_save_again_into_the_same_folder_replaces_the_baseline(tmp_path: Path) -> None:
+    """main refreshes its committed baseline in place (the documented workflow): the folder already exists."""
+    path = tmp_path / "baselines" / "main.json"
+    save_baseline(path, make_results())
+    better = make_results()
+    better["competition_score"] = "1"
+    save_baseline(path, better)
+    assert load_baseline(path)["scores"]["competition_score"] == "1" and len(list(path.parent.iterdir())) == 1
 
 
 @pytest.mark.parametrize(

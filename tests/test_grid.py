@@ -54,6 +54,16 @@ def test_single_line_errors(line: str, message: str) -> None:
         drop_blocks(line + "\n")
 
 
+def test_b31_fits_at_both_edges() -> None:
+    """Spec 4.3: the width error is for x = 0 or x = 19 only; a b31 centred at 1 or 18 covers columns 0-2 / 17-19."""
+    grid = drop_blocks("drop_block('b31', 1)\ndrop_block('b31', 18)\n")
+    assert [(b.raw_col, b.row) for b in grid.blocks] == [(1, 0), (18, 0)]
+    assert grid.cells[0] == (1, 1, 1) + (0,) * 14 + (1, 1, 1)
+    for edge in (0, 19):
+        with pytest.raises(ConversionError, match=WIDTH_ERROR.replace(".", r"\.")):
+            drop_blocks(f"drop_block('b31', {edge})\n")
+
+
 def test_parse_line_js_semantics() -> None:
     assert parse_line("drop_block('b11', 04)") == ("b11", 4)
     assert parse_line("drop_block(|b13|, 0x0a)") == ("b13", 10)  # parseInt reads hex without a radix

@@ -62,6 +62,15 @@ def test_division_rounds_to_20_places_half_up() -> None:
     assert fmt(div(D(0), D(7))) == "0"
 
 
+def test_negative_zero_prints_as_zero() -> None:
+    """bignumber.js prints negative zero as "0" (only valueOf() keeps the sign): a -0.0 in a stage file must not
+    print "-0" in the official outputs."""
+    assert fmt(to_decimal(-0.0)) == "0" and fmt(D("-0E-5")) == "0"
+    li = LetterInput(((1, D(1)),), ((1, to_decimal(-0.0)),), D(1))
+    res = score({"p": {"A": li}}, letters=["A"], trials=1, disable_weights=True)
+    assert fmt(res.programs["p"].letters["A"].trials[0].score) == "0"
+
+
 def test_weight_floor_and_all_raws_summed() -> None:
     perfect = LetterInput(((1, D(1)),) * 10, ((1, D(1)),) * 10, D(1))
     w = letter_weight([perfect], trials=10, with_diversity=True)
@@ -121,6 +130,13 @@ def test_tie_break_prompt_length() -> None:
         ("short", 1), ("long", 2), ("other", 3))  # fmt: skip
     co = rank(norm, tie_break="prompt-length", prompt_lengths={"long": 10, "short": 10})
     assert co == (("long", 1), ("short", 1), ("other", 3))
+
+
+def test_tie_break_unknown_length_never_wins() -> None:
+    """A program whose prompt length is unknown (no prompt text) cannot win a tie over one whose length is known."""
+    norm = {"no_prompt": D(50), "known": D(50)}
+    assert rank(norm, tie_break="prompt-length", prompt_lengths={"known": 900}) == (("known", 1), ("no_prompt", 2))
+    assert rank(norm, tie_break="prompt-length", prompt_lengths={}) == (("no_prompt", 1), ("known", 1))
 
 
 def test_bad_settings_are_clear() -> None:
@@ -188,3 +204,27 @@ def test_one_program_no_weights_is_plain_mean(letters: dict[str, LetterInput]) -
     ) / len(LETTERS)
     assert abs(res.programs["p"].prompt_score - expected) < D("1e-19")
     assert res.normalized["p"] == (100 if res.programs["p"].prompt_score > 0 else 0)
+
+
+def test_2025_every_score_zero_normalises_to_zero() -> None:
+    """All levels failed under every model: competition 0, the official divisor 1, every share 0 (no 0/0)."""
+    failed = {"a": {"A": LetterInput.failed()}, "b": {}}
+    res = score_models({"m1": failed, "m2": failed}, letters=["A"], trials=1)
+    assert res.competition_score == 0 and set(res.normalized.values()) == {D(0)}
+    assert {v for per in res.per_model_normalized.values() for v in per.values()} == {D(0)}
+
+
+def test_2025_uses_the_run_trial_count() -> None:
+    """T is the run's trial count for every model: one perfect trial of T = 2 is a char score of 1/2."""
+    li = LetterInput(((1, D(1)),), ((1, D(1)),), D(1))
+    res = score_models({"m": {"p": {"A": li}}}, letters=["A"], trials=2, disable_weights=True)
+    assert res.per_model["m"].prompt_scores["p"] == D("0.5") == res.totals["p"]
+
+
+def test_2025_tie_break_uses_prompt_lengths_on_the_totals() -> None:
+    li = LetterInput(((1, D(1)),), ((1, D("0.5")),), D("0.5"))
+    per_model = {"m1": {"long": {"A": li}, "short": {"A": li}}, "m2": {"long": {"A": li}, "short": {"A": li}}}
+    res = score_models(per_model, letters=["A"], trials=1, tie_break="prompt-length",
+                       prompt_lengths={"long": 90, "short": 10})  # fmt: skip
+    assert res.totals["long"] == res.totals["short"]
+    assert res.ranking == (("short", 1), ("long", 2))
