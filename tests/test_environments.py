@@ -30,10 +30,6 @@ from pcg_plugin.environments import (
     publish,
     read_requirements,
 )
-from pcg_plugin.paths import shared_data
-
-EXAMPLES = shared_data() / "official-examples"
-
 
 def _wheel(folder: Path, dist: str, version: str, modules: dict[str, str], top_level: bool = True) -> Path:
     """A pure-Python wheel ``dist`` providing ``modules`` (path -> source)."""
@@ -188,15 +184,16 @@ def test_off_mode_does_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         prepare(tmp_path / "team", entry, mode="yes")
 
 
-def test_requirements_file_lookup_and_the_official_examples() -> None:
-    tot = EXAMPLES / "2024-pe-examples" / "tot"
+def test_requirements_file_lookup_and_the_official_examples(shared: Path) -> None:
+    examples = shared / "official-examples"
+    tot = examples / "2024-pe-examples" / "tot"
     path = find_requirements(tot, tot / "tot.py")
-    assert path == EXAMPLES / "2024-pe-examples" / "requirements.txt"  # the repository root's file
+    assert path == examples / "2024-pe-examples" / "requirements.txt"  # the repository root's file
     lines, skipped, problems = read_requirements(path)
     assert [(ln.number, ln.text, ln.name) for ln in lines] == [(1, "python-dotenv~=1.0.0", "python-dotenv")]
     assert skipped == ["requirements.txt line 2 'chatgpt4pcg~=1.2.1' skipped: the harness's stand-in serves "
                        "chatgpt4pcg"] and problems == []  # fmt: skip
-    few = EXAMPLES / "2025-llms4pcg-pe-examples" / "few_shot"
+    few = examples / "2025-llms4pcg-pe-examples" / "few_shot"
     lines, skipped, _ = read_requirements(find_requirements(few, few / "few_shot.py"))  # type: ignore[arg-type]
     assert lines == [] and len(skipped) == 1
 
