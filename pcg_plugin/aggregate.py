@@ -3,53 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from pcg_plugin.core.controller import Collected
+from pcg_plugin.editions import edition
 from pcg_plugin.records import TrialRecord
 
 SCHEMA = "pytest-pcg/results/1"
 ERROR_REASON = "error"  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
-
-
-@dataclass
-class Collected:
-    """What the controller heard from reports: one record per passed item, item metadata, item errors."""
-
-    records: dict[str, TrialRecord] = field(default_factory=dict)
-    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # nodeid -> pcg_item metadata
-    errors: dict[str, str] = field(default_factory=dict)  # nodeid -> short message
-    folder_problems: dict[str, str] = field(default_factory=dict)  # nodeid -> why the folder is not evaluated
-
-    def add_record(self, record: TrialRecord) -> None:
-        self.records[record.nodeid] = record
-
-    def add_item(self, nodeid: str, meta: Mapping[str, Any]) -> None:
-        self.items.setdefault(nodeid, dict(meta))
-
-    def add_error(self, nodeid: str, message: str) -> None:
-        self.errors.setdefault(nodeid, message)
-
-    def add_folder_problem(self, nodeid: str, message: str) -> None:
-        self.folder_problems.setdefault(nodeid, message)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.records or self.items or self.folder_problems)
-
-    def models(self, order: Sequence[str] = ()) -> list[str]:
-        """The models that ran (several-model runs only; empty otherwise), in ``order`` then by name."""
-        seen = {m["model"] for m in self.items.values() if m.get("model") is not None}
-        seen |= {r.model for r in self.records.values() if r.model is not None}
-        return [m for m in order if m in seen] + sorted(seen - set(order))
-
-    def for_model(self, model: str) -> Collected:
-        """What one model's items reported, as if that model had run alone."""
-        items = {n: m for n, m in self.items.items() if m.get("model") == model}
-        return Collected(
-            records={n: r for n, r in self.records.items() if r.model == model},
-            items=items, errors={n: e for n, e in self.errors.items() if n in items},
-        )  # fmt: skip
 
 
 def group(records: Iterable[TrialRecord]) -> dict[str, dict[str, list[TrialRecord]]]:
@@ -174,7 +135,8 @@ def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str,
     meta = submissions_meta(collected)
     letters = run_letters(collected, settings.letters)
     grouped = group(collected.records.values())
-    inputs, numbers = scoring_inputs(grouped, meta, letters, settings.trials, settings.edition == "2025")
+    inputs, numbers = scoring_inputs(grouped, meta, letters, settings.trials,
+                                    edition(settings.edition).diversity_vector == "embedding")
     lengths = {name: m.get("prompt_length") for name, m in meta.items()}
     result = scoring.score(
         inputs, edition=settings.edition, trials=settings.trials, letters=letters,

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from pcg_plugin.scoring import EDITIONS, LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
+from pcg_plugin.editions import DEFAULT, EDITIONS
+from pcg_plugin.scoring import LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
 TrialPair = tuple[Decimal | None, Decimal | None]
@@ -35,7 +36,7 @@ def setup_from_settings(settings: Mapping[str, Any]) -> Setup:
     edition = settings.get("edition")
     letters = settings.get("letters")
     return Setup(
-        edition=edition if edition in EDITIONS else "2024",
+        edition=edition if edition in EDITIONS else DEFAULT,
         trials=int(settings.get("trials") or 10),
         letters=tuple(letters) if isinstance(letters, (list, tuple)) else (),
         disable_weights=bool(settings.get("disable_weights")),

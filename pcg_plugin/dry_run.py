@@ -74,7 +74,7 @@ def _prompt_dry_run(sub: Submission, letter: str) -> DryRun:
 
 
 def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, sites: tuple[Path, ...]) -> DryRun:
-    from pcg_plugin.llm.profiles import profile_for
+    from pcg_plugin.editions import profile_for
     from pcg_plugin.llm.scripted import ScriptedBackend, approx_usage
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey

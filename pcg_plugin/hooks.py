@@ -16,3 +16,9 @@ def pytest_pcg_run_finished(config: pytest.Config, results: dict[str, Any]) -> N
     ``config.stash``-held state or ``session.exitstatus`` (for example baseline gating) but
     must not raise.
     """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_pcg_problem(config: pytest.Config, name: str) -> Any:
+    """Return the Problem called ``name`` (``--pcg-problem``), or None to leave it to the next implementation
+    and finally to the ``pytest_pcg.problems`` entry points. A conftest supplies a problem this way."""

@@ -9,11 +9,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.editions import STAGES
+from pcg_plugin.editions import edition as edition_record
 from pcg_plugin.errors import PcgError
 from pcg_plugin.scoring import LETTERS, LetterInput, ScoreResult, fmt, to_decimal
 
 SKIPPED_DIRS = ("logs", "result")
-STAGES = ("stability", "similarity", "diversity")
 CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
 _PARSE_INT = re.compile(r"\s*([+-]?\d+)")
 
@@ -78,14 +79,14 @@ def _entries(data: Any, key: str, id_key: str, value_key: str, pairing_by_positi
 def read_letter(program: Path, letter: str, *, edition: str = "2024") -> LetterInput:
     """One (program, letter) exactly as the official scorer: read all files first (any read failure -> all 0),
     then parse stability, similarity, diversity in order (a parse failure keeps what was parsed before)."""
-    stages = STAGES if edition != "2023" else STAGES[:2]
+    stages = edition_record(edition).stages
     texts = {}
     for stage in stages:
         try:
             texts[stage] = (program / stage / f"{letter}.json").read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError):
             return LetterInput.failed()
-    by_position = edition == "2023"
+    by_position = edition_record(edition).pairing == "position"
     parsed: dict[str, Any] = {}
     try:
         parsed["stability"] = _entries(json.loads(texts["stability"]), "raws", "tag", "score", by_position)
@@ -106,7 +107,7 @@ def read_program_dir(
     ``trials[].id/similarity``, diversity ``diversityRate``; trial index from file names, 2023 by position)."""
     path = Path(path)
     if check_counts:
-        check_file_counts(path, STAGES if edition != "2023" else STAGES[:2])
+        check_file_counts(path, edition_record(edition).stages)
     return {c: read_letter(path, c, edition=edition) for c in letters}
 
 
@@ -118,7 +119,7 @@ def read_layout(
     problems = []
     for p in progs:
         try:
-            check_file_counts(p, STAGES if edition != "2023" else STAGES[:2])
+            check_file_counts(p, edition_record(edition).stages)
         except PcgError as exc:
             problems.append(str(exc))
     if problems:
@@ -229,7 +230,7 @@ def _h(*names: str) -> list[str]:
 def result_tables(result: ScoreResult) -> dict[str, Any]:
     """The four official result files as (name -> JSON object or CSV text). 2023 uses that year's columns
     (``trial_Score``, no diversity) and JSON numbers in constants.json; later editions the v2.0.0 ones."""
-    y23 = result.edition == "2023"
+    y23 = not edition_record(result.edition).with_diversity  # 2023's columns: no diversity
     if y23:
         weights = [{"character": c, "weight": float(w.weight), "stabilityWeight": float(w.w_sta),
                     "similarityWeight": float(w.w_sim)} for c, w in result.weights.items()]  # fmt: skip

@@ -12,15 +12,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.editions import edition
 from pcg_plugin.records import TrialRecord
 
 RESULTS_FILE = "results.json"
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """``20261122-180000-ab12cd``: sortable by time, unique across parallel runs (not a seed)."""
-    now = now or datetime.now()
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 def model_folder(model: str) -> str:
@@ -125,7 +120,7 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]
         "temperature": profile.get("temperature"), "seed_policy": seed_policy,
         "max_time": profile.get("max_time"), "token_limit": profile.get("token_limit"),
         "record_mode": settings.record, "classifier": facts.get("classifier"), "physics": facts.get("physics"),
-        "diversity_vector": "embedding" if settings.edition == "2025" else "probs",
+        "diversity_vector": edition(settings.edition).diversity_vector or "probs",
         "disable_weights": settings.disable_weights, "tie_break": settings.tie_break,
         "constrained_decoding": constrained_decoding(backend.get("constrain", settings.constrain)),
         "notes": list(settings.notes),
@@ -156,7 +151,7 @@ def finish_run(
 
     from pcg_plugin import aggregate, official_layout, provenance
     from pcg_plugin.paths import REPO_ROOT
-    from pcg_plugin.settings import SETTINGS_KEY
+    from pcg_plugin.core.problem import SETTINGS_KEY
     from pcg_plugin.worker import CONTEXT_KEY
 
     settings = config.stash[SETTINGS_KEY]

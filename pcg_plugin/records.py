@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 OUTCOMES = ("ok", "zero")
 
 
@@ -96,7 +95,7 @@ def top_letter(probs: Sequence[float]) -> str:
 
 def from_properties(properties: Sequence[tuple[str, Any]]) -> TrialRecord | None:
     """The record a report carries, if any."""
-    for key, value in properties:
-        if key == PROPERTY:
-            return TrialRecord.from_json(value)
-    return None
+    from pcg_plugin.core.items import record_json
+
+    text = record_json(properties)
+    return TrialRecord.from_json(text) if text is not None else None

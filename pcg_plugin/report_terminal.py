@@ -42,7 +42,7 @@ def preflight_line(settings: Settings, nodeids: Sequence[str]) -> str | None:
     from types import SimpleNamespace
 
     from pcg_plugin.llm.estimate import preflight_text
-    from pcg_plugin.llm.profiles import profile_for
+    from pcg_plugin.editions import profile_for
 
     evaluations = [n for n in nodeids if n.count("::") >= 2]
     if not evaluations or settings.backend not in (None, "auto", "openai", "openai-compatible"):

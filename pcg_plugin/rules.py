@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pcg_plugin.editions import PROGRAM_YEARS
+from pcg_plugin.editions import edition as edition_record
 from pcg_plugin.collect import PLACEHOLDER
 from pcg_plugin.imports import reachable
 
@@ -254,7 +256,6 @@ def read_prompt(path: Path) -> str:
 # 2024/2025 programs: shared plumbing
 
 SIZE_LIMIT_BYTES = 10**9  # "≤ 1 GB": the decimal reading, the stricter of 10^9 and 2^30
-EDITIONS = ("2024", "2025")
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
 _TITLES = {
     "program-parses": "every .py file parses (needed for every other check; not an official rule of its own)",
@@ -505,9 +506,9 @@ _ESCAPE_CALLS = ("os.system", "os.popen", "os.fork", "os.forkpty", "os.execl", "
                  "os.execlpe", "os.execv", "os.execve", "os.execvp", "os.execvpe", "os.spawnl", "os.spawnle",
                  "os.spawnlp", "os.spawnlpe", "os.spawnv", "os.spawnve", "os.spawnvp", "os.spawnvpe",
                  "os.posix_spawn", "os.posix_spawnp", "os.startfile", "pty.spawn")  # fmt: skip
-_OFFICIAL = {"2024": ("chatgpt4pcg",), "2025": ("llms4pcg", "llm4pcg")}
-_CHAT = {"2024": "chat_with_chatgpt", "2025": "chat_with_llm"}
-_ALL_OFFICIAL = ("chatgpt4pcg", "llms4pcg", "llm4pcg")
+_OFFICIAL = {y: edition_record(y).official_packages for y in PROGRAM_YEARS}
+_CHAT = {y: edition_record(y).chat_function for y in PROGRAM_YEARS}
+_ALL_OFFICIAL = tuple(p for y in PROGRAM_YEARS for p in edition_record(y).official_packages)
 _HARNESS = ("pcg_plugin",)
 
 
@@ -1146,7 +1147,7 @@ def _code_rules(modules: list[_Module], edition: str) -> list[RuleResult]:
     """The rules judged from the code of ``modules`` (the program's files), in report order."""
     results = [_rule_parses(modules), _rule_chat_only(modules, edition), _rule_hardcoded(modules),
                _rule_tampering(modules)]  # fmt: skip
-    if edition == "2025":
+    if edition_record(edition).fixed_seeds_rule:
         results.append(_rule_fixed_seeds(modules))
     return results
 
@@ -1172,8 +1173,8 @@ def check_program(entry: Path, edition: str, scope: Path | None = None,
     ``search_paths``, default the entry's folder then the submission folder, as the sandbox child runs it);
     the other .py files of the folder only give warnings, unless the program runs code it does not import
     by name. The size rule measures the whole folder."""
-    if edition not in EDITIONS:
-        raise ValueError(f"edition must be one of {', '.join(EDITIONS)}, not {edition!r}")
+    if edition not in PROGRAM_YEARS:
+        raise ValueError(f"edition must be one of {', '.join(PROGRAM_YEARS)}, not {edition!r}")
     folder = entry.parent if scope is None else scope
     root = folder if folder.is_dir() else entry.parent
     paths = list(dict.fromkeys(search_paths or [entry.parent, root]))
@@ -1214,8 +1215,8 @@ def stand_alone_scripts(folder: Path) -> list[Path]:
 def check_scripts(folder: Path, edition: str = "2024") -> list[RuleResult]:
     """A folder of Python files none of which defines a TrialLoop subclass (stand-alone scripts that call a
     model themselves): no program the harness can run, and every file is judged by the code rules."""
-    if edition not in EDITIONS:
-        raise ValueError(f"edition must be one of {', '.join(EDITIONS)}, not {edition!r}")
+    if edition not in PROGRAM_YEARS:
+        raise ValueError(f"edition must be one of {', '.join(PROGRAM_YEARS)}, not {edition!r}")
     files = stand_alone_scripts(folder)
     modules = [_load(p, str(p)) for p in files]
     names = ", ".join(p.name for p in files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pcg_plugin.collect import Submission
-from pcg_plugin.settings import SETTINGS_KEY, flag
+from pcg_plugin.core.options import flag
+from pcg_plugin.core.problem import SETTINGS_KEY
 
 
 class RuleBroken(Exception):

@@ -41,7 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _option(config: pytest.Config, dest: str) -> str | None:
-    from pcg_plugin.settings import option_value
+    from pcg_plugin.core.options import option_value
 
     value = option_value(config, dest)
     return str(value).strip() if value not in (None, "") else None
@@ -86,7 +86,7 @@ def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     setting the run fixes up front; the rest is checked again when the run's results exist."""
     from pcg_plugin import baseline
     from pcg_plugin.outputs import settings_document
-    from pcg_plugin.settings import SETTINGS_KEY
+    from pcg_plugin.core.problem import SETTINGS_KEY
 
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:

@@ -51,9 +51,10 @@ class SandboxLimits:
     @classmethod
     def for_edition(cls, edition: str, *, margin: float = 60.0) -> SandboxLimits:
         """The edition's official max_time plus ``margin`` (2023 programs do not exist; treat like 2024)."""
-        from pcg_plugin.llm.profiles import profile_for
+        from pcg_plugin.editions import EDITIONS
 
-        max_time = profile_for(edition).max_time if edition in ("2024", "2025") else 120.0
+        record = EDITIONS.get(edition)
+        max_time = record.profile.max_time if record is not None and record.takes_programs else 120.0
         return cls(wall_time=max_time + margin, cpu_time=int(max_time + margin))
 
 

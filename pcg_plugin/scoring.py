@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
+from pcg_plugin.editions import edition as edition_record
+
 LETTERS: tuple[str, ...] = tuple(string.ascii_uppercase)
-EDITIONS = ("2023", "2024", "2025")
 TIE_BREAKS = (None, "prompt-length")
 PAIRINGS = ("index", "position")
 PLACES = Decimal("1e-20")  # bignumber.js DECIMAL_PLACES=20, ROUND_HALF_UP for every division
@@ -183,8 +184,7 @@ class ScoreResult:
 
 
 def _check(edition: str, trials: int, letters: Sequence[str], tie_break: str | None, pairing: str | None) -> None:
-    if edition not in EDITIONS:
-        raise ValueError(f"unknown edition {edition!r} (one of {', '.join(EDITIONS)})")
+    edition_record(edition)  # a ValueError naming the known editions
     if trials < 1:
         raise ValueError(f"trials must be at least 1, not {trials}")
     if not letters:
@@ -312,8 +312,8 @@ def score(
     """
     letters = tuple(letters)
     _check(edition, trials, letters, tie_break, pairing)
-    with_div = edition != "2023"
-    pairing = pairing or ("position" if edition == "2023" else "index")
+    with_div = edition_record(edition).with_diversity
+    pairing = pairing or edition_record(edition).pairing
     empty = LetterInput()
     weights = {
         c: letter_weight(

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-EDITIONS = ("2023", "2024", "2025")
+from pcg_plugin.core.options import option_value
+from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.editions import DEFAULT as DEFAULT_EDITION
+from pcg_plugin.editions import YEARS
+from pcg_plugin.editions import edition as edition_record
+
+
 RECORD_MODES = ("once", "new", "all", "none")
 REQUIREMENTS_MODES = ("install", "check", "off")
 BACKENDS = ("auto", "openai", "openai-compatible", "transformers", "offline", "scripted")
@@ -20,7 +26,6 @@ DEFAULT_TRIALS = 10
 # With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
 OFFLINE_LETTERS = ("I", "L")
 OFFLINE_TRIALS = 2
-DEFAULT_OUT = "pcg-runs"  # the run folder is <rootdir>/pcg-runs/<run id> unless --pcg-out is given
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option("--pcg-letters", "letters to evaluate, e.g. A,I,L (default A-Z; I,L with the offline default LLM)"),
     Option("--pcg-trials", "trials per letter (default 10; 2 with the offline default LLM)"),
-    Option("--pcg-edition", "competition edition: model, temperature, seed, limits (default 2024)", EDITIONS),
+    Option("--pcg-edition", "competition edition: model, temperature, seed, limits (default 2024)", YEARS),
     Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
     Option("--pcg-model", "LLM model name, or several comma-separated (2025: one item per model, scores summed over "
            "the models; default: the edition's official model)"),
@@ -72,7 +77,7 @@ def add_options(parser: pytest.Parser) -> None:
 class Settings:
     """What a run evaluates and how; identical on the controller and every worker."""
 
-    edition: str = "2024"
+    edition: str = DEFAULT_EDITION
     letters: tuple[str, ...] = ALL_LETTERS
     trials: int = DEFAULT_TRIALS
     backend: str | None = None  # None = auto
@@ -92,6 +97,11 @@ class Settings:
     offline_default: bool = False
     constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The harness's name for the letters: one collector per target."""
+        return self.letters
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -158,7 +168,7 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
         return
     if len(set(models)) != len(models):
         raise ValueError(f"--pcg-model: a model is named twice in {','.join(models)}")
-    if edition != "2025":
+    if not edition_record(edition).several_models:
         raise ValueError(f"--pcg-model: several models ({','.join(models)}) are the 2025 evaluation (prompt scores "
                          f"summed over models); add --pcg-edition 2025 (this run is {edition})")
     if offline:
@@ -212,9 +222,9 @@ def resolve(
         value = raw.get(name)
         return None if value is None or str(value).strip() == "" else str(value).strip()
 
-    edition = get("pcg_edition") or "2024"
-    if edition not in EDITIONS:
-        raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(EDITIONS)}")
+    edition = get("pcg_edition") or DEFAULT_EDITION
+    if edition not in YEARS:
+        raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(YEARS)}")
     record = get("pcg_record") or "once"
     if record not in RECORD_MODES:
         raise ValueError(f"--pcg-record: {record!r} is not one of {', '.join(RECORD_MODES)}")
@@ -268,25 +278,6 @@ def resolve(
     )  # fmt: skip
 
 
-def option_value(config: pytest.Config, dest: str) -> Any:
-    """An option's value: the command line wins over the ini file; None when neither sets it."""
-    value = config.getoption(dest, None)
-    if value is None:
-        ini = config.getini(dest)
-        value = ini if ini not in (None, "", []) else None
-    return value
-
-
-def flag(config: pytest.Config, dest: str) -> bool:
-    """A switch (``--pcg-rules``) set on the command line or in the ini file (``pcg_rules = true``)."""
-    if config.getoption(dest, False):
-        return True
-    try:
-        return bool(config.getini(dest))
-    except ValueError:  # the plugin that declares the ini key is disabled (-p no:pcg_rules)
-        return False
-
-
 def raw_options(config: pytest.Config) -> dict[str, str | None]:
     """Each option's string: the command line wins over the ini file."""
     return {opt.dest: option_value(config, opt.dest) for opt in OPTIONS}
@@ -303,5 +294,3 @@ def from_config(config: pytest.Config) -> Settings:
 def with_out(settings: Settings, out: Path) -> Settings:
     return replace(settings, out=out)
 
-
-SETTINGS_KEY = pytest.StashKey[Settings]()

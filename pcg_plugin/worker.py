@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.collect import Submission
+from pcg_plugin.editions import edition
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.settings import Settings
 
@@ -43,12 +44,12 @@ class WorkerContext:
     @property
     def wants_embedding(self) -> bool:
         """2025 diversity uses the ViT CLS embedding; 2023/2024 use the 26 probabilities."""
-        return self.settings.edition == "2025"
+        return edition(self.settings.edition).diversity_vector == "embedding"
 
     @property
     def function_prefix(self) -> str:
         """The 2023 scripts extracted ``ab_drop`` calls; 2024 and 2025 extract ``drop_block``."""
-        return "ab_drop" if self.settings.edition == "2023" else "drop_block"
+        return edition(self.settings.edition).function
 
     def _once(self, key: str, make: Any) -> Any:
         if key not in self._cache:
@@ -110,7 +111,7 @@ class WorkerContext:
 
     def profile(self, model: str | None = None) -> Any:
         def make() -> Any:
-            from pcg_plugin.llm.profiles import profile_for
+            from pcg_plugin.editions import profile_for
 
             s = self.settings
             name = None if s.backend == "scripted" else self._model(model)

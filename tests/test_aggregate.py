@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from decimal import Decimal
 
 from pcg_plugin.aggregate import (
-    ERROR_REASON, Collected, diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
+    ERROR_REASON, diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
     usage_totals,
 )  # fmt: skip
+from pcg_plugin.core.controller import Collected
 from pcg_plugin.records import TrialRecord
 
 

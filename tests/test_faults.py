@@ -42,7 +42,7 @@ def answer(messages: list[dict]) -> str:
 
 def drive(root: Path, rate: float, run: int) -> None:
     from pcg_plugin.errors import OfficialFailure
-    from pcg_plugin.llm.profiles import profile_for
+    from pcg_plugin.editions import profile_for
     from pcg_plugin.llm.retry import RetryPolicy
     from pcg_plugin.llm.scripted import Faults, ScriptedBackend
     from pcg_plugin.llm.session import TrialChat

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from pcg_plugin.outputs import merged_facts, new_run_id, settings_document, trial_paths, write_json, write_text
+from pcg_plugin.core.rundir import new_run_id
+from pcg_plugin.outputs import merged_facts, settings_document, trial_paths, write_json, write_text
 from pcg_plugin.provenance import collect as provenance
 from pcg_plugin.settings import resolve
 

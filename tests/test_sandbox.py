@@ -137,7 +137,7 @@ def test_sleeping_forever_is_killed_at_the_wall_clock(tmp_path: Path) -> None:
 
 
 def _scripted_chat(tmp_path: Path, token_limit: int):
-    from pcg_plugin.llm.profiles import profile_for
+    from pcg_plugin.editions import profile_for
     from pcg_plugin.llm.scripted import ScriptedBackend
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey

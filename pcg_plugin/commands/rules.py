@@ -9,6 +9,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.editions import PROGRAM_YEARS
+
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
 
 
@@ -17,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a prompt .txt, a program .py, or a submission folder (submission.toml "
                              "honoured)")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="one JSON object per PATH per line")
-    parser.add_argument("--edition", choices=("2024", "2025"), default=None,
+    parser.add_argument("--edition", choices=PROGRAM_YEARS, default=None,
                         help="rules for programs (default: from the program; llms4pcg/chat_with_llm means "
                              "2025)")  # fmt: skip
 

@@ -6,12 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from pcg_plugin.editions import DEFAULT, YEARS
+
 HELP = "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", help="folder holding <program>/stability|similarity|diversity/<C>.json")
-    parser.add_argument("--edition", choices=("2023", "2024", "2025"), default="2024",
+    parser.add_argument("--edition", choices=YEARS, default=DEFAULT,
                         help="2023: no diversity, trials paired by array position; 2024/2025: spec §6.2 (default 2024)")  # fmt: skip
     parser.add_argument("--letters", default="ABCDEFGHIJKLMNOPQRSTUVWXYZ",
                         help="letters to score, e.g. AIL or A,I,L (default A..Z; the prompt divisor is their count)")  # fmt: skip

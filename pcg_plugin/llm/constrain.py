@@ -47,7 +47,7 @@ def resolve_mode(value: str | None, *, backend: str | None, offline: bool, model
         if not (offline or backend == "transformers"):
             raise ValueError(f"--pcg-constrain {value} needs an in-process model (--pcg-backend offline or "
                              "transformers); HTTP backends and the official models are never constrained")
-        from pcg_plugin.llm.profiles import profile_for
+        from pcg_plugin.editions import profile_for
 
         if model and model == profile_for(edition).model:
             raise ValueError(f"--pcg-constrain {value}: {model} is the {edition} edition's official model, "

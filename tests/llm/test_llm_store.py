@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.errors import OfficialFailure
-from pcg_plugin.llm.profiles import profile_for
+from pcg_plugin.editions import profile_for
 from pcg_plugin.llm.scripted import ScriptedBackend
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import RecordedCall, ReplayMiss, ResponseStore, TrialKey, request_hash

@@ -1,0 +1,159 @@
+"""Controller side of a run: records heard from reports (the one aggregation path for -n 0/2/auto), the xdist
+bridge that hands workers the run, and the end of the run (the problem scores and writes it)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, record_json
+from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+
+RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
+SERVICE_KEY = "pcg_classify_service"  # workerinput key: the problem's service for workers (e.g. a classifier)
+STATS_KEY = "pcg_worker"  # workeroutput key: per-worker facts (load times, cache hits)
+
+
+@dataclass
+class Collected:
+    """What the controller heard from reports: one record per passed item, item metadata, item errors."""
+
+    records: dict[str, Any] = field(default_factory=dict)  # nodeid -> the problem's record
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # nodeid -> pcg_item metadata
+    errors: dict[str, str] = field(default_factory=dict)  # nodeid -> short message
+    folder_problems: dict[str, str] = field(default_factory=dict)  # nodeid -> why the folder is not evaluated
+
+    def add_record(self, record: Any) -> None:
+        self.records[record.nodeid] = record
+
+    def add_item(self, nodeid: str, meta: Mapping[str, Any]) -> None:
+        self.items.setdefault(nodeid, dict(meta))
+
+    def add_error(self, nodeid: str, message: str) -> None:
+        self.errors.setdefault(nodeid, message)
+
+    def add_folder_problem(self, nodeid: str, message: str) -> None:
+        self.folder_problems.setdefault(nodeid, message)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.records or self.items or self.folder_problems)
+
+    def models(self, order: Sequence[str] = ()) -> list[str]:
+        """The models that ran (several-model runs only; empty otherwise), in ``order`` then by name."""
+        seen = {m["model"] for m in self.items.values() if m.get("model") is not None}
+        seen |= {r.model for r in self.records.values() if r.model is not None}
+        return [m for m in order if m in seen] + sorted(seen - set(order))
+
+    def for_model(self, model: str) -> Collected:
+        """What one model's items reported, as if that model had run alone."""
+        items = {n: m for n, m in self.items.items() if m.get("model") == model}
+        return Collected(
+            records={n: r for n, r in self.records.items() if r.model == model},
+            items=items, errors={n: e for n, e in self.errors.items() if n in items},
+        )  # fmt: skip
+
+
+class XdistBridge:
+    """Hooks that exist only when pytest-xdist is active (registered only then, the syrupy pattern)."""
+
+    def __init__(self, run: dict[str, Any], controller: Controller, service: str | None = None) -> None:
+        self.run, self.controller, self.service = run, controller, service
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[RUN_KEY] = json.dumps(self.run)
+        if self.service is not None:
+            node.workerinput[SERVICE_KEY] = self.service
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.controller.preflight(ids)
+
+
+class Controller:
+    """Collects records from reports and finishes the run through the problem."""
+
+    def __init__(self, config: pytest.Config, run: dict[str, Any]) -> None:
+        self.config, self.run = config, run
+        self.collected = Collected()
+        self.worker_stats: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, Any] | None = None
+        self.report_path: Path | None = None
+        self.finish_error: str | None = None
+        self._preflight_done = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """The problem's pre-flight lines, after the header and before collection, at every verbosity."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        for line in problem_of(self.config).session_lines(self.run):
+            reporter.write_line(line)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.preflight([item.nodeid for item in session.items])
+
+    def preflight(self, nodeids: list[str]) -> None:
+        """Before a run that pays a model: what it will cost (printed once; under xdist per the first worker)."""
+        if self._preflight_done:
+            return
+        self._preflight_done = True
+        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if line and reporter is not None:
+            reporter.write_line(line, yellow=True)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        meta = next((json.loads(v) for k, v in report.user_properties if k == ITEM_PROPERTY), None)
+        if meta is None:
+            self._folder_problem(report)
+            return
+        self.collected.add_item(report.nodeid, meta)
+        text = record_json(report.user_properties)
+        if text is not None:
+            self.collected.add_record(problem_of(self.config).record_from_json(text))
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1:]
+            self.collected.add_error(report.nodeid, f"{report.when}: {message}")
+
+    def _folder_problem(self, report: pytest.TestReport) -> None:
+        problem = next((json.loads(v) for k, v in report.user_properties if k == FOLDER_PROPERTY), None)
+        if problem is not None and report.when == "call":
+            self.collected.add_folder_problem(report.nodeid, problem["problem"])
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        name = getattr(node, "gateway", None) and node.gateway.id or "worker"
+        output = getattr(node, "workeroutput", {}) or {}
+        stats = json.loads(output.get(STATS_KEY, "{}"))
+        if error:
+            stats["error"] = str(error)
+        self.worker_stats[str(name)] = stats
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.collected.empty:
+            return
+        problem = problem_of(self.config)
+        try:
+            self.results, self.report_path = problem.finish_run(self.config, self.run, self.collected,
+                                                                self.worker_stats)  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - a scoring failure must not hide the test outcomes
+            self.finish_error = f"{type(exc).__name__}: {exc}"
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return
+        self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.results is None and self.finish_error is None:
+            return
+        terminalreporter.section("pytest-pcg leaderboard")
+        lines = problem_of(self.config).summary_lines(self.results, self.run["run_dir"], self.report_path,
+                                                      self.finish_error)  # fmt: skip
+        for line in lines:
+            terminalreporter.write_line(line)

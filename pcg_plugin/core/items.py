@@ -1,0 +1,168 @@
+"""pytest collectors and items: a submission -> (one collector per model, with several) -> one collector per
+target -> one item per trial. What a trial does is the problem's ``run_trial``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+from pcg_plugin.errors import InfrastructureError
+
+ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
+RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
+FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
+
+
+def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
+    """What the controller needs to know about a submission (under xdist it never collects one itself)."""
+    meta = problem_of(config).submission_meta(sub)
+    try:
+        meta["path"] = sub.path.resolve().relative_to(Path(config.rootpath).resolve()).as_posix()
+    except ValueError:
+        meta["path"] = str(sub.path)
+    return meta
+
+
+class _HasSubmission:
+    """A collector that carries its submission."""
+
+    def __init__(self, *, submission: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.submission = submission
+
+
+class _SubmissionCollector(_HasSubmission):
+    """Shared by folder and file submissions: one child per target, in order; with several models, one child per
+    model first (``team_x::<model>::A::3``)."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        settings = self.config.stash[SETTINGS_KEY]  # type: ignore[attr-defined]
+        if settings.multi_model:
+            for model in settings.models:
+                yield ModelCollector.from_parent(self, name=model, submission=self.submission)  # type: ignore[arg-type]
+            return
+        for target in settings.targets:
+            yield TargetCollector.from_parent(self, name=target, submission=self.submission)  # type: ignore[arg-type]
+
+
+class ModelCollector(_HasSubmission, pytest.Collector):
+    """One model of one submission in a several-model run: its targets, in order."""
+
+    def collect(self) -> Iterator[TargetCollector]:
+        for target in self.config.stash[SETTINGS_KEY].targets:
+            yield TargetCollector.from_parent(self, name=target, submission=self.submission, model=self.name)
+
+
+class SubmissionDir(_SubmissionCollector, pytest.Directory):
+    """A submission folder; it is a leaf for collection (its own files are never collected as tests)."""
+
+
+class SubmissionFile(_SubmissionCollector, pytest.File):
+    """A submission that is one file (a 2023 prompt)."""
+
+
+class _Broken:
+    """A folder (or file) that should be a submission but cannot be evaluated (none found, ambiguous, bad
+    manifest, unreadable, ...): one failing item naming it, the reason and the fix; the other submissions still
+    run. An item rather than a collection error, so pytest does not stop the whole run."""
+
+    def __init__(self, *, problem: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.problem = problem
+
+    def collect(self) -> Iterator[pytest.Item]:
+        yield FolderProblemItem.from_parent(self, name="not-evaluated", problem=self.problem)  # type: ignore[arg-type]
+
+
+class BrokenSubmission(_Broken, pytest.Directory):
+    """A folder that is no evaluable submission."""
+
+
+class BrokenSubmissionFile(_Broken, pytest.File):
+    """A file among the submissions that looks like one and is none (a 2023 .txt without ``<OBJECT>``)."""
+
+
+class FolderProblem(Exception):
+    """Raised by a FolderProblemItem: the message is the whole story, no traceback."""
+
+
+class FolderProblemItem(pytest.Item):
+    """The visible error of a folder that is no submission: it fails, and the controller lists it."""
+
+    def __init__(self, *, problem: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.problem = problem
+        self.add_marker(pytest.mark.pcg)
+        self.user_properties.append((FOLDER_PROPERTY, json.dumps({"folder": self.path.name, "problem": problem})))
+
+    def runtest(self) -> None:
+        raise FolderProblem(self.problem)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.path.name}: not evaluated"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, FolderProblem):
+            return f"pytest-pcg: folder {self.path.name!r} is not evaluated (no scores, not ranked): {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+
+class TargetCollector(_HasSubmission, pytest.Collector):
+    """One target of one submission (of one model, in a several-model run): its trials 1..N."""
+
+    def __init__(self, *, model: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.model = model
+
+    def collect(self) -> Iterator[TrialItem]:
+        for trial in range(1, self.config.stash[SETTINGS_KEY].trials + 1):
+            yield TrialItem.from_parent(self, name=str(trial), submission=self.submission, target=self.name,
+                                        trial=trial, model=self.model)  # fmt: skip
+
+
+class TrialItem(pytest.Item):
+    """One trial of one submission for one target: the problem's ``run_trial``, its record on the report."""
+
+    def __init__(self, *, submission: Any, target: str, trial: int, model: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.submission, self.target, self.trial, self.model = submission, target, trial, model
+        label = problem_of(self.config).target_label
+        self.add_marker(pytest.mark.pcg)
+        self.add_marker(getattr(pytest.mark, submission.format.replace("-", "_")))
+        # -k matches substrings, so a bare "B" hits "submissions"; these exact words select cleanly.
+        self.extra_keyword_matches.update({f"{label}_{target}", f"trial_{trial}"})
+        meta = item_meta(self.config, submission)
+        meta.update({label: target, "trial": trial})
+        if model is not None:  # a several-model run only: one-model items and their reports stay as they were
+            self.extra_keyword_matches.add(f"model_{model}")
+            meta.update(model=model)
+        self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
+
+    def setup(self) -> None:
+        problem_of(self.config).setup_trial(self.config, self.submission)
+
+    def runtest(self) -> None:
+        problem = problem_of(self.config)
+        record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
+        self.user_properties.append((RECORD_PROPERTY, record.to_json()))
+        self.add_report_section("call", "pcg", problem.describe(record))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        on = f" model {self.model}" if self.model is not None else ""
+        label = problem_of(self.config).target_label
+        return self.submission.entry, None, f"{self.submission.name}{on} {label} {self.target} trial {self.trial}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, InfrastructureError):
+            return f"infrastructure error in {self.nodeid}: {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)  # a bug: keep the traceback
+
+
+def record_json(properties: Any) -> str | None:
+    """The record a report carries, as JSON, if any."""
+    return next((value for key, value in properties if key == RECORD_PROPERTY), None)

@@ -1,0 +1,1 @@
+"""Problems the harness evaluates, one package each (registered in the ``pytest_pcg.problems`` entry points)."""

@@ -1,0 +1,205 @@
+"""Science Birds as a Problem: the targets are letters; a trial asks the participant's prompt or program for
+``drop_block`` code, builds and simulates the level, renders and classifies it; the official scorer ranks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin import collect, settings as settings_mod
+from pcg_plugin.core.problem import SubmissionProblem
+from pcg_plugin.settings import Settings
+
+SERVICE_HANDLE = pytest.StashKey[Any]()
+
+
+class ScienceBirds:
+    """The first problem of the harness (``--pcg-problem science-birds``, the default)."""
+
+    name = "science-birds"
+    target_label = "letter"
+
+    # -- options and settings ----------------------------------------------------------------------------------
+
+    def add_options(self, parser: pytest.Parser) -> None:
+        settings_mod.add_options(parser)
+
+    def configure(self, config: pytest.Config) -> Settings:
+        return settings_mod.from_config(config)
+
+    def settings_from_dict(self, data: Mapping[str, Any]) -> Settings:
+        return Settings.from_dict(data)
+
+    def markers(self) -> Sequence[str]:
+        return ("program_2024: a 2024 TrialLoop program trial", "program_2025: a 2025 TrialLoop program trial",
+                "prompt_2023: a 2023 prompt-file trial")  # fmt: skip
+
+    # -- controller, before collection -------------------------------------------------------------------------
+
+    def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
+        """Before collection and any model call: every folder given as a pre-flight row, and each program's
+        requirements prepared (installed into its cached environment, or checked) for the workers."""
+        from pcg_plugin import environments, preflight
+
+        rows, envs = [], {}
+        for path in preflight.targets(list(roots)):
+            sub, problem = preflight.detect(path)
+            display = preflight.display_name(path, Path(config.invocation_params.dir))
+            verdict = preflight.rule_verdict(sub) if sub is not None else ""
+            requirements, problems = "", []
+            if sub is not None and sub.format != "prompt-2023":
+                env = environments.prepare(sub.path, sub.entry, sub.import_paths, mode=settings.requirements)
+                envs[sub.name] = {"site_dir": str(env.site_dir) if env.site_dir else None, "problems": env.problems}
+                requirements, problems = env.summary(sub.path), env.problems
+            rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict,
+                                          requirements=requirements, problems=problems).to_dict())  # fmt: skip
+        return {"folders": rows, "environments": envs}
+
+    def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
+        """The run's one classification service when the mode resolves to ``service`` (a GPU, or
+        ``--pcg-classify-mode service``); workers get it through workerinput, ``stop_services`` stops it."""
+        from pcg_plugin import classify_service as cs
+
+        if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
+            return None
+        handle = cs.start_service(model=settings.classifier, device=settings.device, run_dir=run_dir,
+                                  export_env=False)  # fmt: skip
+        config.stash[SERVICE_HANDLE] = handle
+        return handle.info.to_env()  # type: ignore[no-any-return]
+
+    def stop_services(self, config: pytest.Config) -> None:
+        handle = config.stash.get(SERVICE_HANDLE, None)
+        if handle is not None:
+            handle.stop()
+
+    def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
+        from pcg_plugin.report_terminal import header_lines
+
+        lines = header_lines(settings, run["run_dir"])
+        if any(r["format"].startswith("program") for r in run.get("folders", [])):
+            lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
+                         "are served by the harness's stand-ins, never installed")  # fmt: skip
+        return lines
+
+    def session_lines(self, run: Mapping[str, Any]) -> list[str]:
+        """The pre-flight table (nothing when no folder of ours was given: the project's own tests)."""
+        from pcg_plugin.preflight import FolderRow, table
+
+        if not run.get("folders"):
+            return []
+        return list(table([FolderRow(**row) for row in run["folders"]]))
+
+    def cost_line(self, settings: Settings, nodeids: Sequence[str]) -> str | None:
+        from pcg_plugin.report_terminal import preflight_line
+
+        return preflight_line(settings, nodeids)
+
+    # -- collection --------------------------------------------------------------------------------------------
+
+    def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
+        """A folder that must hold a submission (``collect.folder_role``) becomes one, or a SubmissionProblem;
+        containers and foreign folders are left to pytest, except that a manifest anywhere makes a submission."""
+        role = None
+        try:
+            role = collect.folder_role(path, list(roots), require_placeholder=evaluating)
+            sub = collect.detect_folder(path, manifest_only=role != "submission", require_placeholder=evaluating)
+            if sub is None and role == "submission":
+                raise SubmissionProblem(collect.not_a_submission(path))
+        except collect.SubmissionError as exc:
+            raise SubmissionProblem(str(exc)) from None
+        except OSError as exc:
+            if role == "submission":  # a team folder we cannot read is reported, never dropped
+                raise SubmissionProblem(f"{path}: cannot be read ({exc})") from None
+            return None  # a sibling folder that vanished or cannot be read is nobody's submission
+        return sub
+
+    def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
+        """A loose 2023 prompt file; a loose .txt among the submissions without ``<OBJECT>`` is reported."""
+        if not collect.is_prompt_name(path):
+            return None
+        try:
+            if not collect.prompt_file_allowed(path, list(roots)):
+                return None
+            sub = collect.detect_prompt_file(path, require_placeholder=evaluating)
+        except OSError:
+            return None
+        if sub is None:
+            raise SubmissionProblem(collect.not_a_prompt(path))
+        return sub
+
+    def submission_meta(self, sub: collect.Submission) -> dict[str, Any]:
+        return {"name": sub.name, "format": sub.format, "team": sub.team, "prompt_length": sub.prompt_length,
+                "files_hash": sub.files_hash}  # fmt: skip
+
+    def checks_collector(self, folder: bool) -> Any:
+        from pcg_plugin.rules_items import RulesDir, RulesFile
+
+        return RulesDir if folder else RulesFile
+
+    # -- every process -----------------------------------------------------------------------------------------
+
+    def start_process(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any], workers: int,
+                      service: str | None) -> None:  # fmt: skip
+        from pcg_plugin.worker import CONTEXT_KEY, WorkerContext
+
+        config.stash[CONTEXT_KEY] = WorkerContext(settings, Path(run["run_dir"]), workers=workers,
+                                                  classify_service=service,
+                                                  environments=run.get("environments", {}))  # fmt: skip
+
+    def process_facts(self, config: pytest.Config) -> dict[str, Any]:
+        from pcg_plugin.worker import CONTEXT_KEY
+
+        ctx = config.stash.get(CONTEXT_KEY, None)
+        return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
+
+    def setup_trial(self, config: pytest.Config, sub: collect.Submission) -> None:
+        """A submission whose requirements cannot be met errors here, before any model call."""
+        from pcg_plugin.errors import EnvironmentProblem
+        from pcg_plugin.worker import worker_context
+
+        if sub.format == "prompt-2023":
+            return
+        try:
+            worker_context(config).site_dirs(sub)
+            return
+        except EnvironmentProblem as exc:
+            problem = str(exc)
+        pytest.fail(f"requirements of {sub.name} cannot be met, so its trials were not run (no model "
+                    f"call): {problem}", pytrace=False)  # fmt: skip
+
+    def run_trial(self, config: pytest.Config, sub: collect.Submission, target: str, trial: int, nodeid: str,
+                  model: str | None) -> Any:  # fmt: skip
+        from pcg_plugin import item
+        from pcg_plugin.worker import worker_context
+
+        # the model only where there is a model level: a one-model item calls run_trial exactly as before
+        extra = {"model": model} if model is not None else {}
+        return item.run_trial(sub, target, trial, nodeid, worker_context(config), **extra)
+
+    def describe(self, record: Any) -> str:
+        from pcg_plugin.item import describe
+
+        return describe(record)
+
+    def record_from_json(self, text: str) -> Any:
+        from pcg_plugin.records import TrialRecord
+
+        return TrialRecord.from_json(text)
+
+    # -- controller, after the run -----------------------------------------------------------------------------
+
+    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
+                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+        from pcg_plugin.outputs import finish_run
+
+        return finish_run(config, dict(run), collected, worker_stats)
+
+    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+                      error: str | None) -> list[str]:  # fmt: skip
+        from pcg_plugin.report_terminal import summary_lines
+
+        return summary_lines(results, run_dir, report, error)
+

@@ -1,0 +1,1 @@
+"""The smallest complete problem: the core's own tests run it, so the harness is tested without Science Birds."""
