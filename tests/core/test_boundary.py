@@ -54,7 +54,8 @@ def test_the_core_imports_no_problem():
 def test_the_reader_sees_function_level_and_relative_imports(tmp_path):
     """The check above must not pass because it missed an import."""
     probe = tmp_path / "probe.py"
-    probe.write_text("def f():\n    from ..scoring import score\n    import pcg_plugin.grid\n    from pcg_plugin import item\n")
+    probe.write_text("def f():\n    from ..paths import REPO_ROOT\n    import pcg_plugin.llm.store\n"
+                     "    from pcg_plugin import provenance\n")  # fmt: skip
     found = imports_of(probe, "pcg_plugin.core.probe")
-    assert found >= {"pcg_plugin.scoring", "pcg_plugin.grid", "pcg_plugin.item"}
-    assert not within("pcg_plugin.scoring", CORE + SHARED)
+    assert found >= {"pcg_plugin.paths", "pcg_plugin.llm.store", "pcg_plugin.provenance"}
+    assert not any(within(m, CORE + SHARED) for m in found)
