@@ -6,10 +6,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pcg_plugin.errors import Reason
 from pcg_plugin.records import TrialRecord
 
 SCHEMA = "pytest-pcg/results/1"
-ERROR_REASON = "error"  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
+ERROR_REASON = Reason.ERROR  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
 
 
 @dataclass

@@ -18,6 +18,8 @@ from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.errors import BaselineError
+
 BASELINE_SCHEMA = "pytest-pcg/baseline/1"
 RESULTS_SCHEMA = "pytest-pcg/results/1"
 METHODS = ("plain", "bootstrap")
@@ -27,10 +29,6 @@ FAILING = ("regressed", "missing")
 SAVE_HINT = "save one with `pytest submissions/ --pcg-save-baseline FILE`"
 # Official decimals have 20 places and a small integer part: this precision keeps every difference exact.
 _EXACT = Context(prec=200)
-
-
-class BaselineError(Exception):
-    """A baseline that cannot be used: unreadable, not a baseline, or from a run that is not like for like."""
 
 
 # -- the document -----------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 
 from pcg_plugin import outputs
 from pcg_plugin.collect import Submission
-from pcg_plugin.errors import EnvironmentProblem, InfrastructureError, OfficialFailure
+from pcg_plugin.errors import EnvironmentProblem, FolderProblem, InfrastructureError, OfficialFailure, Reason
 from pcg_plugin.records import PROPERTY, TrialRecord, top_letter, trial_seed
 from pcg_plugin.settings import SETTINGS_KEY
 from pcg_plugin.worker import WorkerContext, worker_context
@@ -88,10 +88,6 @@ class BrokenSubmission(_Broken, pytest.Directory):
 
 class BrokenPromptFile(_Broken, pytest.File):
     """A loose .txt among the submissions that is no 2023 prompt (no ``<OBJECT>``)."""
-
-
-class FolderProblem(Exception):
-    """Raised by a FolderProblemItem: the message is the whole story, no traceback."""
 
 
 class FolderProblemItem(pytest.Item):
@@ -226,7 +222,7 @@ def run_trial(
         record = replace(record, sta=float(ev.stability), total_blocks=int(ev.total_blocks),
                          moving_blocks=int(ev.moving_blocks))  # fmt: skip
         if ev.image is None:
-            raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason="no_blocks")
+            raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason=Reason.NO_BLOCKS)
         outputs.write_image(ctx.run_dir, paths["image"], ev.image)
         kept["image"] = paths["image"]
 

@@ -14,11 +14,8 @@ from typing import Any
 import pytest
 
 from pcg_plugin.collect import Submission
+from pcg_plugin.errors import RuleBroken
 from pcg_plugin.settings import SETTINGS_KEY, flag
-
-
-class RuleBroken(Exception):
-    """A rule the submission breaks; shown as its message, never as a traceback."""
 
 
 class PcgRuleWarning(pytest.PytestWarning):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.classify_service import _pid_alive
-from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.errors import InfrastructureError, ReplayMiss
 
 RECORD_MODES = ("once", "new", "all", "none")
 DB_NAME = "responses.sqlite3"
@@ -36,10 +36,6 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_id, idx)
 );
 """
-
-
-class ReplayMiss(InfrastructureError):
-    """Replay-only mode (or a complete recording) met a call that is not recorded or differs from the recording."""
 
 
 @dataclass(frozen=True)
