@@ -10,7 +10,6 @@ bootstrap interval over trials, ``pcg_plugin.bootstrap``). Pure functions; only 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,6 +17,7 @@ from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_write
 from pcg_plugin.errors import BaselineError
 
 BASELINE_SCHEMA = "pytest-pcg/baseline/1"
@@ -129,16 +129,8 @@ def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
 
 def save_baseline(path: Path, results: Mapping[str, Any]) -> Path:
     """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(baseline_document(results), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return atomic_write(path, text)
 
 
 def check_document(doc: Any, where: str) -> dict[str, Any]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_write
 from pcg_plugin.errors import PcgError
 from pcg_plugin.scoring import LETTERS, LetterInput, ScoreResult, fmt, to_decimal
 
@@ -127,12 +127,7 @@ def read_layout(
 
 
 def _write_text(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{path.name}")
-    tmp.write_text(text, encoding="utf-8", newline="")  # byte for byte: no newline translation on Windows
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, text, newline="")  # byte for byte: no newline translation on Windows
 
 
 def _write_json(path: Path, data: Any) -> Path:
