@@ -15,6 +15,7 @@ import pytest
 from pcg_plugin import outputs
 from pcg_plugin.collect import Submission
 from pcg_plugin.errors import EnvironmentProblem, FolderProblem, InfrastructureError, OfficialFailure, Reason
+from pcg_plugin.letters import letter_index
 from pcg_plugin.records import PROPERTY, TrialRecord, top_letter, trial_seed
 from pcg_plugin.settings import SETTINGS_KEY
 from pcg_plugin.worker import WorkerContext, worker_context
@@ -234,7 +235,8 @@ def run_trial(
         if len(probs) != 26:
             raise InfrastructureError(f"classifier returned {len(probs)} probabilities, expected 26")
         embedding = tuple(float(v) for v in result.embedding) if ctx.wants_embedding else None
-        record = replace(record, probs=probs, embedding=embedding, sim=probs[ord(letter) - 65], top=top_letter(probs))
+        record = replace(record, probs=probs, embedding=embedding, sim=probs[letter_index(letter)],
+                         top=top_letter(probs))  # fmt: skip
     except OfficialFailure as failure:
         record = replace(record, reason=failure.reason, message=f"{stage}: {failure.message}")
     return replace(record, timings=timings, paths=kept)

@@ -10,7 +10,8 @@ from typing import Any
 
 from pcg_plugin.atomic import atomic_write
 from pcg_plugin.errors import PcgError
-from pcg_plugin.scoring import LETTERS, LetterInput, ScoreResult, fmt, to_decimal
+from pcg_plugin.letters import LETTERS, letter_at, letter_index, stem
+from pcg_plugin.scoring import LetterInput, ScoreResult, fmt, to_decimal
 
 SKIPPED_DIRS = ("logs", "result")
 STAGES = ("stability", "similarity", "diversity")
@@ -148,8 +149,8 @@ def write_stability_json(path: Path, raws: Sequence[Mapping[str, Any]]) -> Path:
 def write_similarity_json(path: Path, letter: str, trials: Sequence[Mapping[str, Any]]) -> Path:
     """``{count, similarityRate, trials:[{id, label, similarity}], similarities:[{id, raws:[{id, label,
     softmax_prob}×26], cls_embedding?}]}``; each trial is ``{"id": file name, "probs": 26 floats,
-    "embedding": optional}`` and similarity = probs[ord(letter) - 65]."""
-    target = ord(letter) - 65
+    "embedding": optional}`` and similarity = probs[letter_index(letter)]."""
+    target = letter_index(letter)
     rows, sims = [], []
     for t in trials:
         probs = [float(p) for p in t["probs"]]
@@ -158,7 +159,7 @@ def write_similarity_json(path: Path, letter: str, trials: Sequence[Mapping[str,
         rows.append({"id": t["id"], "label": letter, "similarity": probs[target]})
         entry: dict[str, Any] = {
             "id": t["id"],
-            "raws": [{"id": t["id"], "label": chr(65 + i), "softmax_prob": p} for i, p in enumerate(probs)],
+            "raws": [{"id": t["id"], "label": letter_at(i), "softmax_prob": p} for i, p in enumerate(probs)],
         }
         if t.get("embedding") is not None:
             entry["cls_embedding"] = [float(v) for v in t["embedding"]]
@@ -187,7 +188,7 @@ def write_stage_files(program_dir: Path, name: str, letter: str, records: Sequen
     program_dir = Path(program_dir)
     recs = sorted(records, key=lambda r: r.trial)
     write_stability_json(program_dir / "stability" / f"{letter}.json", [
-        {"tag": f"{name}_{letter}_{r.trial}.xml", "score": r.sta, "startingObjects": r.total_blocks or 0,
+        {"tag": f"{stem(name, letter, r.trial)}.xml", "score": r.sta, "startingObjects": r.total_blocks or 0,
          "movingObjects": r.moving_blocks or 0}  # fmt: skip
         for r in recs if r.sta is not None
     ])  # fmt: skip

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_save, atomic_write
+from pcg_plugin.letters import stem as file_stem
 from pcg_plugin.records import TrialRecord
 
 RESULTS_FILE = "results.json"
@@ -46,7 +47,7 @@ def model_folders(models: Sequence[str]) -> dict[str, str]:
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
     """Official relative paths of one trial's artefacts (``<team>/raw/<C>/<team>_<C>_<n>.txt`` ...); with
     several models, under that model's own tree (``<model folder>/<team>/raw/...``)."""
-    stem = f"{submission}_{letter}_{trial}"
+    stem = file_stem(submission, letter, trial)
     root = f"{model_folder(model)}/{submission}" if model is not None else submission
     return {
         "raw": f"{root}/raw/{letter}/{stem}.txt",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
-LETTERS: tuple[str, ...] = tuple(string.ascii_uppercase)
+from pcg_plugin.letters import LETTERS
+
 EDITIONS = ("2023", "2024", "2025")
 TIE_BREAKS = (None, "prompt-length")
 PAIRINGS = ("index", "position")

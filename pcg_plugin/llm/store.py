@@ -17,6 +17,7 @@ from typing import Any
 
 from pcg_plugin.classify_service import _pid_alive
 from pcg_plugin.errors import InfrastructureError, ReplayMiss
+from pcg_plugin.letters import stem
 
 RECORD_MODES = ("once", "new", "all", "none")
 DB_NAME = "responses.sqlite3"
@@ -267,7 +268,7 @@ class ResponseStore:
             if rec.status != "complete" or rec.final_response is None:
                 continue
             name = team or rec.key.submission
-            path = Path(root) / name / "raw" / rec.key.letter / f"{name}_{rec.key.letter}_{rec.key.trial}.txt"
+            path = Path(root) / name / "raw" / rec.key.letter / f"{stem(name, rec.key.letter, rec.key.trial)}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(rec.final_response, encoding="utf-8")
             written.append(path)
