@@ -124,3 +124,13 @@ def test_second_bases_still_catch() -> None:
     """Code (and participants' programs) catch these by their builtin base."""
     assert issubclass(errors.SubmissionError, ValueError)
     assert issubclass(errors.SandboxViolation, PermissionError)
+
+
+def test_a_record_with_a_member_writes_the_same_json_as_with_its_string() -> None:
+    from pcg_plugin.records import TrialRecord
+
+    for member in Reason:
+        as_member = TrialRecord(nodeid="n", submission="s", letter="A", trial=1, reason=member, message="m")
+        as_string = TrialRecord(nodeid="n", submission="s", letter="A", trial=1, reason=member.value, message="m")
+        assert as_member.to_json() == as_string.to_json()
+        assert json.dumps(as_member.trial_entry()) == json.dumps(as_string.trial_entry())
