@@ -41,13 +41,14 @@ def atomic_save(path: Path | str, save: Callable[[Path], object]) -> Path:
     return path
 
 
-def atomic_write(path: Path | str, data: str | bytes, *, encoding: str = "utf-8", newline: str | None = None) -> Path:
+def atomic_write(path: Path | str, data: str | bytes, *, encoding: str = "utf-8", newline: str | None = None,
+                 mode: int = 0o666) -> Path:  # fmt: skip
     """Write ``data`` to ``path`` atomically: bytes as they are; text with ``encoding`` and ``newline`` as
     ``open()`` takes them (``newline=""`` writes the string's own line ends on every platform). The file gets
-    the usual mode (0666 less the umask)."""
+    ``mode`` less the umask (0o600 for a file only its owner may read, from its first byte on)."""
 
     def save(tmp: Path) -> None:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         if isinstance(data, bytes):
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)

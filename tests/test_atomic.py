@@ -98,3 +98,8 @@ def test_save_callback_failure_removes_a_half_written_file_or_folder(tmp_path: P
 def test_save_callback_writes_a_folder(tmp_path: Path) -> None:
     target = atomic_save(tmp_path / "cache" / "model", lambda tmp: (tmp.mkdir(), (tmp / "config.json").write_text("{}")))
     assert (target / "config.json").read_text() == "{}" and _leftovers(target.parent) == []
+
+
+def test_a_private_mode_holds_from_the_start(tmp_path: Path) -> None:
+    path = atomic_write(tmp_path / "service.env", "SECRET=1\n", mode=0o600)
+    assert path.stat().st_mode & 0o777 == 0o600 and path.read_text() == "SECRET=1\n"
