@@ -7,10 +7,11 @@ from typing import Any
 
 from pcg_plugin.core.controller import Collected
 from pcg_plugin.editions import edition
+from pcg_plugin.errors import Reason
 from pcg_plugin.records import TrialRecord
 
 SCHEMA = "pytest-pcg/results/1"
-ERROR_REASON = "error"  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
+ERROR_REASON = Reason.ERROR  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
 
 
 def group(records: Iterable[TrialRecord]) -> dict[str, dict[str, list[TrialRecord]]]:

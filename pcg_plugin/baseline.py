@@ -10,13 +10,15 @@ bootstrap interval over trials, ``pcg_plugin.bootstrap``). Pure functions; only 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
+
+from pcg_plugin.atomic import atomic_write
+from pcg_plugin.errors import BaselineError
 
 BASELINE_SCHEMA = "pytest-pcg/baseline/1"
 RESULTS_SCHEMA = "pytest-pcg/results/1"
@@ -27,10 +29,6 @@ FAILING = ("regressed", "missing")
 SAVE_HINT = "save one with `pytest submissions/ --pcg-save-baseline FILE`"
 # Official decimals have 20 places and a small integer part: this precision keeps every difference exact.
 _EXACT = Context(prec=200)
-
-
-class BaselineError(Exception):
-    """A baseline that cannot be used: unreadable, not a baseline, or from a run that is not like for like."""
 
 
 # -- the document -----------------------------------------------------------------------------------------
@@ -131,16 +129,8 @@ def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
 
 def save_baseline(path: Path, results: Mapping[str, Any]) -> Path:
     """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(baseline_document(results), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return atomic_write(path, text)
 
 
 def check_document(doc: Any, where: str) -> dict[str, Any]:

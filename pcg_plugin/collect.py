@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.errors import SubmissionError
+
 MANIFEST = "submission.toml"
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
 PLACEHOLDER = "<OBJECT>"
@@ -23,10 +25,6 @@ _PROJECT_FILES = ("conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "pyt
 _NOT_PROMPTS = ("requirements", "readme", "license", "licence", "copying", "notice", "changelog", "authors")
 _MAX_HASHED_BYTES = 50 * 1024 * 1024
 _MAX_PROGRAM_BYTES = 2 * 1024 * 1024  # larger .py files are data, not a participant's entry program
-
-
-class SubmissionError(ValueError):
-    """A folder that should be a submission but cannot be evaluated as one (ambiguous, bad manifest, none found)."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,60 @@
-"""One root exception, two branches: official outcomes (score 0) and infrastructure errors."""
+"""Every exception pytest-pcg raises, under one root, and the catalogue of reasons a trial scores 0.
+
+The tree (``PcgError`` is the root; a second base is kept where code or participants catch by it):
+
+- ``OfficialFailure``: a trial failed for an official reason (a ``Reason``) and scores 0; ``NoCode``,
+  ``ConversionError``.
+- ``InfrastructureError``: something outside the submission broke, the item errors; ``LLMError`` and its
+  retry family, ``ReplayMiss``.
+- ``EnvironmentProblem``: a submission's requirements cannot be met.
+- ``SubmissionError`` (also ``ValueError``), ``FolderProblem``: a folder that cannot be evaluated as a submission.
+- ``SandboxViolation`` (also ``PermissionError``): raised inside a participant's program by the sandbox guard.
+- ``RuleBroken``: a participant check that fails; ``UsageProblem``, ``NotASubmission``, ``Skipped``: outcomes of
+  ``pcg rules`` for one PATH.
+- ``BaselineError``: a baseline that cannot be used.
+
+This module imports only the standard library: the sandbox child imports it before the program runs.
+"""
 
 from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    """Why a trial scored 0: the ``reason`` of a record and of ``results.json`` (a member equals, formats and
+    JSON-serialises as its plain string). The README's "Reasons a trial scores 0" table lists exactly these."""
+
+    OFFICIAL_FAILURE = "official_failure"
+    """An official failure raised without a more precise reason; the trial scores 0."""
+    NO_CODE = "no_code"
+    """The response holds no extractable drop_block code ("Code not found."): no level, the trial scores 0."""
+    CONVERSION_ERROR = "conversion_error"
+    """The official converter threw while dropping blocks: no level XML is written, the trial scores 0."""
+    NO_BLOCKS = "no_blocks"
+    """The level has no blocks, so no image is rendered: sim = 0, the trial scores 0."""
+    TIMEOUT = "timeout"
+    """The official time limit (or the sandbox's wall clock or CPU limit) ran out: no response, the trial scores 0."""
+    TOKEN_LIMIT = "token_limit"
+    """The official token limit was exceeded: that response is discarded, the trial scores 0."""
+    LLM_BAD_REQUEST = "llm_bad_request"
+    """The model refused the request (HTTP 4xx, not retried): no response, the trial scores 0."""
+    PROGRAM_ERROR = "program_error"
+    """The participant's program raised, did not load, or exited without a final response: the trial scores 0."""
+    SANDBOX_VIOLATION = "sandbox_violation"
+    """The program did something the sandbox forbids (network, processes, writes outside, oversized folder or
+    file, garbage on the pipe): the trial scores 0, even if the program caught the PermissionError."""
+    BAD_RETURN = "bad_return"
+    """``run()`` returned no ``str`` or text that is not valid (lone surrogates): the trial scores 0."""
+    RESPONSE_TOO_LARGE = "response_too_large"
+    """A message or the final response from the program is over the sandbox's size limit: the trial scores 0."""
+    MEMORY = "memory"
+    """The program ran out of its memory limit: the trial scores 0."""
+    KILLED = "killed"
+    """The program was killed by a signal: the trial scores 0."""
+    ERROR = "error"
+    """The item errored (a bug or an infrastructure failure): no record, the trial is missing and scores 0; a
+    rerun with ``--lf`` retries it."""
 
 
 class PcgError(Exception):
@@ -10,13 +64,11 @@ class PcgError(Exception):
 class OfficialFailure(PcgError):
     """A trial failed for a reason the official pipeline defines; the trial scores 0.
 
-    ``reason`` is a short stable code (``no_response``, ``no_code``, ``conversion_error``,
-    ``no_blocks``, ``timeout``, ``token_limit``, ``program_error``, ...) that reports and
-    baselines can group by; the message is the human explanation (for conversion errors,
-    the official converter's message verbatim).
+    ``reason`` is a ``Reason`` that reports and baselines can group by; the message is the human explanation
+    (for conversion errors, the official converter's message verbatim).
     """
 
-    reason = "official_failure"
+    reason: str = Reason.OFFICIAL_FAILURE
 
     def __init__(self, message: str, *, reason: str | None = None) -> None:
         super().__init__(message)
@@ -31,19 +83,93 @@ class OfficialFailure(PcgError):
 class NoCode(OfficialFailure):
     """The response holds no extractable ``drop_block`` code ("Code not found.")."""
 
-    reason = "no_code"
+    reason = Reason.NO_CODE
 
 
 class ConversionError(OfficialFailure):
     """The official converter threw while dropping blocks; no XML is written for the level."""
 
-    reason = "conversion_error"
+    reason = Reason.CONVERSION_ERROR
 
 
 class InfrastructureError(PcgError):
     """Something outside the submission broke (model server, disk, a bug): the item errors."""
 
 
+class LLMError(InfrastructureError):
+    """A model call failed; ``transient`` errors are retried, the rest fail the trial's item."""
+
+    transient = False
+
+
+class RateLimited(LLMError):
+    """HTTP 429: back off for ``retry_after`` seconds (when the server says) and try again; not a 5xx."""
+
+    transient = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServerError(LLMError):
+    """HTTP 5xx (the official 2023 script retried these)."""
+
+    transient = True
+
+
+class Timeout(LLMError):
+    """The client timeout expired before the server answered."""
+
+    transient = True
+
+
+class ConnectionFailed(LLMError):
+    """No connection (refused, reset, DNS)."""
+
+    transient = True
+
+
+class BadRequest(LLMError):
+    """HTTP 4xx other than 429: retrying cannot help (bad model name, context too long, bad key)."""
+
+
+class ReplayMiss(InfrastructureError):
+    """Replay-only mode (or a complete recording) met a call that is not recorded or differs from the recording."""
+
+
 class EnvironmentProblem(PcgError):
     """A submission's requirements cannot be met (a line that cannot be installed, a module nothing provides):
     its items error before any model call, the other submissions run."""
+
+
+class SubmissionError(PcgError, ValueError):
+    """A folder that should be a submission but cannot be evaluated as one (ambiguous, bad manifest, none found)."""
+
+
+class FolderProblem(PcgError):
+    """Raised by a FolderProblemItem: the message is the whole story, no traceback."""
+
+
+class SandboxViolation(PcgError, PermissionError):
+    """Raised inside the program when it does something the sandbox forbids (also reported to the parent)."""
+
+
+class RuleBroken(PcgError):
+    """A rule the submission breaks; shown as its message, never as a traceback."""
+
+
+class UsageProblem(PcgError):
+    """A PATH that cannot be checked at all (missing, unreadable, not a prompt/program/folder): exit status 2."""
+
+
+class NotASubmission(PcgError):
+    """A folder that holds no submission the harness can run (or an ambiguous one): it fails, with the reason."""
+
+
+class Skipped(PcgError):
+    """A folder the official runner never treats as a team (``logs``, ``result``): listed, not checked."""
+
+
+class BaselineError(PcgError):
+    """A baseline that cannot be used: unreadable, not a baseline, or from a run that is not like for like."""

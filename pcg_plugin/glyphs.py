@@ -17,9 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pcg_plugin.letters import LETTERS
+
 GRID_WIDTH = 20
 GRID_HEIGHT = 16
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # A hand-made 5x7 font (top row first): always available, no font files needed.
 FONT_5X7: dict[str, tuple[str, ...]] = {

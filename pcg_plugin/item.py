@@ -10,7 +10,8 @@ from typing import Any
 
 from pcg_plugin import outputs
 from pcg_plugin.collect import Submission
-from pcg_plugin.errors import InfrastructureError, OfficialFailure
+from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
+from pcg_plugin.letters import letter_index
 from pcg_plugin.records import TrialRecord, top_letter, trial_seed
 from pcg_plugin.worker import WorkerContext
 
@@ -61,7 +62,7 @@ def run_trial(
         record = replace(record, sta=float(ev.stability), total_blocks=int(ev.total_blocks),
                          moving_blocks=int(ev.moving_blocks))  # fmt: skip
         if ev.image is None:
-            raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason="no_blocks")
+            raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason=Reason.NO_BLOCKS)
         outputs.write_image(ctx.run_dir, paths["image"], ev.image)
         kept["image"] = paths["image"]
 
@@ -73,7 +74,8 @@ def run_trial(
         if len(probs) != 26:
             raise InfrastructureError(f"classifier returned {len(probs)} probabilities, expected 26")
         embedding = tuple(float(v) for v in result.embedding) if ctx.wants_embedding else None
-        record = replace(record, probs=probs, embedding=embedding, sim=probs[ord(letter) - 65], top=top_letter(probs))
+        record = replace(record, probs=probs, embedding=embedding, sim=probs[letter_index(letter)],
+                         top=top_letter(probs))  # fmt: skip
     except OfficialFailure as failure:
         record = replace(record, reason=failure.reason, message=f"{stage}: {failure.message}")
     return replace(record, timings=timings, paths=kept)

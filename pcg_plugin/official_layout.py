@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_write
 from pcg_plugin.editions import STAGES
 from pcg_plugin.editions import edition as edition_record
 from pcg_plugin.errors import PcgError
-from pcg_plugin.scoring import LETTERS, LetterInput, ScoreResult, fmt, to_decimal
+from pcg_plugin.letters import LETTERS, letter_at, letter_index, stem
+from pcg_plugin.scoring import LetterInput, ScoreResult, fmt, to_decimal
 
 SKIPPED_DIRS = ("logs", "result")
 CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
@@ -128,12 +129,7 @@ def read_layout(
 
 
 def _write_text(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{path.name}")
-    tmp.write_text(text, encoding="utf-8", newline="")  # byte for byte: no newline translation on Windows
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, text, newline="")  # byte for byte: no newline translation on Windows
 
 
 def _write_json(path: Path, data: Any) -> Path:
@@ -154,8 +150,8 @@ def write_stability_json(path: Path, raws: Sequence[Mapping[str, Any]]) -> Path:
 def write_similarity_json(path: Path, letter: str, trials: Sequence[Mapping[str, Any]]) -> Path:
     """``{count, similarityRate, trials:[{id, label, similarity}], similarities:[{id, raws:[{id, label,
     softmax_prob}×26], cls_embedding?}]}``; each trial is ``{"id": file name, "probs": 26 floats,
-    "embedding": optional}`` and similarity = probs[ord(letter) - 65]."""
-    target = ord(letter) - 65
+    "embedding": optional}`` and similarity = probs[letter_index(letter)]."""
+    target = letter_index(letter)
     rows, sims = [], []
     for t in trials:
         probs = [float(p) for p in t["probs"]]
@@ -164,7 +160,7 @@ def write_similarity_json(path: Path, letter: str, trials: Sequence[Mapping[str,
         rows.append({"id": t["id"], "label": letter, "similarity": probs[target]})
         entry: dict[str, Any] = {
             "id": t["id"],
-            "raws": [{"id": t["id"], "label": chr(65 + i), "softmax_prob": p} for i, p in enumerate(probs)],
+            "raws": [{"id": t["id"], "label": letter_at(i), "softmax_prob": p} for i, p in enumerate(probs)],
         }
         if t.get("embedding") is not None:
             entry["cls_embedding"] = [float(v) for v in t["embedding"]]
@@ -193,7 +189,7 @@ def write_stage_files(program_dir: Path, name: str, letter: str, records: Sequen
     program_dir = Path(program_dir)
     recs = sorted(records, key=lambda r: r.trial)
     write_stability_json(program_dir / "stability" / f"{letter}.json", [
-        {"tag": f"{name}_{letter}_{r.trial}.xml", "score": r.sta, "startingObjects": r.total_blocks or 0,
+        {"tag": f"{stem(name, letter, r.trial)}.xml", "score": r.sta, "startingObjects": r.total_blocks or 0,
          "movingObjects": r.moving_blocks or 0}  # fmt: skip
         for r in recs if r.sta is not None
     ])  # fmt: skip

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_save, atomic_write
 from pcg_plugin.editions import edition
+from pcg_plugin.letters import stem as file_stem
 from pcg_plugin.records import TrialRecord
 
 RESULTS_FILE = "results.json"
@@ -42,7 +42,7 @@ def model_folders(models: Sequence[str]) -> dict[str, str]:
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
     """Official relative paths of one trial's artefacts (``<team>/raw/<C>/<team>_<C>_<n>.txt`` ...); with
     several models, under that model's own tree (``<model folder>/<team>/raw/...``)."""
-    stem = f"{submission}_{letter}_{trial}"
+    stem = file_stem(submission, letter, trial)
     root = f"{model_folder(model)}/{submission}" if model is not None else submission
     return {
         "raw": f"{root}/raw/{letter}/{stem}.txt",
@@ -54,34 +54,15 @@ def trial_paths(submission: str, letter: str, trial: int, model: str | None = No
 
 def write_text(run_dir: Path, rel: str, text: str) -> Path:
     """Write one artefact atomically (a reader never sees half a file); each item owns its own paths."""
-    path = run_dir / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write(run_dir / rel, text, newline="")
 
 
 def write_image(run_dir: Path, rel: str, image: Any) -> Path:
-    path = run_dir / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{secrets.token_hex(4)}-{path.name}")
-    image.save(tmp, format="PNG")
-    os.replace(tmp, path)
-    return path
+    return atomic_save(run_dir / rel, lambda tmp: image.save(tmp, format="PNG"))
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{path.name}")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]], trials: int) -> None:

@@ -13,7 +13,8 @@ import pytest
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
 from pcg_plugin.core.options import flag, option_value
-from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, SubmissionProblem, problem_of
+from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
+from pcg_plugin.errors import SubmissionError
 from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
 
 
@@ -100,7 +101,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     config = parent.config
     try:
         sub = problem_of(config).detect_folder(path, _roots(config), evaluating=_evaluating(config))
-    except SubmissionProblem as exc:
+    except SubmissionError as exc:
         return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
     if sub is None:
         return None
@@ -114,7 +115,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     config = parent.config
     try:
         sub = problem_of(config).detect_file(file_path, _roots(config), evaluating=_evaluating(config))
-    except SubmissionProblem as exc:
+    except SubmissionError as exc:
         return BrokenSubmissionFile.from_parent(parent, path=file_path, problem=str(exc))
     if sub is None:
         return None

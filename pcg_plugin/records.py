@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pcg_plugin.letters import letter_at, stem
 OUTCOMES = ("ok", "zero")
 
 
@@ -47,7 +48,7 @@ class TrialRecord:
     @property
     def stem(self) -> str:
         """The official file stem ``<team>_<C>_<n>``."""
-        return f"{self.submission}_{self.letter}_{self.trial}"
+        return stem(self.submission, self.letter, self.trial)
 
     def to_json(self) -> str:
         """Compact JSON; floats round-trip exactly (repr), so -n 0 and -n 2 score identically."""
@@ -90,7 +91,7 @@ def trial_seed(submission: str, letter: str, trial: int) -> int:
 def top_letter(probs: Sequence[float]) -> str:
     """The classifier's most likely letter (A=0 ... Z=25)."""
     best = max(range(len(probs)), key=lambda i: probs[i])
-    return chr(65 + best)
+    return letter_at(best)
 
 
 def from_properties(properties: Sequence[tuple[str, Any]]) -> TrialRecord | None:

@@ -7,6 +7,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_write
+
 REPORT_FILE = "report.html"
 TEMPLATE = "report.html.j2"
 OFFICIAL_CLASSIFIER = "pittawat/vit-base-uppercase-english-characters"
@@ -213,12 +215,5 @@ def render_report(results: dict, run_dir: Path, *, bootstrap: int = 100) -> str:
 
 def write_report(results: dict, run_dir: Path) -> Path:
     """Write ``run_dir/report.html`` (atomically) and return its path."""
-    import os
-
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / REPORT_FILE
-    tmp = path.with_name(f".tmp-{REPORT_FILE}")
-    tmp.write_text(render_report(results, run_dir), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return atomic_write(run_dir / REPORT_FILE, render_report(results, run_dir))

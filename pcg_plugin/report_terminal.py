@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.errors import Reason
 from pcg_plugin.settings import Settings
 
 
@@ -91,7 +92,7 @@ def trial_counts(sub: Mapping[str, Any], per_model: Mapping[str, Any] | None = N
     for letter in (data for part in parts for data in part.values()):
         for trial in letter.get("trials", []):
             n += 1
-            if trial.get("reason") == "error":
+            if trial.get("reason") == Reason.ERROR:
                 err += 1
             elif trial.get("reason"):
                 zero += 1

@@ -16,10 +16,7 @@ import pytest
 from pcg_plugin.collect import Submission
 from pcg_plugin.core.options import flag
 from pcg_plugin.core.problem import SETTINGS_KEY
-
-
-class RuleBroken(Exception):
-    """A rule the submission breaks; shown as its message, never as a traceback."""
+from pcg_plugin.errors import RuleBroken
 
 
 class PcgRuleWarning(pytest.PytestWarning):

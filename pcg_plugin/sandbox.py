@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.errors import OfficialFailure
+from pcg_plugin.errors import OfficialFailure, Reason
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -104,7 +104,7 @@ def _copy_submission(folder: Path, dest: Path, limit: int) -> None:
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
     if size > limit:
         raise OfficialFailure(f"submission folder is {size / MiB:.0f} MiB, over the {limit / MiB:.0f} MiB limit",
-                              reason="sandbox_violation")  # fmt: skip
+                              reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
     shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"),
                     dirs_exist_ok=True)  # fmt: skip
 
@@ -149,7 +149,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     root = Path(root).resolve() if root is not None else entry.parent
     scratch, home, tmp = workdir / "submission", workdir / "home", workdir / "tmp"
     if not entry.is_file():
-        raise OfficialFailure(f"program {entry} does not exist", reason="program_error")
+        raise OfficialFailure(f"program {entry} does not exist", reason=Reason.PROGRAM_ERROR)
     inner_entry = scratch / entry.relative_to(root)
     inner_cwd = scratch / Path(cwd).resolve().relative_to(root) if cwd is not None else scratch
     _copy_submission(root, scratch, limits.max_copy_bytes)
@@ -203,7 +203,7 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
             left = deadline - time.monotonic()
             if left <= 0:
                 raise OfficialFailure(f"the program ran past the sandbox wall-clock limit of {limits.wall_time:g} s",
-                                      reason="timeout")  # fmt: skip
+                                      reason=Reason.TIMEOUT)  # fmt: skip
             if not sel.select(timeout=min(left, 1.0)):
                 continue
             chunk = os.read(rfd, 1 << 16)
@@ -212,7 +212,7 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
             buf += chunk
             if len(buf) > limits.max_response_bytes + 64 * 1024 and b"\n" not in buf:
                 raise OfficialFailure(f"the program sent more than {limits.max_response_bytes} bytes in one message",
-                                      reason="response_too_large")  # fmt: skip
+                                      reason=Reason.RESPONSE_TOO_LARGE)  # fmt: skip
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 message = _decode(line)
@@ -227,7 +227,7 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
                 elif op == "violation":  # stop at once: a program that catches the PermissionError pays no more
                     violation = violation or str(message.get("what"))
                     raise guard_failure or OfficialFailure(f"the program was stopped by the sandbox: {violation}",
-                                                           reason="sandbox_violation")  # fmt: skip
+                                                           reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
                 else:
                     return _final(message, guard_failure, violation, limits)
     finally:
@@ -235,12 +235,13 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
 
 
 def _decode(line: bytes) -> dict[str, Any]:
+    garbage = OfficialFailure("the program wrote garbage to the harness pipe", reason=Reason.SANDBOX_VIOLATION)
     try:
         message = json.loads(line)
     except (ValueError, UnicodeDecodeError):
-        raise OfficialFailure("the program wrote garbage to the harness pipe", reason="sandbox_violation") from None
+        raise garbage from None
     if not isinstance(message, dict):
-        raise OfficialFailure("the program wrote garbage to the harness pipe", reason="sandbox_violation")
+        raise garbage
     return message
 
 
@@ -268,31 +269,31 @@ def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: st
     if guard is not None:  # the official runner: a guard error is a failed trial, no file
         raise guard
     if violation is not None:
-        raise OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason="sandbox_violation")
+        raise OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason=Reason.SANDBOX_VIOLATION)
     if op == "result":
         value = message.get("value")
         if not isinstance(value, str):
-            raise OfficialFailure("the program's final response is not a string", reason="bad_return")
+            raise OfficialFailure("the program's final response is not a string", reason=Reason.BAD_RETURN)
         if len(value.encode("utf-8", "surrogatepass")) > limits.max_response_bytes:
             raise OfficialFailure(f"the final response is over {limits.max_response_bytes} bytes",
-                                  reason="response_too_large")  # fmt: skip
+                                  reason=Reason.RESPONSE_TOO_LARGE)  # fmt: skip
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise OfficialFailure("the final response is not valid text (lone surrogates)",
-                                  reason="bad_return") from None  # fmt: skip
+                                  reason=Reason.BAD_RETURN) from None  # fmt: skip
         return value
     if op == "bad_return":
-        raise OfficialFailure(f"run() returned {message.get('type')}, not str", reason="bad_return")
+        raise OfficialFailure(f"run() returned {message.get('type')}, not str", reason=Reason.BAD_RETURN)
     if op == "memory":
         raise OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
-                              reason="memory")  # fmt: skip
+                              reason=Reason.MEMORY)  # fmt: skip
     if op == "file_size":
         raise OfficialFailure(f"the program wrote more than {limits.max_output_bytes} bytes to one file",
-                              reason="sandbox_violation")  # fmt: skip
+                              reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
     if op in ("program_error", "violation_error"):
-        raise OfficialFailure(f"{message.get('error')}\n{message.get('traceback', '')}", reason="program_error")
-    raise OfficialFailure(f"unexpected message {op!r} from the program", reason="sandbox_violation")
+        raise OfficialFailure(f"{message.get('error')}\n{message.get('traceback', '')}", reason=Reason.PROGRAM_ERROR)
+    raise OfficialFailure(f"unexpected message {op!r} from the program", reason=Reason.SANDBOX_VIOLATION)
 
 
 def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None,
@@ -305,23 +306,23 @@ def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, 
     if guard is not None:
         return guard
     if violation is not None:
-        return OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason="sandbox_violation")
+        return OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason=Reason.SANDBOX_VIOLATION)
     err = _tail(workdir / "stderr.txt")
     if code is not None and code > 128 and init_shell:
         code = 128 - code  # the init shell reports its child's signal as 128 + N
     if code is not None and code < 0:
         sig = signal.Signals(-code)
         if sig == signal.SIGXCPU:
-            return OfficialFailure(f"the program used its {limits.cpu_time} s CPU limit", reason="timeout")
+            return OfficialFailure(f"the program used its {limits.cpu_time} s CPU limit", reason=Reason.TIMEOUT)
         if sig == signal.SIGXFSZ:
             return OfficialFailure(f"the program wrote more than {limits.max_output_bytes} bytes to one file",
-                                   reason="sandbox_violation")  # fmt: skip
-        return OfficialFailure(f"the program was killed by {sig.name}\n{err}", reason="killed")
+                                   reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
+        return OfficialFailure(f"the program was killed by {sig.name}\n{err}", reason=Reason.KILLED)
     if "MemoryError" in err:
         return OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
-                               reason="memory")  # fmt: skip
+                               reason=Reason.MEMORY)  # fmt: skip
     return OfficialFailure(f"the program exited (status {code}) without a final response\n{err}",
-                           reason="program_error")  # fmt: skip
+                           reason=Reason.PROGRAM_ERROR)  # fmt: skip
 
 
 __all__ = ["SandboxLimits", "network_namespace_prefix", "run_program_trial"]

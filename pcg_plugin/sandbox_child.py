@@ -14,6 +14,7 @@ from typing import Any
 
 from pcg_plugin.compat.guards import credit, official_exception
 from pcg_plugin.compat.models import TrialContext, TrialLoop
+from pcg_plugin.errors import SandboxViolation
 
 _REGISTERED: list[type] = []
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -22,10 +23,6 @@ _PATH_EVENTS = {"os.remove": 0, "os.rename": 0, "os.rmdir": 0, "os.mkdir": 0, "o
                 "os.replace": 0}  # fmt: skip
 _PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
                    "pty.spawn", "os.startfile")  # fmt: skip
-
-
-class SandboxViolation(PermissionError):
-    """Raised inside the program when it does something the sandbox forbids (also reported to the parent)."""
 
 
 def register_evaluation(team_name: str, fn: type, *args: Any, **kwargs: Any) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
 from pcg_plugin.editions import edition as edition_record
-
-LETTERS: tuple[str, ...] = tuple(string.ascii_uppercase)
+from pcg_plugin.letters import LETTERS
 TIE_BREAKS = (None, "prompt-length")
 PAIRINGS = ("index", "position")
 PLACES = Decimal("1e-20")  # bignumber.js DECIMAL_PLACES=20, ROUND_HALF_UP for every division

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,12 +15,11 @@ from pcg_plugin.core.rundir import DEFAULT_OUT
 from pcg_plugin.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.editions import YEARS
 from pcg_plugin.editions import edition as edition_record
-
+from pcg_plugin.letters import LETTERS, letter_index
 
 RECORD_MODES = ("once", "new", "all", "none")
 REQUIREMENTS_MODES = ("install", "check", "off")
 BACKENDS = ("auto", "openai", "openai-compatible", "transformers", "offline", "scripted")
-ALL_LETTERS = tuple(string.ascii_uppercase)
 DEFAULT_TRIALS = 10
 # With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
 OFFLINE_LETTERS = ("I", "L")
@@ -78,7 +76,7 @@ class Settings:
     """What a run evaluates and how; identical on the controller and every worker."""
 
     edition: str = DEFAULT_EDITION
-    letters: tuple[str, ...] = ALL_LETTERS
+    letters: tuple[str, ...] = LETTERS
     trials: int = DEFAULT_TRIALS
     backend: str | None = None  # None = auto
     model: str | None = None
@@ -143,11 +141,11 @@ def parse_letters(text: str) -> tuple[str, ...]:
             continue
         if len(part) == 3 and part[1] == "-":
             lo, hi = part[0].upper(), part[2].upper()
-            if lo in ALL_LETTERS and hi in ALL_LETTERS and lo <= hi:
-                out.update(chr(c) for c in range(ord(lo), ord(hi) + 1))
+            if lo in LETTERS and hi in LETTERS and lo <= hi:
+                out.update(LETTERS[letter_index(lo) : letter_index(hi) + 1])
                 continue
         for ch in part.upper():
-            if ch not in ALL_LETTERS:
+            if ch not in LETTERS:
                 raise ValueError(f"--pcg-letters: {part!r} is not a letter A-Z (the official run accepts only A-Z)")
             out.add(ch)
     if not out:
@@ -235,7 +233,7 @@ def resolve(
     base_url = get("pcg_base_url")
     offline = is_offline_default(backend, base_url, env)
     notes: list[str] = []
-    letters = parse_letters(letters_raw) if letters_raw else ALL_LETTERS
+    letters = parse_letters(letters_raw) if letters_raw else LETTERS
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
     if offline and backend in (None, "auto"):
         if not letters_raw:

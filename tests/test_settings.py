@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.settings import (
-    ALL_LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
+    LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
     parse_letters, parse_trials, resolve,
 )  # fmt: skip
 
@@ -47,7 +47,7 @@ def test_parse_bool():
 
 def test_defaults_with_an_api_key_are_the_official_run(tmp_path):
     s = resolve({}, rootdir=tmp_path, env=KEY)
-    assert (s.edition, s.letters, s.trials, s.record, s.offline_default) == ("2024", ALL_LETTERS, 10, "once", False)
+    assert (s.edition, s.letters, s.trials, s.record, s.offline_default) == ("2024", LETTERS, 10, "once", False)
     assert s.store == tmp_path / "pcg-runs" / "responses"
     assert s.notes == ()
 
@@ -72,7 +72,7 @@ def test_offline_default_decision():
 
 def test_scripted_backend_is_never_shrunk(tmp_path):
     s = resolve({"pcg_backend": "scripted"}, rootdir=tmp_path, env={})
-    assert (s.letters, s.trials, s.offline_default) == (ALL_LETTERS, 10, False)
+    assert (s.letters, s.trials, s.offline_default) == (LETTERS, 10, False)
 
 
 @pytest.mark.parametrize(

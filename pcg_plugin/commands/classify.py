@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from pcg_plugin.letters import LETTERS
+
 HELP = "classify level images as letters (default model: the embedded one; --model for the official ViT)"
 
 
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                     obj["embedding"] = list(res.embedding)
                 print(json.dumps(obj))
             else:
-                ranked = sorted(zip(res.probs, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", strict=True), reverse=True)[:3]
+                ranked = sorted(zip(res.probs, LETTERS, strict=True), reverse=True)[:3]
                 print(f"{p}\t{res.top}\t" + " ".join(f"{c}={q:.3f}" for q, c in ranked))
         sys.stdout.flush()
     return status

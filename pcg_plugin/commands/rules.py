@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.editions import PROGRAM_YEARS
+from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
 
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
 
@@ -22,18 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--edition", choices=PROGRAM_YEARS, default=None,
                         help="rules for programs (default: from the program; llms4pcg/chat_with_llm means "
                              "2025)")  # fmt: skip
-
-
-class UsageProblem(Exception):
-    """A PATH that cannot be checked at all (missing, unreadable, not a prompt/program/folder): exit status 2."""
-
-
-class NotASubmission(Exception):
-    """A folder that holds no submission the harness can run (or an ambiguous one): it fails, with the reason."""
-
-
-class Skipped(Exception):
-    """A folder the official runner never treats as a team (``logs``, ``result``): listed, not checked."""
 
 
 def _expand(path: Path) -> list[Path]:

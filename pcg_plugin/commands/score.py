@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pcg_plugin.editions import DEFAULT, YEARS
+from pcg_plugin.letters import LETTERS
 
 HELP = "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
 
@@ -15,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", help="folder holding <program>/stability|similarity|diversity/<C>.json")
     parser.add_argument("--edition", choices=YEARS, default=DEFAULT,
                         help="2023: no diversity, trials paired by array position; 2024/2025: spec §6.2 (default 2024)")  # fmt: skip
-    parser.add_argument("--letters", default="ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    parser.add_argument("--letters", default="".join(LETTERS),
                         help="letters to score, e.g. AIL or A,I,L (default A..Z; the prompt divisor is their count)")  # fmt: skip
     parser.add_argument("--trials", type=int, default=10, help="T, the trial count of the denominators (default 10)")
     parser.add_argument("--disable-weights", action="store_true", help="all weights 1 (official DISABLE_WEIGHTS)")
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _letters(text: str) -> list[str]:
     letters = [c for c in text.upper() if c.isalpha()]
-    bad = [c for c in letters if not ("A" <= c <= "Z")]
+    bad = [c for c in letters if c not in LETTERS]
     if not letters or bad:
         raise ValueError(f"--letters: expected letters A..Z, got {text!r}")
     return sorted(set(letters))

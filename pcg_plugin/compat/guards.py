@@ -6,14 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from pcg_plugin.compat.logfile import write_log
-from pcg_plugin.errors import OfficialFailure
+from pcg_plugin.errors import OfficialFailure, Reason
 
 
 def official_exception(reason: str, message: str) -> Exception:
     """What ``chat_with_chatgpt`` raises inside the program, so programs that catch it behave as officially."""
-    if reason == "timeout":
+    if reason == Reason.TIMEOUT:
         return TimeoutError(message)
-    if reason == "token_limit":
+    if reason == Reason.TOKEN_LIMIT:
         return ValueError(message)
     return RuntimeError(f"{reason}: {message}")
 

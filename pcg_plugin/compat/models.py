@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
 
+from pcg_plugin.letters import stem
+
 # (messages, n) -> choices; raises TimeoutError/ValueError like the official guards.
 Transport = Callable[[list, int], list]
 
@@ -60,7 +62,7 @@ class TrialContext:
         return Path(self.__team_name) / "raw" / Path(self.__character)
 
     def get_output_file_path(self) -> Path:
-        name = f"{self.get_team_name()}_{self.get_character()}_{self.get_trial_number()}.txt"
+        name = f"{stem(self.get_team_name(), self.get_character(), self.get_trial_number())}.txt"
         return self.get_output_folder_path() / name
 
     def add_prompt_token_count(self, count: int) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import string
 from pathlib import Path
 from typing import Any
 
 from pcg_plugin.compat.guards import guarded
 from pcg_plugin.compat.logfile import log_file_name, write_log
 from pcg_plugin.compat.models import TrialContext, TrialLoop
+from pcg_plugin.letters import LETTERS, stem
 
 
 def check_arguments(team_name: str, characters: list[str] | None) -> list[str]:
@@ -18,9 +18,9 @@ def check_arguments(team_name: str, characters: list[str] | None) -> list[str]:
     if team_name == "logs":
         raise ValueError("Team name cannot be 'logs'")
     if characters is None:
-        return list(string.ascii_uppercase)
+        return list(LETTERS)
     for c in characters:
-        if not (isinstance(c, str) and len(c) == 1 and c in string.ascii_uppercase):
+        if not (isinstance(c, str) and len(c) == 1 and c in LETTERS):
             raise ValueError(f"Invalid character: {c!r} (expected one of A-Z)")
     return list(characters)
 
@@ -76,7 +76,7 @@ def run_evaluation(team_name: str, fn: type[TrialLoop], num_trials: int = 10, ch
 
 def _one_trial(team: Path, c: str, n: int, log: Path, fn: type[TrialLoop], chat: Any,
                model_name: str | None, base_url: str | None) -> str:  # fmt: skip
-    out = team / "raw" / c / f"{team.name}_{c}_{n}.txt"
+    out = team / "raw" / c / f"{stem(team.name, c, n)}.txt"
     if out.exists():
         chat.close()
         write_log(log, f"Trial {n} for character {c} already exists, skipping")

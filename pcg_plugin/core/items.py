@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
-from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.errors import FolderProblem, InfrastructureError
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
@@ -85,10 +85,6 @@ class BrokenSubmission(_Broken, pytest.Directory):
 
 class BrokenSubmissionFile(_Broken, pytest.File):
     """A file among the submissions that looks like one and is none (a 2023 .txt without ``<OBJECT>``)."""
-
-
-class FolderProblem(Exception):
-    """Raised by a FolderProblemItem: the message is the whole story, no traceback."""
 
 
 class FolderProblemItem(pytest.Item):

@@ -21,10 +21,6 @@ PROBLEM_KEY = pytest.StashKey["Problem"]()
 SETTINGS_KEY = pytest.StashKey[Any]()  # the problem's own frozen settings, identical on every process
 
 
-class SubmissionProblem(Exception):
-    """A folder or file that should be a submission and cannot be evaluated: the message says why and the fix."""
-
-
 @runtime_checkable
 class SubmissionLike(Protocol):
     """What the harness reads of a problem's submission (the rest is the problem's)."""
@@ -87,7 +83,7 @@ class Problem(Protocol):
     def session_lines(self, run: Mapping[str, Any]) -> list[str]: ...
     def cost_line(self, settings: Any, nodeids: Sequence[str]) -> str | None: ...
 
-    # collection: a folder or file -> a submission (None: not one; SubmissionProblem: one we cannot evaluate)
+    # collection: a folder or file -> a submission (None: not one; errors.SubmissionError: one we cannot evaluate)
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> SubmissionLike | None: ...
     def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> SubmissionLike | None: ...
     def submission_meta(self, submission: Any) -> dict[str, Any]: ...

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pcg_plugin.errors import OfficialFailure
+from pcg_plugin.errors import OfficialFailure, Reason
 
 
 @dataclass
@@ -37,7 +37,8 @@ class TrialGuard:
         """Before a call: past ``max_time`` the official context raised TimeoutError (trial fails, no file)."""
         if self.elapsed > self.max_time:
             raise OfficialFailure(
-                f"time limit: {self.elapsed:.1f} s elapsed before a call, limit {self.max_time:g} s", reason="timeout"
+                f"time limit: {self.elapsed:.1f} s elapsed before a call, limit {self.max_time:g} s",
+                reason=Reason.TIMEOUT,
             )
 
     def add_usage(self, prompt_tokens: int, completion_tokens: int) -> None:
@@ -47,5 +48,5 @@ class TrialGuard:
         if self.total_tokens > self.token_limit:
             raise OfficialFailure(
                 f"token limit: {self.total_tokens} tokens used in this trial, limit {self.token_limit}",
-                reason="token_limit",
+                reason=Reason.TOKEN_LIMIT,
             )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin.llm.base import BadRequest, ChatResult, ConnectionFailed, LLMError, RateLimited, ServerError, Timeout
+from pcg_plugin.errors import BadRequest, ConnectionFailed, LLMError, RateLimited, ServerError, Timeout
+from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pcg_plugin.llm.base import LLMError, RateLimited
+from pcg_plugin.errors import LLMError, RateLimited
 
 T = TypeVar("T")
 

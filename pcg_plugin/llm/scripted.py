@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pcg_plugin.llm.base import ChatResult, ConnectionFailed, LLMError, RateLimited, ServerError, Timeout
+from pcg_plugin.errors import ConnectionFailed, LLMError, RateLimited, ServerError, Timeout
+from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile

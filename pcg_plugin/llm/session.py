@@ -7,12 +7,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pcg_plugin.errors import InfrastructureError, OfficialFailure
-from pcg_plugin.llm.base import Backend, BadRequest, ChatResult
+from pcg_plugin.errors import BadRequest, InfrastructureError, OfficialFailure, Reason, ReplayMiss
+from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.llm.profiles import Profile
 from pcg_plugin.llm.retry import RetryPolicy, call_with_retry
-from pcg_plugin.llm.store import RECORD_MODES, RecordedCall, ReplayMiss, ResponseStore, TrialKey, request_hash
+from pcg_plugin.llm.store import RECORD_MODES, RecordedCall, ResponseStore, TrialKey, request_hash
 
 
 class TrialChat:
@@ -128,7 +128,7 @@ class TrialChat:
         except BadRequest as exc:
             # The participant's request itself is refused (e.g. context too long): per the rules a trial error
             # is an empty response, so the trial fails and scores 0 rather than erroring the run.
-            raise OfficialFailure(f"the model refused the request: {exc}", reason="llm_bad_request") from exc
+            raise OfficialFailure(f"the model refused the request: {exc}", reason=Reason.LLM_BAD_REQUEST) from exc
         return result, started, self._clock() - t0
 
     def _estimate(self, messages: list[dict], n: int) -> int:

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.classify_service import _pid_alive
-from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.errors import InfrastructureError, ReplayMiss
+from pcg_plugin.letters import stem
 
 RECORD_MODES = ("once", "new", "all", "none")
 DB_NAME = "responses.sqlite3"
@@ -36,10 +37,6 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_id, idx)
 );
 """
-
-
-class ReplayMiss(InfrastructureError):
-    """Replay-only mode (or a complete recording) met a call that is not recorded or differs from the recording."""
 
 
 @dataclass(frozen=True)
@@ -271,7 +268,7 @@ class ResponseStore:
             if rec.status != "complete" or rec.final_response is None:
                 continue
             name = team or rec.key.submission
-            path = Path(root) / name / "raw" / rec.key.letter / f"{name}_{rec.key.letter}_{rec.key.trial}.txt"
+            path = Path(root) / name / "raw" / rec.key.letter / f"{stem(name, rec.key.letter, rec.key.trial)}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(rec.final_response, encoding="utf-8")
             written.append(path)

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pcg_plugin.atomic import atomic_save
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.llm.base import ChatResult
 
@@ -126,23 +127,25 @@ class TransformersBackend:
         digest = hashlib.sha256(f"{gguf.resolve()}:{gguf.stat().st_size}".encode()).hexdigest()[:12]
         target = cache_dir() / f"{gguf.stem}-{digest}"
         if not (target / "config.json").exists():
-            tmp = target.with_name(target.name + f".tmp{os.getpid()}")
             kw = {"gguf_file": gguf.name}
-            AutoTokenizer.from_pretrained(str(gguf.parent), **kw).save_pretrained(tmp)
-            quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **kw)
-            # The GGUF-loaded model refuses save_pretrained; copy its dequantized weights into a plain one.
-            if hasattr(quantized.config, "quantization_config"):
-                del quantized.config.quantization_config
-            plain = AutoModelForCausalLM.from_config(quantized.config)
-            plain.load_state_dict(quantized.state_dict())
-            plain.generation_config = quantized.generation_config
-            plain.save_pretrained(tmp)
-            try:
-                os.replace(tmp, target)  # atomic: concurrent converters never leave a half-written cache
-            except OSError:
-                import shutil
 
-                shutil.rmtree(tmp, ignore_errors=True)
+            def save(tmp: Path) -> None:
+                AutoTokenizer.from_pretrained(str(gguf.parent), **kw).save_pretrained(tmp)
+                quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **kw)
+                # The GGUF-loaded model refuses save_pretrained; copy its dequantized weights into a plain one.
+                if hasattr(quantized.config, "quantization_config"):
+                    del quantized.config.quantization_config
+                plain = AutoModelForCausalLM.from_config(quantized.config)
+                plain.load_state_dict(quantized.state_dict())
+                plain.generation_config = quantized.generation_config
+                plain.save_pretrained(tmp)
+
+            try:
+                atomic_save(target, save)  # concurrent converters never leave a half-written cache
+            except OSError:
+                if not (target / "config.json").exists():
+                    raise
+                # another converter finished first: its complete copy stays, ours is gone
         return str(target), {}
 
     def complete(self, messages: list[dict], *, n: int, profile: Profile, seed: int | None = None) -> ChatResult:

@@ -161,7 +161,7 @@ def test_env_configured_limiter_is_shared_through_the_store_folder(tmp_path, mon
 
 
 def test_scripted_fault_sequence_and_bare_rate():
-    from pcg_plugin.llm.base import ConnectionFailed, RateLimited, ServerError, Timeout
+    from pcg_plugin.errors import ConnectionFailed, RateLimited, ServerError, Timeout
 
     backend = ScriptedBackend(["a", "b"], failures=["429", None, "500", "timeout", "reset"])
     p = profile_for("2024")
@@ -205,7 +205,7 @@ def test_preflight_only_for_paid_backends(tmp_path):
 
 
 def test_an_infrastructure_error_releases_the_trial_for_another_process(tmp_path):
-    from pcg_plugin.llm.base import ServerError
+    from pcg_plugin.errors import ServerError
 
     store = ResponseStore(tmp_path)
     k = TrialKey("2024", "m", "s", "h", "A", 1)

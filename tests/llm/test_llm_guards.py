@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.errors import OfficialFailure
-from pcg_plugin.llm.base import BadRequest, RateLimited, ServerError
+from pcg_plugin.errors import BadRequest, RateLimited, ServerError
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.editions import NO_TIME_LIMIT, profile_for
 from pcg_plugin.llm.retry import RetryPolicy, call_with_retry

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.base import BaseProblem
-from pcg_plugin.core.problem import SETTINGS_KEY, SubmissionProblem
-from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.core.problem import SETTINGS_KEY
+from pcg_plugin.errors import InfrastructureError, SubmissionError
 
 TARGETS = ("cat", "dog")
 TRIALS = 2
@@ -81,7 +81,7 @@ class Spell(BaseProblem):
         try:
             answers = json.loads(manifest.read_text())
         except ValueError as exc:
-            raise SubmissionProblem(f"{manifest} is not JSON ({exc}); write {{\"cat\": ..., \"dog\": ...}}") from None
+            raise SubmissionError(f"{manifest} is not JSON ({exc}); write {{\"cat\": ..., \"dog\": ...}}") from None
         return SpellSubmission(name=path.name, path=path, entry=manifest, answers=answers)
 
     def run_trial(self, config: pytest.Config, sub: SpellSubmission, target: str, trial: int, nodeid: str,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin import collect, settings as settings_mod
-from pcg_plugin.core.problem import SubmissionProblem
+from pcg_plugin.errors import SubmissionError
 from pcg_plugin.settings import Settings
 
 SERVICE_HANDLE = pytest.StashKey[Any]()
@@ -100,19 +100,17 @@ class ScienceBirds:
     # -- collection --------------------------------------------------------------------------------------------
 
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
-        """A folder that must hold a submission (``collect.folder_role``) becomes one, or a SubmissionProblem;
+        """A folder that must hold a submission (``collect.folder_role``) becomes one, or a SubmissionError;
         containers and foreign folders are left to pytest, except that a manifest anywhere makes a submission."""
         role = None
         try:
             role = collect.folder_role(path, list(roots), require_placeholder=evaluating)
             sub = collect.detect_folder(path, manifest_only=role != "submission", require_placeholder=evaluating)
             if sub is None and role == "submission":
-                raise SubmissionProblem(collect.not_a_submission(path))
-        except collect.SubmissionError as exc:
-            raise SubmissionProblem(str(exc)) from None
+                raise SubmissionError(collect.not_a_submission(path))
         except OSError as exc:
             if role == "submission":  # a team folder we cannot read is reported, never dropped
-                raise SubmissionProblem(f"{path}: cannot be read ({exc})") from None
+                raise SubmissionError(f"{path}: cannot be read ({exc})") from None
             return None  # a sibling folder that vanished or cannot be read is nobody's submission
         return sub
 
@@ -127,7 +125,7 @@ class ScienceBirds:
         except OSError:
             return None
         if sub is None:
-            raise SubmissionProblem(collect.not_a_prompt(path))
+            raise SubmissionError(collect.not_a_prompt(path))
         return sub
 
     def submission_meta(self, sub: collect.Submission) -> dict[str, Any]:

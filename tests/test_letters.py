@@ -1,0 +1,51 @@
+"""The letters constant, the class index of a letter (the official ``ord(C) - 65``) and the official file stem."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pcg_plugin.letters import LETTERS, letter_at, letter_index, stem
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pcg_plugin"
+# Spelled elsewhere on purpose only in letters.py. classify.py still holds its own copy: the classify modules are
+# being reorganised in a parallel change, which takes LETTERS from pcg_plugin.letters; drop it from here then.
+_PENDING = {"letters.py", "classify.py"}
+_SPELLINGS = re.compile(r"ascii_uppercase|ABCDEFGHIJKLMNOPQRSTUVWXYZ|ord\([^)]*\)\s*-\s*65|chr\(\s*65\s*\+")
+
+
+def test_letters_are_the_official_targets() -> None:
+    assert LETTERS == tuple(string.ascii_uppercase) and len(LETTERS) == 26
+
+
+@given(st.sampled_from(LETTERS))
+def test_index_is_the_official_ord_minus_65_and_inverts(letter: str) -> None:
+    assert letter_index(letter) == ord(letter) - 65
+    assert letter_at(letter_index(letter)) == letter
+
+
+@pytest.mark.parametrize("bad", ["a", "[", "@", "", "AB", "É", None])
+def test_anything_but_a_target_letter_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match="not a target letter"):
+        letter_index(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [-1, 26, 100])
+def test_an_index_outside_the_classes_is_refused(bad: int) -> None:
+    with pytest.raises(ValueError, match="0..25"):
+        letter_at(bad)
+
+
+def test_stem_is_the_official_file_stem() -> None:
+    assert stem("team_x", "A", 10) == "team_x_A_10"
+
+
+def test_the_alphabet_and_its_arithmetic_are_written_once() -> None:
+    found = [f"{path.relative_to(PACKAGE)}:{n}" for path in sorted(PACKAGE.rglob("*.py")) if path.name not in _PENDING
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _SPELLINGS.search(line)]  # fmt: skip
+    assert found == []
