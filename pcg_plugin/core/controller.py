@@ -15,7 +15,7 @@ from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, record_json
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
-SERVICE_KEY = "pcg_classify_service"  # workerinput key: the problem's service for workers (e.g. a classifier)
+SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
 STATS_KEY = "pcg_worker"  # workeroutput key: per-worker facts (load times, cache hits)
 
 
