@@ -72,7 +72,7 @@ def _start_classify_service(config: pytest.Config, settings: Settings, run_dir: 
     ``--pcg-classify-mode service``); workers get it through workerinput, ``pytest_unconfigure`` stops it."""
     if not _evaluating(config) or config.option.collectonly:
         return None
-    from pcg_plugin import classify_service as cs
+    from pcg_plugin import classify as cs
 
     if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
         return None

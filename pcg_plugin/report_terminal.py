@@ -10,7 +10,7 @@ from typing import Any
 from pcg_plugin.settings import Settings
 
 
-# What runs without --pcg-classifier (pcg_plugin.classify._resolve), said so that nobody mistakes it for official.
+# What runs without --pcg-classifier (pcg_plugin.classify.hf._resolve), said so that nobody mistakes it for official.
 EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs --pcg-classifier " \
                 "pittawat/vit-base-uppercase-english-characters)"
 
