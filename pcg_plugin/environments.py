@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from pcg_plugin.classify_cache import default_cache_dir
+from pcg_plugin.classify.cache import default_cache_dir
 from pcg_plugin.compat import SHIMS
 from pcg_plugin.imports import ImportGraph, ImportSite, reachable
 

@@ -20,6 +20,27 @@ CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
 _PARSE_INT = re.compile(r"\s*([+-]?\d+)")
 
 
+
+def model_folder(model: str) -> str:
+    """The folder of one model's official layout in a several-model run: the name with every character other
+    than letters, digits, ``.``, ``_`` and ``-`` as ``_`` (``qwen2.5:32b`` -> ``qwen2.5_32b``; ``:`` and ``/`` are
+    not folder names everywhere)."""
+    folder = re.sub(r"[^A-Za-z0-9._-]", "_", model)
+    return "_" + folder if folder in ("", ".", "..", "result", "logs") or folder.startswith(".") else folder
+
+
+def model_folders(models: Sequence[str]) -> dict[str, str]:
+    """model -> its folder; two models that would share one are a ValueError naming both."""
+    out: dict[str, str] = {}
+    for model in models:
+        folder = model_folder(model)
+        clash = next((m for m, f in out.items() if f == folder), None)
+        if clash is not None:
+            raise ValueError(f"--pcg-model: {clash!r} and {model!r} would share the run folder {folder!r}; "
+                             "rename one (e.g. serve it under another name)")  # fmt: skip
+        out[model] = folder
+    return out
+
 def trial_index(file_name: str) -> int | None:
     """``getTrialIndexFromFileName``: parseInt of the last ``_`` part cut at the first ``.`` (None = NaN).
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
-import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -13,30 +11,10 @@ from typing import Any
 from pcg_plugin.atomic import atomic_save, atomic_write
 from pcg_plugin.editions import edition
 from pcg_plugin.letters import stem as file_stem
+from pcg_plugin.official_layout import model_folder
 from pcg_plugin.records import TrialRecord
 
 RESULTS_FILE = "results.json"
-
-
-def model_folder(model: str) -> str:
-    """The folder of one model's official layout in a several-model run: the name with every character other
-    than letters, digits, ``.``, ``_`` and ``-`` as ``_`` (``qwen2.5:32b`` -> ``qwen2.5_32b``; ``:`` and ``/`` are
-    not folder names everywhere)."""
-    folder = re.sub(r"[^A-Za-z0-9._-]", "_", model)
-    return "_" + folder if folder in ("", ".", "..", "result", "logs") or folder.startswith(".") else folder
-
-
-def model_folders(models: Sequence[str]) -> dict[str, str]:
-    """model -> its folder; two models that would share one are a ValueError naming both."""
-    out: dict[str, str] = {}
-    for model in models:
-        folder = model_folder(model)
-        clash = next((m for m, f in out.items() if f == folder), None)
-        if clash is not None:
-            raise ValueError(f"--pcg-model: {clash!r} and {model!r} would share the run folder {folder!r}; "
-                             "rename one (e.g. serve it under another name)")  # fmt: skip
-        out[model] = folder
-    return out
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:

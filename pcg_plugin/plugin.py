@@ -14,8 +14,8 @@ from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
 from pcg_plugin.core.options import flag, option_value
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
-from pcg_plugin.errors import SubmissionError
 from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
+from pcg_plugin.errors import SubmissionError
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -11,7 +11,7 @@ from pcg_plugin.errors import Reason
 from pcg_plugin.settings import Settings
 
 
-# What runs without --pcg-classifier (pcg_plugin.classify._resolve), said so that nobody mistakes it for official.
+# What runs without --pcg-classifier (pcg_plugin.classify.hf._resolve), said so that nobody mistakes it for official.
 EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs --pcg-classifier " \
                 "pittawat/vit-base-uppercase-english-characters)"
 

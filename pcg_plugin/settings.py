@@ -172,7 +172,7 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
     if offline:
         raise ValueError("--pcg-model: several models need a backend that serves them (--pcg-base-url or "
                          f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}")
-    from pcg_plugin.outputs import model_folders
+    from pcg_plugin.official_layout import model_folders
 
     model_folders(models)  # two names that would share a folder of the official layout are refused here
 
@@ -262,7 +262,7 @@ def resolve(
     from pcg_plugin.llm.constrain import resolve_mode
 
     constrain = resolve_mode(get("pcg_constrain"), backend=backend, offline=offline, model=get("pcg_model"),
-                             edition=edition)  # fmt: skip
+                             official_model=edition_record(edition).profile.model, edition=edition)  # fmt: skip
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=model,
         base_url=base_url, record=record,

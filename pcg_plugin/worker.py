@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.collect import Submission
+from pcg_plugin.devices import threads_per_worker
 from pcg_plugin.editions import edition
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.settings import Settings
@@ -71,7 +72,7 @@ class WorkerContext:
         """THE one place the classifier is acquired (a one-line swap for another factory)."""
 
         def make() -> Any:
-            from pcg_plugin.classify_service import classifier_for_run
+            from pcg_plugin.classify import classifier_for_run
 
             s = self.settings
             return classifier_for_run(model=s.classifier, device=s.device, mode=s.classify_mode,  # type: ignore[arg-type]
@@ -99,7 +100,6 @@ class WorkerContext:
                 from pcg_plugin.llm.scripted import ScriptedBackend
 
                 return ScriptedBackend(load_callable(name or ""))
-            from pcg_plugin.classify_service import threads_per_worker
             from pcg_plugin.llm import make_backend
 
             kind = None if s.backend in (None, "auto") else s.backend

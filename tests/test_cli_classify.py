@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from test_classify import _save_tiny_vit  # tests/ is on sys.path (rootdir conftest, prepend import mode)
+from tiny_vit import save_tiny_vit  # tests/ is on sys.path (rootdir conftest, prepend import mode)
 
 from pcg_plugin.classify import LETTERS
 from pcg_plugin.cli import main
@@ -17,7 +17,7 @@ from pcg_plugin.cli import main
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _save_tiny_vit(tmp_path_factory.mktemp("clivit"), list(LETTERS))
+    return save_tiny_vit(tmp_path_factory.mktemp("clivit"), list(LETTERS))
 
 
 def _images(folder: Path, n: int) -> list[Path]:

@@ -179,6 +179,31 @@ def test_missing_trial_loop_is_a_program_error(tmp_path: Path) -> None:
     assert f.reason == "program_error" and "TrialLoop" in f.message
 
 
+TWO_LOOPS = '''
+from chatgpt4pcg.competition import TrialLoop, run_evaluation
+
+
+class Draft(TrialLoop):
+    @staticmethod
+    def run(ctx, target_character):
+        return "draft"
+
+
+class Final(TrialLoop):
+    @staticmethod
+    def run(ctx, target_character):
+        return "final"
+
+
+run_evaluation("team", Final, 10)
+'''
+
+
+def test_top_level_run_evaluation_picks_the_loop_among_several(tmp_path: Path) -> None:
+    """The shim's registry is the one the child reads (the child runs as ``__main__``: no second copy)."""
+    assert trial(program(tmp_path, "two_loops", TWO_LOOPS), tmp_path) == "final"
+
+
 def test_infrastructure_errors_are_not_scored(tmp_path: Path) -> None:
     def broken(messages, n):
         raise InfrastructureError("model server down")

@@ -36,9 +36,9 @@ def answer_regex(function: str = "drop_block", max_lines: int = MAX_LINES) -> st
 
 
 def resolve_mode(value: str | None, *, backend: str | None, offline: bool, model: str | None,
-                 edition: str) -> str:  # fmt: skip
+                 official_model: str, edition: str) -> str:  # fmt: skip
     """``--pcg-constrain``: on by default for the offline default model only; only in-process models can be
-    constrained, and never the edition's official model (its answers must stay the model's own)."""
+    constrained, and never the edition's official model (``official_model``: its answers must stay its own)."""
     if value is None:
         return "drop_block" if offline else "off"
     if value not in CONSTRAIN_MODES:
@@ -47,9 +47,7 @@ def resolve_mode(value: str | None, *, backend: str | None, offline: bool, model
         if not (offline or backend == "transformers"):
             raise ValueError(f"--pcg-constrain {value} needs an in-process model (--pcg-backend offline or "
                              "transformers); HTTP backends and the official models are never constrained")
-        from pcg_plugin.editions import profile_for
-
-        if model and model == profile_for(edition).model:
+        if model and model == official_model:
             raise ValueError(f"--pcg-constrain {value}: {model} is the {edition} edition's official model, "
                              "whose answers are never constrained")
     return value

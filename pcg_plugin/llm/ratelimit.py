@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from pcg_plugin.classify_service import _pid_alive as _alive  # zombie-aware liveness, one definition
+from pcg_plugin.devices import pid_alive as _alive  # zombie-aware liveness, one definition
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS bucket (name TEXT PRIMARY KEY, level REAL NOT NULL, stamp REAL NOT NULL);

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.classify_service import _pid_alive
+from pcg_plugin.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError, ReplayMiss
 from pcg_plugin.letters import stem
 
@@ -97,7 +97,7 @@ def _owner_alive(owner: str | None) -> bool:
     pid = int(rest.split(":")[0]) if rest.split(":")[0].isdigit() else -1
     if pid == os.getpid():
         return False  # our own earlier, unfinished attempt (an item that errored): take it over
-    return pid > 0 and _pid_alive(pid)
+    return pid > 0 and pid_alive(pid)
 
 
 class ResponseStore:

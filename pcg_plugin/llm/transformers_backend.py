@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pcg_plugin import devices
 from pcg_plugin.atomic import atomic_save
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.llm.base import ChatResult
@@ -56,12 +57,9 @@ def offline_gguf() -> Path:
     )
 
 
-def resolve_device(device: str) -> str:
-    if device in ("", "auto", None):
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device
+def resolve_device(device: str | None) -> str:
+    """``auto`` (or nothing) picks CUDA, else CPU: the run's device policy without MPS for generation."""
+    return devices.resolve_device("auto" if device in ("", None) else device, mps=False)
 
 
 class TransformersBackend:

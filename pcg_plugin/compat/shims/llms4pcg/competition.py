@@ -2,6 +2,6 @@
 
 from pcg_plugin.compat.chat import chat_with_chatgpt, chat_with_llm
 from pcg_plugin.compat.models import TrialContext, TrialLoop
-from pcg_plugin.sandbox_child import register_evaluation as run_evaluation
+from pcg_plugin.compat.registry import register_evaluation as run_evaluation
 
 __all__ = ["TrialContext", "TrialLoop", "chat_with_chatgpt", "chat_with_llm", "run_evaluation"]

@@ -1,8 +1,7 @@
-"""Classification service: policy, batching, wire format, and the real service process end to end."""
+"""Classification service: mode policy, in-process loading, and the real service process end to end."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -14,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
-from pcg_plugin import classify_server as srv
-from pcg_plugin import classify_service as cs
+from pcg_plugin import classify
+from pcg_plugin.classify import service as cs
+from pcg_plugin.classify.local import load_classifier
+from pcg_plugin.classify.wire import preresize_plan
+from pcg_plugin.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
 
-HAVE_CLASSIFY = importlib.util.find_spec("pcg_plugin.classify") is not None
 TESTS_DIR = str(Path(__file__).resolve().parent)
 
 
@@ -36,7 +35,7 @@ class _Classification:
 
 
 class _StandIn:
-    """Stand-in for pcg_plugin.classify.Classifier (same load/classify/digest/name) until it lands."""
+    """A loader plugged in by name (``test_classify_service:_StandIn.load``): same load/classify/digest/name."""
 
     def __init__(self, model: Any, processor: Any, name: str) -> None:
         self.model, self.processor, self.name, self.digest = model, processor, name, "standin-" + name
@@ -97,27 +96,6 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _save_tiny_vit(tmp_path_factory.mktemp("tiny-vit"))
 
 
-@pytest.fixture(scope="module")
-def loader() -> Any:
-    """The real Classifier.load once pcg_plugin.classify exists, the stand-in before."""
-    if HAVE_CLASSIFY:
-        yield cs.DEFAULT_LOADER
-        return
-    old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [TESTS_DIR, old]))  # for the service process
-    yield "test_classify_service:_StandIn.load"
-    if old is None:
-        del os.environ["PYTHONPATH"]
-    else:
-        os.environ["PYTHONPATH"] = old
-
-
-@pytest.fixture(autouse=True)
-def _classification_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not HAVE_CLASSIFY:
-        monkeypatch.setattr(cs, "_make_classification", lambda p, e: _Classification(tuple(p), tuple(e)))
-
-
 def _letter_image(letter: str, size: int = 48, shift: int = 0) -> Image.Image:
     im = Image.new("RGB", (size, size), "white")
     d = ImageDraw.Draw(im)
@@ -142,7 +120,7 @@ IMAGES = [_letter_image(c, shift=i % 5) for i, c in enumerate("ABCDEFGH")] + [_l
 def _wait_gone(pid: int, timeout: float = 15.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not cs._pid_alive(pid):
+        if not pid_alive(pid):
             return True
         time.sleep(0.05)
     return False
@@ -159,55 +137,46 @@ def _assert_close(a: list[Any], b: list[Any], tol: float) -> None:
 # --------------------------------------------------------------------------------------------- policy
 
 
-@given(workers=st.integers(1, 512), cores=st.integers(1, 256))
-def test_threads_never_oversubscribe(workers: int, cores: int) -> None:
-    threads = cs.threads_per_worker(workers, cores)
-    assert threads >= 1
-    if workers <= cores:
-        assert workers * threads <= cores
-        assert workers * (threads + 1) > cores  # and no core is left idle for nothing
-
-
 def test_mode_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert cs.resolve_mode("local", "cuda") == "local"
-    assert cs.resolve_mode("service", "cpu") == "service"
-    assert cs.resolve_mode("auto", "cpu") == "local"
-    assert cs.resolve_mode("auto", "cuda") == "service"
-    monkeypatch.setattr(cs, "resolve_device", lambda d: "cpu")
-    assert cs.resolve_mode("auto", "auto") == "local"
+    assert classify.resolve_mode("local", "cuda") == "local"
+    assert classify.resolve_mode("service", "cpu") == "service"
+    assert classify.resolve_mode("auto", "cpu") == "local"
+    assert classify.resolve_mode("auto", "cuda") == "service"
+    monkeypatch.setattr(classify, "resolve_device", lambda d: "cpu")
+    assert classify.resolve_mode("auto", "auto") == "local"
     with pytest.raises(ValueError, match="auto, service or local"):
-        cs.resolve_mode("gpu", "cpu")  # type: ignore[arg-type]
+        classify.resolve_mode("gpu", "cpu")  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------ the real service process
 
 
 @pytest.fixture(scope="module")
-def service(tiny_model: Path, loader: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
+def service(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
     run_dir = tmp_path_factory.mktemp("run")
     handle = cs.start_service(
-        model=tiny_model, device="cpu", run_dir=run_dir, loader=loader, max_wait_ms=20, export_env=False
+        model=tiny_model, device="cpu", run_dir=run_dir, max_wait_ms=20, export_env=False
     )
     yield handle
     handle.stop()
     assert _wait_gone(handle.info.pid), "service outlived stop()"
 
 
-def _in_process(tiny_model: Path, loader: str, dtype: str = "fp32") -> Any:
-    return cs.load_classifier(tiny_model, device="cpu", threads=None, dtype=dtype, loader=loader)  # type: ignore[arg-type]
+def _in_process(tiny_model: Path, dtype: str = "fp32") -> Any:
+    return load_classifier(tiny_model, device="cpu", threads=None, dtype=dtype)  # type: ignore[arg-type]
 
 
-def test_service_matches_in_process_classification(service: Any, tiny_model: Path, loader: str) -> None:
+def test_service_matches_in_process_classification(service: Any, tiny_model: Path) -> None:
     client = cs.connect(service.info.to_dict())
     got = client.classify(IMAGES)
-    _assert_close(got, _in_process(tiny_model, loader).classify(IMAGES), tol=1e-5)
+    _assert_close(got, _in_process(tiny_model).classify(IMAGES), tol=1e-5)
     assert client.digest == service.info.digest and client.stats()["images"] >= len(IMAGES)
     assert service.info.resize == (32, 32, 2)  # the probe accepted shrinking in the workers
     assert (Path(service.run_dir) / cs.INFO_FILE).stat().st_mode & 0o077 == 0  # authkey not world-readable
 
 
-def test_concurrent_workers_are_batched_together(service: Any, tiny_model: Path, loader: str) -> None:
-    expected = _in_process(tiny_model, loader).classify(IMAGES)
+def test_concurrent_workers_are_batched_together(service: Any, tiny_model: Path) -> None:
+    expected = _in_process(tiny_model).classify(IMAGES)
     before = cs.connect(service.info).stats()
     results: dict[int, Any] = {}
 
@@ -230,10 +199,10 @@ CRASHING_CLIENT = """
 import os, sys
 from multiprocessing.connection import Client
 from PIL import Image
-from pcg_plugin import classify_server as srv
-info = srv.ServiceInfo.from_env(sys.argv[1])
+from pcg_plugin.classify.wire import ServiceInfo, to_wire
+info = ServiceInfo.from_env(sys.argv[1])
 conn = Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
-conn.send(("classify", [srv.to_wire(Image.new("RGB", (40, 40), "white"))] * 64))
+conn.send(("classify", [to_wire(Image.new("RGB", (40, 40), "white"))] * 64))
 os._exit(3)  # die with the request in flight, never reading the answer
 """
 
@@ -260,22 +229,22 @@ def test_bad_image_from_one_worker_reports_and_service_survives(service: Any) ->
 PARENT_THAT_DIES = """
 import sys, time
 from pathlib import Path
-from pcg_plugin import classify_service as cs
-h = cs.start_service(model=sys.argv[1], device="cpu", loader=sys.argv[2], run_dir=Path(sys.argv[3]))
+from pcg_plugin.classify import service as cs
+h = cs.start_service(model=sys.argv[1], device="cpu", run_dir=Path(sys.argv[2]))
 print(h.info.pid, flush=True)
 time.sleep(600)
 """
 
 
-def test_service_exits_when_its_owner_is_killed(tiny_model: Path, loader: str, tmp_path: Path) -> None:
+def test_service_exits_when_its_owner_is_killed(tiny_model: Path, tmp_path: Path) -> None:
     owner = subprocess.Popen(
-        [sys.executable, "-c", PARENT_THAT_DIES, str(tiny_model), loader, str(tmp_path)],
+        [sys.executable, "-c", PARENT_THAT_DIES, str(tiny_model), str(tmp_path)],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         pid = int(owner.stdout.readline())  # type: ignore[union-attr]
-        assert cs._pid_alive(pid)
+        assert pid_alive(pid)
     finally:
         owner.send_signal(signal.SIGKILL)  # no atexit, no stop(): only the pipe EOF can tell the service
         owner.wait()
@@ -293,34 +262,34 @@ def test_chatty_loader_cannot_corrupt_or_block_the_service(
     assert "loading..." in (tmp_path / "classify-service.log").read_text()
 
 
-def test_start_failure_is_a_clear_infrastructure_error(tmp_path: Path, loader: str) -> None:
+def test_start_failure_is_a_clear_infrastructure_error(tmp_path: Path) -> None:
     with pytest.raises(InfrastructureError, match="failed to start"):
-        cs.start_service(model=tmp_path / "no-such-model", device="cpu", loader=loader, run_dir=tmp_path)
+        cs.start_service(model=tmp_path / "no-such-model", device="cpu", run_dir=tmp_path)
 
 
-def test_preresize_probe_rejects_a_plan_that_changes_results(tiny_model: Path, loader: str) -> None:
-    clf = _in_process(tiny_model, loader)
-    assert srv.preresize_plan(clf, "cpu") == (32, 32, 2)
+def test_preresize_probe_rejects_a_plan_that_changes_results(tiny_model: Path) -> None:
+    clf = _in_process(tiny_model)
+    assert preresize_plan(clf, "cpu") == (32, 32, 2)
 
     class Lying:  # claims nearest-neighbour resizing; the real processor is bilinear
         processor = type("P", (), {"size": {"width": 32, "height": 32}, "resample": 0, "do_resize": True})()
         digest = name = "lying"
         classify = staticmethod(clf.classify)
 
-    assert srv.preresize_plan(Lying(), "cpu") is None  # type: ignore[arg-type]
-    assert srv.preresize_plan(type("NoProcessor", (), {"classify": clf.classify})(), "cpu") is None  # type: ignore[arg-type]
+    assert preresize_plan(Lying(), "cpu") is None  # type: ignore[arg-type]
+    assert preresize_plan(type("NoProcessor", (), {"classify": clf.classify})(), "cpu") is None  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- the factory, end to end
 
 
 def test_factory_local_and_service_agree_and_cache_hits(
-    tiny_model: Path, loader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(cs.ENV_VAR, raising=False)
-    common = dict(model=tiny_model, device="cpu", workers=1, loader=loader, cache_dir=tmp_path / "cache")
-    local = cs.classifier_for_run(mode="local", run_dir=tmp_path / "a", cache=False, **common)  # type: ignore[arg-type]
-    lazy = cs.classifier_for_run(mode="service", run_dir=tmp_path / "b", **common)  # type: ignore[arg-type]
+    common = dict(model=tiny_model, device="cpu", workers=1, cache_dir=tmp_path / "cache")
+    local = classify.classifier_for_run(mode="local", run_dir=tmp_path / "a", cache=False, **common)  # type: ignore[arg-type]
+    lazy = classify.classifier_for_run(mode="service", run_dir=tmp_path / "b", **common)  # type: ignore[arg-type]
     try:
         owned = cs._OWNED[-1]
         _assert_close(lazy.classify(IMAGES), local.classify(IMAGES), tol=1e-5)
@@ -329,7 +298,7 @@ def test_factory_local_and_service_agree_and_cache_hits(
         _assert_close(again, local.classify(IMAGES[::-1]), tol=1e-5)
         assert lazy.inner.stats()["images"] == served, "cache hits went to the model"  # type: ignore[attr-defined]
         # a second process-like caller in the same run folder finds the same service instead of starting one
-        other = cs.classifier_for_run(mode="service", run_dir=tmp_path / "b", cache=False, **common)  # type: ignore[arg-type]
+        other = classify.classifier_for_run(mode="service", run_dir=tmp_path / "b", cache=False, **common)  # type: ignore[arg-type]
         assert other.info.pid == owned.info.pid  # type: ignore[attr-defined]
     finally:
         cs._OWNED[-1].stop()
@@ -337,11 +306,11 @@ def test_factory_local_and_service_agree_and_cache_hits(
 
 
 def test_a_lazily_started_service_that_dies_is_restarted(
-    tiny_model: Path, loader: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(cs.ENV_VAR, raising=False)
-    client = cs.classifier_for_run(model=tiny_model, device="cpu", mode="service", workers=1, run_dir=tmp_path,
-                                   cache=False, loader=loader)  # type: ignore[arg-type]  # fmt: skip
+    client = classify.classifier_for_run(model=tiny_model, device="cpu", mode="service", workers=1, run_dir=tmp_path,
+                                         cache=False)  # type: ignore[arg-type]  # fmt: skip
     first = client.info.pid  # type: ignore[attr-defined]
     try:
         os.kill(first, signal.SIGKILL)
@@ -354,11 +323,11 @@ def test_a_lazily_started_service_that_dies_is_restarted(
     assert _wait_gone(client.info.pid)  # type: ignore[attr-defined]
 
 
-def test_bf16_stays_within_tolerance_of_fp32(tiny_model: Path, loader: str) -> None:
+def test_bf16_stays_within_tolerance_of_fp32(tiny_model: Path) -> None:
     """Stated tolerance: every bf16 probability within 0.02 (absolute) of fp32; the argmax letter agrees
     whenever fp32's top two are more than 0.04 apart."""
-    fp32 = _in_process(tiny_model, loader).classify(IMAGES)
-    bf16 = _in_process(tiny_model, loader, "bf16").classify(IMAGES)
+    fp32 = _in_process(tiny_model).classify(IMAGES)
+    bf16 = _in_process(tiny_model, "bf16").classify(IMAGES)
     for a, b in zip(fp32, bf16):
         assert max(abs(p - q) for p, q in zip(a.probs, b.probs)) <= 0.02
         top = sorted(a.probs, reverse=True)
@@ -372,20 +341,17 @@ import os
 from pathlib import Path
 import pytest
 from PIL import Image
-from pcg_plugin import classify_service as cs
+from pcg_plugin import classify
 
-RUN, MODEL, LOADER = Path(os.environ["T_RUN"]), os.environ["T_MODEL"], os.environ["T_LOADER"]
-if LOADER.startswith("test_classify_service:"):
-    from test_classify_service import _Classification
-    cs._make_classification = lambda p, e: _Classification(tuple(p), tuple(e))
+RUN, MODEL = Path(os.environ["T_RUN"]), os.environ["T_MODEL"]
 _CLF = []
 
 
 @pytest.mark.parametrize("i", range(12))
 def test_item(i):
     if not _CLF:
-        _CLF.append(cs.classifier_for_run(model=MODEL, device="cpu", mode="service", workers=2, run_dir=RUN,
-                                          cache=False, loader=LOADER))
+        _CLF.append(classify.classifier_for_run(model=MODEL, device="cpu", mode="service", workers=2, run_dir=RUN,
+                                                cache=False))
     clf = _CLF[0]
     assert len(clf.classify([Image.new("RGB", (40 + i, 40), "white")])[0].probs) == 26
     (RUN / f"pid-{i}-{os.getpid()}").write_text(str(clf.info.pid))
@@ -395,15 +361,14 @@ def test_item(i):
 
 
 def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
-    tiny_model: Path, loader: str, tmp_path: Path
+    tiny_model: Path, tmp_path: Path
 ) -> None:
     suite, run = tmp_path / "suite", tmp_path / "run"
     suite.mkdir()
     run.mkdir()
     (suite / "test_suite.py").write_text(XDIST_SUITE)
     env = {k: v for k, v in os.environ.items() if k != cs.ENV_VAR and not k.startswith("PYTEST_")}
-    env.update(T_RUN=str(run), T_MODEL=str(tiny_model), T_LOADER=loader)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [TESTS_DIR, env.get("PYTHONPATH")]))
+    env.update(T_RUN=str(run), T_MODEL=str(tiny_model))
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-p", "no:pcg",
          "-p", "no:pcg_rules", str(suite / "test_suite.py"), "--rootdir", str(suite)],

@@ -9,19 +9,12 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+
+from pcg_plugin.classify.base import ClassifierLike, ClassifierWrapper
 
 ENV_CACHE_DIR = "PCG_CACHE_DIR"
 _MAGIC = b"PCGC1"
-
-
-class ClassifierLike(Protocol):
-    """What the pipeline needs from a classifier: one call per batch, plus identity for provenance."""
-
-    digest: str
-    name: str
-
-    def classify(self, images: Sequence[Any]) -> list[Any]: ...
 
 
 def default_cache_dir() -> Path:
@@ -115,20 +108,6 @@ def cache_namespace(digest: str, dtype: str) -> str:
     """Folder-safe namespace for one model and precision."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in digest)[:80] or "unknown"
     return f"{safe}-{dtype}"
-
-
-class ClassifierWrapper:
-    """Base for wrappers around a classifier: provenance (digest, name) stays the wrapped model's."""
-
-    inner: ClassifierLike
-
-    @property
-    def digest(self) -> str:
-        return self.inner.digest
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Classification server: wire format, dynamic batching and failure isolation, in-process (no model)."""
+"""Classification server: dynamic batching and failure isolation, in-process (no model)."""
 
 from __future__ import annotations
 
@@ -7,36 +7,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-from PIL import Image, ImageDraw
+from PIL import Image
 
-from pcg_plugin import classify_server as srv
+from pcg_plugin.classify import server as srv
+from pcg_plugin.classify.wire import to_wire
 
 
 @dataclass(frozen=True)
 class _Classification:
     probs: tuple[float, ...]
     embedding: tuple[float, ...]
-
-
-def _picture() -> Image.Image:
-    im = Image.new("RGB", (48, 40), "white")
-    ImageDraw.Draw(im).rectangle((5, 7, 30, 20), fill=(200, 10, 0))
-    return im
-
-
-@pytest.mark.parametrize("mode", ["1", "L", "RGB", "RGBA", "P"])
-def test_wire_round_trip_keeps_pixels(mode: str) -> None:
-    im = _picture().convert(mode)
-    back = srv.from_wire(srv.to_wire(im))
-    assert back.mode == im.mode and back.size == im.size
-    assert back.convert("RGB").tobytes() == im.convert("RGB").tobytes()
-
-
-def test_service_info_round_trips_through_env_and_dict() -> None:
-    info = srv.ServiceInfo("\0pcg-x", "ab" * 32, 123, "sha256:x", "m", "bf16", "cuda")
-    assert srv.ServiceInfo.from_env(info.to_env()) == info
-    assert srv.ServiceInfo.from_dict(info.to_dict()) == info
 
 
 # ---------------------------------------------------------------------------- batching (no subprocess)
@@ -67,7 +47,7 @@ def _run_clients(server: srv._Server, widths: list[int]) -> dict[int, tuple[str,
 
     def worker(w: int) -> None:
         barrier.wait()
-        msg = ("classify", [srv.to_wire(Image.new("L", (w, 4)))])
+        msg = ("classify", [to_wire(Image.new("L", (w, 4)))])
         answers[w] = server._answer(msg)
 
     threads = [threading.Thread(target=worker, args=(w,)) for w in widths]

@@ -7,39 +7,23 @@ import json
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.classify.base import LETTERS, Classification
+from pcg_plugin.devices import resolve_device
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.paths import PACKAGE_DIR
 
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 OFFICIAL_MODEL_ID = "pittawat/vit-base-uppercase-english-characters"
 EMBEDDED_MODEL_DIR = PACKAGE_DIR / "models" / "pcg-letters"
 DEFAULT_BATCH_SIZE = 32
 
 
-@dataclass(frozen=True)
-class Classification:
-    """One image's result: ``probs`` = softmax over the 26 letters in A..Z order; ``embedding`` = 2025 vector."""
-
-    probs: tuple[float, ...]
-    embedding: tuple[float, ...]
-
-    @property
-    def top(self) -> str:
-        return LETTERS[max(range(len(self.probs)), key=self.probs.__getitem__)]
-
-    def prob(self, letter: str) -> float:
-        """The official similarity for target ``letter``: its softmax probability."""
-        return self.probs[LETTERS.index(letter.upper())]
-
-
 def letter_order(id2label: dict[Any, str]) -> list[int]:
     """Model output index for each of A..Z, mapped by label NAME; raises if the labels are not the 26 letters.
 
-    The official script reads index ``ord(C) - 65`` blindly; matching names instead gives the same answer for the
+    The official script reads the letter's place in the alphabet as the index blindly; matching names instead gives the same answer for the
     official model (whose labels are A=0..Z=25) and stays right for a model whose labels come in another order.
     """
     names = {int(i): str(name).strip().upper() for i, name in id2label.items()}
@@ -109,9 +93,7 @@ class Classifier:
                 f"could not load classifier {name!r}: {type(exc).__name__}: {exc}. "
                 f"Pass --model with a hub id that can be reached or a local copy of the model folder"
             ) from exc
-        from pcg_plugin.classify_service import resolve_device  # auto: CUDA, else MPS, else CPU (official order)
-
-        dev = resolve_device(device)
+        dev = resolve_device(device)  # auto: CUDA, else MPS, else CPU (official order)
         net.eval().to(dev)
         return cls(net, processor, name=name, device=dev, batch_size=batch_size)
 

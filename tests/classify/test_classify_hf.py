@@ -11,30 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
-from pcg_plugin import classify
+from tiny_vit import save_tiny_vit  # tests/ is on sys.path (rootdir conftest, prepend import mode)
+
+from pcg_plugin.classify import hf
 from pcg_plugin.classify import LETTERS, Classification, Classifier, letter_order
 from pcg_plugin.errors import InfrastructureError
 
 
-def _save_tiny_vit(folder: Path, labels: list[str], seed: int = 0) -> Path:
-    import torch
-    from transformers import ViTConfig, ViTForImageClassification, ViTImageProcessor
-
-    torch.manual_seed(seed)
-    config = ViTConfig(
-        image_size=32, patch_size=8, num_channels=3, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, id2label=dict(enumerate(labels)), label2id={n: i for i, n in enumerate(labels)},
-    )
-    ViTForImageClassification(config).save_pretrained(folder)
-    ViTImageProcessor(size={"height": 32, "width": 32}, image_mean=[0.5] * 3, image_std=[0.5] * 3).save_pretrained(
-        folder
-    )
-    return folder
-
-
 @pytest.fixture(scope="module")
 def tiny_vit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _save_tiny_vit(tmp_path_factory.mktemp("vit"), list(LETTERS))
+    return save_tiny_vit(tmp_path_factory.mktemp("vit"), list(LETTERS))
 
 
 def _letter_image(seed: int, size: int = 200) -> Image.Image:
@@ -76,7 +62,7 @@ def test_shuffled_labels_are_mapped_by_name(tmp_path: Path, tiny_vit: Path) -> N
 
     perm = list(LETTERS)
     random.Random(3).shuffle(perm)
-    shuffled = _save_tiny_vit(tmp_path / "shuffled", perm)
+    shuffled = save_tiny_vit(tmp_path / "shuffled", perm)
     clf = Classifier.load(shuffled, device="cpu")
     image = _letter_image(4)
     (res,) = clf.classify([image])
@@ -93,11 +79,11 @@ def test_shuffled_labels_are_mapped_by_name(tmp_path: Path, tiny_vit: Path) -> N
         [f"LABEL_{i}" for i in range(26)],
         list(LETTERS[:25]) + ["A"],
         list(LETTERS) + ["?"],
-        list(LETTERS.lower()[:10]) + ["X"] * 16,
+        [c.lower() for c in LETTERS[:10]] + ["X"] * 16,
     ],
 )
 def test_wrong_labels_fail_clearly(tmp_path: Path, labels: list[str]) -> None:
-    folder = _save_tiny_vit(tmp_path / "bad", labels)
+    folder = save_tiny_vit(tmp_path / "bad", labels)
     with pytest.raises(InfrastructureError, match="label"):
         Classifier.load(folder, device="cpu")
 
@@ -132,12 +118,12 @@ def test_missing_model_fails_with_a_message(tmp_path: Path) -> None:
 
 
 def test_get_classifier_shares_one_instance(tiny_vit: Path) -> None:
-    a = classify.get_classifier(tiny_vit, device="cpu")
-    assert classify.get_classifier(tiny_vit, device="cpu") is a
+    a = hf.get_classifier(tiny_vit, device="cpu")
+    assert hf.get_classifier(tiny_vit, device="cpu") is a
 
 
 def test_digest_tells_models_apart(tmp_path: Path, tiny_vit: Path) -> None:
-    other = _save_tiny_vit(tmp_path / "other", list(LETTERS), seed=1)
+    other = save_tiny_vit(tmp_path / "other", list(LETTERS), seed=1)
     assert Classifier.load(other, device="cpu").digest != Classifier.load(tiny_vit, device="cpu").digest
 
 
@@ -145,8 +131,8 @@ def test_classification_top_and_diversity_vector() -> None:
     probs = tuple(0.9 if c == "Q" else 0.1 / 25 for c in LETTERS)
     res = Classification(probs, (1.0, 2.0))
     assert res.top == "Q"
-    assert classify.diversity_vector(res, 2024) == probs
-    assert classify.diversity_vector(res, 2025) == (1.0, 2.0)
+    assert hf.diversity_vector(res, 2024) == probs
+    assert hf.diversity_vector(res, 2025) == (1.0, 2.0)
 
 
 def test_embedded_model_reads_block_letters() -> None:
@@ -155,7 +141,7 @@ def test_embedded_model_reads_block_letters() -> None:
 
     from pcg_plugin import glyphs
 
-    clf = classify.get_classifier(None, device="cpu")
+    clf = hf.get_classifier(None, device="cpu")
     images = []
     for letter in "AHLTO":
         cells = glyphs.built_cells(letter, 0)

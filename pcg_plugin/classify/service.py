@@ -1,12 +1,12 @@
-"""Classification at scale: one model per device served to every xdist worker, or a thread-capped local model.
+"""The classification service's lifecycle and client: one model per device served to every xdist worker.
 
-The service (``classify_server``) is a child process holding the only copy of the classifier. This module
-decides where the model runs and owns the service's lifecycle and client. Workers connect over a local socket
-(stdlib ``multiprocessing.connection`` with an authkey: Unix socket, abstract namespace on Linux), send images
-and wait; a batcher thread groups requests from all workers into one forward pass (up to ``max_batch`` images
-or ``max_wait_ms``, whichever first, and at once when every connected worker is already waiting). The service
-reads its stdin, a pipe from the process that started it: when that process exits or dies the pipe closes and
-the service exits too, so no orphan survives a crash.
+The service (``server``) is a child process holding the only copy of the classifier. This module starts it,
+finds it, and talks to it. Workers connect over a local socket (stdlib ``multiprocessing.connection`` with an
+authkey: Unix socket, abstract namespace on Linux), send images and wait; a batcher thread groups requests from
+all workers into one forward pass (up to ``max_batch`` images or ``max_wait_ms``, whichever first, and at once
+when every connected worker is already waiting). The service reads its stdin, a pipe from the process that
+started it: when that process exits or dies the pipe closes and the service exits too, so no orphan survives a
+crash.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import importlib
 import json
 import os
 import select
@@ -25,138 +24,21 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pcg_plugin.classify_cache import (
-    CachedClassifier,
-    ClassificationCache,
-    ClassifierLike,
-    ClassifierWrapper,
-    cache_namespace,
-    default_cache_dir,
-)
-from pcg_plugin.classify_server import ServiceInfo, to_wire
+from pcg_plugin.classify.base import Classification
+from pcg_plugin.classify.local import Dtype
+from pcg_plugin.classify.wire import ServiceInfo, to_wire
+from pcg_plugin.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
-
-__all__ = [
-    "ServiceClient", "ServiceHandle", "ServiceInfo", "classifier_for_run", "connect", "ensure_service",
-    "load_classifier", "resolve_device", "resolve_mode", "start_service", "threads_per_worker",
-]  # fmt: skip
-
-Mode = Literal["auto", "service", "local"]
-Dtype = Literal["fp32", "bf16", "fp16"]
 
 ENV_VAR = "PCG_CLASSIFY_SERVICE"  # JSON ServiceInfo, inherited by xdist workers
 INFO_FILE = ".pcg-classify-service.json"
 LOCK_FILE = ".pcg-classify-service.lock"
-DEFAULT_LOADER = "pcg_plugin.classify:Classifier.load"
+SERVER_MODULE = "pcg_plugin.classify.server"  # run as ``python -m``: a fresh process, not an import
 DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_WAIT_MS = 5.0
-_TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
 
-
-# ----------------------------------------------------------------------------------------------- policy
-
-
-def available_cores() -> int:
-    """Cores this process may run on (the affinity mask, not the machine: CI containers lie otherwise)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS
-        return max(1, os.cpu_count() or 1)
-
-
-def threads_per_worker(workers: int, cores: int | None = None) -> int:
-    """torch intra-op threads per worker so that workers x threads <= cores (at least 1)."""
-    cores = available_cores() if cores is None else cores
-    return max(1, cores // max(1, workers))
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` picks CUDA, else MPS, else CPU: the official script's order."""
-    if device != "auto":
-        return device
-    import torch
-
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return "mps"
-    return "cpu"
-
-
-def resolve_mode(mode: Mode, device: str) -> Literal["service", "local"]:
-    """GPU -> one shared service (one CUDA context, big batches); CPU -> per-worker model, threads capped.
-
-    On CPU the local model measured faster on a 2-core box (README, section scale), so ``auto`` keeps it there.
-    """
-    if mode not in ("auto", "service", "local"):
-        raise ValueError(f"classifier mode must be auto, service or local, not {mode!r}")
-    if mode != "auto":
-        return mode
-    return "local" if resolve_device(device) == "cpu" else "service"
-
-
-# ------------------------------------------------------------------------------------------- classifiers
-
-
-def _import_loader(spec: str) -> Any:
-    """``module:attr.attr`` -> the callable (lets tests and other models plug a loader in)."""
-    module_name, _, attr_path = spec.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr_path.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _make_classification(probs: tuple[float, ...], embedding: tuple[float, ...]) -> Any:
-    from pcg_plugin.classify import Classification
-
-    return Classification(probs=tuple(probs), embedding=tuple(embedding))
-
-
-@dataclass
-class _Autocast(ClassifierWrapper):
-    """Runs a classifier's forward pass in bf16/fp16 via torch.autocast (softmax stays fp32 where torch says)."""
-
-    inner: ClassifierLike
-    device_type: str
-    dtype: str
-
-    def classify(self, images: Sequence[Any]) -> list[Any]:
-        import torch
-
-        with torch.autocast(self.device_type, dtype=getattr(torch, _TORCH_DTYPES[self.dtype])):
-            return self.inner.classify(images)
-
-
-def load_classifier(
-    model: str | Path | None,
-    *,
-    device: str,
-    threads: int | None,
-    dtype: Dtype = "fp32",
-    loader: str = DEFAULT_LOADER,
-) -> ClassifierLike:
-    """Load one in-process classifier at the requested precision."""
-    if dtype not in ("fp32", "bf16", "fp16"):
-        raise ValueError(f"dtype must be fp32, bf16 or fp16, not {dtype!r}")
-    clf = _import_loader(loader)(None if model is None else str(model), device=device, threads=threads)
-    if dtype == "fp32":
-        return clf
-    return _Autocast(clf, "cuda" if device.startswith("cuda") else device.split(":")[0], dtype)
-
-
-_LOCAL: dict[tuple[Any, ...], ClassifierLike] = {}
-
-
-def _local_classifier(model: str | Path | None, device: str, threads: int, dtype: Dtype, loader: str) -> ClassifierLike:
-    """Per-process memo: a worker loads its model once, whatever the number of items."""
-    key = (None if model is None else str(model), device, threads, dtype, loader)
-    if key not in _LOCAL:
-        _LOCAL[key] = load_classifier(model, device=device, threads=threads, dtype=dtype, loader=loader)
-    return _LOCAL[key]
 
 # -------------------------------------------------------------------------------------------- lifecycle
 
@@ -214,7 +96,7 @@ def start_service(
     threads: int | None = None,
     concurrency: int | None = None,
     preresize: bool = True,
-    loader: str = DEFAULT_LOADER,
+    loader: str | None = None,
     startup_timeout: float = 600.0,
     export_env: bool = True,
 ) -> ServiceHandle:
@@ -244,7 +126,7 @@ def start_service(
         log = open(run_dir / "classify-service.log", "ab")  # noqa: SIM115 - the child keeps it
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pcg_plugin.classify_server", "--serve", json.dumps(config)],
+            [sys.executable, "-m", SERVER_MODULE, "--serve", json.dumps(config)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
@@ -352,21 +234,6 @@ def _reachable(info: ServiceInfo) -> bool:
         return False
 
 
-def _pid_alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie (exited, not yet reaped by its owner) counts as gone."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True  # no /proc (macOS): kill(0) is all we know
-
-
 def _connect(info: ServiceInfo, timeout: float = 30.0) -> Any:
     from multiprocessing.connection import Client
 
@@ -375,7 +242,7 @@ def _connect(info: ServiceInfo, timeout: float = 30.0) -> Any:
         try:
             return Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
         except (ConnectionRefusedError, FileNotFoundError) as exc:  # backlog full, or the service is gone
-            if not _pid_alive(info.pid) or time.monotonic() > deadline:
+            if not pid_alive(info.pid) or time.monotonic() > deadline:
                 raise InfrastructureError(f"classification service at pid {info.pid} is not reachable: {exc}") from exc
             time.sleep(0.05)
 
@@ -437,7 +304,7 @@ class ServiceClient:
         if not images:
             return []
         payload = self._request(("classify", [to_wire(im, self.info.resize) for im in images]))
-        return [_make_classification(p, e) for p, e in payload]
+        return [Classification(tuple(p), tuple(e)) for p, e in payload]
 
     def stats(self) -> dict[str, Any]:
         """The service's counters: images, batches, busy seconds (for the benchmark and workeroutput)."""
@@ -457,57 +324,3 @@ def connect(info: ServiceInfo | dict[str, Any] | str) -> ServiceClient:
     elif isinstance(info, dict):
         info = ServiceInfo.from_dict(info)
     return ServiceClient(info)
-
-
-# ----------------------------------------------------------------------------------------------- factory
-
-
-def classifier_for_run(
-    *,
-    model: str | Path | None,
-    device: str,
-    mode: Mode,
-    workers: int,
-    run_dir: Path,
-    dtype: Dtype = "fp32",
-    service: ServiceInfo | dict[str, Any] | str | None = None,
-    cache: bool = True,
-    cache_dir: Path | None = None,
-    max_batch: int = DEFAULT_MAX_BATCH,
-    max_wait_ms: float = DEFAULT_MAX_WAIT_MS,
-    loader: str = DEFAULT_LOADER,
-) -> ClassifierLike:
-    """The classifier one pytest process should use for this run.
-
-    ``service`` mode connects to ``service`` (workerinput), else ``$PCG_CLASSIFY_SERVICE``, else to the
-    service named in the run folder's info file if it answers, else starts one (first process wins, under
-    a lock file; it lives as long as that process, and a survivor restarts it if that process dies). ``local``
-    mode loads the model in this process with torch threads capped to ``cores // workers`` on CPU. With
-    ``cache`` the result is wrapped in the stage cache (``cache_dir`` or the user cache folder).
-    """
-    chosen = resolve_mode(mode, device)
-    inner: ClassifierLike
-    if chosen == "local":
-        dev = resolve_device(device)
-        threads = threads_per_worker(workers) if dev == "cpu" else 1
-        inner = _local_classifier(model, dev, threads, dtype, loader)
-    else:
-        given = service if service is not None else os.environ.get(ENV_VAR)
-        restart = {
-            "model": model, "device": device, "dtype": dtype,
-            "max_batch": max_batch, "max_wait_ms": max_wait_ms, "loader": loader,
-        }  # fmt: skip
-        if given is not None:  # the controller's service: it owns the lifecycle
-            client = connect(given)
-            client._run_dir = run_dir
-        else:  # first process in starts it; if its owner dies, whoever notices restarts it
-            client = ServiceClient(ensure_service(run_dir=run_dir, **restart), run_dir=run_dir, restart=restart)
-        if client.info.dtype != dtype:
-            raise InfrastructureError(
-                f"the running classification service uses {client.info.dtype}, this run asked for {dtype}"
-            )
-        inner = client
-    if not cache:
-        return inner
-    store = ClassificationCache(cache_dir or default_cache_dir(), cache_namespace(inner.digest, dtype))
-    return CachedClassifier(inner, store, _make_classification)
