@@ -15,9 +15,11 @@ Pair = Callable[[T, T], float]
 
 
 def similarity_matrix(items: Sequence[T], pair: Pair) -> list[list[float]]:
-    """S[i][j] = 1 − pair(i, j) for every ordered pair i ≠ j, 1 on the diagonal (pair is called both ways)."""
-    n = len(items)
-    return [[1.0 if i == j else 1.0 - pair(items[i], items[j]) for j in range(n)] for i in range(n)]
+    """S[i][j] = 1 − pair(i, j) over every ordered pair, the diagonal included, as HEAD computes it.
+
+    For binary, sokoban and zelda pair(x, x) is 0, so the diagonal is 1.
+    """
+    return [[1.0 - pair(a, b) for b in items] for a in items]
 
 
 def greedy_head(items: Sequence[T], pair: Pair) -> tuple[float, list[float]]:

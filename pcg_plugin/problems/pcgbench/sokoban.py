@@ -3,6 +3,10 @@
 Constants from pcg_benchmark 00b96f5 `probs/sokoban`: difficulty 1 → a solution of at least (5 + 5)·1 = 10
 moves, solver budget 5000 popped nodes per search, diversity threshold 0.5, control `crates` in [1, 6).
 Only a level with one player, at least one crate and as many crates as targets is played.
+
+Version note: an earlier revision of the benchmark's solution-to-letters step normalised the stored move
+list in place, so a level's letters changed after its first comparison; later revisions copy the moves
+first. This module follows the copying behaviour (letters are a pure function of level and moves).
 """
 
 from __future__ import annotations
