@@ -52,3 +52,16 @@ def test_longest_path_bounded_by_tiles_and_paths_are_adjacent(grid):
         if dist[tiles[-1][1]][tiles[-1][0]] > 0:
             assert len(path) == dist[tiles[-1][1]][tiles[-1][0]] + 1 and path[0] == tiles[0]
             assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(path, path[1:]))
+
+
+def test_walk_back_prefers_left_over_right_on_a_ring():
+    ring = [[1, 1, 1], [1, 0, 1], [1, 1, 1]]
+    assert first_tile_path([[1, 2, 1], [1, 0, 1], [1, 3, 1]], (2,), (3,), (1, 2, 3)) == \
+        [(1, 0), (0, 0), (0, 1), (0, 2), (1, 2)]
+    assert walk_back(bfs_distances(ring, (1, 0), (1,)), (1, 2))[1] == (0, 0)
+
+
+def test_farthest_tile_is_the_first_maximum_row_major():
+    from pcg_plugin.problems.pcgbench.grid_search import _farthest
+
+    assert _farthest([[1, 0, 1], [-1, -1, 1]]) == ((0, 0), 1)

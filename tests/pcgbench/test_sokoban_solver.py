@@ -41,3 +41,18 @@ def test_astar_and_cascade():
 def test_budget_exhaustion_returns_the_last_searchs_best_heuristic():
     h, moves = solve(SOKOBAN_MICROBAN, limit=2)
     assert moves == [] and h >= 0
+
+
+def test_pushes_onto_dead_cells_are_pruned():
+    from pcg_plugin.problems.pcgbench.sokoban_solver import _Node, _children
+
+    board, start = load([[2, 3, 1], [1, 1, 1], [1, 1, 4]])
+    node = _Node(start, None, None, 0, heuristic(board, start))
+    # Right would push the crate into the top-right corner (dead); left and up are walls: only down is left.
+    assert [c.move for c in _children(board, node, 0.0)] == [(0, 1)]
+
+
+def test_heuristic_matches_each_crate_to_the_first_nearest_remaining_target():
+    # Targets (1,1), (3,1); crates (2,1), (4,1) on the padded grid: the first crate ties and takes (1,1).
+    board, state = load([[4, 3, 4, 3, 1], [1, 1, 1, 1, 1], [2, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]])
+    assert heuristic(board, state) == 2
