@@ -1,7 +1,7 @@
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.content import (
-    check_control, check_grid, control_rngs, sample_control, sample_grid)
+    check_control, check_grid, content_rng, control_rngs, sample_control, sample_grid)
 
 
 def test_check_grid_reasons():
@@ -31,3 +31,12 @@ def test_seeded_sampling_matches_scalar_row_major_draws():
     a = sample_control(control_rngs(3, space), space)
     assert a == sample_control(control_rngs(3, space), space)
     assert all(11 <= v < 19 for v in a.values())
+
+
+def test_content_rng_is_the_last_cell_seed_of_the_nested_seeding():
+    master = np.random.default_rng(11)
+    last_row = [int(master.integers(2**31)) for _ in range(7)][-1]
+    row = np.random.default_rng(last_row)
+    last_cell = [int(row.integers(2**31)) for _ in range(11)][-1]
+    expected = np.random.default_rng(last_cell).integers(0, 6, size=5).tolist()
+    assert content_rng(11, 7, 11).integers(0, 6, size=5).tolist() == expected

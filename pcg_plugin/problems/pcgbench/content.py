@@ -2,9 +2,10 @@
 
 The benchmark's own check (`isSampled`) accepts anything int-convertible and ignores extra rows or columns;
 a competition must not, so the check here is strict (exact shape, Python ints of the alphabet) and says
-which rule failed. Sampling follows the benchmark's spaces so a seed means the same thing: one
-`numpy.random.default_rng(seed)` for the content, one scalar draw per cell in row-major order; a dictionary
-control draws a sub-seed per key (in key order) from `default_rng(seed)` and samples each key from its own RNG.
+which rule failed. Sampling follows the benchmark's spaces so a seed means the same thing: the content is one scalar draw
+per cell in row-major order from a single RNG (`content_rng` derives it from `env.seed(seed)` the way the
+benchmark does); a dictionary control draws a sub-seed per key (in key order) from `default_rng(seed)` and
+samples each key from its own RNG.
 """
 
 from __future__ import annotations
@@ -46,6 +47,20 @@ def check_control(control: Any, space: ControlSpace) -> str | None:
         return f"control keys {sorted(control)} differ from {sorted(space)}"
     bad = [k for k, v in control.items() if isinstance(v, bool) or not isinstance(v, int)]
     return f"control values must be integers: {bad}" if bad else None
+
+
+def content_rng(seed: int, rows: int, cols: int) -> np.random.Generator:
+    """The RNG the benchmark's content space samples from after `env.seed(seed)`.
+
+    Its array space holds one shared cell space; seeding walks the nested lists, drawing a sub-seed per row
+    from `default_rng(seed)` and, from each row's `default_rng(sub-seed)`, a sub-seed per cell that re-seeds
+    the shared cell space. The last cell's seed is the one that stays.
+    """
+    master = np.random.default_rng(seed)
+    row_seeds = [int(master.integers(2**31)) for _ in range(rows)]
+    row_rng = np.random.default_rng(row_seeds[-1])
+    cell_seeds = [int(row_rng.integers(2**31)) for _ in range(cols)]
+    return np.random.default_rng(cell_seeds[-1])
 
 
 def sample_grid(rng: np.random.Generator, rows: int, cols: int, alphabet: int) -> Grid:
