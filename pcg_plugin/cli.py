@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "classify": "classify",
     "score": "score",
     "rules": "rules",
+    "pcgbench": "pcgbench",
 }
 
 

@@ -1,0 +1,58 @@
+"""Reading a level out of an LLM response: the last fenced block, as a JSON list of lists or rows of digits.
+
+Only the syntax is judged here (it returns a grid of ints or a named reason); shape and alphabet are the
+problem's business (`content.check_grid`), so one message names each kind of failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+Grid = list[list[int]]
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def last_fenced_block(text: str) -> str | None:
+    """The body of the last ``` fenced block (an info string like ```json is allowed), or None."""
+    blocks = _FENCE.findall(text)
+    return blocks[-1] if blocks else None
+
+
+def _json_grid(body: str) -> Grid | None:
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, list) and value and all(isinstance(row, list) for row in value):
+        if all(isinstance(v, int) and not isinstance(v, bool) for row in value for v in row):
+            return value
+    return None
+
+
+def _digit_rows(body: str) -> tuple[Grid | None, str | None]:
+    rows: Grid = []
+    for number, line in enumerate(body.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        tokens = [t for t in _SEPARATORS.split(line) if t]
+        if len(tokens) == 1:  # a run of single-digit tiles, e.g. "01120"
+            tokens = list(tokens[0])
+        if not all(t.isascii() and t.isdigit() for t in tokens):
+            return None, f"not a grid: line {number} of the block is not digits: {line[:40]!r}"
+        rows.append([int(t) for t in tokens])
+    return (rows, None) if rows else (None, "not a grid: the fenced block is empty")
+
+
+def parse_response(text: str) -> tuple[Grid | None, str | None]:
+    """(grid, None) from the last fenced block, or (None, reason) — "no fenced block" or "not a grid: …"."""
+    body = last_fenced_block(text)
+    if body is None:
+        return None, "no fenced block in the response"
+    if body.lstrip().startswith("["):
+        grid = _json_grid(body)
+        return (grid, None) if grid is not None else (None, "not a grid: the block is not a JSON list of lists of integers")
+    return _digit_rows(body)

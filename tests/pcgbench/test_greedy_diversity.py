@@ -1,0 +1,46 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pcg_plugin.problems.pcgbench.greedy_diversity import greedy_8ad18b6, greedy_head
+
+
+def same(a, b):
+    return 0.0 if a == b else 1.0
+
+
+def test_identical_items_head_quirk():
+    """Spec §1.2 (measured on the benchmark): 3 identical → [0.333, 1.0, 0.5]; 2 → [0.5, 1.0]; 1 → 1.0."""
+    frac, values = greedy_head(["a", "a", "a"], same)
+    assert frac == pytest.approx(1 / 3)
+    assert values == pytest.approx([1 / 3, 1.0, 0.5])
+    assert greedy_head(["a", "a"], same) == (0.5, [0.5, 1.0])
+    assert greedy_head(["a"], same) == (1.0, [1.0])
+
+
+def test_all_distinct_all_survive():
+    assert greedy_head(list("abcd"), same) == (1.0, [1.0] * 4)
+    assert greedy_8ad18b6(list("abcd"), same) == (1.0, [1.0] * 4)
+
+
+def test_old_greedy_identical_items():
+    frac, values = greedy_8ad18b6(["a", "a", "a"], same)
+    assert frac == pytest.approx(1 / 3)
+    assert values == [0.0, 0.0, 1.0]
+
+
+@given(st.lists(st.sampled_from("abc"), min_size=2, max_size=8).filter(lambda xs: len(set(xs)) < len(xs)))
+def test_a_set_with_duplicates_is_below_one(items):
+    for greedy in (greedy_head, greedy_8ad18b6):
+        frac, values = greedy(items, same)
+        assert frac < 1
+        assert all(0.0 <= v <= 1.0 for v in values) and len(values) == len(items)
+    # HEAD keeps exactly one item per class of identical items.
+    assert greedy_head(items, same)[0] == pytest.approx(len(set(items)) / len(items))
+
+
+def test_old_greedy_decrements_every_remaining_partner():
+    """8ad18b6 decrements all partners still present, similar or not, so it can keep duplicates:
+    [a, a, b, b] keeps three items (HEAD keeps two)."""
+    assert greedy_8ad18b6(list("aabb"), same) == (0.75, [0.0, 1.0, 1.0, 1.0])
+    assert greedy_head(list("aabb"), same)[0] == 0.5
