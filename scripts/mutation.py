@@ -5,6 +5,7 @@
     python scripts/mutation.py scoring diversity        # some of them
     python scripts/mutation.py physics --sample 40      # a seeded random sample of a module's mutants
     python scripts/mutation.py --list-survivors grid    # what the tests let through, to kill or explain
+    python scripts/mutation.py aggregate --sample 12 --functions group,scoring_inputs   # some functions only
 
 Each module is mutated in its own scratch copy of the repo (``--workdir``, default a temp folder), against a
 small targeted test selection (``MODULES``), on one core with one child (the machine is shared): mutmut runs,
@@ -86,6 +87,11 @@ def results(work: Path, module: str) -> dict[str, str]:
     return {name: status_by_exit_code[code] for name, code in codes.items()}
 
 
+def _in_functions(name: str, functions: list[str] | None) -> bool:
+    """Whether mutant ``pcg_plugin.MODULE.x_FUNC__mutmut_N`` mutates one of the module-level FUNCTIONS."""
+    return not functions or name.rsplit(".", 1)[-1].split("__mutmut_")[0] in {f"x_{f}" for f in functions}
+
+
 def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
     work = Path(args.workdir) / module
     prepare(module, work, Path(args.repo))
@@ -93,7 +99,7 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
     everything: list[str] = []
     if args.sample:
         mutmut(work, [f"pcg_plugin.{module}.no_such_mutant*"], args.time_box)  # generate + collect stats only
-        everything = sorted(results(work, module))
+        everything = sorted(n for n in results(work, module) if _in_functions(n, args.functions))
         names = sorted(random.Random(args.seed).sample(everything, min(args.sample, len(everything))))
     mutmut(work, names, args.time_box)
     status = results(work, module)
@@ -104,7 +110,8 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
     survived = sorted(n for n, s in tried.items() if s == "survived")
     no_tests = sorted(n for n, s in tried.items() if s == "no tests")
     score = 100.0 * killed / len(tried) if tried else 0.0
-    sampled = f" (sample of {len(names)} of {len(everything)}, seed {args.seed})" if names else ""
+    within = f" in {', '.join(args.functions)}" if args.functions else ""
+    sampled = f" (sample of {len(names)} of {len(everything)}{within}, seed {args.seed})" if names else ""
     print(f"{module:16} {len(tried):4} tried{sampled}, {killed} killed, {len(survived)} survived, "
           f"{len(no_tests)} without tests: {score:.0f} %", flush=True)  # fmt: skip
     if args.list_survivors:
@@ -123,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"modules to mutate (default all: {', '.join(MODULES)})")  # fmt: skip
     parser.add_argument("--sample", type=int, default=0, help="run a seeded random sample of N mutants per module")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--functions", type=lambda v: [f for f in v.split(",") if f], default=None,
+                        help="with --sample: sample only the mutants of these functions (comma-separated)")
     parser.add_argument("--repo", default=str(REPO), help="checkout to mutate (e.g. an older commit, for a before/after)")
     parser.add_argument("--time-box", type=float, default=600, help="seconds per module (default 600)")
     parser.add_argument("--workdir", default=None, help="scratch folder (default: a new temp folder)")

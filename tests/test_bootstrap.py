@@ -134,9 +134,13 @@ def test_resampled_scores_deterministic_and_official() -> None:
         assert set(res.programs) == set(NOISY) and sum(res.normalized.values()) == pytest.approx(100)
 
 
-def test_constant_trials_resample_to_the_measured_scores() -> None:
+@pytest.mark.parametrize("disable_weights", [False, True])
+def test_constant_trials_resample_to_the_measured_scores(disable_weights: bool) -> None:
+    """Every draw of unvarying trials is the run itself, scored as the run was (weights switched off included)."""
     steady = {n: {c: [t[c][0]] * 3 for c in "AB"} for n, t in NOISY.items()}
-    results = make_results(steady)
+    results = make_results(steady, disable_weights=disable_weights)
+    other = make_results(steady, disable_weights=not disable_weights)
+    assert [s["prompt_score"] for s in results["submissions"]] != [s["prompt_score"] for s in other["submissions"]]
     subs = {s["name"]: s["letters"] for s in results["submissions"]}
     for res in resampled_scores(subs, setup_from_settings(results["settings"]), reps=3):
         for sub in results["submissions"]:

@@ -159,3 +159,28 @@ def test_written_stage_files_read_back_exactly(
     assert got.stability == tuple((i, D(repr(v))) for i, v in sta)
     assert got.similarity == tuple((i, D(repr(v))) for i, v in sim)
     assert got.diversity == D(repr(rate))
+
+
+def test_result_csv_headers_are_the_official_columns(tmp_path: Path) -> None:
+    """Spec §6.2 outputs: the v2.0.0 column names, in order (a reader of the official files looks them up)."""
+    li = LetterInput(((1, D(1)),), ((1, D("0.5")),), D("0.5"))
+    ol.write_results(tmp_path, score({"a": {"A": li}}, letters=["A"], trials=1))
+    header = {name: (tmp_path / name).read_bytes().decode().split("\r\n")[0]
+              for name in ("trial_scores.csv", "character_scores.csv", "prompt_scores_ranks.csv")}  # fmt: skip
+    assert header == {
+        "trial_scores.csv": '"teamName","character","trial","trial_score","stabilityScore","similarityScore",'
+        '"diversityScore"',
+        "character_scores.csv": '"teamName","character","characterScore","nonWeightedAverageStabilityScore",'
+        '"nonWeightedAverageSimilarityScore","diversityScore"',
+        "prompt_scores_ranks.csv": '"team","normalizedPromptScore","promptScore","rank"',
+    }
+
+
+def test_similarity_file_lists_each_class_probability_as_the_official_one(tmp_path: Path) -> None:
+    """Spec §5 output, ``similarities:[{id, raws:[{id, label, softmax_prob}×26], cls_embedding?}]``: what the
+    official diversity script (§6.1) reads back from our stage files as each trial's vector."""
+    probs = [i / 325 for i in range(26)]
+    ol.write_similarity_json(tmp_path / "C.json", "C", [{"id": "t_C_1.png", "probs": probs, "embedding": [0.5, 2.0]}])
+    entry = json.loads((tmp_path / "C.json").read_text())["similarities"][0]
+    assert entry["raws"] == [{"id": "t_C_1.png", "label": chr(65 + i), "softmax_prob": p} for i, p in enumerate(probs)]
+    assert entry["cls_embedding"] == [0.5, 2.0] and entry["id"] == "t_C_1.png"
