@@ -1,17 +1,15 @@
-"""Controller side: trial records -> official scoring inputs -> one results document (pytest-pcg/results/1)."""
+"""Controller side: trial records -> official scoring inputs -> one results document (``pcg_plugin.results``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pcg_plugin import results
 from pcg_plugin.core.controller import Collected
 from pcg_plugin.editions import edition
 from pcg_plugin.errors import Reason
 from pcg_plugin.records import TrialRecord
-
-SCHEMA = "pytest-pcg/results/1"
-ERROR_REASON = Reason.ERROR  # an item that errored (bug/infrastructure): no record, the trial is missing (scores 0)
 
 
 def group(records: Iterable[TrialRecord]) -> dict[str, dict[str, list[TrialRecord]]]:
@@ -99,7 +97,7 @@ def run_letters(collected: Collected, requested: Sequence[str]) -> list[str]:
 
 def trial_entries(
     collected: Collected, name: str, letter: str, trial_scores: Mapping[int, Any]
-) -> list[dict[str, Any]]:
+) -> list[results.Trial]:
     """Every trial that ran for (name, letter): passed ones from their record, errored ones as reason ``error``."""
     rows: dict[int, dict[str, Any]] = {}
     for rec in collected.records.values():
@@ -108,17 +106,17 @@ def trial_entries(
     for nodeid, meta in collected.items.items():
         if meta.get("name") == name and meta.get("letter") == letter and int(meta["trial"]) not in rows:
             message = collected.errors.get(nodeid, "the item did not report a result")
-            rows[int(meta["trial"])] = {
-                "trial": int(meta["trial"]), "nodeid": nodeid, "sta": None, "sim": None, "total_blocks": None,
-                "moving_blocks": None, "top": None, "reason": ERROR_REASON, "message": message, "raw": None,
-                "code": None, "level": None, "image": None, "probs": None, "timings": {},
-            }  # fmt: skip
-    for trial, row in rows.items():
-        row["trial_score"] = _s(trial_scores.get(trial, "0"))
-    return [rows[t] for t in sorted(rows)]
+            rows[int(meta["trial"])] = {"trial": int(meta["trial"]), "nodeid": nodeid, "reason": results.ERROR_REASON,
+                                        "message": message}  # fmt: skip
+    return [results.Trial(**{**rows[t], "probs": _floats(rows[t].get("probs")),
+                             "trial_score": _s(trial_scores.get(t, "0"))}) for t in sorted(rows)]  # fmt: skip
 
 
-def usage_totals(records: Iterable[TrialRecord]) -> dict[str, Any]:
+def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
+    return tuple(values) if values is not None else None
+
+
+def usage_totals(records: Iterable[TrialRecord]) -> results.Usage:
     total = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "replayed_calls": 0, "cost_usd": None}
     for rec in records:
         for key in ("prompt_tokens", "completion_tokens", "calls", "replayed_calls"):
@@ -126,7 +124,7 @@ def usage_totals(records: Iterable[TrialRecord]) -> dict[str, Any]:
         cost = rec.usage.get("cost_usd")
         if cost is not None:
             total["cost_usd"] = (total["cost_usd"] or 0.0) + float(cost)
-    return total
+    return results.Usage(**total)
 
 
 def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str, dict[str, Any]]], list[str]]:
@@ -168,26 +166,24 @@ def score_models(
     return result, numbers, letters
 
 
-def _weights_doc(result: Any) -> dict[str, dict[str, str | None]]:
-    return {
-        letter: {"weight": _s(w.weight), "w_sta": _s(w.w_sta), "w_sim": _s(w.w_sim), "w_div": _s(w.w_div)}
-        for letter, w in sorted(result.weights.items())
-    }
+def _weights_doc(result: Any) -> dict[str, results.Weight]:
+    return {letter: results.Weight(weight=_s(w.weight), w_sta=_s(w.w_sta), w_sim=_s(w.w_sim), w_div=_s(w.w_div))
+            for letter, w in sorted(result.weights.items())}  # fmt: skip
 
 
-def _letters_doc(collected: Collected, name: str, letters: Sequence[str], prog: Any) -> dict[str, Any]:
+def _letters_doc(collected: Collected, name: str, letters: Sequence[str], prog: Any) -> dict[str, results.Letter]:
     """Per letter of one program (of one model's result): char score, means, diversity and every trial."""
     out = {}
     for letter in letters:
         ch = prog.letters[letter]
-        out[letter] = {
-            "char_score": _s(ch.char_score), "sta_mean": _s(ch.sta_mean), "sim_mean": _s(ch.sim_mean),
-            "diversity": _s(ch.diversity), "trials": trial_entries(collected, name, letter, dict(ch.trial_scores)),
-        }  # fmt: skip
+        out[letter] = results.Letter(
+            char_score=_s(ch.char_score), sta_mean=_s(ch.sta_mean), sim_mean=_s(ch.sim_mean),
+            diversity=_s(ch.diversity), trials=tuple(trial_entries(collected, name, letter, dict(ch.trial_scores))),
+        )  # fmt: skip
     return out
 
 
-def per_model_document(collected: Collected, result: Any, letters: Sequence[str]) -> dict[str, Any]:
+def per_model_document(collected: Collected, result: Any, letters: Sequence[str]) -> dict[str, results.ModelResults]:
     """results.json ``per_model``: for each model its own scorer's output (weights, competition score, each
     submission's prompt score, rank and letters) and ``normalized_score`` = 100·prompt_km / the total
     competition score (the published per-model shares, which add up to the submission's total)."""
@@ -197,14 +193,14 @@ def per_model_document(collected: Collected, result: Any, letters: Sequence[str]
         subs = {}
         for name in sorted(res.programs):
             prog = res.programs[name]
-            subs[name] = {
-                "prompt_score": _s(prog.prompt_score), "normalized_score": _s(result.per_model_normalized[model][name]),
-                "model_normalized_score": _s(prog.normalized_score), "rank": prog.rank,
-                "usage": usage_totals(r for r in part.records.values() if r.submission == name),
-                "letters": _letters_doc(part, name, letters, prog),
-            }  # fmt: skip
-        out[model] = {"competition_score": _s(res.competition_score), "weights": _weights_doc(res),
-                      "submissions": subs}  # fmt: skip
+            subs[name] = results.ModelSubmission(
+                prompt_score=_s(prog.prompt_score), normalized_score=_s(result.per_model_normalized[model][name]),
+                model_normalized_score=_s(prog.normalized_score), rank=prog.rank,
+                usage=usage_totals(r for r in part.records.values() if r.submission == name),
+                letters=_letters_doc(part, name, letters, prog),
+            )  # fmt: skip
+        out[model] = results.ModelResults(competition_score=_s(res.competition_score), weights=_weights_doc(res),
+                                          submissions=subs)  # fmt: skip
     return out
 
 
@@ -212,15 +208,14 @@ def results_document(
     collected: Collected,
     settings: Any,
     *,
-    run: Mapping[str, Any],
-    settings_doc: Mapping[str, Any],
+    run: results.Run,
+    settings_doc: results.Settings,
     provenance: Mapping[str, Any],
     result: Any,
-    numbers: Mapping[str, Mapping[str, Mapping[str, Any]]],
     letters: Sequence[str],
     workers: Mapping[str, Any] | None = None,
     folders: Sequence[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
+) -> results.Results:
     """The results.json document (docs/results-schema.md) from the scoring module's result."""
     meta = submissions_meta(collected)
     several = hasattr(result, "per_model")  # a scoring.MultiModelResult: 2025 with several models
@@ -236,17 +231,16 @@ def results_document(
             prog = result.programs[name]
             scores = {"prompt_score": _s(prog.prompt_score), "normalized_score": _s(prog.normalized_score),
                       "rank": prog.rank, "letters": _letters_doc(collected, name, letters, prog)}  # fmt: skip
-        subs.append({
-            "name": name, "team": m.get("team", name), "format": m.get("format"), "path": m.get("path"),
-            "files_hash": m.get("files_hash"), "prompt_length": m.get("prompt_length"),
-            "prompt_score": scores["prompt_score"], "normalized_score": scores["normalized_score"],
-            "rank": scores["rank"], "usage": usage_totals(records), "letters": scores["letters"],
-        })  # fmt: skip
-    subs.sort(key=lambda s: (s["rank"] is None, s["rank"] or 0, s["name"]))
-    return {
-        "schema": SCHEMA, "run": dict(run), "settings": dict(settings_doc), "provenance": dict(provenance),
-        "competition_score": _s(result.competition_score), "weights": {} if several else _weights_doc(result),
-        "submissions": subs, "per_model": per_model_document(collected, result, letters) if several else None,
-        "workers": dict(workers or {}), "folders": [dict(f) for f in folders],
-        "folder_errors": dict(sorted(collected.folder_problems.items())),
-    }  # fmt: skip
+        subs.append(results.Submission(
+            name=name, team=m.get("team", name), format=m.get("format"), path=m.get("path"),
+            files_hash=m.get("files_hash"), prompt_length=m.get("prompt_length"), usage=usage_totals(records),
+            **scores,
+        ))  # fmt: skip
+    subs.sort(key=lambda s: (s.rank is None, s.rank or 0, s.name))
+    return results.Results(
+        run=run, settings=settings_doc, provenance=results.Provenance.read(provenance, "provenance"),
+        competition_score=_s(result.competition_score), weights={} if several else _weights_doc(result),
+        submissions=tuple(subs), per_model=per_model_document(collected, result, letters) if several else None,
+        workers=dict(workers or {}), folders=tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
+        folder_errors=dict(sorted(collected.folder_problems.items())),
+    )  # fmt: skip

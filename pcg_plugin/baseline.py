@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_write
-from pcg_plugin.errors import BaselineError
+from pcg_plugin.errors import BaselineError, ResultsError
+from pcg_plugin.results import SCHEMA as RESULTS_SCHEMA
+from pcg_plugin.results import Letter, ModelResults, ModelSubmission, Results, Settings, Submission, coerce
 
 BASELINE_SCHEMA = "pytest-pcg/baseline/1"
-RESULTS_SCHEMA = "pytest-pcg/results/1"
 METHODS = ("plain", "bootstrap")
 METRICS = ("normalized_score", "prompt_score", "char_score")
 STATUSES = ("regressed", "improved", "unchanged", "within_max_drop", "within_noise", "missing", "new")
@@ -68,66 +69,63 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def baseline_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+def baseline_settings(settings: Settings) -> dict[str, Any]:
     """The like-for-like subset of a results ``settings`` object (classifier/physics by name and digest)."""
-    out: dict[str, Any] = {key: settings.get(key) for key in _SETTING_KEYS}
-    if isinstance(out["letters"], tuple):
+    out: dict[str, Any] = {key: getattr(settings, key) for key in _SETTING_KEYS}
+    if out["letters"] is not None:
         out["letters"] = list(out["letters"])
-    classifier, physics = _mapping(settings.get("classifier")), _mapping(settings.get("physics"))
-    out["classifier"] = {"name": classifier.get("name"), "digest": classifier.get("digest")}
-    out["physics"] = {"digest": physics.get("digest"), "damage": physics.get("damage")}
+    out["classifier"] = {"name": settings.classifier_name if isinstance(settings.classifier, Mapping) else None,
+                         "digest": settings.classifier_digest}  # fmt: skip
+    out["physics"] = {"digest": settings.physics_digest, "damage": settings.physics_damage}
     return out
 
 
-def baseline_letter(data: Mapping[str, Any]) -> dict[str, Any]:
+def baseline_letter(data: Letter) -> dict[str, Any]:
     """One letter: char score, diversity (what the bootstrap holds fixed) and each trial's scores."""
-    trials = [{key: t.get(key) for key in TRIAL_KEYS} for t in data.get("trials") or [] if isinstance(t, Mapping)]
-    return {"char_score": data.get("char_score"), "diversity": data.get("diversity"), "trials": trials}
+    trials = [{key: getattr(t, key) for key in TRIAL_KEYS} for t in data.trials]
+    return {"char_score": data.char_score, "diversity": data.diversity, "trials": trials}
 
 
-def baseline_submission(sub: Mapping[str, Any], per_model: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def baseline_submission(sub: Submission, per_model: Mapping[str, ModelResults] | None = None) -> dict[str, Any]:
     """One submission's scores; with several models (results.json ``per_model``) also each model's own
     (``models``: prompt score, normalized share, rank and letters), gated like the totals."""
-    letters = _mapping(sub.get("letters"))
-    out = {
-        "normalized_score": sub.get("normalized_score"), "prompt_score": sub.get("prompt_score"),
-        "rank": sub.get("rank"), "files_hash": sub.get("files_hash"),
-        "letters": {c: baseline_letter(_mapping(d)) for c, d in letters.items()},
+    out: dict[str, Any] = {
+        "normalized_score": sub.normalized_score, "prompt_score": sub.prompt_score,
+        "rank": sub.rank, "files_hash": sub.files_hash,
+        "letters": {c: baseline_letter(d) for c, d in sub.letters.items()},
     }  # fmt: skip
     if per_model:
         out["models"] = {}
         for model, doc in per_model.items():
-            part = _mapping(_mapping(_mapping(doc).get("submissions")).get(sub.get("name")))
-            out["models"][model] = {key: part.get(key) for key in ("normalized_score", "prompt_score", "rank")}
-            out["models"][model]["letters"] = {c: baseline_letter(_mapping(d))
-                                               for c, d in _mapping(part.get("letters")).items()}  # fmt: skip
+            part = doc.submissions.get(sub.name or "", ModelSubmission())
+            out["models"][model] = {"normalized_score": part.normalized_score, "prompt_score": part.prompt_score,
+                                    "rank": part.rank,
+                                    "letters": {c: baseline_letter(d) for c, d in part.letters.items()}}  # fmt: skip
     return out
 
 
-def baseline_document(results: Mapping[str, Any]) -> dict[str, Any]:
+def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
     """A baseline from a results.json document (exact decimal strings stay strings)."""
-    if results.get("schema") not in (RESULTS_SCHEMA, None):
-        raise BaselineError(f"cannot make a baseline from a {results.get('schema')!r} document (expected "
-                            f"{RESULTS_SCHEMA}, a run's results.json)")  # fmt: skip
-    provenance = _mapping(results.get("provenance"))
-    run = _mapping(results.get("run"))
-    subs = [s for s in results.get("submissions") or [] if isinstance(s, Mapping) and s.get("name") is not None]
-    per_model = _mapping(results.get("per_model"))
+    try:
+        doc = coerce(results)
+    except ResultsError as exc:
+        raise BaselineError(f"cannot make a baseline from this document: {exc}") from None
+    subs = [s for s in doc.submissions if s.name is not None]
     return {
         "schema": BASELINE_SCHEMA,
         "created": _now(),
-        "source": {"results_schema": results.get("schema"), "run_id": run.get("id"), "finished": run.get("finished")},
-        "settings": baseline_settings(_mapping(results.get("settings"))),
-        "versions": {"git_sha": provenance.get("git_sha"), **dict(_mapping(provenance.get("versions")))},
+        "source": {"results_schema": doc.schema, "run_id": doc.run.id, "finished": doc.run.finished},
+        "settings": baseline_settings(doc.settings),
+        "versions": {"git_sha": doc.provenance.git_sha, **dict(doc.provenance.versions or {})},
         "scores": {
-            "competition_score": results.get("competition_score"),
-            "multi_model": results.get("per_model") is not None,
-            "submissions": {str(s["name"]): baseline_submission(s, per_model) for s in subs},
+            "competition_score": doc.competition_score,
+            "multi_model": doc.per_model is not None,
+            "submissions": {str(s.name): baseline_submission(s, doc.per_model) for s in subs},
         },
     }  # fmt: skip
 
 
-def save_baseline(path: Path, results: Mapping[str, Any]) -> Path:
+def save_baseline(path: Path, results: Results | Mapping[str, Any]) -> Path:
     """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
     text = json.dumps(baseline_document(results), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     return atomic_write(path, text)
@@ -168,11 +166,23 @@ def load_baseline(path: Path) -> dict[str, Any]:
     return check_document(doc, f"baseline {path}")
 
 
-def _as_baseline(doc: Mapping[str, Any], where: str) -> dict[str, Any]:
+def _as_baseline(doc: Results | Mapping[str, Any], where: str) -> dict[str, Any]:
     """Accept a results.json document where a baseline is expected (the current run, usually)."""
-    if doc.get("schema") == RESULTS_SCHEMA:
+    if isinstance(doc, Results) or doc.get("schema") == RESULTS_SCHEMA:
         return baseline_document(doc)
     return check_document(dict(doc), where)
+
+
+def _read(cls: Any, data: Any, where: str) -> Any:
+    """A part of a baseline read with the results type it is a subset of (settings, letters)."""
+    try:
+        return cls.read(_mapping(data), where)
+    except ResultsError as exc:
+        raise BaselineError(f"{exc}; {SAVE_HINT}") from None
+
+
+def _letters(data: Any, where: str) -> dict[str, Letter]:
+    return {c: _read(Letter, d, f"{where} {c}") for c, d in _mapping(data).items()}
 
 
 # -- like for like ----------------------------------------------------------------------------------------
@@ -344,7 +354,7 @@ def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, 
     from pcg_plugin.bootstrap import interval, resampled_scores, setup_from_settings
 
     scores = _mapping(base.get("scores"))
-    setup = setup_from_settings(_mapping(base.get("settings")))
+    setup = setup_from_settings(_read(Settings, base.get("settings"), "the baseline's settings"))
     subs = {name: _mapping(s) for name, s in _mapping(scores.get("submissions")).items()}
     if not subs or not setup.letters:
         return {}, 0
@@ -353,7 +363,7 @@ def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, 
         return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
     samples: dict[Key, list[Decimal]] = {}
     scored = 0
-    letters = {name: _mapping(s.get("letters")) for name, s in subs.items()}
+    letters = {name: _letters(s.get("letters"), f"the baseline's {name}") for name, s in subs.items()}
     for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
         scored += 1
         for name, prog in res.programs.items():
@@ -374,7 +384,7 @@ def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples:
     per_model: dict[str, dict[str, Mapping[str, Any]]] = {}
     for name, sub in subs.items():
         for model, part in _mapping(sub.get("models")).items():
-            per_model.setdefault(model, {})[name] = _mapping(_mapping(part).get("letters"))
+            per_model.setdefault(model, {})[name] = _letters(_mapping(part).get("letters"), f"the baseline's {name} ({model})")
     samples: dict[Key, list[Decimal]] = {}
     scored = 0
     for res in resampled_model_scores(per_model, setup, reps=resamples, seed=seed):

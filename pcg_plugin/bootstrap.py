@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from pcg_plugin.editions import DEFAULT, EDITIONS
+from pcg_plugin.results import Letter, Settings
 from pcg_plugin.scoring import LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
@@ -31,15 +32,13 @@ class Setup:
     disable_weights: bool = False
 
 
-def setup_from_settings(settings: Mapping[str, Any]) -> Setup:
+def setup_from_settings(settings: Settings) -> Setup:
     """A results/baseline ``settings`` object -> Setup (unknown edition -> 2024, no trials -> the official 10)."""
-    edition = settings.get("edition")
-    letters = settings.get("letters")
     return Setup(
-        edition=edition if edition in EDITIONS else DEFAULT,
-        trials=int(settings.get("trials") or 10),
-        letters=tuple(letters) if isinstance(letters, (list, tuple)) else (),
-        disable_weights=bool(settings.get("disable_weights")),
+        edition=settings.edition if settings.edition in EDITIONS else DEFAULT,
+        trials=int(settings.trials or 10),
+        letters=tuple(settings.letters or ()),
+        disable_weights=bool(settings.disable_weights),
     )
 
 
@@ -55,16 +54,16 @@ class LetterTrials:
     diversity: Decimal
 
 
-def prepare(submissions: Mapping[str, Mapping[str, Any]], letters: Sequence[str]) -> dict[str, dict[str, LetterTrials]]:
-    """``{name: {letter: {"diversity", "trials": [{"sta", "sim"}, ...]}}}`` (the results.json and baseline
-    shape) -> Decimals once, so each draw only picks. A letter absent from a submission has no trials."""
+def prepare(submissions: Mapping[str, Mapping[str, Letter]], letters: Sequence[str]) -> dict[str, dict[str, LetterTrials]]:
+    """``{name: {letter: Letter}}`` (results.json's letters, or a baseline's read as them) -> Decimals once, so
+    each draw only picks. A letter absent from a submission has no trials."""
     out: dict[str, dict[str, LetterTrials]] = {}
     for name, per_letter in submissions.items():
         out[name] = {}
         for c in letters:
-            data = (per_letter or {}).get(c) or {}
-            pairs = tuple((_dec(t.get("sta")), _dec(t.get("sim"))) for t in data.get("trials") or [])
-            out[name][c] = LetterTrials(pairs, to_decimal(data.get("diversity") or "0"))
+            data = (per_letter or {}).get(c) or Letter()
+            pairs = tuple((_dec(t.sta), _dec(t.sim)) for t in data.trials)
+            out[name][c] = LetterTrials(pairs, to_decimal(data.diversity or "0"))
     return out
 
 
@@ -91,7 +90,7 @@ def draw(prepared: Mapping[str, Mapping[str, LetterTrials]], letters: Sequence[s
 
 
 def resampled_scores(
-    submissions: Mapping[str, Mapping[str, Any]], setup: Setup, *, reps: int, seed: int = 0
+    submissions: Mapping[str, Mapping[str, Letter]], setup: Setup, *, reps: int, seed: int = 0
 ) -> Iterator[ScoreResult]:
     """``reps`` official scorings of bootstrap samples of the run's trials; deterministic for a seed."""
     rnd = random.Random(seed)
@@ -102,7 +101,7 @@ def resampled_scores(
 
 
 def resampled_model_scores(
-    per_model: Mapping[str, Mapping[str, Mapping[str, Any]]], setup: Setup, *, reps: int, seed: int = 0
+    per_model: Mapping[str, Mapping[str, Mapping[str, Letter]]], setup: Setup, *, reps: int, seed: int = 0
 ) -> Iterator[MultiModelResult]:
     """The same for a several-model (2025) run, ``{model: {name: letters}}``: each draw resamples every model's
     trials and is scored by ``scoring.score_models`` (weights per model, prompt scores summed)."""

@@ -173,3 +173,7 @@ class Skipped(PcgError):
 
 class BaselineError(PcgError):
     """A baseline that cannot be used: unreadable, not a baseline, or from a run that is not like for like."""
+
+
+class ResultsError(PcgError):
+    """A document that is not a pytest-pcg results document this version can read."""

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin import results
 from pcg_plugin.atomic import atomic_save, atomic_write
 from pcg_plugin.editions import edition
 from pcg_plugin.letters import stem as file_stem
 from pcg_plugin.official_layout import model_folder
 from pcg_plugin.records import TrialRecord
-
-RESULTS_FILE = "results.json"
+from pcg_plugin.results import Results, Run
+from pcg_plugin.results import Settings as ResultsSettings
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
@@ -39,10 +40,6 @@ def write_image(run_dir: Path, rel: str, image: Any) -> Path:
     return atomic_save(run_dir / rel, lambda tmp: image.save(tmp, format="PNG"))
 
 
-def write_json(path: Path, data: Mapping[str, Any]) -> Path:
-    return atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-
-
 def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]], trials: int) -> None:
     """stability/, similarity/ and diversity/ JSONs per team and letter, in the official schemas, so the official
     diversity and scoring scripts can re-check the run from disk."""
@@ -53,16 +50,16 @@ def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence
             official_layout.write_stage_files(run_dir / name, name, letter, records, trials)
 
 
-def write_report(results: Mapping[str, Any], run_dir: Path) -> Path | None:
+def write_report(results: Results, run_dir: Path) -> Path | None:
     """The HTML leaderboard, once ``report_html`` is on main; its absence is not an error."""
     try:
         from pcg_plugin import report_html
     except ImportError:
         return None
-    return report_html.write_report(dict(results), run_dir)
+    return report_html.write_report(results, run_dir)
 
 
-def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]:
+def settings_document(settings: Any, facts: Mapping[str, Any]) -> ResultsSettings:
     """The ``settings`` object of results.json: what was asked for, completed by what the workers loaded."""
     profile = facts.get("profile", {})
     backend = facts.get("backend", {})
@@ -71,19 +68,19 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> dict[str, Any]
         seed_policy = "per-trial"  # local models sample with a seed derived from the trial's identity
     elif "seed" in profile:
         seed_policy = f"fixed:{profile['seed']}" if profile["seed"] is not None else "none"
-    return {
-        "edition": settings.edition, "letters": list(settings.letters), "trials": settings.trials,
-        "backend": backend.get("name") or settings.backend or "auto",
-        "offline_default": bool(backend.get("offline_default", settings.offline_default)),
-        "model": facts.get("model") or profile.get("model") or settings.model, "base_url": profile.get("base_url") or settings.base_url,
-        "temperature": profile.get("temperature"), "seed_policy": seed_policy,
-        "max_time": profile.get("max_time"), "token_limit": profile.get("token_limit"),
-        "record_mode": settings.record, "classifier": facts.get("classifier"), "physics": facts.get("physics"),
-        "diversity_vector": edition(settings.edition).diversity_vector or "probs",
-        "disable_weights": settings.disable_weights, "tie_break": settings.tie_break,
-        "constrained_decoding": constrained_decoding(backend.get("constrain", settings.constrain)),
-        "notes": list(settings.notes),
-    }  # fmt: skip
+    return ResultsSettings(
+        edition=settings.edition, letters=tuple(settings.letters), trials=settings.trials,
+        backend=backend.get("name") or settings.backend or "auto",
+        offline_default=bool(backend.get("offline_default", settings.offline_default)),
+        model=facts.get("model") or profile.get("model") or settings.model, base_url=profile.get("base_url") or settings.base_url,
+        temperature=profile.get("temperature"), seed_policy=seed_policy,
+        max_time=profile.get("max_time"), token_limit=profile.get("token_limit"),
+        record_mode=settings.record, classifier=facts.get("classifier"), physics=facts.get("physics"),
+        diversity_vector=edition(settings.edition).diversity_vector or "probs",
+        disable_weights=settings.disable_weights, tie_break=settings.tie_break,
+        constrained_decoding=constrained_decoding(backend.get("constrain", settings.constrain)),
+        notes=tuple(settings.notes),
+    )  # fmt: skip
 
 
 def constrained_decoding(mode: str | None) -> str | None:
@@ -119,15 +116,15 @@ def finish_run(
     facts = merged_facts(worker_stats, config.stash[CONTEXT_KEY].facts())
     several = settings.multi_model
     score = aggregate.score_models if several else aggregate.score
-    result, numbers, letters = score(collected, settings)
-    run_doc = {"id": run["id"], "started": run["started"],
-               "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "out_dir": str(run_dir)}  # fmt: skip
+    result, _numbers, letters = score(collected, settings)
+    run_doc = Run(id=run["id"], started=run["started"],
+                  finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), out_dir=str(run_dir))  # fmt: skip
     settings_doc = settings_document(settings, facts)
     if several:
-        settings_doc["models"] = list(result.per_model)
+        settings_doc = replace(settings_doc, models=tuple(result.per_model))
     doc = aggregate.results_document(
         collected, settings, run=run_doc, settings_doc=settings_doc,
-        provenance=provenance.collect(REPO_ROOT), result=result, numbers=numbers, letters=letters,
+        provenance=provenance.collect(REPO_ROOT), result=result, letters=letters,
         workers=worker_stats, folders=run.get("folders", ()),
     )  # fmt: skip
     if several:  # the official layout once per model: <model folder>/<team>/..., <model folder>/result/
@@ -138,5 +135,5 @@ def finish_run(
     else:
         write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
         official_layout.write_results(run_dir / "result", result)
-    write_json(run_dir / RESULTS_FILE, doc)
-    return doc, write_report(doc, run_dir)
+    results.write(run_dir / results.FILE, doc)
+    return doc.to_dict(), write_report(doc, run_dir)

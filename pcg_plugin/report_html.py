@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_write
+from pcg_plugin.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
 TEMPLATE = "report.html.j2"
@@ -57,26 +59,38 @@ def heat(value: Any, key: str | None = None) -> str:
     return f"hsl({int(120 * x)}, 70%, 80%)"
 
 
-def warnings(results: Mapping[str, Any]) -> list[str]:
+def warnings(results: Results) -> list[str]:
     """What a reader must not miss: an offline default model, a non-official classifier."""
     out = []
-    settings = results.get("settings", {}) or {}
-    if settings.get("offline_default"):
-        out.append(f"The offline default LLM ({settings.get('model') or 'SmolLM2'}) produced these responses, "
+    settings = results.settings
+    if settings.offline_default:
+        out.append(f"The offline default LLM ({settings.model or 'SmolLM2'}) produced these responses, "
                    "not a competition model: scores are not comparable with official results.")  # fmt: skip
-    classifier = settings.get("classifier") or {}
-    name = classifier.get("name") if isinstance(classifier, Mapping) else str(classifier)
+    name = settings.classifier_name
     if name and name != OFFICIAL_CLASSIFIER:
         out.append(f"Similarity was measured with the classifier {name!r}, not the official {OFFICIAL_CLASSIFIER}: "
                    "similarity and diversity differ from the official pipeline.")  # fmt: skip
     elif not name:
         out.append("The classifier is not recorded: similarity may not come from the official model.")
-    if settings.get("disable_weights"):
+    if settings.disable_weights:
         out.append("Weights were disabled (all 1): not the official weighting.")
-    if settings.get("constrained_decoding"):
-        out.append(f"Responses were generated with constrained decoding ({settings['constrained_decoding']}): "
+    if settings.constrained_decoding:
+        out.append(f"Responses were generated with constrained decoding ({settings.constrained_decoding}): "
                    "the model chose every token, but only text ending in one drop_block block was allowed.")  # fmt: skip
     return out
+
+
+@dataclass(frozen=True)
+class View:
+    """A part of the results document as the template sees it: its own attributes, plus what the report adds
+    (a trial's texts, a submission's sections and short numbers)."""
+
+    part: Any
+    more: Mapping[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        more = object.__getattribute__(self, "more")
+        return more[name] if name in more else getattr(object.__getattribute__(self, "part"), name)
 
 
 def _read_text(run_dir: Path, rel: str | None) -> str | None:
@@ -91,61 +105,53 @@ def _read_text(run_dir: Path, rel: str | None) -> str | None:
     return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"\n… ({len(text) - TEXT_LIMIT} more characters in {rel})"
 
 
-def _trial_view(trial: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
-    view = dict(trial)
+def _trial_view(trial: Trial, run_dir: Path) -> View:
     texts = []
-    for label, key in (("response", "raw"), ("code", "code"), ("level XML", "level")):
-        text = _read_text(run_dir, trial.get(key))
+    for label, path in (("response", trial.raw), ("code", trial.code), ("level XML", trial.level)):
+        text = _read_text(run_dir, path)
         if text is not None:
-            texts.append((f"{label} ({trial.get(key)})", text))
-    view["texts"] = texts
-    return view
+            texts.append((f"{label} ({path})", text))
+    return View(trial, {"texts": texts})
 
 
-def _letters_view(letters_doc: Mapping[str, Any], run_dir: Path) -> dict[str, Any]:
-    return {c: {**data, "trials": [_trial_view(t, run_dir) for t in data.get("trials", [])]}
-            for c, data in letters_doc.items()}  # fmt: skip
+def _letters_view(letters: Mapping[str, Letter], run_dir: Path) -> dict[str, View]:
+    return {c: View(data, {"trials": [_trial_view(t, run_dir) for t in data.trials]}) for c, data in letters.items()}
 
 
-def _submission_view(sub: Mapping[str, Any], run_dir: Path, per_model: Mapping[str, Any]) -> dict[str, Any]:
+def _submission_view(sub: Submission, run_dir: Path, results: Results) -> View:
     """One submission's rows; ``sections`` = (model, letters) pairs: one with model None for a one-model run,
     one per model when several models ran (their letters live in results.json ``per_model``)."""
-    view = dict(sub)
-    view["letters"] = _letters_view(sub.get("letters") or {}, run_dir)
-    view["sections"] = [(None, view["letters"])] if not per_model else [
-        (model, _letters_view(((doc.get("submissions") or {}).get(sub["name"]) or {}).get("letters") or {}, run_dir))
-        for model, doc in per_model.items()
-    ]  # fmt: skip
-    trials = [t for _, letters in view["sections"] for data in letters.values() for t in data["trials"]]
-    view["zero_trials"], view["total_trials"] = sum(1 for t in trials if t.get("reason")), len(trials)
-    view["normalized_short"] = short(sub.get("normalized_score"))
-    view["prompt_short"] = short(sub.get("prompt_score"))
-    cost = (sub.get("usage") or {}).get("cost_usd")
-    view["cost"] = f"{cost:.4f}" if isinstance(cost, (int, float)) else "–"
-    view.setdefault("usage", {"calls": 0})
-    return view
+    sections = [(model, _letters_view(letters, run_dir)) for model, letters in results.model_letters(sub.name or "")]
+    if not results.per_model:
+        sections = [(None, _letters_view(sub.letters, run_dir))]
+    trials = [t for _, letters in sections for data in letters.values() for t in data.trials]
+    cost = sub.usage.cost_usd
+    return View(sub, {
+        "sections": sections, "zero_trials": sum(1 for t in trials if t.reason), "total_trials": len(trials),
+        "normalized_short": short(sub.normalized_score), "prompt_short": short(sub.prompt_score),
+        "cost": f"{cost:.4f}" if isinstance(cost, (int, float)) else "–", "rank_interval": "",
+    })  # fmt: skip
 
 
-def _provenance_rows(results: Mapping[str, Any]) -> list[tuple[str, str]]:
-    settings = results.get("settings", {}) or {}
-    prov = results.get("provenance", {}) or {}
-    rows = [("run", f"{results.get('run', {}).get('id')} ({results.get('run', {}).get('started')} → "
-                    f"{results.get('run', {}).get('finished')})")]  # fmt: skip
+def _provenance_rows(results: Results) -> list[tuple[str, str]]:
+    settings, prov, run = results.settings, results.provenance, results.run
+    rows = [("run", f"{run.id} ({run.started} → {run.finished})")]
     for key in ("edition", "backend", "model", "base_url", "temperature", "seed_policy", "record_mode",
                 "diversity_vector", "tie_break", "offline_default", "constrained_decoding"):  # fmt: skip
-        rows.append((key, str(settings.get(key))))
+        rows.append((key, str(getattr(settings, key))))
     for key in ("classifier", "physics"):
-        value = settings.get(key)
+        value = getattr(settings, key)
         if isinstance(value, Mapping):
             value = ", ".join(f"{k}={v}" for k, v in value.items())
         rows.append((key, str(value)))
-    rows.append(("git SHA", str(prov.get("git_sha"))))
-    for name, version in sorted((prov.get("versions") or {}).items()):
+    rows.append(("git SHA", str(prov.git_sha)))
+    for name, version in sorted((prov.versions or {}).items()):
         rows.append((name, str(version)))
     return rows
 
 
-def rank_intervals(results: Mapping[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
+def rank_intervals(results: Results | Mapping[str, Any], *, reps: int = 100, seed: int = 0
+                   ) -> dict[str, tuple[int, int]]:  # fmt: skip
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
     measured value (it is a per-letter number); with several models each model's trials are redrawn and the
@@ -153,67 +159,62 @@ def rank_intervals(results: Mapping[str, Any], *, reps: int = 100, seed: int = 0
     ``pcg_plugin.bootstrap`` (shared with the noise-aware baseline gate)."""
     from pcg_plugin.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
 
-    setup = setup_from_settings(results.get("settings") or {})
-    subs = results.get("submissions") or []
+    results = coerce(results)
+    setup = setup_from_settings(results.settings)
+    subs = [s for s in results.submissions if s.name is not None]
     if len(subs) < 2 or not setup.letters or reps < 1:
         return {}
-    per_model = results.get("per_model") or {}
     draws: Any
-    if per_model:  # 2025 with several models: every model's trials redrawn, ranked by the summed total
-        letters = {m: {n: s.get("letters") or {} for n, s in (d.get("submissions") or {}).items()}
-                   for m, d in per_model.items()}  # fmt: skip
+    if results.per_model:  # 2025 with several models: every model's trials redrawn, ranked by the summed total
+        letters = {m: {n: s.letters for n, s in d.submissions.items()} for m, d in results.per_model.items()}
         draws = resampled_model_scores(letters, setup, reps=reps, seed=seed)
     else:
-        draws = resampled_scores({s["name"]: s.get("letters") or {} for s in subs}, setup, reps=reps, seed=seed)
-    ranks: dict[str, list[int]] = {s["name"]: [] for s in subs}
+        draws = resampled_scores({s.name: s.letters for s in subs}, setup, reps=reps, seed=seed)
+    ranks: dict[str, list[int]] = {s.name: [] for s in subs if s.name is not None}
     for res in draws:
         for name, r in res.ranking:
             ranks.setdefault(name, []).append(r)
     return {name: interval(rs, 0.95) for name, rs in ranks.items() if rs}  # a model part may lack a submission
 
 
-def _sequence(value: Any) -> Sequence[str]:
-    return list(value) if isinstance(value, (list, tuple)) else []
-
-
-def render_report(results: dict, run_dir: Path, *, bootstrap: int = 100) -> str:
+def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootstrap: int = 100) -> str:
     """The leaderboard HTML: ranking, weights, per-letter heat maps, every trial's thumbnail with its response,
     code, XML and numbers, provenance. Inline CSS, no script, no network; images are relative links into the run
     folder (26×10×P data URIs would make the page tens of MB)."""
     from jinja2 import Environment, select_autoescape
 
+    results = coerce(results)
     run_dir = Path(run_dir)
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))  # missing keys render empty
     env.filters["short"] = short
     env.filters["heat"] = heat
     template = env.from_string(_template_source())
-    settings = dict(results.get("settings") or {})
-    per_model = results.get("per_model") or {}
-    subs = [_submission_view(s, run_dir, per_model) for s in results.get("submissions") or []]
-    letters = _sequence(settings.get("letters")) or sorted({c for s in subs for _, ls in s["sections"] for c in ls})
+    settings = results.settings
+    per_model = results.per_model or {}
+    subs = [_submission_view(s, run_dir, results) for s in results.submissions]
+    letters = list(settings.letters or ()) or sorted({c for s in subs for _, ls in s.sections for c in ls})
 
-    def weights_of(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-        return {c: {k: ((doc.get("weights") or {}).get(c) or {}).get(k) for k, _ in WEIGHT_ROWS} for c in letters}
+    def weights_of(weights: Mapping[str, Weight]) -> dict[str, dict[str, Any]]:
+        return {c: {k: getattr(weights.get(c, Weight()), k) for k, _ in WEIGHT_ROWS} for c in letters}
 
-    weight_sections = [(m, weights_of(d)) for m, d in per_model.items()] or [(None, weights_of(results))]
+    weight_sections = [(m, weights_of(d.weights)) for m, d in per_model.items()] or [(None, weights_of(results.weights))]
     intervals = rank_intervals(results, reps=bootstrap)
     for s in subs:
-        lo_hi = intervals.get(s["name"])
-        s["rank_interval"] = f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else ""
+        lo_hi = intervals.get(s.name)
+        s.more["rank_interval"] = f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else ""
     return template.render(
-        run=results.get("run") or {}, settings={**settings, "letters": letters},
-        trials=max([settings.get("trials") or 0] + [len(d["trials"]) for s in subs for _, ls in s["sections"]
-                                                    for d in ls.values()] + [1]),
+        run=results.run, settings=View(settings, {"letters": letters}),
+        trials=max([settings.trials or 0] + [len(d.trials) for s in subs for _, ls in s.sections
+                                             for d in ls.values()] + [1]),
         warnings=warnings(results), submissions=subs, letters=letters, weight_sections=weight_sections,
-        weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.get("competition_score"),
-        any_lengths=any(s.get("prompt_length") is not None for s in subs),
-        provenance_rows=_provenance_rows(results), schema=results.get("schema"), bootstrap=bootstrap if intervals else 0,
-        per_model=per_model, folders=results.get("folders") or [],
-        folder_errors=results.get("folder_errors") or {},
+        weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.competition_score,
+        any_lengths=any(s.prompt_length is not None for s in subs),
+        provenance_rows=_provenance_rows(results), schema=results.schema, bootstrap=bootstrap if intervals else 0,
+        per_model=per_model, folders=results.folders, folder_errors=results.folder_errors,
     )  # fmt: skip
 
 
-def write_report(results: dict, run_dir: Path) -> Path:
+def write_report(results: Results | Mapping[str, Any], run_dir: Path) -> Path:
     """Write ``run_dir/report.html`` (atomically) and return its path."""
     run_dir = Path(run_dir)
     return atomic_write(run_dir / REPORT_FILE, render_report(results, run_dir))

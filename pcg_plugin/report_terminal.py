@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.errors import Reason
+from pcg_plugin.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
 from pcg_plugin.settings import Settings
 
 
@@ -82,90 +82,83 @@ def _fmt(value: Any, places: int = 4) -> str:
         return str(value)
 
 
-def trial_counts(sub: Mapping[str, Any], per_model: Mapping[str, Any] | None = None) -> tuple[int, int, int]:
+def trial_counts(sub: Submission, per_model: Mapping[str, ModelResults] | None = None) -> tuple[int, int, int]:
     """(trials, zero-score official failures, errored items) of one submission (over every model's letters
     when ``per_model``, results.json's several-model part, is given)."""
     n = zero = err = 0
-    parts = [sub.get("letters", {})]
-    for doc in (per_model or {}).values():
-        parts.append(doc.get("submissions", {}).get(sub["name"], {}).get("letters", {}))
-    for letter in (data for part in parts for data in part.values()):
-        for trial in letter.get("trials", []):
-            n += 1
-            if trial.get("reason") == Reason.ERROR:
-                err += 1
-            elif trial.get("reason"):
-                zero += 1
+    parts = [sub.letters] + [m.submissions[sub.name].letters for m in (per_model or {}).values()
+                             if sub.name in m.submissions]  # fmt: skip
+    for trial in (t for part in parts for letter in part.values() for t in letter.trials):
+        n += 1
+        if trial.errored:
+            err += 1
+        elif trial.reason:
+            zero += 1
     return n, zero, err
 
 
-def ranking_table(submissions: Sequence[Mapping[str, Any]], per_model: Mapping[str, Any] | None = None) -> list[str]:
-    rows = sorted(submissions, key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["name"]))
-    width = max([len("submission")] + [len(s["name"]) for s in rows])
+def ranking_table(submissions: Sequence[Submission], per_model: Mapping[str, ModelResults] | None = None) -> list[str]:
+    rows = sorted(submissions, key=lambda s: (s.rank is None, s.rank or 0, s.name))
+    width = max([len("submission")] + [len(s.name or "") for s in rows])
     lines = [f"{'rank':>4}  {'submission':<{width}}  {'normalized':>10}  {'prompt score':>12}  trials  zero  errors"]
     for sub in rows:
         n, zero, err = trial_counts(sub, per_model)
+        rank = sub.rank if sub.rank is not None else "-"
         lines.append(
-            f"{sub.get('rank', '-')!s:>4}  {sub['name']:<{width}}  {_fmt(sub.get('normalized_score')):>10}  "
-            f"{_fmt(sub.get('prompt_score'), 6):>12}  {n:>6}  {zero:>4}  {err:>6}"
+            f"{rank!s:>4}  {sub.name:<{width}}  {_fmt(sub.normalized_score):>10}  "
+            f"{_fmt(sub.prompt_score, 6):>12}  {n:>6}  {zero:>4}  {err:>6}"
         )
     return lines
 
 
-def per_model_table(per_model: Mapping[str, Any], order: Sequence[str]) -> list[str]:
+def per_model_table(per_model: Mapping[str, ModelResults], order: Sequence[str]) -> list[str]:
     """2025 with several models: each model's prompt score, its share of the normalized total (the shares of a
     submission add up to its total) and the rank that model alone would give."""
-    names = [n for n in order if any(n in d.get("submissions", {}) for d in per_model.values())]
+    names = [n for n in order if any(n in d.submissions for d in per_model.values())]
     mw = max([len("model")] + [len(m) for m in per_model])
     sw = max([len("submission")] + [len(n) for n in names])
     lines = ["per model (normalized: the model's share of the total, the shares add up to it):",
              f"{'model':<{mw}}  {'submission':<{sw}}  {'normalized':>10}  {'prompt score':>12}  model rank"]
     for model, doc in per_model.items():
         for name in names:
-            v = doc.get("submissions", {}).get(name, {})
-            lines.append(f"{model:<{mw}}  {name:<{sw}}  {_fmt(v.get('normalized_score')):>10}  "
-                         f"{_fmt(v.get('prompt_score'), 6):>12}  {v.get('rank', '-')!s:>10}")  # fmt: skip
+            v = doc.submissions.get(name, ModelSubmission())
+            rank = v.rank if v.rank is not None else "-"
+            lines.append(f"{model:<{mw}}  {name:<{sw}}  {_fmt(v.normalized_score):>10}  "
+                         f"{_fmt(v.prompt_score, 6):>12}  {rank!s:>10}")  # fmt: skip
     return lines
 
 
-def _letter_docs(submissions: Sequence[Mapping[str, Any]], per_model: Mapping[str, Any] | None) -> list[Any]:
-    docs = [sub.get("letters", {}) for sub in submissions]
-    docs += [s.get("letters", {}) for d in (per_model or {}).values() for s in d.get("submissions", {}).values()]
-    return docs
-
-
-def reason_counts(submissions: Sequence[Mapping[str, Any]], per_model: Mapping[str, Any] | None = None) -> dict[str, int]:
+def reason_counts(results: Results) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for letters in _letter_docs(submissions, per_model):
+    for letters in results.letter_sets():
         for letter in letters.values():
-            for trial in letter.get("trials", []):
-                if trial.get("reason"):
-                    counts[trial["reason"]] = counts.get(trial["reason"], 0) + 1
+            for trial in letter.trials:
+                if trial.reason:
+                    counts[trial.reason] = counts.get(trial.reason, 0) + 1
     return dict(sorted(counts.items()))
 
 
 def summary_lines(
-    results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None = None
+    results: Results | Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None = None
 ) -> list[str]:
     if error is not None:
         return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
     assert results is not None
-    subs = results.get("submissions", [])
-    per_model = results.get("per_model") or None
+    doc = coerce(results)
+    subs, per_model = doc.submissions, doc.per_model or None
     lines = ranking_table(subs, per_model)
     if per_model:
-        lines += per_model_table(per_model, [s["name"] for s in subs])
-    reasons = reason_counts(subs, per_model)
+        lines += per_model_table(per_model, [s.name for s in subs if s.name is not None])
+    reasons = reason_counts(doc)
     if reasons:
         lines.append("trials scored 0 (reason: count): " + ", ".join(f"{k}: {v}" for k, v in reasons.items()))
-    for nodeid, problem in (results.get("folder_errors") or {}).items():
+    for nodeid, problem in doc.folder_errors.items():
         lines.append(f"NOT EVALUATED: {problem}")
-    settings = results.get("settings", {})
-    if settings.get("offline_default"):
+    if doc.settings.offline_default:
         lines.append("NOTE: generated by the offline default LLM, not the edition's official model")
-    if settings.get("constrained_decoding"):
-        lines.append(f"NOTE: constrained decoding ({settings['constrained_decoding']})")
-    lines.append(f"competition score {_fmt(results.get('competition_score'), 6)}")
-    lines.append(f"results: {Path(run_dir) / 'results.json'}")
+    if doc.settings.constrained_decoding:
+        lines.append(f"NOTE: constrained decoding ({doc.settings.constrained_decoding})")
+    lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
+    lines.append(f"results: {Path(run_dir) / FILE}")
     lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.report_html not available)")
     return lines

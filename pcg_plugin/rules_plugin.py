@@ -114,16 +114,19 @@ class BaselineGate:
 
     def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
         from pcg_plugin import baseline
+        from pcg_plugin.errors import ResultsError
+        from pcg_plugin.results import coerce
 
         self.finished = True
         try:
+            doc = coerce(results)  # the typed results document (a foreign schema is refused, with its name)
             if self.baseline is not None:
                 base = baseline.load_baseline(self.baseline)
-                self.comparison = baseline.compare(base, baseline.baseline_document(results),
+                self.comparison = baseline.compare(base, baseline.baseline_document(doc),
                                                    max_drop=self.max_drop, method=self.method)  # fmt: skip
             if self.save is not None:
-                self.saved = baseline.save_baseline(self.save, results)
-        except baseline.BaselineError as exc:
+                self.saved = baseline.save_baseline(self.save, doc)
+        except (baseline.BaselineError, ResultsError) as exc:
             self.error = str(exc)
 
     @pytest.hookimpl(trylast=True)

@@ -8,11 +8,12 @@ from hypothesis import strategies as st
 from decimal import Decimal
 
 from pcg_plugin.aggregate import (
-    ERROR_REASON, diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
+    diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
     usage_totals,
 )  # fmt: skip
 from pcg_plugin.core.controller import Collected
 from pcg_plugin.records import TrialRecord
+from pcg_plugin.results import ERROR_REASON, Usage
 
 
 def rec(sub="a", letter="A", trial=1, **kw):
@@ -44,10 +45,11 @@ def test_errored_items_are_reported_as_missing_trials():
         col.add_item(f"submissions/a::A::{t}", {"name": "a", "letter": "A", "trial": t, "format": "prompt-2023"})
     col.add_error("submissions/a::A::2", "call: InfrastructureError: model server down")
     rows = trial_entries(col, "a", "A", {1: "0.25"})
-    assert [r["trial"] for r in rows] == [1, 2]
-    assert rows[0]["trial_score"] == "0.25" and rows[0]["reason"] is None
-    assert rows[1]["reason"] == ERROR_REASON and "model server down" in rows[1]["message"]
-    assert rows[1]["trial_score"] == "0"
+    assert [r.trial for r in rows] == [1, 2]
+    assert rows[0].trial_score == "0.25" and rows[0].reason is None and rows[0].seed == 0
+    assert rows[1].reason == ERROR_REASON and "model server down" in rows[1].message and rows[1].errored
+    assert rows[1].trial_score == "0"
+    assert "seed" in rows[0].to_dict() and "seed" not in rows[1].to_dict()  # an errored item has no seed
 
 
 def test_run_letters_follow_what_ran():
@@ -70,8 +72,8 @@ def test_usage_totals():
     rs = [rec(usage={"prompt_tokens": 10, "completion_tokens": 5, "calls": 1}),
           rec(trial=2, usage={"prompt_tokens": 1, "calls": 2, "replayed_calls": 2, "cost_usd": 0.5})]  # fmt: skip
     total = usage_totals(rs)
-    assert total == {"prompt_tokens": 11, "completion_tokens": 5, "calls": 3, "replayed_calls": 2, "cost_usd": 0.5}
-    assert usage_totals([])["cost_usd"] is None
+    assert total == Usage(prompt_tokens=11, completion_tokens=5, calls=3, replayed_calls=2, cost_usd=0.5)
+    assert usage_totals([]).cost_usd is None
 
 
 def test_several_models_scored_per_model_and_summed():
@@ -105,10 +107,10 @@ def test_several_models_scored_per_model_and_summed():
     assert result.totals == expected.totals and result.normalized == expected.normalized
     assert result.per_model_normalized == expected.per_model_normalized
     doc = per_model_document(col, result, letters)
-    assert sum(Decimal(doc[m]["submissions"]["a"]["normalized_score"]) for m in doc) == result.normalized["a"]
-    trials = doc["m2"]["submissions"]["b"]["letters"]["A"]["trials"]
-    assert [t["reason"] for t in trials] == [None, None, ERROR_REASON]  # the error stays with its model
-    assert [t["reason"] for t in doc["m1"]["submissions"]["b"]["letters"]["A"]["trials"]] == [None, None]
+    assert sum(Decimal(doc[m].submissions["a"].normalized_score) for m in doc) == result.normalized["a"]
+    trials = doc["m2"].submissions["b"].letters["A"].trials
+    assert [t.reason for t in trials] == [None, None, ERROR_REASON]  # the error stays with its model
+    assert [t.reason for t in doc["m1"].submissions["b"].letters["A"].trials] == [None, None]
 
 
 def test_scoring_inputs_by_hand():

@@ -467,10 +467,13 @@ GATED = ("team_a", "A", "char_score")
 def expected_lower_bound(base: dict[str, Any]) -> Decimal:
     """The 95 % lower end by hand: 200 resamples (seed 0), sorted, order statistic floor(0.025·199) = the 5th."""
     from pcg_plugin.bootstrap import resampled_scores, setup_from_settings
+    from pcg_plugin.results import Letter, Settings
 
-    subs = {name: s["letters"] for name, s in base["scores"]["submissions"].items()}
+    subs = {name: {c: Letter.read(d, c) for c, d in s["letters"].items()}
+            for name, s in base["scores"]["submissions"].items()}  # a baseline's letters read as results letters
+    setup = setup_from_settings(Settings.read(base["settings"], "settings"))
     values = sorted(res.programs["team_a"].letters["A"].char_score
-                    for res in resampled_scores(subs, setup_from_settings(base["settings"]), reps=200, seed=0))  # fmt: skip
+                    for res in resampled_scores(subs, setup, reps=200, seed=0))
     assert len(values) == 200 and len(set(values)) > 190
     return values[4]
 

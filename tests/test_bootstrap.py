@@ -22,6 +22,8 @@ from pcg_plugin.bootstrap import (
     setup_from_settings,
 )
 from pcg_plugin.report_html import rank_intervals
+from pcg_plugin.errors import ResultsError
+from pcg_plugin.results import Letter, Results, Settings
 from pcg_plugin.scoring import LetterInput, score, to_decimal
 
 D = Decimal
@@ -89,16 +91,26 @@ def test_rank_intervals_on_the_fixture() -> None:
     assert rank_intervals(results, reps=60, seed=7) == old_rank_intervals(results, reps=60, seed=7)
 
 
+def settings(**data: Any) -> Settings:
+    return Settings.read(data, "settings")
+
+
+def letters(data: dict[str, Any]) -> dict[str, Letter]:
+    return {c: Letter.read(d, c) for c, d in data.items()}
+
+
 def test_setup_from_settings_defaults() -> None:
-    assert setup_from_settings({}) == Setup("2024", 10, (), False)
-    assert setup_from_settings({"edition": "2023", "trials": 3, "letters": ["A"], "disable_weights": True}) == Setup(
+    assert setup_from_settings(settings()) == Setup("2024", 10, (), False)
+    assert setup_from_settings(settings(edition="2023", trials=3, letters=["A"], disable_weights=True)) == Setup(
         "2023", 3, ("A",), True
     )
-    assert setup_from_settings({"edition": "1999", "letters": "AB"}).edition == "2024"  # not a list: no letters
+    assert setup_from_settings(settings(edition="1999")).edition == "2024"
+    with pytest.raises(ResultsError, match="settings.letters is a str, not a list"):
+        settings(letters="AB")  # a string is not a list of letters: said so, not read as none
 
 
 def test_prepare_converts_once_and_fills_missing_letters() -> None:
-    prepared = prepare({"x": {"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": None}, {"sta": 0.1, "sim": 0.2}]}}},
+    prepared = prepare({"x": letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": None}, {"sta": 0.1, "sim": 0.2}]}})},
                        ["A", "B"])  # fmt: skip
     assert prepared["x"]["A"] == LetterTrials(((D(1), None), (D("0.1"), D("0.2"))), D("0.5"))
     assert prepared["x"]["B"] == LetterTrials((), D(0))
@@ -110,7 +122,7 @@ def test_letter_input_renumbers_and_skips_missing_stages() -> None:
 
 
 def test_draw_keeps_counts_and_values() -> None:
-    prepared = prepare({"x": {"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": 0.1}, {"sta": 0.5, "sim": 0.9}]}}},
+    prepared = prepare({"x": letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": 0.1}, {"sta": 0.5, "sim": 0.9}]}})},
                        ["A"])  # fmt: skip
     seen = set()
     rnd = random.Random(1)
@@ -124,9 +136,9 @@ def test_draw_keeps_counts_and_values() -> None:
 
 
 def test_resampled_scores_deterministic_and_official() -> None:
-    results = make_results()
-    subs = {s["name"]: s["letters"] for s in results["submissions"]}
-    setup = setup_from_settings(results["settings"])
+    results = Results.from_dict(make_results())
+    subs = {s.name: s.letters for s in results.submissions}
+    setup = setup_from_settings(results.settings)
     one = list(resampled_scores(subs, setup, reps=5, seed=11))
     assert one == list(resampled_scores(subs, setup, reps=5, seed=11)) and len(one) == 5
     assert one != list(resampled_scores(subs, setup, reps=5, seed=12))
@@ -138,13 +150,13 @@ def test_resampled_scores_deterministic_and_official() -> None:
 def test_constant_trials_resample_to_the_measured_scores(disable_weights: bool) -> None:
     """Every draw of unvarying trials is the run itself, scored as the run was (weights switched off included)."""
     steady = {n: {c: [t[c][0]] * 3 for c in "AB"} for n, t in NOISY.items()}
-    results = make_results(steady, disable_weights=disable_weights)
-    other = make_results(steady, disable_weights=not disable_weights)
-    assert [s["prompt_score"] for s in results["submissions"]] != [s["prompt_score"] for s in other["submissions"]]
-    subs = {s["name"]: s["letters"] for s in results["submissions"]}
-    for res in resampled_scores(subs, setup_from_settings(results["settings"]), reps=3):
-        for sub in results["submissions"]:
-            assert format(res.programs[sub["name"]].prompt_score, "f") == sub["prompt_score"]
+    results = Results.from_dict(make_results(steady, disable_weights=disable_weights))
+    other = Results.from_dict(make_results(steady, disable_weights=not disable_weights))
+    assert [s.prompt_score for s in results.submissions] != [s.prompt_score for s in other.submissions]
+    subs = {s.name: s.letters for s in results.submissions}
+    for res in resampled_scores(subs, setup_from_settings(results.settings), reps=3):
+        for sub in results.submissions:
+            assert format(res.programs[sub.name].prompt_score, "f") == sub.prompt_score
 
 
 def test_interval_order_statistics() -> None:
@@ -172,7 +184,7 @@ def test_several_models_resample_each_model_and_sum():
     from pcg_plugin.scoring import LetterInput, score_models, to_decimal
 
     sims = {"m1": {"a": 0.5, "b": 0.25}, "m2": {"a": 0.125, "b": 0.75}}
-    per_model = {m: {n: {"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": v}]}} for n, v in subs.items()}
+    per_model = {m: {n: letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": v}]}}) for n, v in subs.items()}
                  for m, subs in sims.items()}  # fmt: skip
     expected = score_models({m: {n: {"A": LetterInput(((1, to_decimal(1.0)),), ((1, to_decimal(v)),), to_decimal("0.5"))}
                                  for n, v in subs.items()} for m, subs in sims.items()}, trials=1, letters=("A",))  # fmt: skip

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from pcg_plugin.core.rundir import new_run_id
-from pcg_plugin.outputs import merged_facts, settings_document, trial_paths, write_json, write_text
+from pcg_plugin.outputs import merged_facts, settings_document, trial_paths, write_text
 from pcg_plugin.provenance import collect as provenance
 from pcg_plugin.settings import resolve
 
@@ -26,8 +25,6 @@ def test_run_ids_sort_by_time_and_differ():
 def test_writes_are_whole_and_leave_no_temporaries(tmp_path):
     write_text(tmp_path, "t/raw/A/t_A_1.txt", "héllo\r\n")
     assert (tmp_path / "t/raw/A/t_A_1.txt").read_bytes() == "héllo\r\n".encode()
-    write_json(tmp_path / "r.json", {"a": 1})
-    assert json.loads((tmp_path / "r.json").read_text()) == {"a": 1}
     assert not [p for p in tmp_path.rglob(".tmp-*")]
 
 
@@ -38,11 +35,11 @@ def test_settings_document_prefers_what_workers_loaded(tmp_path):
         {"physics": {"digest": "p", "damage": False}},
     )
     doc = settings_document(s, facts)
-    assert doc["model"] == "smollm2" and doc["classifier"] == {"digest": "d"} and doc["physics"]["digest"] == "p"
-    assert doc["offline_default"] is True and doc["diversity_vector"] == "probs"
-    assert doc["constrained_decoding"].startswith("drop_block grammar")  # the settings' default ...
-    assert settings_document(s, {"backend": {"constrain": "off"}})["constrained_decoding"] is None  # ... or the worker's
-    assert settings_document(resolve({"pcg_edition": "2025"}, rootdir=tmp_path, env={}), {})["diversity_vector"] == (
+    assert doc.model == "smollm2" and doc.classifier == {"digest": "d"} and doc.physics_digest == "p"
+    assert doc.offline_default is True and doc.diversity_vector == "probs"
+    assert doc.constrained_decoding.startswith("drop_block grammar")  # the settings' default ...
+    assert settings_document(s, {"backend": {"constrain": "off"}}).constrained_decoding is None  # ... or the worker's
+    assert settings_document(resolve({"pcg_edition": "2025"}, rootdir=tmp_path, env={}), {}).diversity_vector == (
         "embedding"
     )
 

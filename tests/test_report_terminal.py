@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pcg_plugin.report_terminal import header_lines, ranking_table, reason_counts, summary_lines
+from pcg_plugin.results import Results
 from pcg_plugin.settings import resolve
 
 
@@ -35,18 +36,22 @@ SUBS = [
 ]  # fmt: skip
 
 
+DOC = {"submissions": SUBS, "competition_score": "0.4", "settings": {}}
+
+
 def test_ranking_table_sorted_by_rank():
-    lines = ranking_table(SUBS)
+    lines = ranking_table(Results.from_dict(DOC).submissions)
     assert lines[1].split()[:3] == ["1", "a", "74.5000"]
     assert lines[2].split()[:3] == ["2", "b", "25.5000"]
     assert lines[1].split()[-3:] == ["2", "1", "1"]  # trials, zero, errors
 
 
 def test_summary_names_reasons_and_paths(tmp_path):
-    lines = summary_lines({"submissions": SUBS, "competition_score": "0.4", "settings": {}}, tmp_path, None)
+    lines = summary_lines(DOC, tmp_path, None)
     text = "\n".join(lines)
     assert "no_code: 2" in text and str(tmp_path / "results.json") in text
-    assert reason_counts(SUBS) == {"error": 1, "no_code": 2}
+    assert reason_counts(Results.from_dict(DOC)) == {"error": 1, "no_code": 2}
+    assert summary_lines(Results.from_dict(DOC), tmp_path, None) == lines  # the type or its JSON dict
     assert summary_lines(None, tmp_path, None, error="boom")[0].endswith("boom")
 
 
@@ -73,7 +78,7 @@ def test_several_models_get_a_per_model_table_and_all_their_trials_counted(tmp_p
     lines = summary_lines({"submissions": subs, "per_model": per_model, "competition_score": "0.4", "settings": {}},
                           tmp_path, None)  # fmt: skip
     assert lines[1].split()[-3:] == ["4", "2", "0"]  # 2 models x 2 trials, one zero each
-    table = per_model_table(per_model, ["a", "b"])
+    table = per_model_table(Results.from_dict({"per_model": per_model}).per_model, ["a", "b"])
     assert table[1].split() == ["model", "submission", "normalized", "prompt", "score", "model", "rank"]
     assert table[2].split() == ["qwen2.5:32b", "a", "30.0000", "0.100000", "1"]
     assert table[5].split()[:2] == ["phi3", "b"] and "no_code: 4" in "\n".join(lines)

@@ -72,7 +72,12 @@ def run_args(out: str, *extra: str) -> list[str]:
 
 
 def load_results(root: Path, out: str) -> dict[str, Any]:
-    return json.loads((root / out / "results.json").read_text())
+    """A run's results.json; every e2e run also checks that the typed document gives back its exact text."""
+    from pcg_plugin import results
+
+    text = (root / out / results.FILE).read_text(encoding="utf-8")
+    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.results does not round-trip this run"
+    return json.loads(text)  # type: ignore[no-any-return]
 
 
 TINY_CLASSIFIER = Path("tiny-classifier")  # relative to the pytester folder; made by the fixture below
