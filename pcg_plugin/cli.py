@@ -1,4 +1,4 @@
-"""The `pcg` stage command line: one sub-command per pipeline stage, each in pcg_plugin.commands."""
+"""The `pcg` stage command line: one sub-command per pipeline stage, each in pcg_plugin.problems.science_birds.commands."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-# name -> module under pcg_plugin.commands. Each module defines HELP, add_arguments(parser)
+# name -> module under pcg_plugin.problems.science_birds.commands. Each module defines HELP, add_arguments(parser)
 # and run(args) -> int. Modules import their heavy dependencies lazily inside run().
 COMMANDS: dict[str, str] = {
     "extract": "extract",
@@ -24,9 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         try:
-            module = importlib.import_module(f"pcg_plugin.commands.{module_name}")
+            module = importlib.import_module(f"pcg_plugin.problems.science_birds.commands.{module_name}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"pcg_plugin.commands.{module_name}":
+            if exc.name != f"pcg_plugin.problems.science_birds.commands.{module_name}":
                 raise
             continue
         cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
