@@ -1,4 +1,4 @@
-"""The `pcg` stage command line: one sub-command per pipeline stage, each in pcg_plugin.commands."""
+"""The `pcg` command line: one sub-command per stage or tool, each in the problem package that owns it."""
 
 from __future__ import annotations
 
@@ -7,29 +7,25 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-# name -> module under pcg_plugin.commands. Each module defines HELP, add_arguments(parser)
-# and run(args) -> int. Modules import their heavy dependencies lazily inside run().
+_SB = "pcg_plugin.problems.science_birds.commands"
+# name -> module. Each module defines HELP, add_arguments(parser) and run(args) -> int, and imports its heavy
+# dependencies lazily inside run(). A module that cannot be imported is an error, never a missing command.
 COMMANDS: dict[str, str] = {
-    "extract": "extract",
-    "convert": "convert",
-    "simulate": "simulate",
-    "classify": "classify",
-    "score": "score",
-    "rules": "rules",
-    "pcgbench": "pcgbench",
+    "extract": f"{_SB}.extract",
+    "convert": f"{_SB}.convert",
+    "simulate": f"{_SB}.simulate",
+    "classify": f"{_SB}.classify",
+    "score": f"{_SB}.score",
+    "rules": f"{_SB}.rules",
+    "pcgbench": "pcg_plugin.problems.pcgbench.command",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pcg", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
-        try:
-            module = importlib.import_module(f"pcg_plugin.commands.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"pcg_plugin.commands.{module_name}":
-                raise
-            continue
+    for name, module_path in COMMANDS.items():
+        module = importlib.import_module(module_path)
         cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)

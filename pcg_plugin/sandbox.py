@@ -49,12 +49,8 @@ class SandboxLimits:
     network: str = "deny"
 
     @classmethod
-    def for_edition(cls, edition: str, *, margin: float = 60.0) -> SandboxLimits:
-        """The edition's official max_time plus ``margin`` (2023 programs do not exist; treat like 2024)."""
-        from pcg_plugin.editions import EDITIONS
-
-        record = EDITIONS.get(edition)
-        max_time = record.profile.max_time if record is not None and record.takes_programs else 120.0
+    def for_max_time(cls, max_time: float, *, margin: float = 60.0) -> SandboxLimits:
+        """A competition's official max_time plus ``margin`` (the defaults are 2024's 120 s + 60 s)."""
         return cls(wall_time=max_time + margin, cpu_time=int(max_time + margin))
 
 
@@ -129,7 +125,7 @@ def _tail(path: Path, limit: int = 2000) -> str:
         return ""
 
 
-def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]], edition: str,
+def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]],
                       limits: SandboxLimits | None = None, workdir: Path, team: str | None = None,
                       trial: int = 1, root: Path | None = None, cwd: Path | None = None,
                       site_dirs: Sequence[Path] = (), model: str | None = None) -> str:  # fmt: skip
@@ -144,7 +140,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     ``program_error``, ``timeout``, ``token_limit``, ``memory``, ``killed``, ``bad_return``, ``response_too_large``
     or ``sandbox_violation``; a failing ``chat`` infrastructure error stops the child and is re-raised as is.
     """
-    limits = limits or SandboxLimits.for_edition(edition)
+    limits = limits or SandboxLimits()
     entry, workdir = Path(entry).resolve(), Path(workdir).resolve()
     root = Path(root).resolve() if root is not None else entry.parent
     scratch, home, tmp = workdir / "submission", workdir / "home", workdir / "tmp"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pcg_plugin.editions import profile_for  # noqa: E402
+from pcg_plugin.problems.science_birds.editions import profile_for  # noqa: E402
 from pcg_plugin.llm.scripted import ScriptedBackend  # noqa: E402
 from pcg_plugin.llm.session import TrialChat  # noqa: E402
 from pcg_plugin.llm.store import ResponseStore, TrialKey  # noqa: E402

@@ -18,10 +18,10 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pcg_plugin.levelxml import parse_level  # noqa: E402
+from pcg_plugin.problems.science_birds.levelxml import parse_level  # noqa: E402
 from pcg_plugin.paths import shared_data  # noqa: E402
-from pcg_plugin.physics import PhysicsSettings  # noqa: E402
-from pcg_plugin.pipeline import evaluate_level  # noqa: E402
+from pcg_plugin.problems.science_birds.physics import PhysicsSettings  # noqa: E402
+from pcg_plugin.problems.science_birds.pipeline import evaluate_level  # noqa: E402
 
 
 def main() -> int:

@@ -32,7 +32,7 @@ def bench(limits: SandboxLimits, repeats: int) -> list[float]:
             work = Path(root) / f"w{i}"
             work.mkdir()
             t = time.perf_counter()
-            run_program_trial(entry, letter="A", chat=lambda m, n: ["ok"] * n, edition="2024", limits=limits,
+            run_program_trial(entry, letter="A", chat=lambda m, n: ["ok"] * n, limits=limits,
                               workdir=work)  # fmt: skip
             times.append(time.perf_counter() - t)
     return times

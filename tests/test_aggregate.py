@@ -7,12 +7,12 @@ from hypothesis import strategies as st
 
 from decimal import Decimal
 
-from pcg_plugin.aggregate import (
+from pcg_plugin.problems.science_birds.aggregate import (
     diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
     usage_totals,
 )  # fmt: skip
 from pcg_plugin.core.controller import Collected
-from pcg_plugin.records import TrialRecord
+from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.results import ERROR_REASON, Usage
 
 
@@ -81,9 +81,9 @@ def test_several_models_scored_per_model_and_summed():
     from decimal import Decimal
     from types import SimpleNamespace
 
-    from pcg_plugin.aggregate import per_model_document, score_models
-    from pcg_plugin.scoring import LetterInput
-    from pcg_plugin.scoring import score_models as official
+    from pcg_plugin.problems.science_birds.aggregate import per_model_document, score_models
+    from pcg_plugin.problems.science_birds.scoring import LetterInput
+    from pcg_plugin.problems.science_birds.scoring import score_models as official
 
     e1, e2 = (1.0, 0.0), (0.0, 1.0)  # two trials with orthogonal embeddings: diversity 1 / (3 - 2) = 1
     col = Collected()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.diversity import cosine_distance, denominator, diversity, pair_distances
+from pcg_plugin.problems.science_birds.diversity import cosine_distance, denominator, diversity, pair_distances
 
 
 def _softmax(logits: list[float]) -> list[float]:
@@ -84,7 +84,7 @@ def test_cosine_distance_equals_scipy_to_the_last_bit():
     import math
     from pathlib import Path
 
-    from pcg_plugin.diversity import cosine_distance
+    from pcg_plugin.problems.science_birds.diversity import cosine_distance
 
     doc = json.loads((Path(__file__).parent / "data" / "cosine_golden.json").read_text())
     fsum_differs = 0

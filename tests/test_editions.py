@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import pcg_plugin
-from pcg_plugin.editions import EDITIONS, PROGRAM_YEARS, YEARS, edition
+from pcg_plugin.problems.science_birds.editions import EDITIONS, PROGRAM_YEARS, YEARS, edition
 
 
 def test_the_facts_of_each_edition():

@@ -127,7 +127,7 @@ def test_second_bases_still_catch() -> None:
 
 
 def test_a_record_with_a_member_writes_the_same_json_as_with_its_string() -> None:
-    from pcg_plugin.records import TrialRecord
+    from pcg_plugin.problems.science_birds.records import TrialRecord
 
     for member in Reason:
         as_member = TrialRecord(nodeid="n", submission="s", letter="A", trial=1, reason=member, message="m")

@@ -42,7 +42,7 @@ def answer(messages: list[dict]) -> str:
 
 def drive(root: Path, rate: float, run: int) -> None:
     from pcg_plugin.errors import OfficialFailure
-    from pcg_plugin.editions import profile_for
+    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.llm.retry import RetryPolicy
     from pcg_plugin.llm.scripted import Faults, ScriptedBackend
     from pcg_plugin.llm.session import TrialChat
@@ -71,7 +71,7 @@ def drive(root: Path, rate: float, run: int) -> None:
                              retry=RetryPolicy(max_attempts=30, base=0.001, cap=0.002), sleep=lambda s: None)
             with tempfile.TemporaryDirectory() as work:
                 try:
-                    response = run_program_trial(entry, letter=letter, chat=chat.chat, edition="2024",
+                    response = run_program_trial(entry, letter=letter, chat=chat.chat,
                                                  limits=SandboxLimits(wall_time=60, cpu_time=60),
                                                  workdir=Path(work))
                     chat.finish(response)

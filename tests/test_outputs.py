@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from pcg_plugin.core.rundir import new_run_id
-from pcg_plugin.outputs import merged_facts, settings_document, trial_paths, write_text
+from pcg_plugin.problems.science_birds.outputs import merged_facts, settings_document, trial_paths, write_text
 from pcg_plugin.provenance import collect as provenance
-from pcg_plugin.settings import resolve
+from pcg_plugin.problems.science_birds.settings import resolve
 
 
 def test_official_trial_paths():
@@ -51,7 +51,7 @@ def test_provenance_names_versions(tmp_path):
 
 
 def test_one_official_tree_per_model():
-    from pcg_plugin.official_layout import model_folder, model_folders
+    from pcg_plugin.problems.science_birds.official_layout import model_folder, model_folders
 
     assert model_folder("qwen2.5:32b-instruct-fp16") == "qwen2.5_32b-instruct-fp16"
     assert model_folder("Qwen/Qwen2.5-32B") == "Qwen_Qwen2.5-32B"

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.level import Block, Level
-from pcg_plugin.levelxml import parse_level
-from pcg_plugin.physics import PhysicsSettings, simulate
+from pcg_plugin.problems.science_birds.level import Block, Level
+from pcg_plugin.problems.science_birds.levelxml import parse_level
+from pcg_plugin.problems.science_birds.physics import PhysicsSettings, simulate
 
 from strategies import valid_levels
 

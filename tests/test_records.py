@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.core.items import RECORD_PROPERTY as PROPERTY
-from pcg_plugin.records import TrialRecord, from_properties, top_letter, trial_seed
+from pcg_plugin.problems.science_birds.records import TrialRecord, from_properties, top_letter, trial_seed
 
 floats = st.floats(min_value=0, max_value=1, allow_nan=False)
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin import rules
+from pcg_plugin.problems.science_birds import rules
 from pcg_plugin.collect import Submission, detect_folder, detect_prompt_file
-from pcg_plugin.rules import (
+from pcg_plugin.problems.science_birds.rules import (
     RUNTIME_RULES,
     check_program,
     check_prompt,
@@ -522,7 +522,7 @@ def test_runtime_rules_are_listed() -> None:
 def test_real_shapes_judged_on_what_the_entry_imports(tmp_path: Path) -> None:
     import submission_shapes as shapes
 
-    from pcg_plugin.preflight import rule_verdict
+    from pcg_plugin.problems.science_birds.preflight import rule_verdict
 
     verdicts = {}
     for name, (build, entry, _workdir, expected) in shapes.SHAPES.items():

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
+from pcg_plugin.problems.science_birds.editions import program_limits
 from pcg_plugin.sandbox import SandboxLimits, run_program_trial
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -48,7 +49,7 @@ def program(tmp_path: Path, name: str, source: str | None = None, **files: str) 
 def trial(entry: Path, tmp_path: Path, chat=echo, limits: SandboxLimits = FAST, letter: str = "A") -> str:
     work = tmp_path / f"work-{entry.parent.name}-{letter}"
     work.mkdir()
-    return run_program_trial(entry, letter=letter, chat=chat, edition="2024", limits=limits, workdir=work)
+    return run_program_trial(entry, letter=letter, chat=chat, limits=limits, workdir=work)
 
 
 def failure(entry: Path, tmp_path: Path, **kw) -> OfficialFailure:
@@ -137,7 +138,7 @@ def test_sleeping_forever_is_killed_at_the_wall_clock(tmp_path: Path) -> None:
 
 
 def _scripted_chat(tmp_path: Path, token_limit: int):
-    from pcg_plugin.editions import profile_for
+    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.llm.scripted import ScriptedBackend
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
@@ -236,8 +237,9 @@ def test_scrubbed_environment_keeps_only_basics(tmp_path: Path, monkeypatch: pyt
 
 
 def test_limits_follow_the_edition() -> None:
-    assert SandboxLimits.for_edition("2024").wall_time == 180.0
-    assert SandboxLimits.for_edition("2025").wall_time == 560.0
+    assert SandboxLimits.for_max_time(120.0).wall_time == 180.0 == SandboxLimits().wall_time
+    assert program_limits("2024").wall_time == 180.0 and program_limits("2023").wall_time == 180.0
+    assert program_limits("2025").wall_time == 560.0 and program_limits("2025").cpu_time == 560
 
 
 def test_stdout_flood_hits_the_file_size_limit(tmp_path: Path) -> None:
@@ -295,7 +297,7 @@ def test_context_counters_mirror_the_parents(tmp_path: Path) -> None:
         entry = program(tmp_path, "counts", COUNTS)
         work = tmp_path / "w"
         work.mkdir()
-        out = run_program_trial(entry, letter="A", chat=chat.chat, edition="2024", limits=FAST, workdir=work,
+        out = run_program_trial(entry, letter="A", chat=chat.chat, limits=FAST, workdir=work,
                                 team="team_x", trial=7)  # fmt: skip
     finally:
         store.close()
@@ -332,6 +334,6 @@ def test_nested_program_runs_from_the_root_with_its_imports_and_model_name(tmp_p
     (site / "installed.py").write_text("Z = 'installed'\n")
     work = tmp_path / "work"
     work.mkdir()
-    out = run_program_trial(root / "tot" / "tot.py", letter="A", chat=echo, edition="2025", limits=FAST,
+    out = run_program_trial(root / "tot" / "tot.py", letter="A", chat=echo, limits=FAST,
                             workdir=work, root=root, cwd=root, site_dirs=(site,), model="qwen2.5:32b")  # fmt: skip
     assert out == "prompt|sibling|root|installed|qwen2.5:32b"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.settings import (
+from pcg_plugin.problems.science_birds.settings import (
     LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
     parse_letters, parse_trials, resolve,
 )  # fmt: skip
@@ -107,7 +107,7 @@ def test_every_option_has_an_ini_key_named_like_its_dest():
 def test_ini_and_command_line_precedence(pytester):
     pytester.makeini("[pytest]\npcg_letters = A,B\npcg_trials = 3\npcg_edition = 2025\n")
     pytester.makeconftest(
-        "from pcg_plugin.settings import from_config\n"
+        "from pcg_plugin.problems.science_birds.settings import from_config\n"
         "def pytest_report_header(config):\n"
         "    s = from_config(config)\n"
         "    return f'SETTINGS {\",\".join(s.letters)} {s.trials} {s.edition}'\n"
@@ -127,7 +127,7 @@ def test_relative_out_and_store_follow_the_invocation_dir(tmp_path):
 
 @pytest.mark.parametrize("spelling", ["prompt-length", "prompt_length"])
 def test_tie_break_is_the_scorers_spelling(tmp_path, spelling):
-    from pcg_plugin.scoring import TIE_BREAKS
+    from pcg_plugin.problems.science_birds.scoring import TIE_BREAKS
 
     s = resolve({"pcg_tie_break": spelling}, rootdir=tmp_path, env=KEY)
     assert s.tie_break == "prompt-length" and s.tie_break in TIE_BREAKS
@@ -136,7 +136,7 @@ def test_tie_break_is_the_scorers_spelling(tmp_path, spelling):
 
 
 def test_several_models_from_a_comma_or_ini_list(tmp_path):
-    from pcg_plugin.settings import split_models
+    from pcg_plugin.problems.science_birds.settings import split_models
 
     assert split_models("a, b\n  c,\n") == ("a", "b", "c") and split_models(None) == ()
     s = resolve({"pcg_edition": "2025", "pcg_model": "\n qwen2.5:32b\n gemma2:27b", "pcg_base_url": "http://x/v1"},

@@ -1,5 +1,5 @@
 """A profile: the model, sampling and limits a run's requests and guards use (each competition edition fixed
-one: ``pcg_plugin.editions.profile_for``)."""
+one: ``pcg_plugin.problems.science_birds.editions.profile_for``)."""
 
 from __future__ import annotations
 

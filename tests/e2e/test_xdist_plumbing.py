@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import pcg_plugin.item as item
-from pcg_plugin.records import TrialRecord, trial_seed
+import pcg_plugin.problems.science_birds.item as item
+from pcg_plugin.problems.science_birds.records import TrialRecord, trial_seed
 
 
 def fake_run_trial(sub, letter, trial, nodeid, ctx, model=None):

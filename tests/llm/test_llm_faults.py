@@ -14,7 +14,7 @@ import pytest
 
 from pcg_plugin.llm import make_backend
 from pcg_plugin.llm.estimate import estimate_from_store, estimate_run
-from pcg_plugin.editions import profile_for
+from pcg_plugin.problems.science_birds.editions import profile_for
 from pcg_plugin.llm.ratelimit import SharedLimiter, refill
 from pcg_plugin.llm.scripted import Faults, ScriptedBackend
 from pcg_plugin.llm.session import TrialChat
@@ -113,7 +113,7 @@ def test_estimate_multiplies_out_and_prices_the_official_model(tmp_path):
 RUNNER = """
 import os, signal, sys
 from pcg_plugin.llm.openai_backend import OpenAIBackend
-from pcg_plugin.editions import profile_for
+from pcg_plugin.problems.science_birds.editions import profile_for
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import ResponseStore, TrialKey
 

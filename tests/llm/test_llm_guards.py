@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.errors import BadRequest, RateLimited, ServerError
 from pcg_plugin.llm.guards import TrialGuard
-from pcg_plugin.editions import NO_TIME_LIMIT, profile_for
+from pcg_plugin.problems.science_birds.editions import NO_TIME_LIMIT, profile_for
 from pcg_plugin.llm.retry import RetryPolicy, call_with_retry
 
 

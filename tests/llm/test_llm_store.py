@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.editions import profile_for
+from pcg_plugin.problems.science_birds.editions import profile_for
 from pcg_plugin.errors import OfficialFailure, ReplayMiss
 from pcg_plugin.llm.scripted import ScriptedBackend
 from pcg_plugin.llm.session import TrialChat

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin import collect, settings as settings_mod
+from pcg_plugin import collect
+
+from pcg_plugin.problems.science_birds import settings as settings_mod
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.settings import Settings
+from pcg_plugin.problems.science_birds.settings import Settings
 
 SERVICE_HANDLE = pytest.StashKey[Any]()
 
@@ -42,7 +44,8 @@ class ScienceBirds:
     def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
         """Before collection and any model call: every folder given as a pre-flight row, and each program's
         requirements prepared (installed into its cached environment, or checked) for the workers."""
-        from pcg_plugin import environments, preflight
+        from pcg_plugin import environments
+        from pcg_plugin.problems.science_birds import preflight
 
         rows, envs = [], {}
         for path in preflight.targets(list(roots)):
@@ -76,7 +79,7 @@ class ScienceBirds:
             handle.stop()
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        from pcg_plugin.report_terminal import header_lines
+        from pcg_plugin.problems.science_birds.report_terminal import header_lines
 
         lines = header_lines(settings, run["run_dir"])
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
@@ -86,14 +89,14 @@ class ScienceBirds:
 
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
         """The pre-flight table (nothing when no folder of ours was given: the project's own tests)."""
-        from pcg_plugin.preflight import FolderRow, table
+        from pcg_plugin.problems.science_birds.preflight import FolderRow, table
 
         if not run.get("folders"):
             return []
         return list(table([FolderRow(**row) for row in run["folders"]]))
 
     def cost_line(self, settings: Settings, nodeids: Sequence[str]) -> str | None:
-        from pcg_plugin.report_terminal import preflight_line
+        from pcg_plugin.problems.science_birds.report_terminal import preflight_line
 
         return preflight_line(settings, nodeids)
 
@@ -133,7 +136,7 @@ class ScienceBirds:
                 "files_hash": sub.files_hash}  # fmt: skip
 
     def checks_collector(self, folder: bool) -> Any:
-        from pcg_plugin.rules_items import RulesDir, RulesFile
+        from pcg_plugin.problems.science_birds.rules_items import RulesDir, RulesFile
 
         return RulesDir if folder else RulesFile
 
@@ -141,14 +144,14 @@ class ScienceBirds:
 
     def start_process(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any], workers: int,
                       service: str | None) -> None:  # fmt: skip
-        from pcg_plugin.worker import CONTEXT_KEY, WorkerContext
+        from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY, WorkerContext
 
         config.stash[CONTEXT_KEY] = WorkerContext(settings, Path(run["run_dir"]), workers=workers,
                                                   classify_service=service,
                                                   environments=run.get("environments", {}))  # fmt: skip
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
-        from pcg_plugin.worker import CONTEXT_KEY
+        from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY
 
         ctx = config.stash.get(CONTEXT_KEY, None)
         return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
@@ -156,7 +159,7 @@ class ScienceBirds:
     def setup_trial(self, config: pytest.Config, sub: collect.Submission) -> None:
         """A submission whose requirements cannot be met errors here, before any model call."""
         from pcg_plugin.errors import EnvironmentProblem
-        from pcg_plugin.worker import worker_context
+        from pcg_plugin.problems.science_birds.worker import worker_context
 
         if sub.format == "prompt-2023":
             return
@@ -170,20 +173,20 @@ class ScienceBirds:
 
     def run_trial(self, config: pytest.Config, sub: collect.Submission, target: str, trial: int, nodeid: str,
                   model: str | None) -> Any:  # fmt: skip
-        from pcg_plugin import item
-        from pcg_plugin.worker import worker_context
+        from pcg_plugin.problems.science_birds import item
+        from pcg_plugin.problems.science_birds.worker import worker_context
 
         # the model only where there is a model level: a one-model item calls run_trial exactly as before
         extra = {"model": model} if model is not None else {}
         return item.run_trial(sub, target, trial, nodeid, worker_context(config), **extra)
 
     def describe(self, record: Any) -> str:
-        from pcg_plugin.item import describe
+        from pcg_plugin.problems.science_birds.item import describe
 
         return describe(record)
 
     def record_from_json(self, text: str) -> Any:
-        from pcg_plugin.records import TrialRecord
+        from pcg_plugin.problems.science_birds.records import TrialRecord
 
         return TrialRecord.from_json(text)
 
@@ -191,13 +194,13 @@ class ScienceBirds:
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-        from pcg_plugin.outputs import finish_run
+        from pcg_plugin.problems.science_birds.outputs import finish_run
 
         return finish_run(config, dict(run), collected, worker_stats)
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
-        from pcg_plugin.report_terminal import summary_lines
+        from pcg_plugin.problems.science_birds.report_terminal import summary_lines
 
         return summary_lines(results, run_dir, report, error)
 

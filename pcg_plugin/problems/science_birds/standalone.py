@@ -45,7 +45,7 @@ def run_evaluation(team_name: str, fn: type[TrialLoop], num_trials: int = 10, ch
     stored (SQLite, ``logs/pcg-responses.sqlite``) with retries on 429/5xx/timeouts, so a rerun pays nothing twice.
     """
     from pcg_plugin.llm import make_backend
-    from pcg_plugin.editions import profile_for
+    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from pcg_plugin.llm.profiles import Profile
+from pcg_plugin.sandbox import SandboxLimits
 
 # 2023 had neither limit; finite stand-ins keep profiles JSON-safe (results files refuse Infinity).
 NO_TIME_LIMIT = 1e9
@@ -78,3 +79,11 @@ def profile_for(year: str, *, model: str | None = None, base_url: str | None = N
     except KeyError:
         raise ValueError(f"unknown edition {year!r}: expected {', '.join(YEARS)}") from None
     return replace(official, model=model or official.model, base_url=base_url)
+
+
+def program_limits(year: str) -> SandboxLimits:
+    """A program trial's sandbox limits: the edition's official max_time plus a margin (2023 took no programs:
+    2024's)."""
+    record = EDITIONS.get(year)
+    official = record if record is not None and record.takes_programs else EDITIONS[DEFAULT]
+    return SandboxLimits.for_max_time(official.profile.max_time)

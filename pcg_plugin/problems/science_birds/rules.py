@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pcg_plugin.editions import PROGRAM_YEARS
-from pcg_plugin.editions import edition as edition_record
+from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
+from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.collect import PLACEHOLDER
 from pcg_plugin.imports import reachable
 

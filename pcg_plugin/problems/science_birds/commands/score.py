@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pcg_plugin.editions import DEFAULT, YEARS
+from pcg_plugin.problems.science_birds.editions import DEFAULT, YEARS
 from pcg_plugin.letters import LETTERS
 
 HELP = "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
@@ -44,7 +44,7 @@ def _prompt_lengths(src: Path, names: list[str]) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin import official_layout, scoring
+    from pcg_plugin.problems.science_birds import official_layout, scoring
     from pcg_plugin.errors import PcgError
 
     src = Path(args.dir)

@@ -12,9 +12,9 @@ import pytest
 
 from pcg_plugin.core.options import option_value
 from pcg_plugin.core.rundir import DEFAULT_OUT
-from pcg_plugin.editions import DEFAULT as DEFAULT_EDITION
-from pcg_plugin.editions import YEARS
-from pcg_plugin.editions import edition as edition_record
+from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
+from pcg_plugin.problems.science_birds.editions import YEARS
+from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.letters import LETTERS, letter_index
 
 RECORD_MODES = ("once", "new", "all", "none")
@@ -172,7 +172,7 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
     if offline:
         raise ValueError("--pcg-model: several models need a backend that serves them (--pcg-base-url or "
                          f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}")
-    from pcg_plugin.official_layout import model_folders
+    from pcg_plugin.problems.science_birds.official_layout import model_folders
 
     model_folders(models)  # two names that would share a folder of the official layout are refused here
 
@@ -249,7 +249,7 @@ def resolve(
     disable = get("pcg_disable_weights")
     tie_break = get("pcg_tie_break")
     if tie_break is not None:  # the scorer's spelling (as `pcg score --tie-break`); prompt_length is an alias
-        from pcg_plugin.scoring import TIE_BREAKS
+        from pcg_plugin.problems.science_birds.scoring import TIE_BREAKS
 
         tie_break = tie_break.replace("_", "-")
         if tie_break not in TIE_BREAKS:

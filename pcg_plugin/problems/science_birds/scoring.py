@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
-from pcg_plugin.editions import edition as edition_record
+from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.letters import LETTERS
 TIE_BREAKS = (None, "prompt-length")
 PAIRINGS = ("index", "position")

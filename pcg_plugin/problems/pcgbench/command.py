@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from pcg_plugin.commands._io import read_input
+from pcg_plugin.problems.science_birds.commands._io import read_input
 from pcg_plugin.problems.pcgbench.jsonl_eval import evaluate_lines
 from pcg_plugin.problems.pcgbench.random_baseline import random_baseline
 from pcg_plugin.problems.pcgbench.registry import PROBLEMS, get_problem

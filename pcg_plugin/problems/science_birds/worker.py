@@ -12,9 +12,9 @@ import pytest
 
 from pcg_plugin.collect import Submission
 from pcg_plugin.devices import threads_per_worker
-from pcg_plugin.editions import edition
+from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.errors import InfrastructureError
-from pcg_plugin.settings import Settings
+from pcg_plugin.problems.science_birds.settings import Settings
 
 CONTEXT_KEY = pytest.StashKey["WorkerContext"]()
 
@@ -62,7 +62,7 @@ class WorkerContext:
     @property
     def physics(self) -> Any:
         def make() -> Any:
-            from pcg_plugin.physics import PhysicsSettings
+            from pcg_plugin.problems.science_birds.physics import PhysicsSettings
 
             return PhysicsSettings()
 
@@ -111,7 +111,7 @@ class WorkerContext:
 
     def profile(self, model: str | None = None) -> Any:
         def make() -> Any:
-            from pcg_plugin.editions import profile_for
+            from pcg_plugin.problems.science_birds.editions import profile_for
 
             s = self.settings
             name = None if s.backend == "scripted" else self._model(model)

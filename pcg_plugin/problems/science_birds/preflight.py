@@ -80,7 +80,7 @@ def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Sub
 
 def rule_verdict(sub: collect.Submission) -> str:
     """``pass`` or ``FAIL <rules>`` from the participant rule checks (``pcg rules``), for the table."""
-    from pcg_plugin import rules
+    from pcg_plugin.problems.science_birds import rules
 
     try:
         if sub.format == "prompt-2023":

@@ -18,11 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.commands._io import read_input
+    from pcg_plugin.problems.science_birds.commands._io import read_input
     from pcg_plugin.errors import PcgError
-    from pcg_plugin.levelxml import parse_level
-    from pcg_plugin.physics import PhysicsSettings
-    from pcg_plugin.pipeline import evaluate_level
+    from pcg_plugin.problems.science_birds.levelxml import parse_level
+    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.pipeline import evaluate_level
 
     settings = PhysicsSettings(damage=args.damage)
     image_dir = Path(args.image_dir) if args.image_dir else None

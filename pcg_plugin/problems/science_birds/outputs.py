@@ -10,10 +10,10 @@ from typing import Any
 
 from pcg_plugin import results
 from pcg_plugin.atomic import atomic_save, atomic_write
-from pcg_plugin.editions import edition
+from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.letters import stem as file_stem
-from pcg_plugin.official_layout import model_folder
-from pcg_plugin.records import TrialRecord
+from pcg_plugin.problems.science_birds.official_layout import model_folder
+from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.results import Results, Run
 from pcg_plugin.results import Settings as ResultsSettings
 
@@ -43,7 +43,7 @@ def write_image(run_dir: Path, rel: str, image: Any) -> Path:
 def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]], trials: int) -> None:
     """stability/, similarity/ and diversity/ JSONs per team and letter, in the official schemas, so the official
     diversity and scoring scripts can re-check the run from disk."""
-    from pcg_plugin import official_layout
+    from pcg_plugin.problems.science_birds import official_layout
 
     for name, letters in grouped.items():
         for letter, records in letters.items():
@@ -53,7 +53,7 @@ def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence
 def write_report(results: Results, run_dir: Path) -> Path | None:
     """The HTML leaderboard, once ``report_html`` is on main; its absence is not an error."""
     try:
-        from pcg_plugin import report_html
+        from pcg_plugin.problems.science_birds import report_html
     except ImportError:
         return None
     return report_html.write_report(results, run_dir)
@@ -105,10 +105,12 @@ def finish_run(
     """Controller, once: score, write the official stage files, result/, results.json and the HTML report."""
     from datetime import timezone
 
-    from pcg_plugin import aggregate, official_layout, provenance
+    from pcg_plugin import provenance
+
+    from pcg_plugin.problems.science_birds import aggregate, official_layout
     from pcg_plugin.paths import REPO_ROOT
     from pcg_plugin.core.problem import SETTINGS_KEY
-    from pcg_plugin.worker import CONTEXT_KEY
+    from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY
 
     settings = config.stash[SETTINGS_KEY]
     run_dir = Path(run["run_dir"])

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.editions import PROGRAM_YEARS
+from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
 
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _expand(path: Path) -> list[Path]:
     """A folder of submissions (``submissions/``, an unzipped set, the examples repository) gives each of its
     folders and loose prompts, exactly those a run would collect or report; anything else is itself."""
-    from pcg_plugin import preflight
+    from pcg_plugin.problems.science_birds import preflight
 
     if not path.is_dir():
         return [path]
@@ -42,8 +42,9 @@ def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
     the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
     files none of which is a TrialLoop program gives format ``scripts``."""
-    from pcg_plugin import collect, preflight
-    from pcg_plugin.rules import stand_alone_scripts
+    from pcg_plugin import collect
+    from pcg_plugin.problems.science_birds import preflight
+    from pcg_plugin.problems.science_birds.rules import stand_alone_scripts
 
     if path.is_dir():
         sub, problem = preflight.detect(path, require_placeholder=False)
@@ -66,7 +67,8 @@ def _target(path: Path) -> tuple[str, Path, Path]:
 
 def _check(path: Path, edition: str | None) -> dict[str, Any]:
     """The JSON record of one PATH."""
-    from pcg_plugin import collect, rules
+    from pcg_plugin import collect
+    from pcg_plugin.problems.science_birds import rules
 
     reason = ""
     try:

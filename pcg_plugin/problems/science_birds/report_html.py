@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_write
+from pcg_plugin.paths import REPO_ROOT
 from pcg_plugin.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -26,7 +27,7 @@ def _template_source() -> str:
 
         return (files("pcg_plugin.templates") / TEMPLATE).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return (Path(__file__).resolve().parent.parent / "templates" / TEMPLATE).read_text(encoding="utf-8")
+        return (REPO_ROOT / "templates" / TEMPLATE).read_text(encoding="utf-8")
 
 
 def _num(value: Any) -> float | None:
@@ -156,8 +157,8 @@ def rank_intervals(results: Results | Mapping[str, Any], *, reps: int = 100, see
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
     measured value (it is a per-letter number); with several models each model's trials are redrawn and the
     totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
-    ``pcg_plugin.bootstrap`` (shared with the noise-aware baseline gate)."""
-    from pcg_plugin.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
+    ``pcg_plugin.problems.science_birds.bootstrap`` (shared with the noise-aware baseline gate)."""
+    from pcg_plugin.problems.science_birds.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
 
     results = coerce(results)
     setup = setup_from_settings(results.settings)

@@ -3,7 +3,7 @@
 It tells a participant, without an API key, that the program runs at all, returns a string, calls the model
 only through the chat function, stays inside the edition's time and token limits, and hands back one of the
 model's answers unmodified. The double answers every call with a ``drop_block`` program drawing the letter
-(``pcg_plugin.glyphs``), so a program that asks many questions gets plausible answers.
+(``pcg_plugin.problems.science_birds.glyphs``), so a program that asks many questions gets plausible answers.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class DryRun:
 
 def double_answer(letter: str) -> str:
     """The scripted double's answer: a fenced block of drop_block calls that draws the letter."""
-    from pcg_plugin.glyphs import letter_program
+    from pcg_plugin.problems.science_birds.glyphs import letter_program
 
     return "```\n" + letter_program(letter) + "\n```"
 
@@ -74,7 +74,7 @@ def _prompt_dry_run(sub: Submission, letter: str) -> DryRun:
 
 
 def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, sites: tuple[Path, ...]) -> DryRun:
-    from pcg_plugin.editions import profile_for
+    from pcg_plugin.problems.science_birds.editions import profile_for, program_limits
     from pcg_plugin.llm.scripted import ScriptedBackend, approx_usage
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
@@ -95,7 +95,7 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, 
 
     started = time.perf_counter()
     try:
-        response = run_program_trial(sub.entry, letter=letter, chat=chat_fn, edition=edition,
+        response = run_program_trial(sub.entry, letter=letter, chat=chat_fn, limits=program_limits(edition),
                                      workdir=workdir / "trial", team=sub.name, root=sub.path, cwd=sub.run_folder,
                                      site_dirs=sites)  # fmt: skip
     except OfficialFailure as failure:

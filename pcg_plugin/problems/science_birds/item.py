@@ -8,12 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin import outputs
+from pcg_plugin.problems.science_birds import outputs
 from pcg_plugin.collect import Submission
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
 from pcg_plugin.letters import letter_index
-from pcg_plugin.records import TrialRecord, top_letter, trial_seed
-from pcg_plugin.worker import WorkerContext
+from pcg_plugin.problems.science_birds.records import TrialRecord, top_letter, trial_seed
+from pcg_plugin.problems.science_birds.worker import WorkerContext
 
 
 def describe(record: TrialRecord) -> str:
@@ -43,7 +43,7 @@ def run_trial(
         outputs.write_text(ctx.run_dir, paths["raw"], response)
         kept["raw"] = paths["raw"]
 
-        from pcg_plugin import pipeline
+        from pcg_plugin.problems.science_birds import pipeline
 
         stage, t = "build", time.perf_counter()
         build = pipeline.build_level(response, prefix=ctx.function_prefix)
@@ -98,10 +98,12 @@ def generate(
             choices = chat.chat(prompt_messages(sub.prompt, letter), 1)
             response = choices[0] if choices else ""
         else:
+            from pcg_plugin.problems.science_birds.editions import program_limits
             from pcg_plugin.sandbox import run_program_trial
 
             with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
-                response = run_program_trial(sub.entry, letter=letter, chat=chat.chat, edition=ctx.settings.edition,
+                response = run_program_trial(sub.entry, letter=letter, chat=chat.chat,
+                                             limits=program_limits(ctx.settings.edition),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                              cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
                                              model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
-from pcg_plugin.settings import Settings
+from pcg_plugin.problems.science_birds.settings import Settings
 
 
 # What runs without --pcg-classifier (pcg_plugin.classify.hf._resolve), said so that nobody mistakes it for official.
@@ -43,7 +43,7 @@ def preflight_line(settings: Settings, nodeids: Sequence[str]) -> str | None:
     from types import SimpleNamespace
 
     from pcg_plugin.llm.estimate import preflight_text
-    from pcg_plugin.editions import profile_for
+    from pcg_plugin.problems.science_birds.editions import profile_for
 
     evaluations = [n for n in nodeids if n.count("::") >= 2]
     if not evaluations or settings.backend not in (None, "auto", "openai", "openai-compatible"):
@@ -160,5 +160,5 @@ def summary_lines(
         lines.append(f"NOTE: constrained decoding ({doc.settings.constrained_decoding})")
     lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
     lines.append(f"results: {Path(run_dir) / FILE}")
-    lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.report_html not available)")
+    lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.problems.science_birds.report_html not available)")
     return lines
