@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_write
 from pcg_plugin.classify.base import ClassifierLike, ClassifierWrapper
 
 ENV_CACHE_DIR = "PCG_CACHE_DIR"
@@ -89,17 +89,8 @@ class ClassificationCache:
 
     def put(self, key: str, probs: Sequence[float], embedding: Sequence[float]) -> None:
         """Best effort: a full or read-only disk costs speed, never a result."""
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(encode_record(probs, embedding))
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            atomic_write(self._path(key), encode_record(probs, embedding))
         except OSError:
             pass
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.atomic import atomic_write
 from pcg_plugin.classify.base import Classification
 from pcg_plugin.classify.local import Dtype
 from pcg_plugin.classify.wire import ServiceInfo, to_wire
@@ -176,12 +177,7 @@ def _read_line(proc: subprocess.Popen[bytes], timeout: float) -> str:
 
 
 def _write_info(run_dir: Path, info: ServiceInfo) -> None:
-    path = run_dir / INFO_FILE
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(info.to_env())
-    os.replace(tmp, path)
+    atomic_write(run_dir / INFO_FILE, info.to_env(), mode=0o600)
 
 
 def _read_info(run_dir: Path) -> ServiceInfo | None:
