@@ -8,7 +8,7 @@ package registers one). Adding a problem is one package plus one entry point; no
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -132,10 +132,10 @@ def load(name: str, config: pytest.Config | None = None) -> Problem:
     return _instance(eps[name].load())  # type: ignore[no-any-return]
 
 
-def installed(names: Iterable[str] | None = None) -> list[Problem]:
+def installed() -> list[Problem]:
     """Every installed problem (their options are registered before the command line is parsed)."""
     eps = registered()
-    return [_instance(eps[n].load()) for n in sorted(eps) if names is None or n in names]
+    return [_instance(eps[n].load()) for n in sorted(eps)]
 
 
 def problem_of(config: pytest.Config) -> Problem:

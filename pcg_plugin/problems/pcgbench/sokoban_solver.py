@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field
 
 Pos = tuple[int, int]
@@ -199,33 +199,25 @@ class SearchResult:
 def bfs(board: Board, start: State, limit: int) -> SearchResult:
     """Breadth-first search bounded by `limit` pops; its first win is a shortest solution."""
     queue = deque([_Node(start, None, None, 0, heuristic(board, start))])
-    visited: set[State] = set()
-    best: _Node | None = None
-    popped = 0
-    while queue and popped < limit:
-        popped += 1
-        node = queue.popleft()
-        if is_win(board, node.state):
-            return SearchResult(True, node.moves(), 0, popped)
-        if node.state in visited:
-            continue
-        if _better(node, best):
-            best = node
-        visited.add(node.state)
-        queue.extend(_children(board, node, 0.0))
-    assert best is not None
-    return SearchResult(False, best.moves(), best.h, popped)
+    return _search(board, queue, queue.popleft, queue.append, 0.0, limit)
 
 
 def astar(board: Board, start: State, weight: float, limit: int) -> SearchResult:
     """Best-first on heuristic + weight·depth (weight 0 is greedy best-first), bounded by `limit` pops."""
     heap = [_Node(start, None, None, 0, heuristic(board, start), weight)]
+    return _search(board, heap, lambda: heapq.heappop(heap), lambda child: heapq.heappush(heap, child), weight, limit)
+
+
+def _search(board: Board, frontier: Sized, pop: Callable[[], _Node], push: Callable[[_Node], None], weight: float,
+            limit: int) -> SearchResult:  # fmt: skip
+    """The loop both searches share (only the frontier differs): pop a node, stop on a win, expand it unless it
+    was seen; without a win within ``limit`` pops, the node closest to one (``_better``) and its heuristic."""
     visited: set[State] = set()
     best: _Node | None = None
     popped = 0
-    while heap and popped < limit:
+    while frontier and popped < limit:
         popped += 1
-        node = heapq.heappop(heap)
+        node = pop()
         if is_win(board, node.state):
             return SearchResult(True, node.moves(), 0, popped)
         if node.state in visited:
@@ -234,7 +226,7 @@ def astar(board: Board, start: State, weight: float, limit: int) -> SearchResult
             best = node
         visited.add(node.state)
         for child in _children(board, node, weight):
-            heapq.heappush(heap, child)
+            push(child)
     assert best is not None
     return SearchResult(False, best.moves(), best.h, popped)
 
