@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds.settings import (
-    LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
+    COMMON, LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
     parse_letters, parse_trials, resolve,
 )  # fmt: skip
 
@@ -97,7 +97,7 @@ def test_round_trip_through_workerinput(tmp_path):
 
 
 def test_every_option_has_an_ini_key_named_like_its_dest():
-    dests = [o.dest for o in OPTIONS]
+    dests = [o.dest for o in COMMON + OPTIONS]
     assert len(set(dests)) == len(dests)
     assert all(d.startswith("pcg_") for d in dests)
     assert {"pcg_letters", "pcg_trials", "pcg_edition", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record",

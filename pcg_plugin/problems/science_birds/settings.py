@@ -10,49 +10,29 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.options import option_value
+from pcg_plugin import run_options
+from pcg_plugin.run_options import (  # noqa: F401  (re-exported: the parsers Science Birds' settings use)
+    BACKENDS, COMMON, RECORD_MODES, Option, is_offline_default, parse_bool, parse_trials, split_models,
+)  # fmt: skip
 from pcg_plugin.core.rundir import DEFAULT_OUT
 from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.letters import LETTERS, letter_index
 
-RECORD_MODES = ("once", "new", "all", "none")
 REQUIREMENTS_MODES = ("install", "check", "off")
-BACKENDS = ("auto", "openai", "openai-compatible", "transformers", "offline", "scripted")
 DEFAULT_TRIALS = 10
 # With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
 OFFLINE_LETTERS = ("I", "L")
 OFFLINE_TRIALS = 2
 
 
-@dataclass(frozen=True)
-class Option:
-    """One `--pcg-*` option; its ini key is the dest (``pcg_letters``) so pyproject.toml can hold it."""
-
-    flag: str
-    help: str
-    choices: tuple[str, ...] | None = None
-
-    @property
-    def dest(self) -> str:
-        return self.flag.lstrip("-").replace("-", "_")
-
-
+# Science Birds' own options; the shared ones (trials, backend, model, store ...) are run_options.COMMON.
 OPTIONS: tuple[Option, ...] = (
     Option("--pcg-letters", "letters to evaluate, e.g. A,I,L (default A-Z; I,L with the offline default LLM)"),
-    Option("--pcg-trials", "trials per letter (default 10; 2 with the offline default LLM)"),
     Option("--pcg-edition", "competition edition: model, temperature, seed, limits (default 2024)", YEARS),
-    Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
-    Option("--pcg-model", "LLM model name, or several comma-separated (2025: one item per model, scores summed over "
-           "the models; default: the edition's official model)"),
-    Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
-    Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
-    Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
-    Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
     Option("--pcg-classifier", "classifier model id or folder (default: the embedded pcg-letters approximation; official: "
            "pittawat/vit-base-uppercase-english-characters)"),
-    Option("--pcg-device", "torch device for the classifier and local LLMs (default auto)"),
     Option("--pcg-classify-mode", "classifier placement: auto | service | local (default auto)", ("auto", "service", "local")),
     Option("--pcg-disable-weights", "score with all weights 1 (the official DISABLE_WEIGHTS switch): true/false"),
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
@@ -64,11 +44,8 @@ OPTIONS: tuple[Option, ...] = (
 
 
 def add_options(parser: pytest.Parser) -> None:
-    """Register every option in one `pcg` group and as an ini key of the same name."""
-    group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
-    for opt in OPTIONS:
-        group.addoption(opt.flag, dest=opt.dest, default=None, choices=opt.choices, help=opt.help)
-        parser.addini(opt.dest, help=opt.help, default=None)
+    """Register the shared options and Science Birds' own in the one `pcg` group, each with an ini key."""
+    run_options.add_options(parser, COMMON + OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -153,11 +130,6 @@ def parse_letters(text: str) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def split_models(text: str | None) -> tuple[str, ...]:
-    """Model names separated by commas or new lines (an ini list); blanks dropped, order kept."""
-    if not text:
-        return ()
-    return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
 
 
 def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, offline: bool) -> None:
@@ -177,32 +149,10 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
     model_folders(models)  # two names that would share a folder of the official layout are refused here
 
 
-def parse_trials(text: str) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise ValueError(f"--pcg-trials: {text!r} is not a whole number") from None
-    if value < 1:
-        raise ValueError(f"--pcg-trials: {value} must be at least 1")
-    return value
 
 
-def parse_bool(text: str) -> bool:
-    low = str(text).strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError(f"expected true/false, got {text!r}")
 
 
-def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str]) -> bool:
-    """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
-    from pcg_plugin.llm import wants_openai
-
-    if backend not in (None, "auto"):
-        return backend == "offline"
-    return not wants_openai(base_url, env)
 
 
 def resolve(
@@ -224,11 +174,9 @@ def resolve(
     if edition not in YEARS:
         raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(YEARS)}")
     record = get("pcg_record") or "once"
-    if record not in RECORD_MODES:
-        raise ValueError(f"--pcg-record: {record!r} is not one of {', '.join(RECORD_MODES)}")
+    run_options.check_choice("pcg_record", record, RECORD_MODES)
     backend = get("pcg_backend")
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"--pcg-backend: {backend!r} is not one of {', '.join(BACKENDS)}")
+    run_options.check_choice("pcg_backend", backend, BACKENDS)
     letters_raw, trials_raw = get("pcg_letters"), get("pcg_trials")
     base_url = get("pcg_base_url")
     offline = is_offline_default(backend, base_url, env)
@@ -278,7 +226,7 @@ def resolve(
 
 def raw_options(config: pytest.Config) -> dict[str, str | None]:
     """Each option's string: the command line wins over the ini file."""
-    return {opt.dest: option_value(config, opt.dest) for opt in OPTIONS}
+    return run_options.raw_options(config, COMMON + OPTIONS)
 
 
 def from_config(config: pytest.Config) -> Settings:

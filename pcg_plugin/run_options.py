@@ -1,0 +1,102 @@
+"""Options every LLM problem shares (trials, backend, model, response store, run folder, device) and the parsers
+of their values. Each problem registers ``COMMON`` plus its own options through ``add_options``; a shared option
+is registered once however many installed problems ask for it, because every problem's options are on the
+command line before a run chooses one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import pytest
+
+from pcg_plugin.core.options import option_value
+from pcg_plugin.llm import BACKEND_KINDS, wants_openai
+from pcg_plugin.llm.store import RECORD_MODES
+
+GROUP = ("pcg", "pytest-pcg competition evaluation")
+BACKENDS = ("auto", *BACKEND_KINDS)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One `--pcg-*` option; its ini key is the dest (``pcg_letters``) so pyproject.toml can hold it."""
+
+    flag: str
+    help: str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+COMMON: tuple[Option, ...] = (
+    Option("--pcg-trials", "trials per target (default: the problem's; Science Birds 10, 2 with the offline default LLM)"),
+    Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
+    Option("--pcg-model", "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
+           "summed over the models; default: the problem's official model)"),
+    Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
+    Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
+    Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
+    Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
+    Option("--pcg-device", "torch device for classifiers and local LLMs (default auto)"),
+)  # fmt: skip
+
+
+def add_options(parser: pytest.Parser, options: Iterable[Option]) -> None:
+    """Register options in the one `pcg` group, each with an ini key of the same name; one already registered
+    (a shared option another problem asked for) is left as it is."""
+    group = parser.getgroup(*GROUP)
+    known = {opt.dest for opt in group.options}
+    for opt in options:
+        if opt.dest in known:
+            continue
+        group.addoption(opt.flag, dest=opt.dest, default=None, choices=opt.choices, help=opt.help)
+        parser.addini(opt.dest, help=opt.help, default=None)
+        known.add(opt.dest)
+
+
+def raw_options(config: pytest.Config, options: Iterable[Option]) -> dict[str, str | None]:
+    """Each option's string: the command line wins over the ini file."""
+    return {opt.dest: option_value(config, opt.dest) for opt in options}
+
+
+def parse_trials(text: str) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"--pcg-trials: {text!r} is not a whole number") from None
+    if value < 1:
+        raise ValueError(f"--pcg-trials: {value} must be at least 1")
+    return value
+
+
+def parse_bool(text: str) -> bool:
+    low = str(text).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected true/false, got {text!r}")
+
+
+def split_models(text: str | None) -> tuple[str, ...]:
+    """Model names separated by commas or new lines (an ini list); blanks dropped, order kept."""
+    if not text:
+        return ()
+    return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
+
+
+def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str] | None = None) -> bool:
+    """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
+    if backend not in (None, "auto"):
+        return backend == "offline"
+    return not wants_openai(base_url, os.environ if env is None else env)
+
+
+def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+    """A value outside an option's choices (an ini value argparse never saw) is a usage error naming it."""
+    if value is not None and value not in choices:
+        raise ValueError(f"--{name.replace('_', '-')}: {value!r} is not one of {', '.join(choices)}")

@@ -1,0 +1,42 @@
+"""The shared options: registered once however many problems ask for them, readable from the ini file."""
+
+from __future__ import annotations
+
+import pytest
+
+from pcg_plugin.run_options import COMMON, check_choice, is_offline_default, split_models
+
+
+def test_a_second_problem_asking_for_the_shared_options_adds_no_duplicate(pytester):
+    # Science Birds has registered COMMON already (it is installed); a second problem asks for them again plus one
+    # of its own: no argparse conflict, and both the shared and the new option parse.
+    pytester.makeconftest(
+        "from pcg_plugin.run_options import COMMON, Option, add_options, raw_options\n"
+        "MINE = (Option('--pcg-toy-size', 'a toy option'),)\n"
+        "def pytest_addoption(parser):\n"
+        "    add_options(parser, COMMON + MINE)\n"
+        "def pytest_report_header(config):\n"
+        "    raw = raw_options(config, COMMON + MINE)\n"
+        "    return f\"RAW {raw['pcg_trials']} {raw['pcg_toy_size']} {raw['pcg_record']}\"\n"
+    )
+    pytester.makeini("[pytest]\npcg_record = new\n")
+    result = pytester.runpytest("--pcg-trials", "3", "--pcg-toy-size", "7", "--co")
+    result.stdout.fnmatch_lines(["RAW 3 7 new"])
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_shared_option_names_are_unique_and_ini_shaped():
+    dests = [o.dest for o in COMMON]
+    assert len(set(dests)) == len(dests) and all(d.startswith("pcg_") for d in dests)
+    assert {"pcg_trials", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record", "pcg_out", "pcg_store"} <= set(dests)
+
+
+def test_check_choice_names_the_option():
+    check_choice("pcg_record", None, ("once",))
+    with pytest.raises(ValueError, match=r"--pcg-record: 'sometimes' is not one of once, new"):
+        check_choice("pcg_record", "sometimes", ("once", "new"))
+
+
+def test_offline_default_and_model_lists():
+    assert is_offline_default(None, None, {}) and not is_offline_default(None, None, {"OPENAI_API_KEY": "k"})
+    assert split_models("a,\nb, ,c") == ("a", "b", "c")
