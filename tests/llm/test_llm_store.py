@@ -143,3 +143,60 @@ def test_many_processes_write_without_loss_or_tearing(tmp_path):
         assert rec.status == "complete" and [c.choices for c in rec.calls] == [
             [f"w{rec.key.submission[4:]}:turn 1"], [f"w{rec.key.submission[4:]}:turn 2"]]
     assert store.usage()["team0"] == {"prompt_tokens": 300, "completion_tokens": 600, "calls": 30, "trials": 15}
+
+
+def test_until_unlocked_tries_again_only_while_sqlite_says_locked():
+    import sqlite3
+
+    from pcg_plugin.llm.store import until_unlocked
+
+    calls = []
+
+    def locked_twice():
+        calls.append(1)
+        if len(calls) < 3:
+            raise sqlite3.OperationalError("database is locked")
+
+    until_unlocked(locked_twice, timeout=5, pause=0)
+    assert len(calls) == 3
+
+    def broken():
+        calls.append(1)
+        raise sqlite3.OperationalError("no such table: trials")
+
+    calls.clear()
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        until_unlocked(broken, timeout=5, pause=0)
+    assert len(calls) == 1  # another error is not waited out
+
+    def always_locked():
+        raise sqlite3.OperationalError("database is locked")
+
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        until_unlocked(always_locked, timeout=0.05, pause=0.01)  # ... nor is a lock that outlives the timeout
+
+
+def _open_store(path, barrier, queue):
+    barrier.wait()
+    try:
+        ResponseStore(path)
+        queue.put("ok")
+    except Exception as e:  # the test reports what went wrong in the child
+        queue.put(repr(e))
+
+
+def test_processes_opening_a_fresh_store_at_once_all_get_it(tmp_path):
+    """xdist workers open a new store together; SQLite refused the WAL switch to one of them now and then
+    ("database is locked" without waiting), which failed that worker's trial (seen about 1 open in 70 here)."""
+    ctx = mp.get_context("fork")
+    failures = []
+    for i in range(100):
+        barrier, queue = ctx.Barrier(4), ctx.Queue()
+        procs = [ctx.Process(target=_open_store, args=(tmp_path / str(i) / "s.sqlite3", barrier, queue))
+                 for _ in range(4)]  # fmt: skip
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        failures += [r for r in (queue.get() for _ in procs) if r != "ok"]
+    assert failures == []
