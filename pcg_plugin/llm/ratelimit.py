@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pcg_plugin.devices import pid_alive as _alive  # zombie-aware liveness, one definition
+from pcg_plugin.llm import wal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS bucket (name TEXT PRIMARY KEY, level REAL NOT NULL, stamp REAL NOT NULL);
@@ -44,12 +45,11 @@ class SharedLimiter:
         self._clock, self._sleep = clock, sleep
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
-        self._db().executescript(SCHEMA)
+        wal.until_unlocked(lambda: self._db().executescript(SCHEMA), 60.0)
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
-            self._conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn = wal.connect(self.path, 60.0)
             self._pid = os.getpid()
         return self._conn
 

@@ -10,7 +10,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from pcg_plugin.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError, ReplayMiss
 from pcg_plugin.letters import stem
+from pcg_plugin.llm import wal
 
 RECORD_MODES = ("once", "new", "all", "none")
 DB_NAME = "responses.sqlite3"
@@ -100,22 +101,6 @@ def _owner_alive(owner: str | None) -> bool:
     return pid > 0 and pid_alive(pid)
 
 
-def until_unlocked(step: Callable[[], object], timeout: float, pause: float = 0.05) -> None:
-    """Run ``step`` again while SQLite says "database is locked", for up to ``timeout`` seconds.
-
-    Processes opening a fresh store at once all switch it to WAL; SQLite answers one of them BUSY at once,
-    without waiting in the busy handler, where waiting could deadlock. Trying again a moment later succeeds.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            step()
-            return
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) or time.monotonic() >= deadline:
-                raise
-            time.sleep(pause)
-
 
 class ResponseStore:
     """A WAL-mode SQLite file shared by every process of a run; a folder path holds ``responses.sqlite3``."""
@@ -130,14 +115,13 @@ class ResponseStore:
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self._lock = threading.RLock()
-        until_unlocked(lambda: self._db().executescript(SCHEMA), timeout)
+        wal.until_unlocked(lambda: self._db().executescript(SCHEMA), timeout)
 
     # -- connection -------------------------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
         """One connection per process (a forked child never reuses its parent's)."""
         if self._conn is None or self._pid != os.getpid():
-            conn = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False)
-            until_unlocked(lambda: conn.execute("PRAGMA journal_mode=WAL"), self._timeout)
+            conn = wal.connect(self.path, self._timeout)
             conn.execute("PRAGMA synchronous=FULL")  # a committed response survives power loss, not just a crash
             conn.execute("PRAGMA busy_timeout=%d" % int(self._timeout * 1000))
             self._conn, self._pid = conn, os.getpid()
