@@ -23,12 +23,11 @@ from pcg_plugin.problems.pcgbench.settings import GridSettings
 
 SCHEMA = "pytest-pcg/pcgbench-results/1"
 FILE = "results.json"
-ROUND = 6  # digits kept in the document (scores are ratios of small counts; the info values are exact)
 
 
 def _trial(record: GridRecord, unique: bool) -> dict[str, Any]:
     return {"trial": record.trial, "reason": record.reason, "message": record.message,
-            "quality": round(record.quality, ROUND), "controllability": round(record.controllability, ROUND),
+            "quality": record.quality, "controllability": record.controllability,
             "feasible": record.feasible, "controlled": record.controlled, "unique": unique,
             "content": record.content, "info": record.info, "response": record.response, "usage": record.usage,
             "timings": {k: round(v, 4) for k, v in record.timings.items()}}  # fmt: skip
@@ -43,9 +42,9 @@ def _instance(score: InstanceScore, control: Mapping[str, int], records: list[Gr
             trials.append(_trial(by_trial[n], n in score.unique_trials))
         else:  # errored: no record, a zero
             trials.append({"trial": n, "reason": "error", "message": errors.get(n, "no record (the item did not run)")})
-    return {"id": score.instance, "control": dict(control), "score": round(score.score, ROUND),
+    return {"id": score.instance, "control": dict(control), "score": score.score,
             "valid": score.valid, "feasible": score.feasible, "controlled": score.controlled, "unique": score.unique,
-            "passed": score.passed, "diversity": round(score.diversity, ROUND), "trials": trials}  # fmt: skip
+            "passed": score.passed, "diversity": score.diversity, "trials": trials}  # fmt: skip
 
 
 def results_document(settings: GridSettings, run: Mapping[str, Any], collected: Any, facts: Mapping[str, Any],
@@ -72,10 +71,10 @@ def results_document(settings: GridSettings, run: Mapping[str, Any], collected: 
             per.append(_instance(score, inst.control, mine, errs))
         meta = metas[s.name]
         subs.append({"rank": s.rank, "name": s.name, "format": meta.get("format"), "path": meta.get("path"),
-                     "score": round(s.score, ROUND), "feasible": round(s.fraction("feasible"), ROUND),
-                     "controlled": round(s.fraction("controlled"), ROUND), "unique": round(s.fraction("unique"), ROUND),
-                     "diversity_all": round(s.diversity_all, ROUND),
-                     "diversity_instance_mean": round(sum(i.diversity for i in s.instances) / len(s.instances), ROUND),
+                     "score": s.score, "feasible": s.fraction("feasible"),
+                     "controlled": s.fraction("controlled"), "unique": s.fraction("unique"),
+                     "diversity_all": s.diversity_all,
+                     "diversity_instance_mean": sum(i.diversity for i in s.instances) / len(s.instances),
                      "zero_reasons": s.reasons, "errored_trials": sum(1 for k in errors if k[0] == s.name),
                      "instances": per})  # fmt: skip
     return {
@@ -121,9 +120,23 @@ def finish_run(config: Any, run: Mapping[str, Any], collected: Any,
     return doc, write_report(doc, run_dir)
 
 
+ZERO_LINES = 40  # zero trials listed one per line in the terminal; the rest are counted (all are in the report)
+
+
+def zero_lines(results: Mapping[str, Any], limit: int = ZERO_LINES) -> list[str]:
+    """One line per trial that scored 0, naming submission, instance, trial, reason and what was wrong."""
+    zeros = [f"ZERO {s['name']} instance {i['id']} trial {t['trial']}: {t['reason']} (scored 0): {t['message']}"
+             for s in results["submissions"] for i in s["instances"] for t in i["trials"]
+             if t.get("reason") and t["reason"] != "error"]  # fmt: skip
+    if len(zeros) > limit:
+        zeros = zeros[:limit] + [f"... and {len(zeros) - limit} more trials scored 0 (each in results.json and the report)"]
+    return zeros
+
+
 def summary_lines(results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                   error: str | None) -> list[str]:  # fmt: skip
-    """The leaderboard under `pytest-pcg leaderboard`: one line per submission, then where the run lies."""
+    """The leaderboard under `pytest-pcg leaderboard`: one line per submission, each trial that scored 0, what
+    was not evaluated or errored (scored 0 too), then where the run lies."""
     if error is not None or results is None:
         return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
     lines = [f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"]
@@ -132,6 +145,9 @@ def summary_lines(results: Mapping[str, Any] | None, run_dir: str | Path, report
         lines.append(f"{s['rank']}. {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
                      f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
                      f"trials){'; zeros: ' + zeros if zeros else ''}")  # fmt: skip
+    lines += zero_lines(results)
+    lines += [f"ERRORED {node} (missing, scored 0): {why}" for node, why in results["errors"].items()]
+    lines += [f"NOT EVALUATED {node}: {why}" for node, why in results["folder_errors"].items()]
     lines.append(f"run folder: {run_dir}")
     if report is not None:
         lines.append(f"report: {report}")
