@@ -1,7 +1,7 @@
 """The example level of each problem's README in pcg_benchmark (00b96f5), all three feasible (quality 1.0).
 
 They are what the `<EXAMPLES>` prompt placeholder shows (with their mirror images, also feasible: the three
-problems' quality is symmetric under left-right and up-down mirroring; `tests/pcgbench/test_prompt.py` checks it)
+problems' quality is symmetric under left-right and up-down mirroring; `tests/pcgbench/test_pcgbench_prompt.py` checks it)
 and what the tests use as golden levels.
 """
 
