@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pcg_plugin.errors import ConnectionFailed, LLMError, RateLimited, ServerError, Timeout
+from pcg_plugin.errors import ConnectionFailed, InfrastructureError, LLMError, RateLimited, ServerError, Timeout
 from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:
@@ -102,3 +103,15 @@ class ScriptedBackend:
         if callable(self.usage):
             return ChatResult(choices, *self.usage(messages, choices))
         return ChatResult(choices, self.usage[0], self.usage[1] * max(1, n))
+
+
+def load_callable(spec: str) -> Callable[..., Any]:
+    """``package.module:attr`` (``--pcg-backend scripted --pcg-model module:callable``) -> the object; an
+    infrastructure error naming the spec otherwise."""
+    module, _, attr = spec.partition(":")
+    if not module or not attr:
+        raise InfrastructureError(f"--pcg-backend scripted needs --pcg-model module:callable, got {spec!r}")
+    try:
+        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    except (ImportError, AttributeError) as exc:
+        raise InfrastructureError(f"cannot load the scripted responder {spec!r}: {exc}") from exc

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.greedy_diversity import greedy_8ad18b6, greedy_head
+from pcg_plugin.problems.pcgbench.greedy_diversity import greedy_8ad18b6, greedy_head, head_survivors
 
 
 def same(a, b):
@@ -44,3 +44,18 @@ def test_old_greedy_decrements_every_remaining_partner():
     [a, a, b, b] keeps three items (HEAD keeps two)."""
     assert greedy_8ad18b6(list("aabb"), same) == (0.75, [0.0, 1.0, 1.0, 1.0])
     assert greedy_head(list("aabb"), same)[0] == 0.5
+
+
+@given(st.lists(st.sampled_from("abcd"), min_size=1, max_size=8))
+def test_head_survivors_are_the_items_greedy_scores_one(items):
+    """The survivors are as many as the fraction says, pairwise fully diverse, one per class of identical items."""
+    kept = head_survivors(items, same)
+    assert len(kept) == pytest.approx(greedy_head(items, same)[0] * len(items))
+    assert sorted(items[i] for i in kept) == sorted(set(items))
+    assert kept == sorted(kept)
+
+
+def test_head_survivors_name_which_item_survived():
+    """3 identical items: the first two are dropped in turn, the last survives (the value array is permuted)."""
+    assert head_survivors(["a", "a", "a"], same) == [2]
+    assert head_survivors(["a", "b", "a"], same) == [1, 2]

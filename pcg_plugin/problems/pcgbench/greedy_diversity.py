@@ -35,8 +35,24 @@ def greedy_head(items: Sequence[T], pair: Pair) -> tuple[float, list[float]]:
     n = len(items)
     if n == 0:
         return 0.0, []
+    removed = _head_removals(items, pair)
+    values = _head_order(n, removed)
+    return sum(1 for v in values if v >= 1) / n, values
+
+
+def head_survivors(items: Sequence[T], pair: Pair) -> list[int]:
+    """Indices of the items HEAD's greedy keeps (each scores 1.0), in order: which levels count as unique.
+
+    The per-item array of `greedy_head` is permuted (its quirk), so it cannot say which item survived; this can.
+    """
+    gone = {k for k, _ in _head_removals(items, pair)}
+    return [i for i in range(len(items)) if i not in gone]
+
+
+def _head_removals(items: Sequence[T], pair: Pair) -> list[tuple[int, float]]:
+    """(original index, value) of each item HEAD's greedy removes, in removal order."""
     sim = similarity_matrix(items, pair)
-    remaining = list(range(n))
+    remaining = list(range(len(items)))
     removed: list[tuple[int, float]] = []
     while remaining:
         sums = [sum(sim[k][j] for j in remaining) for k in remaining]
@@ -48,8 +64,7 @@ def greedy_head(items: Sequence[T], pair: Pair) -> tuple[float, list[float]]:
         m = sum(1 for j in remaining if sim[k][j] > 0)
         removed.append((k, min(max(1.0 - (top - 1.0) / m, 0.0), 1.0)))
         remaining.pop(pos)
-    values = _head_order(n, removed)
-    return sum(1 for v in values if v >= 1) / n, values
+    return removed
 
 
 def _head_order(n: int, removed: list[tuple[int, float]]) -> list[float]:

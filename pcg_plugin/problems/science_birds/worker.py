@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 from pcg_plugin.collect import Submission
 from pcg_plugin.devices import threads_per_worker
 from pcg_plugin.problems.science_birds.editions import edition
-from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.llm.scripted import load_callable  # noqa: F401  (re-exported: its home was here)
 from pcg_plugin.problems.science_birds.settings import Settings
 
 CONTEXT_KEY = pytest.StashKey["WorkerContext"]()
@@ -202,17 +201,6 @@ PROFILE_FIELDS = ("model", "base_url", "temperature", "seed", "max_time", "token
 
 def _plain(value: Any) -> Any:
     return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
-
-
-def load_callable(spec: str) -> Any:
-    """``package.module:attr`` -> the object; a clear usage error otherwise."""
-    module, _, attr = spec.partition(":")
-    if not module or not attr:
-        raise InfrastructureError(f"--pcg-backend scripted needs --pcg-model module:callable, got {spec!r}")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise InfrastructureError(f"cannot load the scripted responder {spec!r}: {exc}") from exc
 
 
 def worker_context(config: pytest.Config) -> WorkerContext:

@@ -1,0 +1,154 @@
+"""The end of a PCG Benchmark run: score, write `results.json` (schema `pytest-pcg/pcgbench-results/1`, described
+in docs/pcgbench-results.md) and the HTML leaderboard, and the terminal summary lines.
+
+Science Birds' typed document (`pcg_plugin/results.py`) is built around letters, official weights and stage
+files; these problems have none of them, so they write their own, smaller document.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.atomic import atomic_write
+from pcg_plugin.problems.pcgbench import PINNED_COMMIT
+from pcg_plugin.problems.pcgbench.instances import instances
+from pcg_plugin.problems.pcgbench.records import GridRecord
+from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.scoring import InstanceScore, SubmissionScore, rank, score_submission
+from pcg_plugin.problems.pcgbench.settings import GridSettings
+
+SCHEMA = "pytest-pcg/pcgbench-results/1"
+FILE = "results.json"
+
+
+def _trial(record: GridRecord, unique: bool) -> dict[str, Any]:
+    return {"trial": record.trial, "reason": record.reason, "message": record.message,
+            "quality": record.quality, "controllability": record.controllability,
+            "feasible": record.feasible, "controlled": record.controlled, "unique": unique,
+            "content": record.content, "info": record.info, "response": record.response, "usage": record.usage,
+            "timings": {k: round(v, 4) for k, v in record.timings.items()}}  # fmt: skip
+
+
+def _instance(score: InstanceScore, control: Mapping[str, int], records: list[GridRecord],
+              errors: Mapping[int, str]) -> dict[str, Any]:  # fmt: skip
+    by_trial = {r.trial: r for r in records}
+    trials = []
+    for n in range(1, score.trials + 1):
+        if n in by_trial:
+            trials.append(_trial(by_trial[n], n in score.unique_trials))
+        else:  # errored: no record, a zero
+            trials.append({"trial": n, "reason": "error", "message": errors.get(n, "no record (the item did not run)")})
+    return {"id": score.instance, "control": dict(control), "score": score.score,
+            "valid": score.valid, "feasible": score.feasible, "controlled": score.controlled, "unique": score.unique,
+            "passed": score.passed, "diversity": score.diversity, "trials": trials}  # fmt: skip
+
+
+def results_document(settings: GridSettings, run: Mapping[str, Any], collected: Any, facts: Mapping[str, Any],
+                     provenance: Mapping[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """The whole document: what ran, each submission's scores down to every trial, what failed."""
+    problem = get_problem(settings.problem)
+    insts = instances(problem, settings.instance_count, settings.seed)
+    records = [r for r in collected.records.values() if isinstance(r, GridRecord)]
+    metas = {m["name"]: m for m in collected.items.values()}
+    names = sorted(metas)
+    ids = [i.id for i in insts]
+    ranked = rank(score_submission(problem, n, records, ids, settings.trials) for n in names)
+    errors: dict[tuple[str, str, int], str] = {}
+    for nodeid, message in collected.errors.items():
+        meta = collected.items.get(nodeid, {})
+        if "instance" in meta:
+            errors[(meta["name"], meta["instance"], int(meta["trial"]))] = message
+    subs = []
+    for s in ranked:
+        per = []
+        for score, inst in zip(s.instances, insts):
+            mine = [r for r in records if r.submission == s.name and r.instance == inst.id]
+            errs = {t: m for (n, i, t), m in errors.items() if n == s.name and i == inst.id}
+            per.append(_instance(score, inst.control, mine, errs))
+        meta = metas[s.name]
+        subs.append({"rank": s.rank, "name": s.name, "format": meta.get("format"), "path": meta.get("path"),
+                     "score": s.score, "feasible": s.fraction("feasible"),
+                     "controlled": s.fraction("controlled"), "unique": s.fraction("unique"),
+                     "diversity_all": s.diversity_all,
+                     "diversity_instance_mean": sum(i.diversity for i in s.instances) / len(s.instances),
+                     "zero_reasons": s.reasons, "errored_trials": sum(1 for k in errors if k[0] == s.name),
+                     "instances": per})  # fmt: skip
+    return {
+        "schema": SCHEMA,
+        "problem": f"pcgbench/{problem.name}",
+        "benchmark": {"name": problem.name, "source": "amidos2006/pcg_benchmark", "commit": PINNED_COMMIT,
+                      "width": problem.cols, "height": problem.rows, "legend": list(problem.legend),
+                      "control_space": {k: list(v) for k, v in problem.control_space.items()}},
+        "run": {"id": run["id"], "started": run["started"], "out_dir": run["run_dir"],
+                "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+        "settings": {**settings.to_dict(), "backend_used": facts.get("backend"), "model_used": facts.get("model")},
+        "scoring": "score = mean over instances of (trials feasible AND controlled AND unique) / trials",
+        "instances": [{"id": i.id, "control": i.control} for i in insts],
+        "submissions": subs,
+        "errors": dict(sorted(collected.errors.items())),
+        "folder_errors": dict(sorted(collected.folder_problems.items())),
+        "provenance": dict(provenance),
+    }  # fmt: skip
+
+
+def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(local)
+    for name in sorted(worker_stats):
+        for key, value in worker_stats[name].get("facts", {}).items():
+            out.setdefault(key, value)
+    return out
+
+
+def finish_run(config: Any, run: Mapping[str, Any], collected: Any,
+               worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    from pcg_plugin import provenance
+    from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.paths import REPO_ROOT
+    from pcg_plugin.problems.pcgbench.report import write_report
+    from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
+
+    settings = config.stash[SETTINGS_KEY]
+    ctx = config.stash.get(CONTEXT_KEY, None)
+    facts = merged_facts(worker_stats, ctx.facts() if ctx else {})
+    doc = results_document(settings, run, collected, facts, provenance.collect(REPO_ROOT))
+    run_dir = Path(run["run_dir"])
+    atomic_write(run_dir / FILE, json.dumps(doc, indent=1) + "\n")
+    return doc, write_report(doc, run_dir)
+
+
+ZERO_LINES = 40  # zero trials listed one per line in the terminal; the rest are counted (all are in the report)
+
+
+def zero_lines(results: Mapping[str, Any], limit: int = ZERO_LINES) -> list[str]:
+    """One line per trial that scored 0, naming submission, instance, trial, reason and what was wrong."""
+    zeros = [f"ZERO {s['name']} instance {i['id']} trial {t['trial']}: {t['reason']} (scored 0): {t['message']}"
+             for s in results["submissions"] for i in s["instances"] for t in i["trials"]
+             if t.get("reason") and t["reason"] != "error"]  # fmt: skip
+    if len(zeros) > limit:
+        zeros = zeros[:limit] + [f"... and {len(zeros) - limit} more trials scored 0 (each in results.json and the report)"]
+    return zeros
+
+
+def summary_lines(results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+                  error: str | None) -> list[str]:  # fmt: skip
+    """The leaderboard under `pytest-pcg leaderboard`: one line per submission, each trial that scored 0, what
+    was not evaluated or errored (scored 0 too), then where the run lies."""
+    if error is not None or results is None:
+        return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
+    lines = [f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"]
+    for s in results["submissions"]:
+        zeros = ", ".join(f"{k} {v}" for k, v in s["zero_reasons"].items())
+        lines.append(f"{s['rank']}. {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
+                     f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
+                     f"trials){'; zeros: ' + zeros if zeros else ''}")  # fmt: skip
+    lines += zero_lines(results)
+    lines += [f"ERRORED {node} (missing, scored 0): {why}" for node, why in results["errors"].items()]
+    lines += [f"NOT EVALUATED {node}: {why}" for node, why in results["folder_errors"].items()]
+    lines.append(f"run folder: {run_dir}")
+    if report is not None:
+        lines.append(f"report: {report}")
+    return lines

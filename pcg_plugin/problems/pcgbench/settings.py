@@ -1,0 +1,145 @@
+"""Options and the frozen settings of a PCG Benchmark harness run (shared LLM options plus the instance choice).
+
+The targets of the harness are instances: control values drawn from the benchmark problem's control space
+(`instances.py`). Defaults are small on purpose: 3 instances × 3 trials per submission (2 × 2 with the offline
+default LLM, which writes a grid slowly and mostly wrong).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin import run_options
+from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option, is_offline_default, parse_trials
+
+DEFAULT_INSTANCES = 3
+DEFAULT_TRIALS = 3
+OFFLINE_INSTANCES = 2
+OFFLINE_TRIALS = 2
+DEFAULT_SEED = 0
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--pcg-grid-instances", "PCG Benchmark problems: how many control values (instances) to evaluate, drawn "
+           "with a seeded RNG from the problem's control space (default 3; 2 with the offline default LLM)"),
+    Option("--pcg-grid-seed", "PCG Benchmark problems: seed of the instance draw (default 0)"),
+)  # fmt: skip
+
+
+def add_options(parser: pytest.Parser) -> None:
+    run_options.add_options(parser, COMMON + OPTIONS)
+
+
+@dataclass(frozen=True)
+class GridSettings:
+    """What a run evaluates and how; identical on the controller and every worker."""
+
+    problem: str  # the benchmark problem ("binary-v0")
+    instance_ids: tuple[str, ...] = ()
+    instance_count: int = DEFAULT_INSTANCES
+    seed: int = DEFAULT_SEED
+    trials: int = DEFAULT_TRIALS
+    backend: str | None = None  # None = auto
+    model: str | None = None
+    base_url: str | None = None
+    record: str = "once"
+    out: Path | None = None
+    store: Path | None = None
+    device: str = "auto"
+    offline_default: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    multi_model = False  # one model per run (the protocol asks; items never gain a model level)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.instance_ids
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return (self.model,) if self.model else ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON for workers: paths as strings, tuples as lists."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = str(value) if isinstance(value, Path) else list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GridSettings:
+        kw = dict(data)
+        for key in ("instance_ids", "notes"):
+            kw[key] = tuple(kw.get(key, ()))
+        for key in ("out", "store"):
+            kw[key] = Path(kw[key]) if kw.get(key) else None
+        return cls(**kw)
+
+
+def _whole(name: str, text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"--{name.replace('_', '-')}: {text!r} is not a whole number") from None
+    if value < low:
+        raise ValueError(f"--{name.replace('_', '-')}: {value} must be at least {low}")
+    return value
+
+
+def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path | None = None,
+            env: Mapping[str, str] | None = None) -> GridSettings:  # fmt: skip
+    """Raw option strings -> settings; raises ValueError naming the bad option."""
+    from pcg_plugin.problems.pcgbench.instances import instances
+    from pcg_plugin.problems.pcgbench.registry import get_problem
+
+    cwd = rootdir if cwd is None else cwd
+
+    def get(name: str) -> str | None:
+        value = raw.get(name)
+        return None if value is None or str(value).strip() == "" else str(value).strip()
+
+    record = get("pcg_record") or "once"
+    run_options.check_choice("pcg_record", record, RECORD_MODES)
+    backend = get("pcg_backend")
+    run_options.check_choice("pcg_backend", backend, BACKENDS)
+    base_url = get("pcg_base_url")
+    offline = is_offline_default(backend, base_url, os.environ if env is None else env)
+    count_raw, trials_raw, seed_raw = get("pcg_grid_instances"), get("pcg_trials"), get("pcg_grid_seed")
+    count = _whole("pcg_grid_instances", count_raw, 1) if count_raw else DEFAULT_INSTANCES
+    trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
+    seed = _whole("pcg_grid_seed", seed_raw, 0) if seed_raw else DEFAULT_SEED
+    notes: list[str] = []
+    if offline and backend in (None, "auto") and not (count_raw and trials_raw):
+        count = count if count_raw else OFFLINE_INSTANCES
+        trials = trials if trials_raw else OFFLINE_TRIALS
+        notes.append(f"offline default LLM: evaluating {count} instances x {trials} trials "
+                     "(set --pcg-grid-instances/--pcg-trials for more)")  # fmt: skip
+    model = get("pcg_model")
+    if model and "," in model:
+        raise ValueError("--pcg-model: the PCG Benchmark problems evaluate one model per run")
+    if not offline and not model:
+        raise ValueError(f"--pcg-model: the PCG Benchmark problems have no official model; name the one "
+                         f"--pcg-backend {backend or 'auto'} should ask")  # fmt: skip
+    ids = tuple(i.id for i in instances(get_problem(problem), count, seed))
+    out, store = get("pcg_out"), get("pcg_store")
+    return GridSettings(problem=problem, instance_ids=ids, instance_count=count, seed=seed, trials=trials,
+                        backend=backend, model=model, base_url=base_url, record=record,
+                        out=(cwd / out) if out else None,
+                        store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
+                        device=get("pcg_device") or "auto", offline_default=offline, notes=tuple(notes))  # fmt: skip
+
+
+def from_config(problem: str, config: pytest.Config) -> GridSettings:
+    """The run's settings; a bad value is a usage error naming the option, never a traceback."""
+    try:
+        return resolve(problem, run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),
+                       cwd=Path(config.invocation_params.dir))  # fmt: skip
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None

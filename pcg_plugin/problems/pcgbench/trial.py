@@ -1,0 +1,93 @@
+"""One PCG Benchmark trial: ask the model (store first, replay on a rerun), read the last fenced block, evaluate.
+
+A prompt file is one user message, every placeholder replaced for the instance (`prompt.render_prompt`); a
+TrialLoop program runs in the sandbox with `run(ctx, task)`, `task` the instance as JSON (`prompt.task_json`),
+and its return value is the response. The raw response is kept at `<submission>/raw/<instance>/<n>.txt` in the
+run folder.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.atomic import atomic_write
+from pcg_plugin.errors import OfficialFailure
+from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.grid_problem import GridProblem
+from pcg_plugin.problems.pcgbench.instances import Instance
+from pcg_plugin.problems.pcgbench.parse import parse_response
+from pcg_plugin.problems.pcgbench.prompt import render_prompt, task_json
+from pcg_plugin.problems.pcgbench.records import GridRecord, reason_of
+from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.submission import PROMPT, GridSubmission
+from pcg_plugin.problems.pcgbench.worker import GridContext
+
+
+def response_path(submission: str, instance: str, trial: int) -> str:
+    return f"{submission}/raw/{instance}/{trial}.txt"
+
+
+def judge(problem: GridProblem, record: GridRecord, response: str) -> GridRecord:
+    """The record of a response: the level it holds and the benchmark's scores, or a zero with a named reason."""
+    grid, problem_text = parse_response(response)
+    if grid is None:
+        assert problem_text is not None
+        return replace(record, reason=reason_of(problem_text).value, message=problem_text)
+    ev = evaluate_item(problem, grid, record.control)
+    if not ev["valid"]:
+        return replace(record, reason=reason_of(ev["reason"]).value, message=ev["reason"])
+    info = {k: v for k, v in ev["info"].items() if k != "content"}
+    return replace(record, content=grid, info=info, quality=ev["quality"], controllability=ev["controllability"])
+
+
+def run_trial(sub: GridSubmission, instance: Instance, trial: int, nodeid: str, ctx: GridContext) -> GridRecord:
+    """The whole trial; official failures (a program's error, a guard) are a zero with a reason, anything else
+    raises (the item errors and the trial is reported missing)."""
+    record = GridRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=dict(instance.control),
+                        trial=trial, format=sub.format)  # fmt: skip
+    t = time.perf_counter()
+    try:
+        response, usage = generate(sub, instance, trial, ctx)
+    except OfficialFailure as failure:
+        return replace(record, reason=str(failure.reason), message=f"generate: {failure.message}",
+                       timings={"generate": time.perf_counter() - t})  # fmt: skip
+    timings = {"generate": time.perf_counter() - t}
+    rel = response_path(sub.name, instance.id, trial)
+    atomic_write(ctx.run_dir / rel, response, newline="")
+    t = time.perf_counter()
+    record = judge(get_problem(ctx.settings.problem), replace(record, response=rel, usage=usage), response)
+    timings["evaluate"] = time.perf_counter() - t
+    return replace(record, timings=timings)
+
+
+def generate(sub: GridSubmission, instance: Instance, trial: int, ctx: GridContext) -> tuple[str, dict[str, Any]]:
+    """The trial's final response (each model answer stored before use) and its token usage."""
+    problem = get_problem(ctx.settings.problem)
+    chat = ctx.trial_chat(sub.name, sub.files_hash, instance.id, trial)
+    try:
+        if sub.format == PROMPT:
+            assert sub.prompt is not None
+            text = render_prompt(sub.prompt, problem, instance.control)
+            choices = chat.chat([{"role": "user", "content": text}], 1)
+            response = choices[0] if choices else ""
+        else:
+            from pcg_plugin.sandbox import SandboxLimits, run_program_trial
+            from pcg_plugin.problems.pcgbench.worker import MAX_TIME
+
+            with tempfile.TemporaryDirectory(prefix="pcg-grid-trial-") as work:
+                response = run_program_trial(sub.entry, letter=task_json(problem, instance.id, instance.control),
+                                             chat=chat.chat, limits=SandboxLimits.for_max_time(MAX_TIME),
+                                             workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
+                                             model=ctx.key_model())  # fmt: skip
+    except BaseException:
+        chat.close()
+        raise
+    chat.finish(response)
+    u = chat.usage
+    return response, {"prompt_tokens": int(u.get("prompt_tokens", 0)),
+                      "completion_tokens": int(u.get("completion_tokens", 0)), "calls": int(u.get("calls", 0)),
+                      "replayed_calls": int(u.get("replayed", 0)), "paid_calls": int(u.get("paid", 0))}  # fmt: skip

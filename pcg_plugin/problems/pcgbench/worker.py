@@ -1,0 +1,117 @@
+"""Per-process resources of a PCG Benchmark run (LLM backend, profile, response store), loaded once and lazily."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.devices import threads_per_worker
+from pcg_plugin.problems.pcgbench import PINNED_COMMIT
+from pcg_plugin.problems.pcgbench.settings import GridSettings
+
+CONTEXT_KEY = pytest.StashKey["GridContext"]()
+# No competition fixed these: the 2024 ChatGPT4PCG guards (T=1, 60 s client timeout, 120 s and 25 000 tokens a
+# trial), without its fixed seed so that trials of one instance can differ (diversity is scored).
+TEMPERATURE, CLIENT_TIMEOUT, MAX_TIME, TOKEN_LIMIT = 1.0, 60.0, 120.0, 25_000
+OFFLINE_EXTRA_TOKENS = 48  # room for a fence and a few words around the grid
+
+
+@dataclass
+class GridContext:
+    """Everything a trial needs besides its own identity; one per pytest process."""
+
+    settings: GridSettings
+    run_dir: Path
+    workers: int = 1
+    stats: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def store_edition(self) -> str:
+        """The response store's first key: the problem and the pinned benchmark semantics."""
+        return f"pcgbench/{self.settings.problem}@{PINNED_COMMIT}"
+
+    @cached_property
+    def backend(self) -> Any:
+        """The LLM backend, made once per process (``scripted``: the responder of ``--pcg-model module:callable``)."""
+        t = time.perf_counter()
+        try:
+            return self._make_backend()
+        finally:
+            self.stats["load_backend_s"] = time.perf_counter() - t
+
+    def _make_backend(self) -> Any:
+        s = self.settings
+        if s.backend == "scripted":
+            from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
+
+            return ScriptedBackend(load_callable(s.model or ""))
+        threads = threads_per_worker(self.workers)
+        if s.offline_default or s.backend == "offline":
+            from pcg_plugin.llm.transformers_backend import offline_default
+            from pcg_plugin.problems.pcgbench.registry import get_problem
+
+            grid = get_problem(s.problem)
+            # a grid of digits is about a token a cell: room for the whole answer, never less than the default
+            tokens = max(160, grid.rows * (grid.cols + 1) + OFFLINE_EXTRA_TOKENS)
+            return offline_default(device=s.device, threads=threads, max_new_tokens=tokens)
+        from pcg_plugin.llm import make_backend
+
+        kind = None if s.backend in (None, "auto") else s.backend
+        return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device, threads=threads)
+
+    def key_model(self) -> str:
+        """The model that really answers (a scripted double is never replayed as a real model)."""
+        s = self.settings
+        if s.backend == "scripted":
+            return f"scripted:{s.model}"
+        return str(getattr(self.backend, "model", None) or s.model or "")
+
+    @cached_property
+    def profile(self) -> Any:
+        """What every request sends and the guards enforce (see the constants above)."""
+        from pcg_plugin.llm.profiles import Profile
+
+        return Profile(self.store_edition, self.key_model(), TEMPERATURE, None, CLIENT_TIMEOUT, MAX_TIME,
+                       TOKEN_LIMIT, base_url=self.settings.base_url)  # fmt: skip
+
+    @cached_property
+    def store(self) -> Any:
+        from pcg_plugin.llm.store import ResponseStore
+
+        assert self.settings.store is not None
+        return ResponseStore(self.settings.store)
+
+    @cached_property
+    def limiter(self) -> Any:
+        """One request/token budget for every process of the run (``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY``)."""
+        from pcg_plugin.llm.ratelimit import SharedLimiter
+
+        assert self.settings.store is not None
+        return SharedLimiter.from_env(self.settings.store)
+
+    def trial_chat(self, submission: str, files_hash: str, instance: str, trial: int) -> Any:
+        """A TrialChat keyed by the trial's identity: every response stored before it is used, replayed in order."""
+        from pcg_plugin.llm.session import TrialChat
+        from pcg_plugin.llm.store import TrialKey
+
+        key = TrialKey(self.store_edition, self.key_model(), submission, files_hash, instance, trial)
+        return TrialChat(key, backend=self.backend, profile=self.profile, store=self.store,
+                         mode=self.settings.record, limiter=self.limiter)  # fmt: skip
+
+    def facts(self) -> dict[str, Any]:
+        """What this process loaded, for results.json."""
+        if "backend" not in self.__dict__:  # no trial ran here: nothing loaded
+            return {}
+        be = self.backend
+        return {"backend": {"name": getattr(be, "name", type(be).__name__),
+                            "offline_default": bool(getattr(be, "is_offline_default", False))},
+                "model": self.key_model()}  # fmt: skip
+
+
+def grid_context(config: pytest.Config) -> GridContext:
+    return config.stash[CONTEXT_KEY]

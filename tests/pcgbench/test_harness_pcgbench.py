@@ -1,0 +1,229 @@
+"""End-to-end runs of the PCG Benchmark problems through pytest (pytester), with the scripted test double
+`grid_double.py` or a loopback OpenAI-compatible server answering the same way."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent.parent / "examples" / "pcgbench"
+
+PROGRAM = '''
+from llms4pcg.competition import chat_with_llm
+from llms4pcg.models.trial_loop import TrialLoop
+
+
+class Entry(TrialLoop):
+    @staticmethod
+    def run(ctx, task):
+        return chat_with_llm(ctx, [{"role": "user", "content": f"{task} TRIAL={ctx.get_trial_number()} EXTRA"}])[0]
+'''
+
+
+def program(extra: str = "") -> str:
+    return textwrap.dedent(PROGRAM).replace("EXTRA", extra)
+
+
+@pytest.fixture
+def grid(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester folder where the scripted double imports (in this process and in xdist workers)."""
+    shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
+    monkeypatch.syspath_prepend(str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return pytester
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def args(problem: str, out: str, *extra: str, model: str = "grid_double:respond") -> list[str]:
+    return ["subs", "--pcg-problem", f"pcgbench/{problem}", "--pcg-backend", "scripted", "--pcg-model", model,
+            "--pcg-out", out, "--pcg-store", "store", "-p", "no:cacheprovider", *extra]  # fmt: skip
+
+
+def results(root: Path, out: str) -> dict[str, Any]:
+    return json.loads((root / out / "results.json").read_text())  # type: ignore[no-any-return]
+
+
+def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["name"]: s for s in doc["submissions"]}
+
+
+def scores_only(doc: dict[str, Any]) -> list[Any]:
+    """What must not change between a live run and its replay (everything but timings, usage and the run id)."""
+    keep = ("reason", "message", "quality", "controllability", "feasible", "controlled", "unique", "content", "info")
+    return [(s["rank"], s["name"], s["score"], s["feasible"], s["controlled"], s["unique"], s["diversity_all"],
+             [[{k: t.get(k) for k in keep} for t in i["trials"]] for i in s["instances"]])
+            for s in doc["submissions"]]  # fmt: skip
+
+
+def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pytester) -> None:
+    """binary-v0, instances path57 and path87, 3 trials. The double answers the README maze (path 60, quality 1)
+    or its left-right / up-down mirror by trial; the LR mirror differs from the original in fewer than 79 cells
+    (pair diversity 0.663), the UD mirror in more, so HEAD's greedy keeps trials 2 and 3 of {orig, LR, UD}."""
+    write(grid.path, {
+        "subs/good/entry.py": program(),  # trials 1, 2, 3: orig, LR, UD
+        "subs/cycle/entry.py": program("MODE=cycle"),  # trial 1 orig, 2 no block, 3 one row short
+        "subs/same/prompt.txt": "Level for <PROBLEM> with <CONTROL>.",  # no trial marker: orig every time
+        "subs/broken/prompt.txt": "Level for <PROBLEM>. MODE=alphabet",  # a 9 in the first row
+        "subs/notes/README.md": "no entry here",
+    })  # fmt: skip
+    result = grid.runpytest(*args("binary-v0", "run", "--pcg-grid-instances", "2", "--pcg-trials", "3"))
+    outcomes = result.parseoutcomes()  # an official zero passes, shown as "zero"
+    assert (outcomes.get("passed"), outcomes.get("zero"), outcomes.get("failed")) == (14, 10, 1)  # failed: notes/
+    doc = results(grid.path, "run")
+    assert [i["id"] for i in doc["instances"]] == ["path57", "path87"]
+    assert [(s["rank"], s["name"]) for s in doc["submissions"]] == [(1, "good"), (2, "cycle"), (2, "same"), (4, "broken")]
+    subs = by_name(doc)
+    good = subs["good"]
+    assert good["score"] == pytest.approx(1 / 3)  # (2/3 on path57 + 0 on path87) / 2
+    assert (good["feasible"], good["controlled"], good["unique"]) == (1.0, 0.5, pytest.approx(4 / 6))
+    path57, path87 = good["instances"]
+    assert [t["unique"] for t in path57["trials"]] == [False, True, True]
+    assert path57["diversity"] == pytest.approx(2 / 3) and path57["passed"] == 2
+    assert [t["controllability"] for t in path87["trials"]] == [pytest.approx(0.75)] * 3  # 60 / (87 - 7)
+    assert [t["info"]["path"] for t in path87["trials"]] == [60, 60, 60]
+    assert good["diversity_all"] == pytest.approx(2 / 6)  # hand-run greedy over orig, LR, UD twice
+    cycle = subs["cycle"]
+    assert [t["reason"] for t in cycle["instances"][0]["trials"]] == [None, "no_block", "wrong_shape"]
+    assert cycle["instances"][0]["trials"][2]["message"] == "wrong shape: 13 rows, expected 14"
+    assert cycle["zero_reasons"] == {"no_block": 2, "wrong_shape": 2}
+    assert cycle["score"] == pytest.approx(1 / 6) and cycle["diversity_all"] == 0.5
+    same = subs["same"]
+    assert [t["unique"] for t in same["instances"][0]["trials"]] == [False, False, True]
+    assert same["score"] == pytest.approx(1 / 6) and same["instances"][0]["diversity"] == pytest.approx(1 / 3)
+    broken = subs["broken"]
+    assert broken["score"] == 0 and broken["zero_reasons"] == {"wrong_alphabet": 6}
+    assert broken["instances"][0]["trials"][0]["message"] == "wrong alphabet: cell (0, 0) is 9, expected an integer 0..1"
+    assert list(doc["folder_errors"]) == ["subs/notes::not-evaluated"]
+    text = result.stdout.str()
+    assert "1. good score 0.333 (feasible 1.000, controlled 0.500, unique 0.667" in text
+    assert "4. broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
+    # every bad reply named in the terminal: submission, instance, trial, the consequence and what was wrong
+    assert "ZERO cycle instance path87 trial 3: wrong_shape (scored 0): wrong shape: 13 rows, expected 14" in text
+    assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no fenced block in the response" in text
+    assert text.count("ZERO broken instance ") == 6 and text.count("(scored 0)") == 10
+    assert "NOT EVALUATED subs/notes::not-evaluated: " in text
+    report = (grid.path / "run" / "report.html").read_text()
+    assert report.count("<svg") == 6 + 2 + 6  # one drawing per level read: good, cycle, same (broken: none)
+    assert "score 0: wrong_alphabet" in report and "subs/notes::not-evaluated" in report
+    assert "path57 · score 0.667 · 3 trials: feasible 3, controlled 3, unique 2, all three 2" in report
+    assert "0 = solid</span><span>" in report and "1 = empty</span>" in report  # the legend
+
+
+NESTED_PROGRAM = {  # run from the folder as `python agent/agent.py`: reads prompts/ from there, imports a sibling
+    "agent/__init__.py": "",
+    "agent/helpers.py": "def ask(template, task):\n    return template.replace('{TASK}', task)\n",
+    "agent/agent.py": textwrap.dedent('''
+        from pathlib import Path
+
+        from helpers import ask
+        from llms4pcg.competition import chat_with_llm
+        from llms4pcg.models.trial_loop import TrialLoop
+
+
+        class Agent(TrialLoop):
+            @staticmethod
+            def run(ctx, task):
+                template = Path("prompts/level.txt").read_text()
+                return chat_with_llm(ctx, [{"role": "user", "content": ask(template, task)}])[0]
+        '''),
+    "prompts/level.txt": "Write one level for this task: {TASK}\n",
+    "notes.txt": "first ideas, no placeholders\n",
+    "README.md": "python agent/agent.py\n",
+    "requirements.txt": "llms4pcg\n",
+    ".env.example": "OPENAI_API_KEY=\n",
+    ".DS_Store": "\x00\x01",
+    "__pycache__/agent.cpython-311.pyc": "\x00garbage",
+}
+PROMPT_WITH_STRAYS = {
+    "prompt.txt": "Design <PROBLEM> (<WIDTH>x<HEIGHT>), tiles:\n<LEGEND>\nIt must meet <CONTROL>.\n",
+    "draft.txt": "an older idea without placeholders\n",
+    "README.md": "our prompt\n",
+    ".DS_Store": "\x00",
+}
+
+
+@pytest.mark.parametrize("problem", ["binary-v0", "sokoban-v0", "zelda-v0"])
+def test_example_submissions_run_on_every_problem(grid: pytest.Pytester, problem: str) -> None:
+    """The shipped examples (two prompts, a program) and two realistic folders (a nested program with stray
+    files, a prompt beside notes) with the double: it answers the README level every trial (no TRIAL marker),
+    so each instance keeps one unique level, and the first instance asks for what the README level meets
+    (binary path 60 in 57±7, sokoban 2 crates in [1, 3], zelda 11/12 in 13±2/12±2), the second not."""
+    shutil.copytree(EXAMPLES, grid.path / "subs")
+    write(grid.path / "subs" / "nested", NESTED_PROGRAM)
+    write(grid.path / "subs" / "strays", PROMPT_WITH_STRAYS)
+    result = grid.runpytest(*args(problem, "run", "--pcg-grid-instances", "2", "--pcg-trials", "2"))
+    assert result.ret == 0, result.stdout.str()
+    doc = results(grid.path, "run")
+    assert doc["problem"] == f"pcgbench/{problem}" and doc["benchmark"]["commit"] == "00b96f5"
+    assert [(s["rank"], s["name"], s["format"], s["path"]) for s in doc["submissions"]] == [
+        (1, "few_shot", "pcgbench-prompt", "subs/few_shot"), (1, "nested", "pcgbench-program", "subs/nested"),
+        (1, "self_check", "pcgbench-program", "subs/self_check"), (1, "strays", "pcgbench-prompt", "subs/strays"),
+        (1, "zero_shot", "pcgbench-prompt", "subs/zero_shot")]  # fmt: skip
+    assert not doc["folder_errors"] and not doc["errors"]
+    for s in doc["submissions"]:
+        assert (s["score"], s["feasible"], s["controlled"], s["unique"]) == (0.25, 1.0, 0.5, 0.5), s["name"]
+        assert [[t["unique"] for t in i["trials"]] for i in s["instances"]] == [[False, True]] * 2
+        assert all(t["usage"]["calls"] == 1 for i in s["instances"] for t in i["trials"])
+    assert (grid.path / "run" / "report.html").is_file()
+    assert (grid.path / "run" / "zero_shot" / "raw").is_dir()
+
+
+def grid_server() -> Any:
+    """The loopback OpenAI-compatible server of tests/llm/conftest.py, answering as the scripted double does."""
+    import runpy
+
+    base = runpy.run_path(str(HERE.parent / "llm" / "conftest.py"))
+
+    class GridServer(base["FakeOpenAI"]):  # type: ignore[misc]
+        def answer(self, body: dict[str, Any]) -> list[str]:
+            from grid_double import respond  # type: ignore[import-not-found]
+
+            return respond(body["messages"], body.get("n", 1))  # type: ignore[no-any-return]
+
+    return base["serve"](GridServer())
+
+
+def test_loopback_server_with_xdist_then_a_replay_that_asks_nothing(grid: pytest.Pytester) -> None:
+    """The examples on zelda-v0 through a real HTTP server on 127.0.0.1 with -n 2 score exactly as with the
+    scripted double; `--pcg-record none` replays the store, asks the server nothing and gives identical results."""
+    shutil.copytree(EXAMPLES, grid.path / "subs")
+    common = ["--pcg-grid-instances", "2", "--pcg-trials", "2"]
+    assert grid.runpytest(*args("zelda-v0", "scripted", *common)).ret == 0
+    with grid_server() as server:
+        http = ["--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "fake-model"]
+        live = grid.runpytest(*args("zelda-v0", "live", *common), *http, "-p", "xdist", "-n", "2")
+        assert live.ret == 0, live.stdout.str()
+        calls = len(server.bodies)  # 3 submissions x 2 instances x 2 trials, one call each
+        assert calls == 12 and all(b["model"] == "fake-model" and b["temperature"] == 1.0 for b in server.bodies)
+        replay = grid.runpytest(*args("zelda-v0", "replay", *common), *http, "--pcg-record", "none")
+        assert replay.ret == 0, replay.stdout.str()
+        assert len(server.bodies) == calls  # the replay asked nothing
+    assert scores_only(results(grid.path, "live")) == scores_only(results(grid.path, "scripted"))
+    assert scores_only(results(grid.path, "replay")) == scores_only(results(grid.path, "live"))
+    replayed = [t["usage"] for s in results(grid.path, "replay")["submissions"] for i in s["instances"] for t in i["trials"]]
+    assert all(u["replayed_calls"] == 1 and u["paid_calls"] == 0 for u in replayed)
+
+
+def test_record_none_without_a_recording_is_an_error_not_a_zero(grid: pytest.Pytester) -> None:
+    write(grid.path, {"subs/only/prompt.txt": "<PROBLEM> <CONTROL>"})
+    result = grid.runpytest(*args("sokoban-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "1",
+                                  "--pcg-record", "none"))  # fmt: skip
+    result.assert_outcomes(failed=1)
+    doc = results(grid.path, "run")
+    trial = doc["submissions"][0]["instances"][0]["trials"][0]
+    assert trial["reason"] == "error" and "ReplayMiss" not in trial["message"] and "--pcg-record none" in trial["message"]
+    assert doc["submissions"][0]["errored_trials"] == 1
