@@ -29,3 +29,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "clembench_runs"
 def published_episodes() -> list[Path]:
     """Every stored published episode folder (those with interactions.json)."""
     return sorted(p.parent for p in FIXTURES.rglob("interactions.json"))
+
+
+def episode_id(folder: Path) -> str:
+    """``<model>/<experiment folder>/<episode>`` for test ids (the run folder names the self-play model pair)."""
+    return "/".join((folder.parts[-4].split("-t0.0--")[0], folder.parts[-2], folder.parts[-1]))

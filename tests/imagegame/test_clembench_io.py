@@ -96,8 +96,10 @@ def test_reading_is_by_position_not_by_event_type() -> None:
     data = clembench_io.to_interactions(_episode(_play(inst, "Command: a", TARGET_N, 0, True)), inst)
     data["turns"][0][4]["action"]["type"] = "something else"
     assert clembench_io.score_interactions(data, inst)["episode scores"]["F1"] == 100.0
-    four = copy.deepcopy(data)
-    del four["turns"][0][5]
+    five = copy.deepcopy(data)
+    del five["turns"][0][5]  # a log cut after the Follower's reply: turn[4] is still read and scored
+    assert clembench_io.score_interactions(five, inst)["turn scores"]["0"]["F1"] == 100.0
+    four = copy.deepcopy(five)
     del four["turns"][0][4]
     with pytest.raises(scoring.NotScorable, match="4 events"):
         clembench_io.score_interactions(four, inst)
@@ -131,3 +133,12 @@ def test_folder_errors_name_the_folder(tmp_path) -> None:
     (missing / "interactions.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(clembench_io.EpisodeFolderError, match="no instance random_grids game_id 0"):
         clembench_io.score_folder(missing, V2)
+
+
+def test_the_errors_are_under_the_root_and_re_exported_where_raised() -> None:
+    from pcg_plugin.errors import PcgError
+    from pcg_plugin.problems.imagegame import errors
+
+    assert clembench_io.EpisodeFolderError is errors.EpisodeFolderError and scoring.NotScorable is errors.NotScorable
+    assert issubclass(errors.EpisodeFolderError, PcgError) and issubclass(errors.EpisodeFolderError, ValueError)
+    assert issubclass(errors.NotScorable, PcgError)

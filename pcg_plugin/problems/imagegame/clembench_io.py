@@ -21,7 +21,8 @@ from typing import Any
 
 from pcg_plugin.problems.imagegame import GAME_NAME, rules
 from pcg_plugin.problems.imagegame.episode_record import EpisodeRecord, Message, TurnRecord
-from pcg_plugin.problems.imagegame.scoring import NotScorable, score_episode
+from pcg_plugin.problems.imagegame.errors import EpisodeFolderError, NotScorable
+from pcg_plugin.problems.imagegame.scoring import score_episode
 
 GM = "GM"
 P1 = "Player 1"
@@ -31,10 +32,6 @@ INTERACTIONS = "interactions.json"
 SCORES = "scores.json"
 _EXPERIMENT_DIR = re.compile(r"^(\d+)_(.+)$")
 _EPISODE_DIR = re.compile(r"^episode_(\d+)$")
-
-
-class EpisodeFolderError(ValueError):
-    """A folder that is not a readable clembench imagegame episode (the message names the folder and the fix)."""
 
 
 def episode_key(folder: Path) -> tuple[str, int]:

@@ -16,9 +16,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.letters import LETTERS
 from pcg_plugin.problems.imagegame import grid, rules
 
-ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+ALPHABET = "".join(LETTERS)
+"""The 26 letters a target may use (A–Z, drawn by index as clembench draws them)."""
 PATTERN_CELL = "X"
 MAX_RANDOM_CELLS = 10
 MIN_RANDOM_CELLS = 5

@@ -24,16 +24,12 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pcg_plugin.errors import PcgError
 from pcg_plugin.problems.imagegame import grid, rules
+from pcg_plugin.problems.imagegame.errors import NotScorable
 
 SUCCESS_F1 = 99
 """An episode succeeds iff its last F1 is at least this (F1 is in percent)."""
 _REMOVED_TAG = "Instruction:"
-
-
-class NotScorable(PcgError):
-    """clembench's scorer raised for this episode, so it wrote no scores.json (e.g. DONE on the first turn)."""
 
 
 def evaluate(target: str, drawn: str) -> tuple[float, float, float]:

@@ -180,8 +180,17 @@ def test_no_turn_at_all_has_ratio_zero_and_is_not_scorable() -> None:
         scoring.score_episode([], make_instance())
 
 
-def test_success_threshold_is_f1_99() -> None:
+@pytest.mark.parametrize(("f1", "success"), [(99.0, 1), (98.0, 0), (100.0, 1)])
+def test_success_threshold_is_f1_99(monkeypatch, f1, success) -> None:
+    """No 5×5 drawing scores F1 99 (2k/(2k+1) ≥ 0.985 needs 33 cells), so evaluate is stubbed at the boundary."""
     assert scoring.SUCCESS_F1 == 99
+    monkeypatch.setattr(scoring, "evaluate", lambda target, drawn: (98.0, 100.0, f1))
+    e = scoring.score_episode(_turns(("Command: a", TARGET_N), ("Command: DONE", None)), make_instance())
+    assert (e["episode scores"]["Success"], e["episode scores"]["Lose"], e["episode scores"]["Main Score"]) == (
+        success,
+        1 - success,
+        f1,
+    )
 
 
 def test_averages_round_to_four_places() -> None:
