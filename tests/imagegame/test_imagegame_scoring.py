@@ -235,3 +235,15 @@ def test_aggregate_edge_cases() -> None:
 def test_pandas_round_is_half_even_on_the_scaled_value() -> None:
     assert scoring.pandas_round(0.125, 2) == 0.12 and scoring.pandas_round(0.375, 2) == 0.38
     assert math.isnan(scoring.pandas_round(math.nan, 2))
+
+
+@pytest.mark.parametrize(
+    ("filled", "drawn_filled", "hits", "want"),
+    [(11, 11, 5, (45.0, 45.0, 45.0)), (12, 19, 10, (53.0, 83.0, 65.0))],
+)
+def test_four_places_not_three_decide_these_counts(filled, drawn_filled, hits, want) -> None:
+    """5/11 = 0.4545 (→ 45, not 0.455 → 46); 10/12 with 10/19 gives F1 65 (64 if P or R were rounded to 3 places)."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    target = drawn(*cells[:filled])
+    ours = drawn(*cells[:hits], *cells[filled : filled + drawn_filled - hits])
+    assert scoring.evaluate(target, ours) == want
