@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "score": f"{_SB}.score",
     "rules": f"{_SB}.rules",
     "pcgbench": "pcg_plugin.problems.pcgbench.command",
+    "imagegame": "pcg_plugin.problems.imagegame.command",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pcg_plugin.problems.imagegame import rules
 
 TARGET_N = "X ▢ ▢ ▢ X\nX X ▢ ▢ X\nX ▢ X ▢ X\nX ▢ ▢ X X\nX ▢ ▢ ▢ X"
@@ -20,3 +22,10 @@ def make_instance(target: str = TARGET_N, game_id: int = 10, experiment: str = "
         player_1_terminate_pattern=rules.TERMINATE_PATTERN_V2,
         player_2_response_pattern=rules.GRID_PATTERN_V2,
     )
+
+FIXTURES = Path(__file__).parent / "fixtures" / "clembench_runs"
+
+
+def published_episodes() -> list[Path]:
+    """Every stored published episode folder (those with interactions.json)."""
+    return sorted(p.parent for p in FIXTURES.rglob("interactions.json"))

@@ -13,7 +13,7 @@ newline, no MULTILINE: a command is one line, optionally followed by one newline
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 TURN_LIMIT_V2 = 25
@@ -58,10 +58,20 @@ class Instance:
 
     def to_clembench(self) -> dict[str, Any]:
         """The game instance as clembench's ``instances.json`` holds it (without the experiment name)."""
-        data = asdict(self)
-        del data["experiment"]
-        letters = self.target_grid.count("X")
-        return {**data, "number_of_letters": letters, "fill_row": False, "fill_column": False}
+        return {
+            "game_id": self.game_id,
+            "player_1_prompt_header": self.player_1_prompt_header,
+            "player_2_prompt_header": self.player_2_prompt_header,
+            "player_1_question": self.player_1_question,
+            "grid_dimension": self.grid_dimension,
+            "number_of_letters": self.target_grid.count("X"),  # clembench counts X after the substitution
+            "player_1_response_pattern": self.player_1_response_pattern,
+            "player_1_terminate_pattern": self.player_1_terminate_pattern,
+            "player_2_response_pattern": self.player_2_response_pattern,
+            "fill_row": False,
+            "fill_column": False,
+            "target_grid": self.target_grid,
+        }
 
     @classmethod
     def from_clembench(cls, experiment: str, data: dict[str, Any]) -> Instance:
