@@ -1,0 +1,121 @@
+"""clembench's picture game (imagegame) as a Problem: targets are instances (``compact_grids/3``), items are
+submission x instance x trial, one trial is one two-player episode; the end of the run is clemeval's leaderboard."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.errors import SubmissionError
+from pcg_plugin.problems.imagegame import settings as settings_mod
+from pcg_plugin.problems.imagegame import submission as submission_mod
+from pcg_plugin.problems.imagegame.settings import Settings
+
+
+@lru_cache(maxsize=1)
+def v2_instances() -> dict[str, Any]:
+    """id -> Instance of clembench's v2.0 set (59: compact_grids/0-29, random_grids/1-29), in its order."""
+    from pcg_plugin.problems.imagegame.instances import load_instances
+    from pcg_plugin.problems.imagegame.item import instance_id
+
+    return {instance_id(i): i for i in load_instances()}
+
+
+class ImageGame(BaseProblem):
+    """``--pcg-problem imagegame``."""
+
+    name = "imagegame"
+    target_label = "instance"
+
+    def add_options(self, parser: pytest.Parser) -> None:
+        settings_mod.add_options(parser)
+
+    def configure(self, config: pytest.Config) -> Settings:
+        return settings_mod.from_config(config, tuple(v2_instances()))
+
+    def settings_from_dict(self, data: Mapping[str, Any]) -> Settings:
+        return Settings.from_dict(data)
+
+    def markers(self) -> Sequence[str]:
+        return ("imagegame_model: a picture-game episode of a model entry (standard prompts, self-play)",
+                "imagegame_prompt: a picture-game episode with a participant's Giver prompt",
+                "imagegame_program: a picture-game episode with a participant's Giver program")  # fmt: skip
+
+    def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
+        backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
+        lines = [f"pcg: problem imagegame (clembench 2.0.0, variant {settings.variant}), {len(settings.instances)} "
+                 f"instance(s) x {settings.trials} trial(s); backend {backend}, model {settings.model or 'default'}; "
+                 f"run folder {run['run_dir']}"]  # fmt: skip
+        return lines + [f"pcg: {note}" for note in settings.notes]
+
+    def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
+        sub = submission_mod.detect(path)
+        if sub is not None:
+            return sub
+        if any(_same(path, r) for r in roots) and not any(p.is_dir() and (p / submission_mod.MANIFEST).is_file()
+                                                          for p in _children(path)):  # fmt: skip
+            raise SubmissionError(submission_mod.not_a_submission(path))
+        return None
+
+    def submission_meta(self, sub: Any) -> dict[str, Any]:
+        return {"name": sub.name, "format": sub.format, "model": sub.model, "files_hash": sub.files_hash}
+
+    def start_process(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any], workers: int,
+                      service: str | None) -> None:  # fmt: skip
+        from pcg_plugin.problems.imagegame.worker import CONTEXT_KEY, Context
+
+        config.stash[CONTEXT_KEY] = Context(settings, Path(run["run_dir"]), workers=workers)
+
+    def process_facts(self, config: pytest.Config) -> dict[str, Any]:
+        from pcg_plugin.problems.imagegame.worker import CONTEXT_KEY
+
+        ctx = config.stash.get(CONTEXT_KEY, None)
+        return ctx.facts() if ctx else {}
+
+    def run_trial(self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str,
+                  model: str | None) -> Any:  # fmt: skip
+        from pcg_plugin.problems.imagegame import item
+        from pcg_plugin.problems.imagegame.worker import context
+
+        return item.run_trial(context(config), sub, v2_instances()[target], trial, nodeid)
+
+    def describe(self, record: Any) -> str:
+        from pcg_plugin.problems.imagegame.item import describe
+
+        return describe(record)
+
+    def record_from_json(self, text: str) -> Any:
+        from pcg_plugin.problems.imagegame.records import EpisodeResult
+
+        return EpisodeResult.from_json(text)
+
+    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
+                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+        from pcg_plugin.problems.imagegame.report import finish_run
+
+        return finish_run(run, collected)
+
+    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+                      error: str | None) -> list[str]:  # fmt: skip
+        from pcg_plugin.problems.imagegame.report import summary_lines
+
+        return summary_lines(results, run_dir, report, error)
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _children(path: Path) -> list[Path]:
+    try:
+        return list(path.iterdir())
+    except OSError:
+        return []
