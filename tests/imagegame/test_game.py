@@ -155,3 +155,25 @@ def test_model_folder_names_follow_clembench(tmp_path: Path) -> None:
     assert model_pair("Llama-3.3-70B-Instruct", "Llama-3.3-70B-Instruct") == (
         "Llama-3.3-70B-Instruct-t0.0--Llama-3.3-70B-Instruct-t0.0")
     assert model_pair("Qwen/Qwen2.5 7B", "x") == "Qwen-Qwen2.5-7B-t0.0--x-t0.0"
+
+
+def test_an_abort_names_the_turn_and_role_and_quotes_the_reply(corner) -> None:
+    from pcg_plugin.errors import OfficialFailure, Reason
+    from pcg_plugin.problems.imagegame.item import QUOTE_CHARS, abort_message
+
+    both = {GIVER: speaker(ig_doubles.respond_chatty_follower), FOLLOWER: speaker(ig_doubles.respond_chatty_follower)}
+    transcript = play(ImageGameMaster(corner), both, turn_limit=25)
+    reply = "Here is the grid:\n" + "\n".join(["A A ▢ ▢ ▢"] + ["▢ ▢ ▢ ▢ ▢"] * 4)
+    assert abort_message(transcript) == f"{transcript.reason}; turn 1, the follower replied {reply!r}"
+    prose = "I am ready to help! " * 10
+    transcript = play(ImageGameMaster(corner), {GIVER: lambda m: prose, FOLLOWER: lambda m: ""}, turn_limit=25)
+    assert abort_message(transcript) == f"{transcript.reason}; turn 1, the giver replied {prose[:QUOTE_CHARS] + '...'!r}"
+
+    def refused(messages: list[dict]) -> str:
+        raise OfficialFailure("too long", reason=Reason.LLM_BAD_REQUEST)
+
+    transcript = play(ImageGameMaster(corner), {GIVER: refused, FOLLOWER: refused}, turn_limit=25)
+    assert abort_message(transcript) == "llm_bad_request: too long"  # no reply to quote
+    done = play(ImageGameMaster(corner), {GIVER: speaker(ig_doubles.respond_perfect),
+                                          FOLLOWER: speaker(ig_doubles.respond_perfect)}, turn_limit=25)  # fmt: skip
+    assert abort_message(done) is None

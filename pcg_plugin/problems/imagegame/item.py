@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.episode.loop import chat_speaker, play
-from pcg_plugin.episode.transcript import Transcript
+from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import TrialKey
 from pcg_plugin.problems.imagegame import PINNED_VERSION, rules, scoring
 from pcg_plugin.problems.imagegame.game import FOLLOWER, GIVER, ImageGameMaster, drawn_grids, episode_record
-from pcg_plugin.problems.imagegame.records import ABORTED, NOT_SCORED, PROGRAM_FAILED, EpisodeResult
+from pcg_plugin.problems.imagegame.records import ABORTED, CONSEQUENCE, NOT_SCORED, PROGRAM_FAILED, EpisodeResult
 from pcg_plugin.problems.imagegame.submission import Submission, fill_prompt
 from pcg_plugin.problems.imagegame.worker import Context
 
@@ -30,7 +30,7 @@ def store_edition(variant: str) -> str:
 
 def describe(record: EpisodeResult) -> str:
     if record.reason:
-        return f"score 0: {record.reason}: {record.message or ''}".strip()
+        return f"score 0: {record.reason}: {record.message or ''} -> {CONSEQUENCE[record.reason]}"
     ep = record.episode or {}
     return f"{record.outcome} after {record.turns} turn(s): F1 {ep.get('F1')} success {ep.get('Success')}"
 
@@ -77,7 +77,7 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
 
         with tempfile.TemporaryDirectory(prefix="pcg-imagegame-") as work:
             return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
-                                     team=sub.name, trial=trial, root=sub.path,
+                                     team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
                                      model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
     return None
 
@@ -89,7 +89,7 @@ def scored(base: dict[str, Any], transcript: Transcript, instance: rules.Instanc
 
     record = episode_record(transcript, instance, player, player)
     reason = ABORTED if transcript.aborted else None
-    message = transcript.reason
+    message = abort_message(transcript)
     try:  # scored through clembench's own layout: one code path for our episodes and published ones
         scores: dict[str, Any] | None = clembench_io.score_interactions(clembench_io.to_interactions(record, instance),
                                                                         instance, base["nodeid"])  # fmt: skip
@@ -100,6 +100,21 @@ def scored(base: dict[str, Any], transcript: Transcript, instance: rules.Instanc
     return EpisodeResult(**base, outcome=transcript.outcome, turns=transcript.turns, reason=reason, message=message,
                          scores=scores, drawn=drawn_grids(transcript), commands=commands, episode_dir=folder,
                          usage=used)  # fmt: skip
+
+
+QUOTE_CHARS = 80  # enough of a malformed reply to recognise it; the whole one is in interactions.json
+
+
+def abort_message(transcript: Transcript) -> str | None:
+    """Why the episode aborted, with the turn, the role and the start of the reply that broke the format."""
+    if not transcript.aborted:
+        return transcript.reason
+    rejected = next((e for e in reversed(transcript.events) if isinstance(e, Rejected)), None)
+    replied = next((e for e in reversed(transcript.events) if isinstance(e, Replied)), None)
+    if rejected is None or replied is None or (replied.role, replied.turn) != (rejected.role, rejected.turn):
+        return transcript.reason  # a refused model call: there is no reply to quote
+    quote = replied.content if len(replied.content) <= QUOTE_CHARS else replied.content[:QUOTE_CHARS] + "..."
+    return f"{transcript.reason}; turn {rejected.turn}, the {rejected.role} replied {quote!r}"
 
 
 def usage(chat: TrialChat) -> dict[str, int]:

@@ -10,6 +10,12 @@ from typing import Any
 ABORTED = "aborted"
 NOT_SCORED = "not_scored"
 PROGRAM_FAILED = "giver_program_failed"
+# What each reason does to the figures (said once; the terminal, the item report and report.html show it).
+CONSEQUENCE = {
+    ABORTED: "clembench aborts the episode: Aborted 1, counted against % Played, no quality (NaN), Success 0",
+    PROGRAM_FAILED: "no Giver prompt: counted as an aborted episode (against % Played, no quality)",
+    NOT_SCORED: "clembench's scorer writes no scores.json for it: left out of the figures, as clemeval does",
+}
 
 
 @dataclass(frozen=True)

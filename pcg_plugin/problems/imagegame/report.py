@@ -13,7 +13,7 @@ from pcg_plugin.paths import REPO_ROOT
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
 from pcg_plugin.problems.imagegame.leaderboard import Row, rows
 from pcg_plugin.problems.imagegame.outputs import RESULTS_FILE, episode_rows
-from pcg_plugin.problems.imagegame.records import EpisodeResult
+from pcg_plugin.problems.imagegame.records import CONSEQUENCE, EpisodeResult
 
 REPORT_FILE = "report.html"
 TEMPLATE = "imagegame_report.html.j2"
@@ -52,6 +52,17 @@ def _fmt(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+MAX_ZERO_LINES = 20  # the terminal lists this many episodes that were not played; results.json has them all
+
+
+def zero_line(episode: Mapping[str, Any]) -> str:
+    """One episode that was not played, naming submission, instance and trial, why (the message's first line: a
+    program's traceback is in results.json and report.html) and what that does to the figures."""
+    first = (episode["message"] or "").split("\n", 1)[0]
+    return (f"{episode['submission']} instance {episode['instance']} trial {episode['trial']}: {episode['reason']}: "
+            f"{first} -> {CONSEQUENCE[episode['reason']]}")
+
+
 def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                   error: str | None) -> list[str]:  # fmt: skip
     if doc is None:
@@ -65,6 +76,10 @@ def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Pa
         lines.append(f"{row['rank']}. {row['submission']}  {row['model']}  {o.get('episodes', 0)}  "
                      f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
                      f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}")  # fmt: skip
+    zeros = [e for e in doc["episodes"] if e["reason"]]
+    lines.extend(f"  {zero_line(e)}" for e in zeros[:MAX_ZERO_LINES])
+    if len(zeros) > MAX_ZERO_LINES:
+        lines.append(f"  ... and {len(zeros) - MAX_ZERO_LINES} more episode(s) with a reason, in results.json")
     if doc["folder_errors"]:
         lines.append(f"{len(doc['folder_errors'])} folder(s) not evaluated: {', '.join(doc['folder_errors'])}")
     lines.append(f"run folder: {run_dir}")
@@ -100,4 +115,5 @@ def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
         turns = [{"command": r.commands[i] if i < len(r.commands) else "", "cells": _cells(drawn),
                   "scores": scores[i] if i < len(scores) else {}} for i, drawn in enumerate(r.drawn)]  # fmt: skip
         episodes.append({"r": r, "target": _cells(r.target), "turns": turns, "episode": r.episode or {}})
-    return str(_template().render(doc=doc, episodes=episodes, experiments=rules.EXPERIMENTS))
+    return str(_template().render(doc=doc, episodes=episodes, experiments=rules.EXPERIMENTS,
+                                 consequence=CONSEQUENCE))  # fmt: skip

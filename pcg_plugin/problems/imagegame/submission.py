@@ -8,7 +8,9 @@
   command?"). Later Giver turns and the Follower keep clembench's standard prompts.
 - ``giver_program = "giver.py"`` (optional, instead of ``giver_prompt``): a TrialLoop program run in the sandbox;
   ``run(ctx, target_grid)`` returns the Giver's first message. Its own ``chat_with_chatgpt`` calls go through the
-  episode's response store before the Giver's first turn.
+  episode's response store before the Giver's first turn. It may import its own modules (from its folder and
+  the submission folder) and what a ``requirements.txt`` installs (``pcg_plugin.environments``, as for Science
+  Birds programs).
 
 A manifest with neither prompt nor program is a model entry: the standard prompts, both roles the model.
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 from pcg_plugin.errors import SubmissionError
 
 MANIFEST = "imagegame.toml"
+REQUIREMENTS = "requirements.txt"
 TARGET_GRID = "<TARGET_GRID>"
 GRID_DIMENSION = "<GRID_DIMENSION>"
 QUESTION = "<QUESTION>"
@@ -92,6 +95,7 @@ def detect(path: Path) -> Submission | None:
     elif "giver_program" in data:
         entry, fmt = _inside(path, data["giver_program"], "giver_program", manifest), "imagegame_program"
         files.extend(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
+        files.extend(p for p in [path / REQUIREMENTS] if p.is_file())  # what the program runs with
     return Submission(str(name), path, entry, fmt, model.strip() if model else None, prompt, _hash(files))
 
 

@@ -38,7 +38,18 @@ class Context:
     settings: Settings
     run_dir: Path
     workers: int = 1
+    environments: dict[str, dict[str, Any]] = field(default_factory=dict)  # the pre-flight's, by submission
     _cache: dict[str, Any] = field(default_factory=dict)
+
+    def site_dirs(self, sub: Any) -> tuple[Path, ...]:
+        """A Giver program's installed requirements (empty when it has none); raises EnvironmentProblem,
+        naming module and requirement line, when they cannot be met."""
+        from pcg_plugin.errors import EnvironmentProblem
+
+        env = self.environments.get(sub.name) or {}
+        if env.get("problems"):
+            raise EnvironmentProblem("; ".join(env["problems"]))
+        return (Path(env["site_dir"]),) if env.get("site_dir") else ()
 
     def model_name(self, sub_model: str | None) -> str | None:
         """The model a submission plays with: its manifest's, else the run's."""
