@@ -1,0 +1,123 @@
+"""One picture-game trial: one episode of one instance, every model turn through the response store."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.episode.loop import chat_speaker, play
+from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
+from pcg_plugin.errors import InfrastructureError, OfficialFailure
+from pcg_plugin.llm.session import TrialChat
+from pcg_plugin.llm.store import TrialKey
+from pcg_plugin.problems.imagegame import PINNED_VERSION, rules, scoring
+from pcg_plugin.problems.imagegame.game import FOLLOWER, GIVER, ImageGameMaster, drawn_grids, episode_record
+from pcg_plugin.problems.imagegame.records import ABORTED, CONSEQUENCE, NOT_SCORED, PROGRAM_FAILED, EpisodeResult
+from pcg_plugin.problems.imagegame.submission import Submission, fill_prompt
+from pcg_plugin.problems.imagegame.worker import Context
+
+
+def instance_id(instance: rules.Instance) -> str:
+    """``compact_grids/3``: the target name of an instance in items, reports and the response store."""
+    return f"{instance.experiment}/{instance.game_id}"
+
+
+def store_edition(variant: str) -> str:
+    """The problem and version in every stored call's key (a HEAD-variant episode is another recording)."""
+    return f"imagegame/{PINNED_VERSION}" + ("" if variant == "v2.0" else f"+{variant}")
+
+
+def describe(record: EpisodeResult) -> str:
+    if record.reason:
+        return f"score 0: {record.reason}: {record.message or ''} -> {CONSEQUENCE[record.reason]}"
+    ep = record.episode or {}
+    return f"{record.outcome} after {record.turns} turn(s): F1 {ep.get('F1')} success {ep.get('Success')}"
+
+
+def run_trial(ctx: Context, sub: Submission, instance: rules.Instance, trial: int, nodeid: str) -> EpisodeResult:
+    """Play the episode (replayed from the store where it was played before), score it as clembench does, and
+    write its clembench episode folder. Official failures become the record's reason; anything else raises."""
+    name = ctx.model_name(sub.model)
+    if ctx.settings.backend not in ("offline", "scripted") and not ctx.settings.offline_default and not name:
+        raise InfrastructureError(f"{sub.name}: no model to play with; name one in {sub.path}/imagegame.toml "
+                                  "(model = ...) or pass --pcg-model")  # fmt: skip
+    player = ctx.key_model(name)
+    key = TrialKey(store_edition(ctx.settings.variant), player, sub.name, sub.files_hash, instance_id(instance), trial)
+    chat = TrialChat(key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(),
+                     mode=ctx.settings.record, limiter=ctx.limiter())  # fmt: skip
+    base = dict(nodeid=nodeid, submission=sub.name, instance=instance_id(instance), experiment=instance.experiment,
+                game_id=instance.game_id, trial=trial, target=instance.target_grid, player_model=player)  # fmt: skip
+    try:
+        try:
+            opening = giver_opening(sub, instance, chat, ctx, trial)
+        except OfficialFailure as failure:
+            chat.finish(f"{PROGRAM_FAILED}: {failure.reason}")
+            return EpisodeResult(**base, outcome=ABORTED, turns=0, reason=PROGRAM_FAILED,
+                                 message=f"{failure.reason}: {failure.message}", usage=usage(chat))  # fmt: skip
+        master = ImageGameMaster(instance, giver_opening=opening)
+        speak = chat_speaker(chat)
+        transcript = play(master, {GIVER: speak, FOLLOWER: speak},
+                          turn_limit=rules.turn_limit(instance, ctx.settings.variant))  # fmt: skip
+    except BaseException:
+        chat.close()  # an unfinished episode is released; a rerun resumes from its stored turns
+        raise
+    chat.finish(transcript.outcome if not transcript.aborted else f"aborted: {transcript.reason}")
+    return scored(base, transcript, instance, ctx, player, usage(chat))
+
+
+def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ctx: Context, trial: int) -> str | None:
+    """The Giver's first message: clembench's standard one (None), the participant's filled-in prompt, or what
+    the participant's program returns for this target (run in the sandbox, its chat calls stored first)."""
+    if sub.format == "imagegame_prompt":
+        assert sub.prompt is not None
+        return fill_prompt(sub.prompt, instance.target_grid, instance.grid_dimension, instance.player_1_question)
+    if sub.format == "imagegame_program":
+        from pcg_plugin.sandbox import run_program_trial
+
+        with tempfile.TemporaryDirectory(prefix="pcg-imagegame-") as work:
+            return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
+                                     team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
+                                     model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
+    return None
+
+
+def scored(base: dict[str, Any], transcript: Transcript, instance: rules.Instance, ctx: Context, player: str,
+           used: dict[str, int]) -> EpisodeResult:  # fmt: skip
+    """clembench's scores of the played episode, and its folder in clembench's layout."""
+    from pcg_plugin.problems.imagegame import clembench_io, outputs
+
+    record = episode_record(transcript, instance, player, player)
+    reason = ABORTED if transcript.aborted else None
+    message = abort_message(transcript)
+    try:  # scored through clembench's own layout: one code path for our episodes and published ones
+        scores: dict[str, Any] | None = clembench_io.score_interactions(clembench_io.to_interactions(record, instance),
+                                                                        instance, base["nodeid"])  # fmt: skip
+    except scoring.NotScorable as exc:
+        scores, reason, message = None, NOT_SCORED, str(exc)
+    folder = outputs.write_episode(ctx.run_dir, base["submission"], base["trial"], record, instance, transcript)
+    commands = [e.parsed or "" for e in transcript.events if e.kind == "accepted" and e.role == GIVER]
+    return EpisodeResult(**base, outcome=transcript.outcome, turns=transcript.turns, reason=reason, message=message,
+                         scores=scores, drawn=drawn_grids(transcript), commands=commands, episode_dir=folder,
+                         usage=used)  # fmt: skip
+
+
+QUOTE_CHARS = 80  # enough of a malformed reply to recognise it; the whole one is in interactions.json
+
+
+def abort_message(transcript: Transcript) -> str | None:
+    """Why the episode aborted, with the turn, the role and the start of the reply that broke the format."""
+    if not transcript.aborted:
+        return transcript.reason
+    rejected = next((e for e in reversed(transcript.events) if isinstance(e, Rejected)), None)
+    replied = next((e for e in reversed(transcript.events) if isinstance(e, Replied)), None)
+    if rejected is None or replied is None or (replied.role, replied.turn) != (rejected.role, rejected.turn):
+        return transcript.reason  # a refused model call: there is no reply to quote
+    quote = replied.content if len(replied.content) <= QUOTE_CHARS else replied.content[:QUOTE_CHARS] + "..."
+    return f"{transcript.reason}; turn {rejected.turn}, the {rejected.role} replied {quote!r}"
+
+
+def usage(chat: TrialChat) -> dict[str, int]:
+    u = chat.usage
+    return {"calls": u["calls"], "replayed_calls": u["replayed"], "paid_calls": u["paid"],
+            "prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"]}  # fmt: skip

@@ -1,0 +1,119 @@
+"""The end of a picture-game run: results.json, the terminal leaderboard and report.html (Jinja2)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.atomic import atomic_write
+from pcg_plugin.paths import REPO_ROOT
+from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
+from pcg_plugin.problems.imagegame.leaderboard import Row, rows
+from pcg_plugin.problems.imagegame.outputs import RESULTS_FILE, episode_rows
+from pcg_plugin.problems.imagegame.records import CONSEQUENCE, EpisodeResult
+
+REPORT_FILE = "report.html"
+TEMPLATE = "imagegame_report.html.j2"
+SCHEMA = "pytest-pcg/imagegame-results/1"
+
+
+def results_document(run: Mapping[str, Any], results: list[EpisodeResult], board: list[Row],
+                     collected: Any) -> dict[str, Any]:  # fmt: skip
+    return {"schema": SCHEMA, "problem": "imagegame", "clembench": {"version": PINNED_VERSION, "commit": PINNED_COMMIT},
+            "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run}, "settings": run.get("settings", {}),
+            "leaderboard": [r.to_dict() for r in board], "episodes": episode_rows(results),
+            "errors": dict(sorted(collected.errors.items())),
+            "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
+
+
+def finish_run(run: Mapping[str, Any], collected: Any) -> tuple[dict[str, Any], Path]:
+    results = list(collected.records.values())
+    errors: dict[str, int] = {}
+    for nodeid in collected.errors:
+        name = collected.items.get(nodeid, {}).get("name", nodeid.split("::")[0])
+        errors[name] = errors.get(name, 0) + 1
+    names = [m["name"] for m in collected.items.values()]
+    board = rows(results, rules.EXPERIMENTS, errors, names)
+    doc = results_document(run, results, board, collected)
+    run_dir = Path(run["run_dir"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(run_dir / RESULTS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    report = run_dir / REPORT_FILE
+    atomic_write(report, render(doc, results))
+    return doc, report
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+MAX_ZERO_LINES = 20  # the terminal lists this many episodes that were not played; results.json has them all
+
+
+def zero_line(episode: Mapping[str, Any]) -> str:
+    """One episode that was not played, naming submission, instance and trial, why (the message's first line: a
+    program's traceback is in results.json and report.html) and what that does to the figures."""
+    first = (episode["message"] or "").split("\n", 1)[0]
+    return (f"{episode['submission']} instance {episode['instance']} trial {episode['trial']}: {episode['reason']}: "
+            f"{first} -> {CONSEQUENCE[episode['reason']]}")
+
+
+def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+                  error: str | None) -> list[str]:  # fmt: skip
+    if doc is None:
+        return [f"scoring the run failed: {error}", f"run folder: {run_dir}"] if error else [f"run folder: {run_dir}"]
+    lines = ["rank submission  model  episodes  %Played  Quality  clemscore  Success%  | compact %P/Q | random %P/Q"]
+    for row in doc["leaderboard"]:
+        o = row["overall"] or {}
+        per = [row["experiments"].get(e) or {} for e in rules.EXPERIMENTS]
+        cols = " | ".join(f"{_fmt(p.get('% Played'))}/{_fmt(p.get('Quality Score'))}" for p in per)
+        extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("aborted", "not_scored", "errors") if row[k])
+        lines.append(f"{row['rank']}. {row['submission']}  {row['model']}  {o.get('episodes', 0)}  "
+                     f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
+                     f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}")  # fmt: skip
+    zeros = [e for e in doc["episodes"] if e["reason"]]
+    lines.extend(f"  {zero_line(e)}" for e in zeros[:MAX_ZERO_LINES])
+    if len(zeros) > MAX_ZERO_LINES:
+        lines.append(f"  ... and {len(zeros) - MAX_ZERO_LINES} more episode(s) with a reason, in results.json")
+    if doc["folder_errors"]:
+        lines.append(f"{len(doc['folder_errors'])} folder(s) not evaluated: {', '.join(doc['folder_errors'])}")
+    lines.append(f"run folder: {run_dir}")
+    if report is not None:
+        lines.append(f"report: {report}")
+    return lines
+
+
+def _template() -> Any:
+    import jinja2
+
+    try:
+        from importlib.resources import files
+
+        source = (files("pcg_plugin.templates") / TEMPLATE).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        source = (REPO_ROOT / "templates" / TEMPLATE).read_text(encoding="utf-8")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["fmt"] = _fmt
+    return env.from_string(source)
+
+
+def _cells(text: str) -> list[list[str]]:
+    return grid.rows(text) if text.strip() else []
+
+
+def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
+    """Every episode: the target grid beside the grid drawn after each turn, with that turn's command and scores."""
+    episodes = []
+    for r in sorted(results, key=lambda r: (r.submission, r.experiment, r.game_id, r.trial)):
+        turn_scores = (r.scores or {}).get("turn scores", {})
+        scores = list(turn_scores.values())
+        turns = [{"command": r.commands[i] if i < len(r.commands) else "", "cells": _cells(drawn),
+                  "scores": scores[i] if i < len(scores) else {}} for i, drawn in enumerate(r.drawn)]  # fmt: skip
+        episodes.append({"r": r, "target": _cells(r.target), "turns": turns, "episode": r.episode or {}})
+    return str(_template().render(doc=doc, episodes=episodes, experiments=rules.EXPERIMENTS,
+                                 consequence=CONSEQUENCE))  # fmt: skip

@@ -1,0 +1,145 @@
+"""The picture game's options (``--pcg-imagegame-*``) besides the shared LLM ones, and its frozen Settings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin import run_options
+from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option
+
+VARIANTS = ("v2.0", "head")
+DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair
+# With the offline SmolLM2 default and no explicit instances: one of each experiment, so a run takes a minute.
+OFFLINE_INSTANCES = ("compact_grids/0", "random_grids/1")
+MAX_TOKENS = 300  # clemcore's default max_tokens per reply
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--pcg-imagegame-instances", "instances to play: ids (compact_grids/3), experiments (random_grids) or "
+           "all, comma-separated (default all 59 of clembench v2.0; compact_grids/0,random_grids/1 with the "
+           "offline default LLM)"),
+    Option("--pcg-imagegame-variant", "turn limit: v2.0 (25 turns, clembench 2.0.0, pinned) or head (50 rounds, "
+           "clembench HEAD) (default v2.0)", VARIANTS),
+    Option("--pcg-imagegame-max-tokens", f"max_tokens of every reply (default {MAX_TOKENS}, clemcore's)"),
+)  # fmt: skip
+
+
+def add_options(parser: pytest.Parser) -> None:
+    run_options.add_options(parser, COMMON + OPTIONS)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a picture-game run plays and how; identical on the controller and every worker."""
+
+    instances: tuple[str, ...] = ()
+    trials: int = DEFAULT_TRIALS
+    backend: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    record: str = "once"
+    out: Path | None = None
+    store: Path | None = None
+    device: str = "auto"
+    variant: str = "v2.0"
+    max_tokens: int = MAX_TOKENS
+    offline_default: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.instances
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return (self.model,) if self.model else ()
+
+    @property
+    def multi_model(self) -> bool:
+        return False
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(instances=list(self.instances), notes=list(self.notes),
+                    out=str(self.out) if self.out else None, store=str(self.store) if self.store else None)  # fmt: skip
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+        kw = dict(data)
+        kw["instances"], kw["notes"] = tuple(kw["instances"]), tuple(kw.get("notes", ()))
+        for key in ("out", "store"):
+            kw[key] = Path(kw[key]) if kw.get(key) else None
+        return cls(**kw)
+
+
+def parse_instances(text: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """``"compact_grids/3, random_grids"`` -> those ids in the set's order; ``all`` is every one."""
+    chosen: set[str] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if part == "all":
+            chosen.update(known)
+            continue
+        matches = [k for k in known if k == part or k.startswith(part + "/")]
+        if not matches:
+            raise ValueError(f"--pcg-imagegame-instances: no instance {part!r} (ids look like compact_grids/3 or "
+                             f"random_grids/10; experiments: {', '.join(sorted({k.split('/')[0] for k in known}))})")
+        chosen.update(matches)
+    if not chosen:
+        raise ValueError("--pcg-imagegame-instances: no instance given")
+    return tuple(k for k in known if k in chosen)
+
+
+def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, ...], cwd: Path | None = None,
+            env: Mapping[str, str] | None = None) -> Settings:  # fmt: skip
+    """Raw option strings -> Settings; a ValueError names the bad option."""
+    cwd = rootdir if cwd is None else cwd
+
+    def get(name: str) -> str | None:
+        value = raw.get(name)
+        return None if value is None or str(value).strip() == "" else str(value).strip()
+
+    backend, record = get("pcg_backend"), get("pcg_record") or "once"
+    run_options.check_choice("pcg_backend", backend, BACKENDS)
+    run_options.check_choice("pcg_record", record, RECORD_MODES)
+    variant = get("pcg_imagegame_variant") or "v2.0"
+    run_options.check_choice("pcg_imagegame_variant", variant, VARIANTS)
+    base_url = get("pcg_base_url")
+    offline = run_options.is_offline_default(backend, base_url, os.environ if env is None else env)
+    models = run_options.split_models(get("pcg_model"))
+    if len(models) > 1:
+        raise ValueError(f"--pcg-model: the picture game plays one model at a time (self-play), got {','.join(models)}")
+    picked, trials_raw = get("pcg_imagegame_instances"), get("pcg_trials")
+    notes: list[str] = []
+    instances = parse_instances(picked, known) if picked else known
+    trials = run_options.parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
+    if offline and not picked:
+        instances = tuple(i for i in OFFLINE_INSTANCES if i in known)
+        notes.append(f"offline default LLM: playing {','.join(instances)} (set --pcg-imagegame-instances for more)")
+    tokens = get("pcg_imagegame_max_tokens")
+    try:
+        max_tokens = int(tokens) if tokens else MAX_TOKENS
+    except ValueError:
+        raise ValueError(f"--pcg-imagegame-max-tokens: {tokens!r} is not a whole number") from None
+    out, store = get("pcg_out"), get("pcg_store")
+    return Settings(instances=instances, trials=trials, backend=backend, model=models[0] if models else None,
+                    base_url=base_url, record=record, out=(cwd / out) if out else None,
+                    store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
+                    device=get("pcg_device") or "auto", variant=variant, max_tokens=max_tokens,
+                    offline_default=offline, notes=tuple(notes))  # fmt: skip
+
+
+def from_config(config: pytest.Config, known: tuple[str, ...]) -> Settings:
+    try:
+        return resolve(run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),
+                       known=known, cwd=Path(config.invocation_params.dir))  # fmt: skip
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None

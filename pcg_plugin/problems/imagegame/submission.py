@@ -1,0 +1,110 @@
+"""What a picture-game submission is: a folder holding ``imagegame.toml``.
+
+- ``model = "..."`` (optional): the model that plays both roles (self-play, as clembench compares models);
+  without it, the run's model (``--pcg-model``, or the backend's default).
+- ``giver_prompt = "giver.txt"`` (optional): a prompt-engineering entry, a template that replaces the Giver's
+  first message. Placeholders: ``<TARGET_GRID>`` (required: the target, 5 lines of 5 space-separated cells),
+  ``<GRID_DIMENSION>`` ("5 by 5", as clembench fills its own header) and ``<QUESTION>`` ("What is your next
+  command?"). Later Giver turns and the Follower keep clembench's standard prompts.
+- ``giver_program = "giver.py"`` (optional, instead of ``giver_prompt``): a TrialLoop program run in the sandbox;
+  ``run(ctx, target_grid)`` returns the Giver's first message. Its own ``chat_with_chatgpt`` calls go through the
+  episode's response store before the Giver's first turn. It may import its own modules (from its folder and
+  the submission folder) and what a ``requirements.txt`` installs (``pcg_plugin.environments``, as for Science
+  Birds programs).
+
+A manifest with neither prompt nor program is a model entry: the standard prompts, both roles the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pcg_plugin.errors import SubmissionError
+
+MANIFEST = "imagegame.toml"
+REQUIREMENTS = "requirements.txt"
+TARGET_GRID = "<TARGET_GRID>"
+GRID_DIMENSION = "<GRID_DIMENSION>"
+QUESTION = "<QUESTION>"
+FORMATS = ("imagegame_model", "imagegame_prompt", "imagegame_program")
+_KEYS = {"name", "model", "giver_prompt", "giver_program"}
+
+
+@dataclass(frozen=True)
+class Submission:
+    name: str
+    path: Path
+    entry: Path
+    format: str
+    model: str | None
+    prompt: str | None
+    files_hash: str
+
+    @property
+    def program(self) -> Path | None:
+        return self.entry if self.format == "imagegame_program" else None
+
+
+def _hash(paths: Sequence[Path]) -> str:
+    digest = hashlib.sha256()
+    for p in paths:
+        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
+    if not isinstance(name, str) or not name:
+        raise SubmissionError(f"{manifest}: {key} must be a file name, got {name!r}")
+    path = (folder / name).resolve()
+    if folder.resolve() not in path.parents or not path.is_file():
+        raise SubmissionError(f"{manifest}: {key} = {name!r} is not a file inside {folder}")
+    return path
+
+
+def detect(path: Path) -> Submission | None:
+    """The submission in ``path``, None when it holds no manifest; a SubmissionError says what is wrong and how
+    to fix it (the harness shows it as one failing item, so the folder is never dropped in silence)."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SubmissionError(f"{manifest} is not TOML ({exc}); write e.g. model = \"gpt-4o\"") from None
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise SubmissionError(f"{manifest}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    if "giver_prompt" in data and "giver_program" in data:
+        raise SubmissionError(f"{manifest}: give giver_prompt or giver_program, not both")
+    model = data.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise SubmissionError(f"{manifest}: model must be a model name, got {model!r}")
+    name = data.get("name") or path.name
+    files, prompt, entry, fmt = [manifest], None, manifest, "imagegame_model"
+    if "giver_prompt" in data:
+        entry, fmt = _inside(path, data["giver_prompt"], "giver_prompt", manifest), "imagegame_prompt"
+        prompt = entry.read_text(encoding="utf-8")
+        if TARGET_GRID not in prompt:
+            raise SubmissionError(f"{entry}: the Giver's prompt never shows the target grid; put {TARGET_GRID} where "
+                                  "it goes (placeholders: <TARGET_GRID>, <GRID_DIMENSION>, <QUESTION>)")  # fmt: skip
+        files.append(entry)
+    elif "giver_program" in data:
+        entry, fmt = _inside(path, data["giver_program"], "giver_program", manifest), "imagegame_program"
+        files.extend(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
+        files.extend(p for p in [path / REQUIREMENTS] if p.is_file())  # what the program runs with
+    return Submission(str(name), path, entry, fmt, model.strip() if model else None, prompt, _hash(files))
+
+
+def fill_prompt(template: str, target_grid: str, dimension: int, question: str) -> str:
+    """The participant's Giver prompt for one instance (plain replacement, no other escaping)."""
+    return (template.replace(TARGET_GRID, target_grid).replace(GRID_DIMENSION, f"{dimension} by {dimension}")
+            .replace(QUESTION, question))  # fmt: skip
+
+
+def not_a_submission(path: Path) -> str:
+    return (f"{path} holds no {MANIFEST} (and no folder below it does): a picture-game submission is a folder with "
+            f"{MANIFEST}, e.g. model = \"gpt-4o\" or giver_prompt = \"giver.txt\"; see examples/imagegame/")

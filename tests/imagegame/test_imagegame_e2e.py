@@ -1,0 +1,75 @@
+"""The picture game end to end through pytest (pytester): collection, items, scripted doubles through the
+response store, -n 0 and -n 2 alike, results.json, the leaderboard, the report and clembench's episode files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+HERE = str(Path(__file__).resolve().parent)  # ig_doubles.py: the scripted players, importable by workers
+INSTANCES = "compact_grids/0,random_grids/1"
+ARGS = ["subs", "--pcg-problem", "imagegame", "--pcg-backend", "scripted", "--pcg-imagegame-instances", INSTANCES,
+        "--pcg-store", "store", "-p", "no:cacheprovider"]  # fmt: skip
+GIVER_PROMPT = "Describe this picture to me, one row per command, then say Command: DONE.\n\n<TARGET_GRID>\n\n<QUESTION>"
+
+
+@pytest.fixture
+def game(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.syspath_prepend(HERE)
+    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    subs = {
+        "perfect": {"imagegame.toml": 'model = "ig_doubles:respond_perfect"\n'},
+        "chatty": {"imagegame.toml": 'model = "ig_doubles:respond_chatty_giver"\n'},
+        "prompted": {"imagegame.toml": 'model = "ig_doubles:respond_perfect"\ngiver_prompt = "giver.txt"\n',
+                     "giver.txt": GIVER_PROMPT},
+        "broken": {"imagegame.toml": "model = \n"},
+    }  # fmt: skip
+    for name, files in subs.items():
+        for fname, text in files.items():
+            (pytester.path / "subs" / name).mkdir(parents=True, exist_ok=True)
+            (pytester.path / "subs" / name / fname).write_text(text)
+    return pytester
+
+
+def outcomes(result: pytest.RunResult) -> dict[str, int]:
+    return {k: v for k, v in result.parseoutcomes().items() if not k.startswith("warning")}
+
+
+def test_items_are_submission_instance_trial(game) -> None:
+    result = game.runpytest(*ARGS, "--co", "-q", "--pcg-trials", "2")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == ["subs/broken::not-evaluated"] + [f"subs/{s}::{i}::{t}" for s in ("chatty", "perfect", "prompted")
+                                                    for i in INSTANCES.split(",") for t in (1, 2)]  # fmt: skip
+
+
+@pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2"]])
+def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> None:
+    result = game.runpytest_subprocess(*ARGS, "--pcg-out", "out", *workers)
+    assert outcomes(result) == {"passed": 4, "zero": 2, "failed": 1}
+    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "1. perfect *  2  100  100  100  100  | 100/100 | 100/100",
+                                 "2. prompted *", "3. chatty *  2  0  –  –  0  | 0/– | 0/–, 2 aborted"])  # fmt: skip
+    doc = json.loads((game.path / "out" / "results.json").read_text())
+    board = {row["submission"]: row for row in doc["leaderboard"]}
+    assert board["perfect"]["overall"] == {"episodes": 2, "% Played": 100.0, "Quality Score": 100.0,
+                                           "Quality Score (std)": 0.0, "clemscore": 100.0, "Success (%)": 100.0}  # fmt: skip
+    assert board["chatty"]["overall"] == {"episodes": 2, "% Played": 0.0, "Quality Score": None,
+                                          "Quality Score (std)": None, "clemscore": None, "Success (%)": 0.0}  # fmt: skip
+    assert board["chatty"]["aborted"] == 2
+    assert list(doc["folder_errors"]) == ["subs/broken::not-evaluated"]
+    prompted = [e for e in doc["episodes"] if e["submission"] == "prompted"]
+    assert [e["episode scores"]["Main Score"] for e in prompted] == [100, 100]
+
+    from pcg_plugin.problems.imagegame import clembench_io
+    from pcg_plugin.problems.imagegame.instances import load_instances
+
+    for ep in doc["episodes"]:  # clembench's reading of every folder we wrote gives the scores we ranked
+        folder = game.path / "out" / ep["episode_dir"]
+        written = json.loads((folder / "scores.json").read_text())
+        assert json.dumps(written) == json.dumps(clembench_io.score_folder(folder, load_instances()))  # NaN alike
+    first = json.loads((game.path / "out" / prompted[0]["episode_dir"] / "interactions.json").read_text())
+    assert first["turns"][0][0]["action"]["content"].startswith("Describe this picture to me")
+    html = (game.path / "out" / "report.html").read_text()
+    assert "compact_grids/0" in html and "turn 1" in html and "target" in html

@@ -1,0 +1,44 @@
+"""The end of a picture-game run: the terminal summary and report.html, for runs with gaps (a submission that
+played one experiment only, one with no episode at all, episodes that were not played)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from pcg_plugin.problems.imagegame import rules
+from pcg_plugin.problems.imagegame.leaderboard import rows
+from pcg_plugin.problems.imagegame.records import ABORTED, CONSEQUENCE, EpisodeResult
+from pcg_plugin.problems.imagegame.report import MAX_ZERO_LINES, render, results_document, summary_lines
+from pcg_plugin.problems.imagegame.settings import Settings
+
+TARGET = "A ▢ ▢ ▢ ▢\n" + "\n".join(["▢ ▢ ▢ ▢ ▢"] * 4)
+
+
+def aborted(submission: str, game_id: int) -> EpisodeResult:
+    return EpisodeResult(nodeid=f"subs/{submission}::random_grids/{game_id}::1", submission=submission,
+                         instance=f"random_grids/{game_id}", experiment="random_grids", game_id=game_id, trial=1,
+                         outcome="aborted", turns=0, target=TARGET, reason=ABORTED,
+                         message="Invalid instruction format\nsecond line")  # fmt: skip
+
+
+def document(results: list[EpisodeResult], names: list[str]) -> dict:
+    collected = SimpleNamespace(errors={}, folder_problems={})
+    run = {"id": "r", "settings": Settings().to_dict()}
+    return results_document(run, results, rows(results, rules.EXPERIMENTS, {}, names), collected)
+
+
+def test_a_submission_with_one_experiment_or_none_renders() -> None:
+    results = [aborted("chatty", 1)]
+    doc = document(results, ["chatty", "silent"])
+    html = render(doc, results)
+    assert "chatty" in html and "silent" in html and CONSEQUENCE[ABORTED] in html
+    lines = summary_lines(doc, "run", None, None)
+    assert "  chatty instance random_grids/1 trial 1: aborted: Invalid instruction format -> " + CONSEQUENCE[ABORTED] \
+        in lines  # the message's first line only  # fmt: skip
+
+
+def test_the_terminal_lists_a_bounded_number_of_zeros() -> None:
+    results = [aborted("chatty", i) for i in range(1, MAX_ZERO_LINES + 4)]
+    lines = summary_lines(document(results, ["chatty"]), "run", None, None)
+    assert sum(line.startswith("  chatty instance") for line in lines) == MAX_ZERO_LINES
+    assert "  ... and 3 more episode(s) with a reason, in results.json" in lines
