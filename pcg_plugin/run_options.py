@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -100,3 +102,32 @@ def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None
     """A value outside an option's choices (an ini value argparse never saw) is a usage error naming it."""
     if value is not None and value not in choices:
         raise ValueError(f"--{name.replace('_', '-')}: {value!r} is not one of {', '.join(choices)}")
+
+
+S = TypeVar("S", bound="JsonSettings")
+
+
+class JsonSettings:
+    """A problem's settings dataclass as JSON and back: the controller hands them to every worker this way.
+
+    Paths travel as strings and tuples as lists; the field's annotation says which to rebuild.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            out[f.name] = str(value) if isinstance(value, Path) else list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
+        kw = dict(data)
+        for f in fields(cls):  # type: ignore[arg-type]
+            if kw.get(f.name) is None:
+                continue
+            if "tuple" in str(f.type):
+                kw[f.name] = tuple(kw[f.name])
+            elif "Path" in str(f.type):
+                kw[f.name] = Path(kw[f.name])
+        return cls(**kw)

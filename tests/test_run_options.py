@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from dataclasses import dataclass
+from pathlib import Path
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pcg_plugin import run_options
 from pcg_plugin.run_options import COMMON, check_choice, is_offline_default, split_models
 
 
@@ -40,3 +47,31 @@ def test_check_choice_names_the_option():
 def test_offline_default_and_model_lists():
     assert is_offline_default(None, None, {}) and not is_offline_default(None, None, {"OPENAI_API_KEY": "k"})
     assert split_models("a,\nb, ,c") == ("a", "b", "c")
+
+
+@dataclass(frozen=True)
+class _Demo(run_options.JsonSettings):
+    targets: tuple[str, ...] = ()
+    out: Path | None = None
+    model: str | None = None
+    trials: int = 1
+
+
+@given(targets=st.lists(st.text(max_size=5), max_size=3), out=st.none() | st.just(Path("/runs/r1")),
+       model=st.none() | st.text(max_size=8), trials=st.integers(1, 50))  # fmt: skip
+def test_settings_travel_to_workers_as_json_and_come_back_equal(targets, out, model, trials):
+    s = _Demo(tuple(targets), out, model, trials)
+    data = json.loads(json.dumps(s.to_dict()))  # what workerinput carries
+    assert data["targets"] == list(targets) and data["out"] == (str(out) if out else None)
+    assert _Demo.from_dict(data) == s
+
+
+def test_every_installed_problems_settings_round_trip():
+    from pcg_plugin.problems.imagegame.settings import Settings as ImageGame
+    from pcg_plugin.problems.pcgbench.settings import GridSettings
+    from pcg_plugin.problems.science_birds.settings import Settings as ScienceBirds
+
+    for s in (ScienceBirds(letters=("I", "L"), out=Path("/o"), notes=("a",)),
+              GridSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
+              ImageGame(instances=("compact_grids/0",), out=Path("/o"))):  # fmt: skip
+        assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s

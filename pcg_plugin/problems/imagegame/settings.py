@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -35,7 +34,7 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(run_options.JsonSettings):
     """What a picture-game run plays and how; identical on the controller and every worker."""
 
     instances: tuple[str, ...] = ()
@@ -63,20 +62,6 @@ class Settings:
     @property
     def multi_model(self) -> bool:
         return False
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.update(instances=list(self.instances), notes=list(self.notes),
-                    out=str(self.out) if self.out else None, store=str(self.store) if self.store else None)  # fmt: skip
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
-        kw = dict(data)
-        kw["instances"], kw["notes"] = tuple(kw["instances"]), tuple(kw.get("notes", ()))
-        for key in ("out", "store"):
-            kw[key] = Path(kw[key]) if kw.get(key) else None
-        return cls(**kw)
 
 
 def parse_instances(text: str, known: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -37,7 +36,7 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class GridSettings:
+class GridSettings(run_options.JsonSettings):
     """What a run evaluates and how; identical on the controller and every worker."""
 
     problem: str  # the benchmark problem ("binary-v0")
@@ -64,23 +63,6 @@ class GridSettings:
     @property
     def models(self) -> tuple[str, ...]:
         return (self.model,) if self.model else ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON for workers: paths as strings, tuples as lists."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            out[f.name] = str(value) if isinstance(value, Path) else list(value) if isinstance(value, tuple) else value
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GridSettings:
-        kw = dict(data)
-        for key in ("instance_ids", "notes"):
-            kw[key] = tuple(kw.get(key, ()))
-        for key in ("out", "store"):
-            kw[key] = Path(kw[key]) if kw.get(key) else None
-        return cls(**kw)
 
 
 def _whole(name: str, text: str, low: int) -> int:

@@ -6,7 +6,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -49,7 +48,7 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(run_options.JsonSettings):
     """What a run evaluates and how; identical on the controller and every worker."""
 
     edition: str = DEFAULT_EDITION
@@ -87,27 +86,6 @@ class Settings:
     def multi_model(self) -> bool:
         """Several models (2025): items gain a model level and scores are summed over models."""
         return len(self.models) > 1
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "edition": self.edition, "letters": list(self.letters), "trials": self.trials,
-            "backend": self.backend, "model": self.model, "base_url": self.base_url, "record": self.record,
-            "out": str(self.out) if self.out else None, "store": str(self.store) if self.store else None,
-            "classifier": self.classifier, "device": self.device, "classify_mode": self.classify_mode,
-            "disable_weights": self.disable_weights, "tie_break": self.tie_break,
-            "requirements": self.requirements, "letters_explicit": self.letters_explicit, "trials_explicit": self.trials_explicit,
-            "offline_default": self.offline_default, "constrain": self.constrain, "notes": list(self.notes),
-        }  # fmt: skip
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
-        """Inverse of to_dict (workers rebuild the controller's settings from workerinput)."""
-        kw = dict(data)
-        kw["letters"] = tuple(kw["letters"])
-        kw["notes"] = tuple(kw.get("notes", ()))
-        for key in ("out", "store"):
-            kw[key] = Path(kw[key]) if kw.get(key) else None
-        return cls(**kw)
 
 
 def parse_letters(text: str) -> tuple[str, ...]:
