@@ -2,104 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-# The scripted LLM double: answers with the glyph program for the letter named in the last user message (a
-# glyph variant chosen by TRIAL=n when the program sends its trial number, so trials differ and diversity is
-# above 0), or with a deliberately broken answer when the message asks for one (MODE=...).
-RESPONDER = '''
-import re
-from pcg_plugin.problems.science_birds.glyphs import letter_program
-
-def respond(messages, n=1):
-    text = messages[-1]["content"]
-    letter = re.search(r'TARGET="?([A-Z])', text).group(1)
-    mode = re.search(r"MODE=(\\w+)", text)
-    mode = mode.group(1) if mode else "good"
-    trial = re.search(r"TRIAL=(\\d+)", text)
-    variant = int(trial.group(1)) % 4 if trial else 0
-    if mode == "nocode":
-        answer = "I cannot draw that letter, sorry."
-    elif mode == "convert":
-        answer = "```\\ndrop_block('b31', 0)\\n```"
-    elif mode == "huge":
-        answer = "```\\n" + "drop_block('b11', 5)\\n" * 10000 + "```"
-    else:
-        answer = "```\\n" + letter_program(letter, variant) + "\\n```"
-    return [answer] * n
-'''
-
-PROGRAM = '''
-from chatgpt4pcg.competition import chat_with_chatgpt
-from chatgpt4pcg.models.trial_context import TrialContext
-from chatgpt4pcg.models.trial_loop import TrialLoop
-
-class Entry(TrialLoop):
-    @staticmethod
-    def run(ctx: TrialContext, target_character: str) -> str:
-        {body}
-'''
-
-GOOD_BODY = 'return chat_with_chatgpt(ctx, [{"role": "user", "content": f"TARGET={target_character}"}])[0]'
-# Trials differ (the double draws a glyph variant per trial): diversity, and so every char score, is above 0.
-VARIED_BODY = ('return chat_with_chatgpt(ctx, [{"role": "user", "content": '
-               'f"TARGET={target_character} TRIAL={ctx.get_trial_number()} {EXTRA}"}])[0]')
-
-
-def program(body: str = GOOD_BODY, extra: str = "") -> str:
-    """A 2024 program; ``extra`` is appended to a VARIED_BODY message (e.g. MODE=nocode)."""
-    return textwrap.dedent(PROGRAM).format(body=body.replace("{EXTRA}", extra))
-
-
-def write_competition(root: Path, entries: dict[str, dict[str, str]]) -> None:
-    (root / "scripted_llm.py").write_text(textwrap.dedent(RESPONDER))
-    for name, files in entries.items():
-        for fname, text in files.items():
-            path = root / "submissions" / name / fname
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-
-
-def run_args(out: str, *extra: str) -> list[str]:
-    return ["submissions", "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond",
-            "--pcg-classifier", str(TINY_CLASSIFIER),
-            "--pcg-out", out, "--pcg-store", "store", "-p", "no:cacheprovider", *extra]  # fmt: skip
-
-
-def load_results(root: Path, out: str) -> dict[str, Any]:
-    """A run's results.json; every e2e run also checks that the typed document gives back its exact text."""
-    from pcg_plugin import results
-
-    text = (root / out / results.FILE).read_text(encoding="utf-8")
-    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.results does not round-trip this run"
-    return json.loads(text)  # type: ignore[no-any-return]
-
-
-TINY_CLASSIFIER = Path("tiny-classifier")  # relative to the pytester folder; made by the fixture below
-
-
-def make_tiny_classifier(path: Path) -> Path:
-    """A small random 26-letter ViT (labels A..Z), a real HF model folder that loads in well under a second.
-
-    Scores against the scoring module do not need a good classifier, only a real one; the official weights are
-    exercised by the classifier's own tests.
-    """
-    import torch
-    from transformers import ViTConfig, ViTForImageClassification, ViTImageProcessor
-
-    torch.manual_seed(0)
-    labels = {i: chr(65 + i) for i in range(26)}
-    config = ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                       intermediate_size=64, num_labels=26, id2label=labels,
-                       label2id={v: k for k, v in labels.items()})  # fmt: skip
-    ViTForImageClassification(config).save_pretrained(path)
-    ViTImageProcessor(size={"height": 32, "width": 32}, image_mean=[0.5] * 3, image_std=[0.5] * 3).save_pretrained(path)
-    return path
+from e2e_support import TINY_CLASSIFIER, make_tiny_classifier, program, write_competition
 
 
 @pytest.fixture(scope="session")
@@ -121,20 +28,3 @@ def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny
         "team_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT>"},
     })  # fmt: skip
     return pytester
-
-
-def llm_server_module() -> Any:
-    """The loopback OpenAI-compatible server of tests/llm/conftest.py (``FakeOpenAI``, ``serve``), loaded by path:
-    both conftest modules are named conftest."""
-    import importlib.util
-    import sys
-
-    name = "pcg_tests_llm_server"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parent.parent / "llm" / "conftest.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is made
-        spec.loader.exec_module(module)
-    return sys.modules[name]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import VARIED_BODY, load_results, program, run_args, write_competition
+from e2e_support import VARIED_BODY, load_results, program, run_args, write_competition
 
 ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
 

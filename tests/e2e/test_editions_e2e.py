@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TINY_CLASSIFIER, VARIED_BODY, load_results, program, run_args, write_competition
+from e2e_support import TINY_CLASSIFIER, VARIED_BODY, load_results, program, run_args, write_competition
 
 from pcg_plugin.cli import main as pcg_main
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TINY_CLASSIFIER, llm_server_module, load_results
+import loopback_llm
+from e2e_support import TINY_CLASSIFIER, load_results
 
 MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-medium-128k-instruct-fp16")
 FOLDERS = ("qwen2.5_32b-instruct-fp16", "gemma2_27b-instruct-fp16", "phi3_14b-medium-128k-instruct-fp16")
@@ -34,10 +35,9 @@ class Entry(TrialLoop):
 '''
 
 
-_server = llm_server_module()
 
 
-class ThreeModels(_server.FakeOpenAI):  # type: ignore[name-defined,misc]
+class ThreeModels(loopback_llm.FakeOpenAI):  # type: ignore[name-defined,misc]
     """Each model draws the asked letter its own way (a glyph variant per model and trial); the third model
     writes no code for letter L trial 1, so the models' scores differ and a zero trial is in the sums.
     ``broken`` = (team, model): that model writes no code for that team at all (a regression)."""
@@ -59,7 +59,7 @@ class ThreeModels(_server.FakeOpenAI):  # type: ignore[name-defined,misc]
 
 @pytest.fixture
 def three_models() -> Iterator[ThreeModels]:
-    with _server.serve(ThreeModels()) as state:
+    with loopback_llm.serve(ThreeModels()) as state:
         yield state
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from conftest import program, run_args, write_competition
+from e2e_support import program, run_args, write_competition
 
 
 def collected(result: pytest.RunResult) -> list[str]:

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from conftest import load_results, program, run_args, write_competition
+from e2e_support import load_results, program, run_args, write_competition
 
 ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
 

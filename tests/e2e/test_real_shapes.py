@@ -8,7 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import TINY_CLASSIFIER, llm_server_module, load_results, run_args, write_competition
+import loopback_llm
+from e2e_support import TINY_CLASSIFIER, load_results, run_args, write_competition
 
 import submission_shapes as shapes
 
@@ -87,13 +88,12 @@ def test_official_examples_run_unchanged_against_a_loopback_server(pytester, mon
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     repo = shared / "official-examples" / example
     names = sorted(p.name for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))
-    server_module = llm_server_module()
 
-    class OneLevel(server_module.FakeOpenAI):  # every answer is one small fenced level, whatever was asked
+    class OneLevel(loopback_llm.FakeOpenAI):  # every answer is one small fenced level, whatever was asked
         def answer(self, body: dict) -> list[str]:
             return ["```\ndrop_block('b11', 10)\ndrop_block('b11', 10)\n```"] * body.get("n", 1)
 
-    with server_module.serve(OneLevel()) as server:
+    with loopback_llm.serve(OneLevel()) as server:
         result = pytester.runpytest(
             str(repo), "--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "local-model",
             "--pcg-edition", edition, "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-classifier",

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_BODY, program, write_competition
+from e2e_support import GOOD_BODY, program, write_competition
 
 RULES = ("--pcg-rules", "submissions", "-p", "no:cacheprovider", "-rf")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import load_results, run_args
+from e2e_support import load_results, run_args
 
 CONFTEST = '''
 import json

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import runpy
 import signal
 import subprocess
 import sys
@@ -20,13 +19,13 @@ from typing import Any
 import pytest
 
 import ig_doubles
+import loopback_llm
 
 HERE = Path(__file__).resolve().parent
-SERVER = runpy.run_path(str(HERE.parent / "llm" / "conftest.py"), run_name="pcg_tests_llm_server_imagegame")
 INSTANCES = "compact_grids/0,random_grids/1"
 
 
-class GameServer(SERVER["FakeOpenAI"]):  # type: ignore[misc]
+class GameServer(loopback_llm.FakeOpenAI):
     """Answers as the perfect scripted players; from ``hold_after`` answers on, holds every request unanswered
     (the run is killed while they wait)."""
 
@@ -78,7 +77,7 @@ def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(
                               timeout=600)  # fmt: skip
 
     server = GameServer()
-    with SERVER["serve"](server):
+    with loopback_llm.serve(server):
         reference = run(server.url, "ref", "ref-store")
         assert reference.returncode == 0, reference.stdout[-3000:]
         asked = Counter(canonical(b) for b in server.bodies)

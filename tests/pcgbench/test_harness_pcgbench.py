@@ -184,17 +184,15 @@ def test_example_submissions_run_on_every_problem(grid: pytest.Pytester, problem
 
 def grid_server() -> Any:
     """The loopback OpenAI-compatible server of tests/llm/conftest.py, answering as the scripted double does."""
-    import runpy
+    import loopback_llm
 
-    base = runpy.run_path(str(HERE.parent / "llm" / "conftest.py"))
-
-    class GridServer(base["FakeOpenAI"]):  # type: ignore[misc]
+    class GridServer(loopback_llm.FakeOpenAI):
         def answer(self, body: dict[str, Any]) -> list[str]:
             from grid_double import respond  # type: ignore[import-not-found]
 
             return respond(body["messages"], body.get("n", 1))  # type: ignore[no-any-return]
 
-    return base["serve"](GridServer())
+    return loopback_llm.serve(GridServer())
 
 
 def test_loopback_server_with_xdist_then_a_replay_that_asks_nothing(grid: pytest.Pytester) -> None:
