@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS slots (id TEXT PRIMARY KEY, pid INTEGER NOT NULL, tok
 CREATE TABLE IF NOT EXISTS pause (id INTEGER PRIMARY KEY CHECK (id = 0), until REAL NOT NULL);
 """
 SLOT_TTL = 900.0  # a slot whose process died is reclaimed at the latest after this
+LOCK_WAIT_S = 60.0  # how long a process waits for another's write to the file
 
 
 def refill(level: float, elapsed: float, per_minute: float) -> float:
@@ -45,11 +46,11 @@ class SharedLimiter:
         self._clock, self._sleep = clock, sleep
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
-        wal.until_unlocked(lambda: self._db().executescript(SCHEMA), 60.0)
+        wal.until_unlocked(lambda: self._db().executescript(SCHEMA), LOCK_WAIT_S)
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
-            self._conn = wal.connect(self.path, 60.0)
+            self._conn = wal.connect(self.path, LOCK_WAIT_S)
             self._pid = os.getpid()
         return self._conn
 
