@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,6 @@ from typing import Any
 import pytest
 
 from pcg_plugin.devices import threads_per_worker
-from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.llm.profiles import Profile
 from pcg_plugin.problems.imagegame.settings import Settings
 
@@ -60,9 +58,9 @@ class Context:
         if key not in self._cache:
             s = self.settings
             if s.backend == "scripted":
-                from pcg_plugin.llm.scripted import ScriptedBackend
+                from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
-                self._cache[key] = ScriptedBackend(resolve_responder(model or ""), model=f"scripted:{model}")
+                self._cache[key] = ScriptedBackend(load_callable(model or ""), model=f"scripted:{model}")
             else:
                 from pcg_plugin.llm import make_backend
 
@@ -100,16 +98,6 @@ class Context:
         backends = {k.split(":", 1)[1]: v for k, v in self._cache.items() if k.startswith("backend:")}
         return {"models": {str(m): str(getattr(b, "model", m)) for m, b in backends.items()},
                 "backends": sorted({getattr(b, "name", type(b).__name__) for b in backends.values()})}  # fmt: skip
-
-
-def resolve_responder(spec: str) -> Any:
-    """``package.module:callable`` (``--pcg-backend scripted``): the test double that answers every turn."""
-    if ":" not in spec:
-        raise InfrastructureError(f"--pcg-backend scripted needs a model named module:callable, got {spec!r}")
-    try:
-        return pkgutil.resolve_name(spec)
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise InfrastructureError(f"cannot load the scripted responder {spec!r}: {exc}") from exc
 
 
 def context(config: pytest.Config) -> Context:
