@@ -77,21 +77,38 @@ def pcg_options() -> list[Any]:
 
 
 def _cell(text: Any) -> str:
-    return str(text).replace("%%", "%").replace("|", "\\|").replace("\n", " ")
+    """Table-cell text: argparse's %% unescaped, pipes escaped, <placeholders> shown rather than read as HTML."""
+    text = str(text).replace("%%", "%").replace("|", "\\|").replace("\n", " ")
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _who(owners: list[str], problem_names: list[str]) -> str:
+    """`all problems`, or the names with a family whose every member reads the option shown as `family/*`."""
+    names = [o.strip("`") for o in owners if not o.startswith("plugin")]
+    if names and sorted(names) == sorted(problem_names):
+        return "all problems"
+    out = [o for o in owners if o.startswith("plugin")]
+    for family in sorted({n.split("/")[0] for n in names}):
+        members = [n for n in problem_names if n.split("/")[0] == family]
+        mine = [n for n in names if n.split("/")[0] == family]
+        out += [f"`{family}/*`"] if "/" in mine[0] and len(members) > 1 and mine == members else [f"`{n}`" for n in mine]
+    return ", ".join(out)
 
 
 def options_markdown() -> str:
-    owners = option_owners()
+    from pcg_plugin.core import problem as problems
+
+    owners, names = option_owners(), sorted(problems.registered())
     ini = pytest_parser()._inidict
-    rows = ["| option | ini key | registered by | values | what it does |", "| --- | --- | --- | --- | --- |"]
+    rows = ["| option | read by | values | what it does |", "| --- | --- | --- | --- |"]
     for opt in pcg_options():
         attrs = opt.attrs()
         dest = attrs.get("dest", "")
         values = ", ".join(f"`{c}`" for c in attrs.get("choices") or ()) or (
             "switch" if attrs.get("action") == "store_true" else "text")
-        key = f"`{dest}`" if dest in ini else "–"
-        who = ", ".join(owners.get(dest, ["?"]))
-        rows.append(f"| `{' '.join(opt.names())}` | {key} | {who} | {values} | {_cell(attrs.get('help', ''))} |")
+        flags = " ".join(opt.names())
+        name = f"`{flags}`" if dest in ini and flags == "--" + dest.replace("_", "-") else f"`{flags}` (no ini key)"
+        rows.append(f"| {name} | {_who(owners.get(dest, ['?']), names)} | {values} | {_cell(attrs.get('help', ''))} |")
     return "\n".join(rows) + "\n"
 
 
