@@ -181,7 +181,8 @@ def command_lines(page: Page) -> list[tuple[str, str, list[str]]]:
 
 
 @cache
-def _reference() -> ModuleType:
+def reference_hook() -> ModuleType:
+    """The MkDocs build hook (docs/hooks/reference.py), which builds the real parsers."""
     spec = importlib.util.spec_from_file_location("docs_reference_hook", DOCS / "hooks" / "reference.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -191,11 +192,11 @@ def _reference() -> ModuleType:
 
 @cache
 def _pytest_parser():  # type: ignore[no-untyped-def]
-    return _reference().pytest_parser()
+    return reference_hook().pytest_parser()
 
 
 def registered_pcg_options() -> set[str]:
-    return {name for opt in _reference().pcg_options() for name in opt.names()}
+    return {name for opt in reference_hook().pcg_options() for name in opt.names()}
 
 
 def pytest_error(args: list[str]) -> str | None:
@@ -219,7 +220,7 @@ def pcg_error(args: list[str]) -> str | None:
 
     if not args:
         return None
-    parser = _reference().pcg_parser()
+    parser = reference_hook().pcg_parser()
     rest = list(args)
     while rest:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -231,7 +232,7 @@ def pcg_error(args: list[str]) -> str | None:
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            _reference().pcg_parser().parse_args(list(args))
+            reference_hook().pcg_parser().parse_args(list(args))
         except SystemExit as exc:
             if exc.code not in (0, None):
                 return err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else f"exit {exc.code}"

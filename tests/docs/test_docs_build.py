@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docs_pages import DOCS, ROOT, _reference, registered_pcg_options
+from docs_pages import DOCS, ROOT, reference_hook, registered_pcg_options
 
 HAS_MKDOCS = importlib.util.find_spec("mkdocs") is not None and importlib.util.find_spec("material") is not None
 needs_mkdocs = pytest.mark.skipif(not HAS_MKDOCS, reason='mkdocs is not installed: pip install -e ".[docs]"')
@@ -63,7 +63,7 @@ def test_options_page_lists_every_registered_option(site: Path) -> None:
 @needs_mkdocs
 def test_commands_page_lists_every_command_and_subcommand(site: Path) -> None:
     text = (site / "reference" / "commands" / "index.html").read_text(encoding="utf-8")
-    for name in _command_paths(_reference().pcg_parser(), "pcg"):
+    for name in _command_paths(reference_hook().pcg_parser(), "pcg"):
         assert f"<code>{name}</code>" in text, name
 
 
@@ -80,7 +80,7 @@ def _command_paths(parser, prefix: str) -> list[str]:  # type: ignore[no-untyped
 
 def test_generated_options_table_has_one_row_per_option() -> None:
     """Without mkdocs too: the hook renders every option, each once, with who registers it."""
-    table = _reference().options_markdown()
+    table = reference_hook().options_markdown()
     rows = [line for line in table.splitlines() if line.startswith("| `--pcg-")]
     assert sorted(row.split("`")[1] for row in rows) == sorted(registered_pcg_options())
     assert all("| ? |" not in row for row in rows), "an option nobody owns"
