@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pcg_plugin import collect
+
+if TYPE_CHECKING:
+    from pcg_plugin.environments import Environment
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class FolderRow:
     requirements: str = ""
     rules: str = ""
     message: str = ""
+    environment: str = ""  # which environment the program runs in: "official 2024", "official 2024 + own ..."
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,6 +82,17 @@ def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Sub
         return None, f"{path}: cannot be read ({exc})"
 
 
+def environment(sub: collect.Submission, mode: str) -> Environment:
+    """The program's environment (``mode``: install | check | off): its edition's official environment, the
+    organizers' requirements every entry ran with, and its own requirements on top."""
+    from pcg_plugin import environments
+    from pcg_plugin.problems.science_birds.editions import edition
+
+    year = sub.format.rsplit("-", 1)[1]
+    return environments.prepare(sub.path, sub.entry, sub.import_paths, mode=mode,
+                                official=edition(year).requirements, official_name=f"official {year}")  # fmt: skip
+
+
 def rule_verdict(sub: collect.Submission) -> str:
     """``pass`` or ``FAIL <rules>`` from the participant rule checks (``pcg rules``), for the table."""
     from pcg_plugin.problems.science_birds import rules
@@ -104,7 +119,7 @@ def _rel(path: Path, folder: Path) -> str:
 
 
 def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display: str, rules: str = "",
-            requirements: str = "", problems: Sequence[str] = ()) -> FolderRow:  # fmt: skip
+            requirements: str = "", problems: Sequence[str] = (), environment: str = "") -> FolderRow:  # fmt: skip
     """``problems``: why the submission's items will error (its requirements), shown under its row."""
     if sub is None:
         status = "skipped" if problem.startswith("skipped") else "error"
@@ -113,7 +128,7 @@ def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display
     workdir = _rel(sub.run_folder, folder) if sub.format != "prompt-2023" else ""
     message = "; ".join([sub.note] * bool(sub.note) + [f"WILL ERROR: {p}" for p in problems])
     return FolderRow(display, "submission", sub.format, _rel(sub.entry, folder), workdir, requirements, rules,
-                     message)  # fmt: skip
+                     message=message, environment=environment)  # fmt: skip
 
 
 def display_name(path: Path, base: Path) -> str:
@@ -125,7 +140,7 @@ def display_name(path: Path, base: Path) -> str:
 
 def table(rows: Sequence[FolderRow]) -> list[str]:
     """The terminal table: one line per folder, the reason under each error, then a count line."""
-    cols = ("folder", "status", "format", "entry", "workdir", "requirements", "rules")
+    cols = ("folder", "status", "format", "entry", "workdir", "environment", "requirements", "rules")
     data = [[getattr(r, c) or "-" for c in cols] for r in rows]
     widths = [min(max(len(c), *(len(d[i]) for d in data)), 40) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
