@@ -12,7 +12,9 @@ the installed folder; what is not is reported per module with the requirement li
 
 A competition may name its official environment (``official``: the organizers' requirements file, e.g. the
 examples repository's ``requirements.txt`` every 2024 entry ran with): it is installed the same way, once and
-cached, and every program runs with it; a program's own requirements go on top (first on the path).
+cached, and every program that imports a third-party module runs with it (one that imports none runs the same
+anywhere, so nothing is built for it: no pip run, even offline); a program's own requirements go on top (first
+on the path).
 
 Which module a distribution provides is read from the installed wheels' metadata (``top_level.txt``, else
 ``RECORD``); only where nothing could be installed does a message guess the line from the names.
@@ -134,7 +136,7 @@ class Environment:
         return "; ".join(parts)
 
 
-_WHAT = {"none": "nothing to install", "installed": "installed {n} package(s)", "cached": "{n} package(s), cached",
+_WHAT = {"unneeded": "not built (the program imports no third-party module)", "none": "nothing to install", "installed": "installed {n} package(s)", "cached": "{n} package(s), cached",
          "checked": "checked, not installed", "error": "cannot be satisfied"}  # fmt: skip
 
 
@@ -377,6 +379,14 @@ def _sites(sites: Sequence[ImportSite], root: Path) -> str:
     return shown + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
 
 
+def third_party(graph: ImportGraph) -> list[str]:
+    """Modules the program imports that are neither the standard library nor the stand-ins: a program without
+    any runs the same in any environment, so the official one is not built for it (and no pip runs)."""
+    served = set(served_by_harness())
+    return sorted(n for n in graph.external if n not in served and n not in sys.stdlib_module_names
+                  and n not in sys.builtin_module_names)  # fmt: skip
+
+
 def _missing(graph: ImportGraph, site_dirs: Sequence[Path], also: set[str]) -> dict[str, list[ImportSite]]:
     """External modules the reachable code imports that neither the harness nor ``site_dirs`` (nor ``also``, the
     modules of requirement lines that would install) provides."""
@@ -432,13 +442,16 @@ def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None,
     base: list[Line] = []
     failures: list[_Failure] = []
     good: set[str] = set()
+    graph = reachable(entry, search, external=served_by_harness())
     if official is not None:
         env.official, env.official_name = official, official_name
         base, skipped, problems = read_requirements(official, official.name)
         env.skipped += skipped
         env.problems += problems
-        env.official_status, env.official_dir, failed, good = _build(base, mode, cache_dir)
-        failures += [_Failure(ln, official.name, why) for ln, why in failed.items()]
+        env.official_status = "unneeded"
+        if third_party(graph):
+            env.official_status, env.official_dir, failed, good = _build(base, mode, cache_dir)
+            failures += [_Failure(ln, official.name, why) for ln, why in failed.items()]
         if env.official_dir is not None:
             env.official_installed = sorted(v for v, _ in distributions(env.official_dir).values())
     env.status, env.site_dir, failed, more = _build(lines, mode, cache_dir)
@@ -446,7 +459,6 @@ def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None,
     failures += [_Failure(ln, shown, why) for ln, why in failed.items()]
     if env.site_dir is not None:
         env.installed = sorted(v for v, _ in distributions(env.site_dir).values())
-    graph = reachable(entry, search, external=served_by_harness())
     blamed: set[_Failure] = set()
     for name, sites in sorted(_missing(graph, env.site_dirs, good).items()):
         if all(s.guarded for s in sites):

@@ -133,3 +133,18 @@ def test_an_official_line_that_cannot_be_installed_is_named(tmp_path: Path, monk
     assert len(env.problems) == 1 and env.problems[0].startswith(
         "module 'dotenv' (imported at agent/agent.py:6) is not provided: 2024-pe-examples.txt line 1 "
         "'python-dotenv~=1.0.0' failed: Could not find a version that satisfies the requirement")
+
+
+def test_a_program_importing_no_third_party_module_builds_nothing(no_harness_dotenv: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    def refuse(args: object) -> None:
+        raise AssertionError(f"pip was run: {args}")
+
+    monkeypatch.setattr(environments, "_pip", refuse)
+    root, entry = _team(tmp_path / "team")
+    entry.write_text(entry.read_text().replace("from dotenv import load_dotenv\n", "import json, re\n")
+                     .replace("    load_dotenv()\n", ""))
+    env = preflight.environment(detect_folder(root), "install")
+    assert (env.problems, env.official_status, env.site_dirs, env.label()) == ([], "unneeded", (), "official 2024")
+    assert "official 2024 environment (2024-pe-examples.txt): not built (the program imports no third-party " \
+           "module)" in env.summary(root)

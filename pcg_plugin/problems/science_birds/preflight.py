@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import collect
+from pcg_plugin import collect, zips
 
 if TYPE_CHECKING:
     from pcg_plugin.environments import Environment
@@ -41,7 +41,7 @@ def _children(container: Path) -> Iterator[Path]:
     for child in sorted(container.iterdir()):
         if child.name.startswith("."):
             continue  # .git, .venv, .env.example: never a team
-        if child.is_dir() or collect.is_prompt_name(child):
+        if child.is_dir() or collect.is_prompt_name(child) or zips.is_zip(child):
             yield child
 
 
@@ -51,7 +51,7 @@ def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[
     out: list[Path] = []
     for root in roots:
         if root.is_file():
-            if collect.is_prompt_name(root):
+            if collect.is_prompt_name(root) or zips.is_zip(root):
                 out.append(root)
             continue
         if not root.is_dir():
@@ -66,10 +66,19 @@ def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[
     return list(dict.fromkeys(out))
 
 
-def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Submission | None, str]:
-    """The submission at ``path``, or None and why it is not evaluated (skipped names say so too)."""
+def detect(path: Path, *, require_placeholder: bool = True,
+           limits: zips.ZipLimits = zips.ZipLimits()) -> tuple[collect.Submission | None, str]:  # fmt: skip
+    """The submission at ``path``, or None and why it is not evaluated (skipped names say so too); a zip is
+    the folder it unpacks to (``zips``)."""
     if path.name in collect._SKIP_NAMES:
         return None, "skipped: the official runner never treats this folder as a team"
+    if zips.is_zip(path):
+        try:
+            folder = zips.unpacked(path, limits)
+        except zips.ZipRefused as exc:
+            return None, str(exc)
+        sub, problem = detect(folder, require_placeholder=require_placeholder)
+        return sub, problem if not problem or problem.startswith(str(path)) else f"{path}: {problem}"
     try:
         if path.is_file():
             sub = collect.detect_prompt_file(path, require_placeholder=require_placeholder)

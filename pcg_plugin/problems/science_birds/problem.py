@@ -44,11 +44,12 @@ class ScienceBirds:
     def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
         """Before collection and any model call: every folder given as a pre-flight row, and each program's
         requirements prepared (installed into its cached environment, or checked) for the workers."""
+        from pcg_plugin import zips
         from pcg_plugin.problems.science_birds import preflight
 
         rows, envs = [], {}
         for path in preflight.targets(list(roots)):
-            sub, problem = preflight.detect(path)
+            sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
             display = preflight.display_name(path, Path(config.invocation_params.dir))
             verdict = preflight.rule_verdict(sub) if sub is not None else ""
             requirements, problems, label = "", [], ""
