@@ -122,12 +122,12 @@ class Environment:
         if self.requirements is not None:
             where = os.path.relpath(self.requirements, base) if base is not None else str(self.requirements)
         what = _WHAT[self.status].format(n=len(self.installed))
-        parts = [f"{where}: {what}"]
+        parts = []
+        if self.official is not None:  # first: the table shows the column's first 40 characters
+            parts.append(f"{self.official.name}: " + _WHAT[self.official_status].format(n=len(self.official_installed)))
+        parts.append(f"{where}: {what}")
         if self.site_dir is not None:
             parts.append(f"in {self.site_dir}")
-        if self.official is not None:
-            parts.append(f"{self.official_name} environment ({self.official.name}): "
-                         + _WHAT[self.official_status].format(n=len(self.official_installed)))
         official = [s for s in self.skipped if "stand-in" in s]
         if official:
             parts.append(f"{len(official)} official package line(s) served by the harness's stand-ins")

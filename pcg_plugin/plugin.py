@@ -141,11 +141,7 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
     from pcg_plugin.core.items import BrokenSubmissionFile
 
     config = parent.config
-    shown = zips.evaluated_as(file_path)
     try:
-        if shown.exists():
-            raise SubmissionError(f"{file_path}: {shown.name} is also there: the folder is evaluated, the zip is "
-                                  "not; keep one of them")  # fmt: skip
         folder = zips.unpacked(file_path, zips.ZipLimits.from_config(config))
         sub = problem_of(config).detect_folder(folder, [folder.parent], evaluating=_evaluating(config))
         if sub is None:
@@ -155,7 +151,7 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
         message = message if message.startswith(str(file_path)) else f"{file_path}: {message}"
         return BrokenSubmissionFile.from_parent(parent, path=file_path, problem=message)
     collector = _collector_class(config, folder=True)
-    return collector.from_parent(parent, path=shown, submission=sub) if collector is not None else None
+    return collector.from_parent(parent, path=zips.evaluated_as(file_path), submission=sub) if collector else None
 
 
 def _collector_class(config: pytest.Config, *, folder: bool) -> Any:

@@ -181,6 +181,8 @@ def unpacked(zip_path: Path, limits: ZipLimits = ZipLimits(), cache_dir: Path | 
 
     shown = str(zip_path)
     stem = evaluated_as(zip_path).name
+    if evaluated_as(zip_path).exists():  # both would be submissions/<stem>
+        raise ZipRefused(f"{shown}: {stem} is also there: the folder is evaluated, the zip is not; keep one of them")
     try:
         with zipfile.ZipFile(zip_path) as zf:
             members = check(zf, shown, limits)

@@ -74,7 +74,7 @@ def test_a_team_without_requirements_gets_dotenv_from_the_official_2024_environm
     assert env.official_installed == ["python-dotenv==1.0.9"] and env.site_dirs == (env.official_dir,)
     assert env.official_dir is not None and env.official_dir.parent == no_harness_dotenv
     assert env.label() == "official 2024"
-    assert "official 2024 environment (2024-pe-examples.txt): installed 1 package(s)" in env.summary(root)
+    assert env.summary(root).startswith("2024-pe-examples.txt: installed 1 package(s); no requirements.txt")
 
     out = run_program_trial(entry, letter="A", chat=lambda messages, n: [_origin_program()] * n,
                             limits=SandboxLimits.for_max_time(30), workdir=tmp_path / "work", root=root, cwd=root,
@@ -146,5 +146,5 @@ def test_a_program_importing_no_third_party_module_builds_nothing(no_harness_dot
                      .replace("    load_dotenv()\n", ""))
     env = preflight.environment(detect_folder(root), "install")
     assert (env.problems, env.official_status, env.site_dirs, env.label()) == ([], "unneeded", (), "official 2024")
-    assert "official 2024 environment (2024-pe-examples.txt): not built (the program imports no third-party " \
+    assert "2024-pe-examples.txt: not built (the program imports no third-party " \
            "module)" in env.summary(root)

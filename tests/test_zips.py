@@ -177,3 +177,11 @@ def test_a_zip_made_by_make_archive_is_its_top_folder(tmp_path: Path, cache: Pat
     archive = Path(shutil.make_archive(str(tmp_path / "real"), "zip", tmp_path / "src"))
     folder = unpacked(archive)
     assert tree(folder) == {"tot": -1, "tot/tot.py": len(PROGRAM)} and os.access(folder / "tot" / "tot.py", os.R_OK)
+
+
+def test_a_zip_beside_the_folder_of_its_name_is_refused(tmp_path: Path, cache: Path) -> None:
+    source = make_zip(tmp_path / "submissions" / "team_a.zip", {"main.py": PROGRAM})
+    (tmp_path / "submissions" / "team_a").mkdir()
+    with pytest.raises(ZipRefused, match="team_a is also there: the folder is evaluated, the zip is not"):
+        unpacked(source)
+    assert not cache.exists()

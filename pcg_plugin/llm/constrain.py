@@ -121,12 +121,13 @@ class AnswerGrammar:
         the block, or open it after the free-text budget) where the budget says so and the grammar allows one."""
         import time
 
-        import llguidance.torch as llt
-        import torch
+        import llguidance.numpy as lln  # not llguidance.torch: its torch.compile kernel (unused here) imports
+        import torch  # torch's inductor at import, which warns about torch.jit.script_method on every process
 
         t = time.perf_counter()
-        bitmask = llt.allocate_token_bitmask(1, self.ll.vocab_size)
-        llt.fill_next_token_bitmask(self.matcher, bitmask, 0)
+        mask = lln.allocate_token_bitmask(1, self.ll.vocab_size)
+        lln.fill_next_token_bitmask(self.matcher, mask, 0)
+        bitmask = torch.from_numpy(mask)
         allowed = torch.zeros(vocab, dtype=torch.bool)
         n = min(vocab, self.ll.vocab_size)
         allowed[:n] = unpack_bitmask(bitmask, n)[0]

@@ -111,7 +111,7 @@ def test_official_examples_run_unchanged_against_a_loopback_server(pytester, mon
     own = " + own requirements.txt" if root_requirements else ""
     assert [r["environment"] for r in results["folders"]] == [f"official {edition}{own}"] * len(names)
     if edition == "2024":  # python-dotenv installed from the local index into the official environment, once
-        official = "official 2024 environment (2024-pe-examples.txt): "
+        official = "2024-pe-examples.txt: "
         assert [official + "installed 1 package(s)" in r for r in requirements] == [True] + [False] * (len(names) - 1)
         assert all(official + "1 package(s), cached" in r for r in requirements[1:]), requirements
         assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]  # the root file: the same lines
@@ -175,7 +175,7 @@ def test_two_teams_without_requirements_run_in_the_official_2024_environment(com
         ("submissions/team_one", "agent/agent.py", "official 2024"),
         ("submissions/team_two", "solver/solver.py", "official 2024")]
     assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]  # built once, then cached
-    assert "official 2024 environment (2024-pe-examples.txt): 1 package(s), cached" in rows[1]["requirements"]
+    assert "2024-pe-examples.txt: 1 package(s), cached" in rows[1]["requirements"]
     trials = _records(load_results(competition.path, "run"))
     assert {name: [t["reason"] for t in rows_] for name, rows_ in trials.items()} == {
         "team_one": [None], "team_two": [None]}

@@ -1,6 +1,6 @@
 """The in-process backend calls the current transformers API (issue 27: the quick start printed 124
-FutureWarnings, ``past_key_values`` is deprecated): a tiny model answers, free and constrained, with that
-warning category an error."""
+FutureWarnings, ``past_key_values`` is deprecated, and 28 DeprecationWarnings from importing llguidance.torch):
+a tiny model answers, free and constrained, with those warning categories errors."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def tiny_chat_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _answer(model: Path, constrain: str) -> Any:
     backend = TransformersBackend(str(model), device="cpu", max_new_tokens=24, constrain=constrain)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
+        warnings.simplefilter("error", FutureWarning)  # transformers' past_key_values deprecation
+        warnings.simplefilter("error", DeprecationWarning)  # torch.jit.script_method, via llguidance.torch
         return backend.complete([{"role": "user", "content": "Build the letter I."}], n=2, profile=profile_for("2024"),
                                 seed=7)  # fmt: skip
 
