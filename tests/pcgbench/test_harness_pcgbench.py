@@ -113,7 +113,7 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     assert "4. broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
     # every bad reply named in the terminal: submission, instance, trial, the consequence and what was wrong
     assert "ZERO cycle instance path87 trial 3: wrong_shape (scored 0): wrong shape: 13 rows, expected 14" in text
-    assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no fenced block in the response" in text
+    assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)" in text
     assert text.count("ZERO broken instance ") == 6 and text.count("(scored 0)") == 10
     assert "NOT EVALUATED subs/notes::not-evaluated: " in text
     report = (grid.path / "run" / "report.html").read_text()
@@ -225,3 +225,60 @@ def test_record_none_without_a_recording_is_an_error_not_a_zero(grid: pytest.Pyt
     trial = doc["submissions"][0]["instances"][0]["trials"][0]
     assert trial["reason"] == "error" and "ReplayMiss" not in trial["message"] and "--pcg-record none" in trial["message"]
     assert doc["submissions"][0]["errored_trials"] == 1
+
+
+def test_a_sokoban_reply_without_a_player_is_scored_and_the_run_ends(grid: pytest.Pytester) -> None:
+    """Such a level used to end the run with 'scoring the run failed: RuntimeError: generator raised
+    StopIteration' (diversity replayed its empty solution on a level it cannot load). It is a valid level of
+    quality 1/3 with the empty solution string, like the benchmark's."""
+    write(grid.path, {"subs/noplayer/prompt.txt": "Level for <PROBLEM>. MODE=noplayer",
+                      "subs/good/prompt.txt": "Level for <PROBLEM> with <CONTROL>."})  # fmt: skip
+    result = grid.runpytest(*args("sokoban-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "2"))
+    assert result.ret == 0, result.stdout.str()
+    assert "scoring the run failed" not in result.stdout.str()
+    subs = by_name(results(grid.path, "run"))
+    trials = subs["noplayer"]["instances"][0]["trials"]
+    assert [(t["reason"], t["quality"], t["info"]["solution"]) for t in trials] == [(None, 1 / 3, [])] * 2
+    assert sum(t["unique"] for t in trials) == 1  # "" and "" are not diverse: the greedy keeps one
+    assert subs["good"]["feasible"] == 1.0
+
+
+BUILDING = "Drop <BLOCKS> pieces for <PROBLEM> in <WIDTH>x<LENGTH>x<HEIGHT>:\n<TYPES>\n<CONTROL> TRIAL=1 EXTRA"
+
+
+def test_building_end_to_end_with_the_double_and_through_a_loopback_server(grid: pytest.Pytester) -> None:
+    """building-v0: the double answers the feasible example (40 3x3 pieces in four piles), one piece short, a
+    piece at x 9, or no block; the same run through a real HTTP server on 127.0.0.1 scores the same. The report
+    draws each building."""
+    shutil.copytree(EXAMPLES.parent / "pcgbench-building", grid.path / "subs")
+    for mode in ("shape", "alphabet", "noblock"):
+        write(grid.path, {f"subs/{mode}/prompt.txt": BUILDING.replace("EXTRA", f"MODE={mode}")})
+    common = ["--pcg-grid-instances", "2", "--pcg-trials", "1"]
+    assert grid.runpytest(*args("building-v0", "scripted", *common)).ret == 0
+    doc = results(grid.path, "scripted")
+    subs = by_name(doc)
+    # the instances ask for a mix (1x1_15-1x3_13-3x1_8-3x3_4, 1x1_3-1x3_10-3x1_0-3x3_27); the piles are 40 3x3
+    assert subs["zero_shot"]["feasible"] == 1.0 and subs["zero_shot"]["controlled"] == 0.0
+    assert {name: s["zero_reasons"] for name, s in subs.items() if name != "zero_shot"} == {
+        "shape": {"wrong_count": 2}, "alphabet": {"out_of_range": 2}, "noblock": {"no_block": 2}}
+    assert doc["benchmark"]["kind"] == "blocks" and doc["benchmark"]["blocks"] == 40
+    report = (grid.path / "scripted" / "report.html").read_text()
+    assert report.count("<svg") == 2 and "3 = 3x3" in report
+    with grid_server() as server:
+        http = ["--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "fake-model"]
+        live = grid.runpytest(*args("building-v0", "live", *common), *http)
+        assert live.ret == 0, live.stdout.str()
+        assert len(server.bodies) == 8
+    assert scores_only(results(grid.path, "live")) == scores_only(doc)
+
+
+@pytest.mark.parametrize("problem", ["binary-wide-v0", "sokoban-large-v0", "zelda-large-v0", "building-huge-v0"])
+def test_a_variant_without_examples_runs_end_to_end(grid: pytest.Pytester, problem: str) -> None:
+    """The double answers a sample of the content space (such a variant has no example), written as the kind
+    writes a reply: it is read back and scored, never a zero; the report draws it."""
+    write(grid.path, {"subs/mine/prompt.txt": "Design <PROBLEM> for <CONTROL>.\n<EXAMPLES>"})
+    result = grid.runpytest(*args(problem, "run", "--pcg-grid-instances", "1", "--pcg-trials", "1"))
+    assert result.ret == 0, result.stdout.str()
+    trial = results(grid.path, "run")["submissions"][0]["instances"][0]["trials"][0]
+    assert trial["reason"] is None and 0 <= trial["quality"] < 1 and trial["content"] is not None
+    assert "<svg" in (grid.path / "run" / "report.html").read_text()

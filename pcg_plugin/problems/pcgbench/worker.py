@@ -12,20 +12,19 @@ import pytest
 
 from pcg_plugin.devices import threads_per_worker
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
-from pcg_plugin.problems.pcgbench.settings import GridSettings
+from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
-CONTEXT_KEY = pytest.StashKey["GridContext"]()
+CONTEXT_KEY = pytest.StashKey["BenchContext"]()
 # No competition fixed these: the 2024 ChatGPT4PCG guards (T=1, 60 s client timeout, 120 s and 25 000 tokens a
 # trial), without its fixed seed so that trials of one instance can differ (diversity is scored).
 TEMPERATURE, CLIENT_TIMEOUT, MAX_TIME, TOKEN_LIMIT = 1.0, 60.0, 120.0, 25_000
-OFFLINE_EXTRA_TOKENS = 48  # room for a fence and a few words around the grid
 
 
 @dataclass
-class GridContext:
+class BenchContext:
     """Everything a trial needs besides its own identity; one per pytest process."""
 
-    settings: GridSettings
+    settings: BenchSettings
     run_dir: Path
     workers: int = 1
     stats: dict[str, float] = field(default_factory=dict)
@@ -50,19 +49,23 @@ class GridContext:
             from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
             return ScriptedBackend(load_callable(s.model or ""))
+        from pcg_plugin.problems.pcgbench.registry import get_problem
+
         threads = threads_per_worker(self.workers)
+        kind = get_problem(s.problem).content
+        regex = kind.answer_regex() if s.constrain == "content" else None
         if s.offline_default or s.backend == "offline":
             from pcg_plugin.llm.transformers_backend import offline_default
-            from pcg_plugin.problems.pcgbench.registry import get_problem
 
-            grid = get_problem(s.problem)
-            # a grid of digits is about a token a cell: room for the whole answer, never less than the default
-            tokens = max(160, grid.rows * (grid.cols + 1) + OFFLINE_EXTRA_TOKENS)
-            return offline_default(device=s.device, threads=threads, max_new_tokens=tokens)
+            # room for the whole answer (the content kind's estimate), never less than the default
+            tokens = max(160, kind.answer_tokens())
+            return offline_default(device=s.device, threads=threads, max_new_tokens=tokens, constrain=s.constrain,
+                                   answer_regex=regex)  # fmt: skip
         from pcg_plugin.llm import make_backend
 
-        kind = None if s.backend in (None, "auto") else s.backend
-        return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device, threads=threads)
+        backend = None if s.backend in (None, "auto") else s.backend
+        return make_backend(backend, model=s.model, base_url=s.base_url, device=s.device, threads=threads,
+                            constrain=s.constrain, answer_regex=regex)  # fmt: skip
 
     def key_model(self) -> str:
         """The model that really answers (a scripted double is never replayed as a real model)."""
@@ -109,9 +112,10 @@ class GridContext:
             return {}
         be = self.backend
         return {"backend": {"name": getattr(be, "name", type(be).__name__),
-                            "offline_default": bool(getattr(be, "is_offline_default", False))},
+                            "offline_default": bool(getattr(be, "is_offline_default", False)),
+                            "constrain": getattr(be, "constrain", "off")},
                 "model": self.key_model()}  # fmt: skip
 
 
-def grid_context(config: pytest.Config) -> GridContext:
+def bench_context(config: pytest.Config) -> BenchContext:
     return config.stash[CONTEXT_KEY]
