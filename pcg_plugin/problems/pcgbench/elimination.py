@@ -1,0 +1,174 @@
+"""elimination: a row of n letters from which short and long common words, and nothing longer, can be spelt.
+
+Content (the benchmark's JSON form): n ints in [0, 26), 0 = 'a'. Control: {"sequence": [2, 7)}.
+
+Semantics pinned to pcg_benchmark 00b96f5 `probs/elimination/problem.py`, quirks kept on purpose:
+- the dictionary drops each line's last character before stripping (`l[:-1]`), so the unterminated last line
+  "ZZZ" becomes "zz" and is skipped; words shorter than 3 or holding "-" or "." are skipped;
+- a common word's rank is its line index over *all* count.txt lines (skipped lines included);
+- every letter subset (at most n − 2 letters, kept in order) that spells a word is recorded, so the same word
+  reached through different subsets counts each time;
+- diversity is 1 − difflib's SequenceMatcher ratio of the two letter strings.
+The two word files ship in `data/elimination/` and are read once per process, on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
+from pcg_plugin.problems.pcgbench.reward import range_reward
+
+ALPHABET = 26
+DATA = Path(__file__).parent / "data" / "elimination"
+NOT_COMMON = 2.0  # the rank a word outside count.txt gets
+SHORT, LONG = (3, 4), (5, 6)  # word lengths the quality wants; 7 and up are not allowed
+
+
+@cache
+def dictionary() -> frozenset[str]:
+    """The benchmark's word set (178,589 words)."""
+    words = set()
+    with open(DATA / "dictionary.txt", encoding="ascii") as f:
+        for line in f.readlines():
+            word = line[:-1].strip().lower()
+            if len(word) >= 3 and "-" not in word and "." not in word:
+                words.add(word)
+    return frozenset(words)
+
+
+@cache
+def common_ranks() -> dict[str, float]:
+    """Common word -> its line index / number of lines in count.txt (60,177 words)."""
+    words = dictionary()
+    with open(DATA / "count.txt", encoding="ascii") as f:
+        lines = f.readlines()
+    ranks = {}
+    for i, line in enumerate(lines):
+        word = line.split("\t")[0].strip().lower()
+        if len(word) >= 3 and word in words:
+            ranks[word] = i * 1.0 / len(lines)
+    return ranks
+
+
+def spelt_words(letters: str) -> list[tuple[str, int]]:
+    """(word, longest run of adjacent chosen letters) for every subset of ≤ n − 2 letters that spells a word.
+
+    Subsets are visited as n-bit masks 0..2ⁿ−1, the first letter the most significant bit.
+    """
+    n, words, found = len(letters), dictionary(), []
+    for mask in range(2 ** n):
+        bits = format(mask, f"0{n}b")
+        if bits.count("1") > n - 2:
+            continue
+        word = "".join(c for c, b in zip(letters, bits) if b == "1")
+        if word in words:
+            found.append((word, max(len(run) for run in bits.split("0"))))
+    return found
+
+
+@dataclass(frozen=True)
+class LettersKind:
+    """The content of one elimination variant: n letter codes 0..25."""
+
+    letters: int
+    kind: str = "letters"
+
+    def check(self, content: Any) -> str | None:
+        """None, or why `content` is not n letter codes (strict: a list of exactly n ints in [0, 26))."""
+        if not isinstance(content, list | tuple):
+            return "not letters: expected a list of letter codes"
+        if len(content) != self.letters:
+            return f"wrong shape: {len(content)} letters, expected {self.letters}"
+        for i, v in enumerate(content):
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < ALPHABET:
+                return f"wrong alphabet: letter {i} is {v!r}, expected an integer 0..{ALPHABET - 1}"
+        return None
+
+    def sample(self, rng: np.random.Generator) -> list[int]:
+        return [int(rng.integers(0, ALPHABET)) for _ in range(self.letters)]
+
+
+def letters_text(content: Sequence[int]) -> str:
+    """The letter codes as the lowercase string the benchmark spells words from."""
+    return "".join(chr(ord("a") + int(c)) for c in content)
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """One elimination variant's constants and the benchmark's four functions over its letter rows."""
+
+    letters: int
+    short_percentage: float
+    long_percentage: float
+    offset: float = 0.1
+    diversity_threshold: float = 0.6
+
+    def info(self, content: Sequence[int]) -> Info:
+        """Every spelt word, bucketed by length as [word, run, is_common, rank] (rank 2.0 if not common)."""
+        text = letters_text(content)
+        ranks = common_ranks()
+        found = spelt_words(text)
+        inf: Info = {"total": len(found), "word": text}
+        buckets: list[list[list[Any]]] = [[] for _ in range(self.letters - 2)]
+        for word, run in found:
+            common = word in ranks
+            buckets[len(word) - 3].append([word, run, int(common), ranks[word] if common else NOT_COMMON])
+        for i, bucket in enumerate(buckets):
+            inf[f"words_{i + 3}"] = bucket
+        return inf
+
+    def _words(self, inf: Info, lengths: Sequence[int]) -> list[list[Any]]:
+        return [w for n in lengths for w in inf[f"words_{n}"]]
+
+    def quality(self, inf: Info) -> float:
+        """(common + constraints + added)/3; `added` (the ranks in the variant's bands) only when both are 1."""
+        total = inf["total"]
+        common = range_reward(sum(w[2] for w in self._words(inf, range(3, self.letters))), 0, total)
+        short, long = self._words(inf, SHORT), self._words(inf, LONG)
+        too_long = sum(len(inf[f"words_{n}"]) > 0 for n in range(7, self.letters))
+        constraints = (range_reward(len(short), 0, 1, total) + range_reward(len(long), 0, 1, total)
+                       + range_reward(too_long, 0, 0, 0, total)) / 3.0
+        added = 0.0
+        if common >= 1 and constraints >= 1:
+            for words, centre in ((short, self.short_percentage), (long, self.long_percentage)):
+                for w in words:
+                    added += range_reward(w[3], 0, max(0, centre - self.offset), min(1, centre + self.offset), 1)
+            added /= len(short) + len(long)
+        return (common + constraints + added) / 3.0
+
+    def diversity(self, a: Info, b: Info) -> float:
+        """1 − difflib ratio of the two letter strings, 1 from 0.6 on."""
+        ratio = SequenceMatcher(None, a["word"], b["word"]).ratio()
+        return range_reward(1 - ratio, 0, self.diversity_threshold, 1.0)
+
+    def controllability(self, inf: Info, control: Control) -> float:
+        """Among words spelt by adjacent letters, none may be longer than `sequence` (1.0 when there are none)."""
+        adjacent = [n for n in range(3, self.letters) for w in inf[f"words_{n}"] if w[1] == n]
+        if not adjacent:
+            return 1.0
+        return range_reward(sum(n > control["sequence"] for n in adjacent), 0, 0, 0, len(adjacent))
+
+
+def make(name: str, **kwargs: Any) -> BenchProblem:
+    """A variant from the registry's kwargs (letters, short_percentage, long_percentage; offset, diversity)."""
+    game = Elimination(kwargs["letters"], kwargs["short_percentage"], kwargs["long_percentage"],
+                       kwargs.get("offset", 0.1), kwargs.get("diversity", 0.6))
+    return BenchProblem(
+        name=name, content=LettersKind(game.letters), control_space={"sequence": (2, 7)},
+        info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
+    )
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "elimination-v0": {"letters": 8, "short_percentage": 0.5, "long_percentage": 0.7},
+    "elimination-easy-v0": {"letters": 6, "short_percentage": 0.2, "long_percentage": 0.4},
+    "elimination-hard-v0": {"letters": 10, "short_percentage": 0.8, "long_percentage": 0.9},
+}

@@ -1,0 +1,89 @@
+import numpy as np
+import pytest
+from bench_golden import check_golden, check_item
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pcg_plugin.problems.pcgbench import elimination
+
+VARIANTS = {name: elimination.make(name, **kwargs) for name, kwargs in elimination.VARIANTS.items()}
+V0 = VARIANTS["elimination-v0"]
+
+
+def codes(text: str) -> list[int]:
+    return [ord(c) - ord("a") for c in text]
+
+
+def test_golden_vectors_from_the_reference():
+    assert check_golden("elimination", lambda name: VARIANTS[name]) >= 30
+
+
+def test_word_lists_load_as_measured():
+    """Spec §5 (measured): 178,589 dictionary words ("ZZZ" becomes "zz" and is dropped), 60,177 common words."""
+    words, ranks = elimination.dictionary(), elimination.common_ranks()
+    assert len(words) == 178_589 and "zz" not in words and "zzz" not in words
+    assert len(ranks) == 60_177 and ranks["the"] == 0.0
+
+
+def test_stranger_measured_values():
+    """Spec §10b: total 31 (11/9/7/4 words of length 3..6), quality 0.6452, controllability(sequence 4) 0.3333."""
+    inf = V0.info(codes("stranger"))
+    assert inf["total"] == 31
+    assert [len(inf[f"words_{n}"]) for n in range(3, 9)] == [11, 9, 7, 4, 0, 0]
+    assert V0.quality(inf) == pytest.approx(0.645161290221991, abs=1e-12)
+    assert V0.controllability(inf, {"sequence": 4}) == pytest.approx(0.33333333277777777, abs=1e-12)
+
+
+def test_no_words_measured_values():
+    """Spec §10b: "aaaaaaaa" spells nothing: common 1, constraints 1/3, quality 0.4444, controllability 1.0."""
+    inf = V0.info([0] * 8)
+    assert inf["total"] == 0
+    assert V0.quality(inf) == pytest.approx(4 / 9, abs=1e-12)
+    assert V0.controllability(inf, {"sequence": 2}) == 1.0
+
+
+def test_readme_example_lkisdets():
+    """The README's example row ("LKISDETS"); values measured on the reference."""
+    inf = V0.info([11, 10, 8, 18, 3, 4, 19, 18])
+    assert inf["word"] == "lkisdets" and inf["total"] == 27
+    assert V0.quality(inf) == pytest.approx(0.6419753085276635, abs=1e-12)
+    assert [V0.controllability(inf, {"sequence": s}) for s in (2, 3)] == [0.0, 1.0]
+
+
+def test_the_same_word_from_different_letters_counts_each_time():
+    inf = V0.info(codes("ttaaeexx"))
+    assert inf["total"] == 18 and sum(w[0] == "tax" for w in inf["words_3"]) == 8
+
+
+def test_diversity_is_difflib_on_the_letters():
+    a, b = V0.info(codes("stranger")), V0.info(codes("strangex"))
+    assert V0.diversity(a, a) == 0.0
+    assert V0.diversity(a, b) == pytest.approx((1 - 14 / 16) / (0.6 + 1e-8), abs=1e-12)
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ("stranger", "not letters"),
+    ([0] * 7, "wrong shape: 7 letters, expected 8"),
+    ([0] * 7 + [26], "wrong alphabet: letter 7"),
+    ([0] * 7 + [-1], "wrong alphabet"),
+    ([0] * 7 + [False], "wrong alphabet"),
+    ([0] * 7 + [1.0], "wrong alphabet"),
+])
+def test_check_names_the_problem(bad, reason):
+    assert reason in V0.content.check(bad)
+
+
+def test_sample_is_n_uniform_draws():
+    kind = VARIANTS["elimination-hard-v0"].content
+    rng = np.random.default_rng(7)
+    assert kind.sample(np.random.default_rng(7)) == [int(rng.integers(0, 26)) for _ in range(10)]
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_any_letters_score_in_unit_range(name, data):
+    bench = VARIANTS[name]
+    n = bench.content.letters
+    content = data.draw(st.lists(st.integers(0, 25), min_size=n, max_size=n))
+    check_item(bench, content, {"sequence": data.draw(st.integers(2, 6))})
