@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 from bench_golden import check_golden, check_item
@@ -87,3 +89,45 @@ def test_any_letters_score_in_unit_range(name, data):
     n = bench.content.letters
     content = data.draw(st.lists(st.integers(0, 25), min_size=n, max_size=n))
     check_item(bench, content, {"sequence": data.draw(st.integers(2, 6))})
+
+
+def _reason(message: str) -> str:
+    return message.split(":", 1)[0].strip().lower().replace(" ", "_")
+
+
+@settings(max_examples=50, deadline=None)
+@given(content=st.lists(st.integers(0, 25), min_size=8, max_size=8))
+def test_show_parses_back_and_matches_the_answer_grammar(content):
+    kind = V0.content
+    reply = "My letters:\n" + kind.show(content)
+    assert kind.parse(reply) == (content, None)
+    assert re.fullmatch(kind.answer_regex(), reply)
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ("```\nS T R A N G E R\n```", codes("stranger")),
+    ("```text\ns,t,r,a,n,g,e,r\n```", codes("stranger")),
+    ("```json\n[18, 19, 17, 0, 13, 6, 4, 17]\n```", codes("stranger")),
+])
+def test_parse_accepts_the_written_forms(reply, expected):
+    assert V0.content.parse(reply) == (expected, None)
+
+
+@pytest.mark.parametrize("reply, code", [
+    ("stranger", "no_block"),
+    ("```\nstr4nger\n```", "not_letters"),
+    ("```\n\n```", "not_letters"),
+    ("```\n[1, 2\n```", "not_letters"),
+    ("```\n[[1], 2, 3, 4, 5, 6, 7, 8]\n```", "wrong_alphabet"),
+    ("```\nstrangers\n```", "wrong_shape"),
+])
+def test_a_bad_reply_is_a_named_zero(reply, code):
+    content, message = V0.content.parse(reply)
+    if message is None:
+        message = V0.content.check(content)
+    assert _reason(message) == code and code in V0.content.reasons
+
+
+def test_drawing_shows_the_letters():
+    svg = V0.content.draw(codes("stranger"))
+    assert svg.startswith("<svg") and [svg.count(f">{c}<") for c in "SRG"] == [1, 2, 1]

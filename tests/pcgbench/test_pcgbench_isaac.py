@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 from bench_golden import check_golden, check_item
@@ -109,3 +111,39 @@ def test_any_floor_plan_scores_in_unit_range(name, data):
     content = data.draw(floor_plans(name))
     control = {"map_size": data.draw(st.integers(*bench.control_space["map_size"]))}
     check_item(bench, content, control)
+
+
+def _reason(message: str) -> str:
+    return message.split(":", 1)[0].strip().lower().replace(" ", "_")
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_show_parses_back_and_matches_the_answer_grammar(name, data):
+    kind = VARIANTS[name].content
+    content = data.draw(floor_plans(name))
+    reply = "Here is my dungeon.\n" + kind.show(content)
+    assert kind.parse(reply) == (content, None)
+    assert re.fullmatch(kind.answer_regex(), reply)
+
+
+@pytest.mark.parametrize("reply, code", [
+    ("no block here", "no_block"),
+    ("```\n{not json\n```", "not_a_floor_plan"),
+    ("```\n[1, 2]\n```", "not_a_floor_plan"),
+])
+def test_parse_names_each_failure(reply, code):
+    content, message = V0.content.parse(reply)
+    assert content is None and _reason(message) == code and code in V0.content.reasons
+
+
+def test_check_reasons_are_documented():
+    for bad in ([1], {**README, "layout": [0] * 3}, {**README, "layout": [99] * 16}, {**README, "boss": -1}):
+        assert _reason(V0.content.check(bad)) in V0.content.reasons
+
+
+def test_drawing_shows_rooms_doors_and_special_rooms():
+    svg = V0.content.draw(README)
+    assert svg.startswith("<svg") and svg.count(isaac.ROOM_FILL) == 11 and ">S<" in svg and ">&#36;<" in svg
+    assert V0.content.placeholder_values()["<CELLS>"] == "16"

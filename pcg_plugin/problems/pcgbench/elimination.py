@@ -14,8 +14,9 @@ The two word files ship in `data/elimination/` and are read once per process, on
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
+from pcg_plugin.problems.pcgbench.parse import last_fenced_block
 from pcg_plugin.problems.pcgbench.reward import range_reward
 
 ALPHABET = 26
@@ -74,12 +76,28 @@ def spelt_words(letters: str) -> list[tuple[str, int]]:
     return found
 
 
+NO_BLOCK = "no block: the reply has no fenced block (```...```)"
+REASONS = {
+    "no_block": "the reply has no fenced block (```...```)",
+    "not_letters": "the last fenced block is neither one word of letters a-z nor a JSON list of letter codes",
+    "wrong_shape": "the row has the wrong number of letters",
+    "wrong_alphabet": "a letter code is not an integer 0..25",
+}
+TILE = 24  # pixels per letter in the report
+
+
 @dataclass(frozen=True)
 class LettersKind:
-    """The content of one elimination variant: n letter codes 0..25."""
+    """The content of one elimination variant: n letter codes 0..25.
+
+    A reply writes the letters as one word in its last fenced block (`stranger`; case, spaces and commas are
+    ignored) or as a JSON list of codes. Prompt placeholder: `<LENGTH>` (n). The report draws the letter tiles.
+    """
 
     letters: int
     kind: str = "letters"
+    placeholders: tuple[str, ...] = ("<LENGTH>",)
+    reasons: dict[str, str] = field(default_factory=lambda: dict(REASONS), hash=False, compare=False)
 
     def check(self, content: Any) -> str | None:
         """None, or why `content` is not n letter codes (strict: a list of exactly n ints in [0, 26))."""
@@ -94,6 +112,55 @@ class LettersKind:
 
     def sample(self, rng: np.random.Generator) -> list[int]:
         return [int(rng.integers(0, ALPHABET)) for _ in range(self.letters)]
+
+    def placeholder_values(self) -> dict[str, str]:
+        return {"<LENGTH>": str(self.letters)}
+
+    def show(self, content: Sequence[int]) -> str:
+        return f"```\n{letters_text(content)}\n```"
+
+    def parse(self, reply: str) -> tuple[list[int] | None, str | None]:
+        """The letter codes of the last fenced block, or (None, "no block: …" / "not letters: …")."""
+        body = last_fenced_block(reply)
+        if body is None:
+            return None, NO_BLOCK
+        body = body.strip()
+        if body.startswith("["):
+            try:
+                value = json.loads(body)
+            except (ValueError, RecursionError):
+                return None, "not letters: the block starts with [ but is not JSON"
+            if not isinstance(value, list):
+                return None, "not letters: the block is not a JSON list"
+            return value, None
+        word = "".join(c for c in body if c not in " ,\t\n")
+        if not word or not all("a" <= c <= "z" for c in word.lower()):
+            return None, f"not letters: the block is not one word of letters a-z: {body[:40]!r}"
+        return [ord(c) - ord("a") for c in word.lower()], None
+
+    def draw(self, content: Sequence[int], tile: int = TILE) -> str:
+        """The row as letter tiles (an SVG)."""
+        cells = "".join(
+            f'<rect x="{i * tile + 1}" y="1" width="{tile - 2}" height="{tile - 2}" rx="3" fill="#f2e3c6" '
+            f'stroke="#8a6d3b"/><text x="{i * tile + tile // 2}" y="{tile * 7 // 10}" text-anchor="middle" '
+            f'font-family="monospace" font-size="{tile * 6 // 10}" font-weight="bold">{c.upper()}</text>'
+            for i, c in enumerate(letters_text(content)))
+        width = tile * len(content)
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{tile}" '
+                f'viewBox="0 0 {width} {tile}">{cells}</svg>')
+
+    def key(self) -> list[tuple[str, str]]:
+        return [("letter tile", "#f2e3c6")]
+
+    def facts(self) -> dict[str, Any]:
+        return {"kind": self.kind, "length": self.letters, "alphabet": "a..z = codes 0..25"}
+
+    def answer_regex(self) -> str:
+        """Free text without backticks, then a fenced block of exactly n lowercase letters."""
+        return rf"[^`]*```\n[a-z]{{{self.letters}}}\n```"
+
+    def answer_tokens(self) -> int:
+        return 2 * self.letters + 48
 
 
 def letters_text(content: Sequence[int]) -> str:

@@ -17,33 +17,60 @@ Semantics pinned to pcg_benchmark 00b96f5 `probs/isaac/problem.py`, quirks kept 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.grid_search import count_regions, first_tile_distance
+from pcg_plugin.problems.pcgbench.parse import last_fenced_block
 from pcg_plugin.problems.pcgbench.reward import range_reward
 
 DOORS = 16  # bitmask values 0..15
 LEFT, UP, RIGHT, DOWN = 1, 2, 4, 8
 ROOM, DOOR, START_MARK, BOSS_MARK = 1, 2, 3, 4
 POSITIONS = ("start", "boss", "shop", "treasure")  # the content space's key order after "layout"
+MARKS = {"start": "S", "boss": "B", "shop": "$", "treasure": "T"}
+DOORS_TEXT = ("Each layout value is a room's doors, added up: 1 = door left, 2 = door up, 4 = door right, "
+              "8 = door down (so 15 has all four doors); 0 = no room.")
+NO_BLOCK = "no block: the reply has no fenced block (```...```)"
+REASONS = {
+    "no_block": "the reply has no fenced block (```...```)",
+    "not_a_floor_plan": "the last fenced block is not a JSON object with exactly layout, start, boss, shop, treasure",
+    "wrong_shape": "the layout has the wrong number of cells",
+    "wrong_alphabet": "a layout value is not an integer 0..15",
+    "wrong_position": "start, boss, shop or treasure is not a cell index 0..W·H−1",
+}
+TILE = 24  # pixels per room in the report
+ROOM_FILL, EMPTY_FILL, DOOR_FILL = "#d9c7a3", "#3b3b3b", "#7a4a1e"
 
 
 def _is_int(v: Any) -> bool:
     return not isinstance(v, bool) and isinstance(v, int | np.integer)
 
 
+def _alternatives(n: int) -> str:
+    """A regular expression for the integers 0..n−1."""
+    return "(" + "|".join(str(i) for i in range(n)) + ")"
+
+
 @dataclass(frozen=True)
 class FloorPlanKind:
-    """The dict content of one isaac variant: a W·H door-bitmask layout and four room indices."""
+    """The dict content of one isaac variant: a W·H door-bitmask layout and four room indices.
+
+    A reply writes the floor plan as the JSON object in its last fenced block (`show`: the layout one map row a
+    line). Prompt placeholders: `<WIDTH>`, `<HEIGHT>`, `<CELLS>` (W·H, the layout's length) and `<DOORS>` (what a
+    layout value means). The report draws rooms, doors and the special rooms' letters (S, B, $, T).
+    """
 
     width: int
     height: int
     kind: str = "floor plan"
+    placeholders: tuple[str, ...] = ("<WIDTH>", "<HEIGHT>", "<CELLS>", "<DOORS>")
+    reasons: dict[str, str] = field(default_factory=lambda: dict(REASONS), hash=False, compare=False)
 
     @property
     def cells(self) -> int:
@@ -78,6 +105,72 @@ class FloorPlanKind:
         """A uniform floor plan: the layout cells in order, then start, boss, shop, treasure."""
         layout = [int(rng.integers(0, DOORS)) for _ in range(self.cells)]
         return {"layout": layout, **{key: int(rng.integers(0, self.cells)) for key in POSITIONS}}
+
+    def placeholder_values(self) -> dict[str, str]:
+        return {"<WIDTH>": str(self.width), "<HEIGHT>": str(self.height), "<CELLS>": str(self.cells),
+                "<DOORS>": DOORS_TEXT}
+
+    def show(self, content: Mapping[str, Any]) -> str:
+        """The floor plan as a reply should write it: JSON in a fenced block, one map row of the layout a line."""
+        rows = [", ".join(str(v) for v in content["layout"][y * self.width:(y + 1) * self.width])
+                for y in range(self.height)]
+        marks = ", ".join(f'"{key}": {content[key]}' for key in POSITIONS)
+        return '```json\n{"layout": [\n' + ",\n".join(rows) + "\n], " + marks + "}\n```"
+
+    def parse(self, reply: str) -> tuple[Any, str | None]:
+        """The JSON object of the last fenced block, or (None, "no block: …" / "not a floor plan: …")."""
+        body = last_fenced_block(reply)
+        if body is None:
+            return None, NO_BLOCK
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            return None, f"not a floor plan: the block is not JSON ({getattr(exc, 'msg', exc)})"
+        if not isinstance(value, dict):
+            return None, "not a floor plan: the block is not a JSON object"
+        return value, None
+
+    def draw(self, content: Mapping[str, Any], tile: int = TILE) -> str:
+        """Rooms as squares, doors as notches on their sides, special rooms lettered (an SVG)."""
+        parts, d = [], tile // 5
+        for i, v in enumerate(content["layout"]):
+            x, y = (i % self.width) * tile, (i // self.width) * tile
+            parts.append(f'<rect x="{x}" y="{y}" width="{tile}" height="{tile}" fill="{EMPTY_FILL}"/>')
+            if v:
+                parts.append(f'<rect x="{x + d}" y="{y + d}" width="{tile - 2 * d}" height="{tile - 2 * d}" '
+                             f'fill="{ROOM_FILL}"/>')
+            doors = {LEFT: (x, y + 2 * d, d, d), UP: (x + 2 * d, y, d, d), RIGHT: (x + tile - d, y + 2 * d, d, d),
+                     DOWN: (x + 2 * d, y + tile - d, d, d)}
+            parts += [f'<rect x="{dx}" y="{dy}" width="{w}" height="{h}" fill="{DOOR_FILL}"/>'
+                      for bit, (dx, dy, w, h) in doors.items() if v & bit]
+        for key, mark in MARKS.items():  # later marks on the same room are drawn beside the earlier ones
+            i = content[key]
+            n = sum(content[k] == i for k in POSITIONS[:POSITIONS.index(key)])
+            x, y = (i % self.width) * tile + d + n * d, (i // self.width) * tile + tile // 2 + d
+            parts.append(f'<text x="{x}" y="{y}" font-family="monospace" font-size="{tile // 2}" '
+                         f'font-weight="bold" fill="#b00020">{"&#36;" if mark == "$" else mark}</text>')
+        w, h = self.width * tile, self.height * tile
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
+                + "".join(parts) + "</svg>")
+
+    def key(self) -> list[tuple[str, str]]:
+        return [("room", ROOM_FILL), ("no room", EMPTY_FILL), ("door", DOOR_FILL),
+                ("S start, B boss, $ shop, T treasure", "#b00020")]
+
+    def facts(self) -> dict[str, Any]:
+        return {"kind": self.kind, "width": self.width, "height": self.height, "cells": self.cells,
+                "doors": {"1": "left", "2": "up", "4": "right", "8": "down"}, "positions": list(POSITIONS)}
+
+    def answer_regex(self) -> str:
+        """Free text without backticks, then a fenced block holding exactly `show`'s form."""
+        code, pos = _alternatives(DOORS), _alternatives(self.cells)
+        row = rf"{code}(, {code}){{{self.width - 1}}}"
+        marks = ", ".join(rf'"{key}": {pos}' for key in POSITIONS)
+        return rf'[^`]*```json\n\{{"layout": \[\n{row}(,\n{row}){{{self.height - 1}}}\n\], {marks}\}}\n```'
+
+    def answer_tokens(self) -> int:
+        """About three tokens a layout value, a few per special room, and room for a fence and a few words."""
+        return 3 * self.cells + 80
 
 
 def benchmark_seeded_sample(width: int, height: int, seed: int) -> dict[str, Any]:
