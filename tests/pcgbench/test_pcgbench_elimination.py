@@ -131,3 +131,20 @@ def test_a_bad_reply_is_a_named_zero(reply, code):
 def test_drawing_shows_the_letters():
     svg = V0.content.draw(codes("stranger"))
     assert svg.startswith("<svg") and [svg.count(f">{c}<") for c in "SRG"] == [1, 2, 1]
+
+
+@pytest.mark.parametrize("name, best", [("elimination-v0", 1.0), ("elimination-easy-v0", 5 / 9),
+                                        ("elimination-hard-v0", 1.0)])
+def test_examples_reach_the_variants_best_quality(name, best):
+    bench = VARIANTS[name]
+    for content in elimination.examples(name):
+        assert bench.content.check(content) is None
+        assert bench.quality(bench.info(content)) == pytest.approx(best, abs=1e-9)
+
+
+def test_easy_variant_can_never_be_feasible():
+    """6 letters spell words of at most 4 letters, so the long-word constraint is never met: quality ≤ 5/9."""
+    bench = VARIANTS["elimination-easy-v0"]
+    rng = np.random.default_rng(0)
+    assert max(bench.quality(bench.info(bench.content.sample(rng))) for _ in range(300)) == pytest.approx(5 / 9)
+    assert "never be fully feasible" in elimination.Elimination(6, 0.2, 0.4).goal()

@@ -147,3 +147,13 @@ def test_drawing_shows_rooms_doors_and_special_rooms():
     svg = V0.content.draw(README)
     assert svg.startswith("<svg") and svg.count(isaac.ROOM_FILL) == 11 and ">S<" in svg and ">&#36;<" in svg
     assert V0.content.placeholder_values()["<CELLS>"] == "16"
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_comb_plan_is_feasible_in_every_variant(name):
+    kwargs = isaac.VARIANTS[name]
+    bench = VARIANTS[name]
+    plan = isaac.comb_plan(kwargs["width"], kwargs["height"])
+    inf = bench.info(plan)
+    assert bench.content.check(plan) is None and bench.quality(inf) == 1.0
+    assert inf["player_boss_distance"] >= kwargs["width"] + kwargs["height"]

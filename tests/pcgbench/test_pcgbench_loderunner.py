@@ -9,19 +9,7 @@ from pcg_plugin.problems.pcgbench.loderunner_play import DATA, read_level
 
 VARIANTS = {name: loderunner.make(name, **kwargs) for name, kwargs in loderunner.VARIANTS.items()}
 V0 = VARIANTS["loderunner-v0"]
-README = [
-    [1, 13, 37, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
-    [2, 2, 2, 2, 2, 11, 23, 23, 23, 17, 15, 48, 1, 1, 1, 1],
-    [1, 1, 1, 1, 1, 14, 1, 13, 12, 27, 1, 1, 35, 1, 1, 1],
-    [1, 1, 1, 1, 1, 14, 1, 1, 12, 27, 1, 2, 2, 11, 2, 2],
-    [1, 1, 1, 1, 1, 14, 1, 1, 12, 27, 1, 1, 1, 5, 1, 1],
-    [2, 11, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2, 25, 2, 2, 2],
-    [1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 27, 1, 1, 1],
-    [2, 2, 2, 2, 2, 2, 2, 25, 2, 2, 2, 2, 27, 1, 1, 1],
-    [1, 1, 1, 1, 1, 13, 37, 49, 15, 15, 15, 15, 27, 35, 36, 1],
-    [1, 1, 1, 25, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 11],
-    [0, 0, 0, 50, 0, 0, 0, 0, 10, 0, 19, 0, 0, 0, 0, 51],
-]
+README = loderunner.README_PATTERNS
 
 
 def test_golden_vectors_from_the_reference():
@@ -67,3 +55,11 @@ def test_any_pattern_grid_scores_in_unit_range(name, data):
             content[data.draw(st.integers(0, 10))][data.draw(st.integers(0, 15))] = data.draw(st.integers(0, 51))
     control = {k: data.draw(st.integers(lo, hi - 1)) for k, (lo, hi) in bench.control_space.items()}
     check_item(bench, content, control)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_examples_are_feasible(name):
+    for content in loderunner.examples(name):
+        assert VARIANTS[name].content.check(content) is None
+        assert VARIANTS[name].quality(VARIANTS[name].info(content)) == 1.0
+    assert len(loderunner.examples(name)) == 1

@@ -28,11 +28,11 @@ def test_first_original_level_measured_values():
 
 def test_readme_example_is_a_feasible_level():
     """The tile README's example level; quality measured on the reference."""
-    level = [[int(c) for c in row] for row in README_TILE]
+    level = loderunnertile.README_LEVEL
     assert V0.content.check(level) is None
     inf = V0.info(level)
     assert inf["player"] == 1 and inf["gold"] == 6 and inf["enemy"] == 4
-    assert V0.quality(inf) == pytest.approx(README_TILE_QUALITY, abs=1e-9)
+    assert V0.quality(inf) == 1.0
 
 
 def test_histogram_counts_distance_from_the_first_member_not_run_lengths():
@@ -95,26 +95,9 @@ def test_any_level_scores_in_unit_range(name, data):
     check_item(bench, content, control)
 
 
-README_TILE = """\
-11111111111111111111111111111111
-11413111111111111111111111111111
-00000000000500000001111111111111
-11111111111566666666666111111111
-11111111111511110051111111111111
-11111111111511410051111113111111
-11111111111511110051110000050000
-11111111111511110051111111151111
-11111111111511110051111111151111
-11111111111511110051111111351111
-00050000000011110000000050000000
-11151111111111111111111151111111
-11151111111111111111111151111111
-11151111111111111111111151111111
-00000000000000500000000051111111
-11111111111111511111111151111111
-11111111111111511111111151111111
-11111111114131566666666651131411
-11111150000000001111111100000005
-11111151111111111111111111111115
-11111151111111111211311111111115""".splitlines()
-README_TILE_QUALITY = 1.0
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_examples_are_feasible(name):
+    for content in loderunnertile.examples(name):
+        assert VARIANTS[name].content.check(content) is None
+        assert VARIANTS[name].quality(VARIANTS[name].info(content)) == 1.0
+    assert len(loderunnertile.examples(name)) == 1

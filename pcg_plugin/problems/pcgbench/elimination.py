@@ -216,12 +216,43 @@ class Elimination:
         ratio = SequenceMatcher(None, a["word"], b["word"]).ratio()
         return range_reward(1 - ratio, 0, self.diversity_threshold, 1.0)
 
+    def goal(self) -> str:
+        """What makes a letter row feasible and what the control asks, in words (from the formulas above)."""
+        n, off = self.letters, self.offset
+        short = f"{max(0, self.short_percentage - off):.1f} to {min(1, self.short_percentage + off):.1f}"
+        long = f"{max(0, self.long_percentage - off):.1f} to {min(1, self.long_percentage + off):.1f}"
+        text = (f"Elimination: the player spells words by keeping some of the {n} letters in their order and "
+                f"crossing out the rest (at least two letters are always crossed out, so words have 3 to {n - 2} "
+                f"letters). A good row lets the player spell at least one 3- or 4-letter word and at least one "
+                f"5- or 6-letter word, and no word of 7 or more letters; every word that can be spelt must be a "
+                f"common English word, and its place in the benchmark's frequency list (0 = most frequent, 1 = "
+                f"least) must lie in {short} for 3-4 letter words and in {long} for 5-6 letter words. The control "
+                f"`sequence` asks that no word spelt by letters standing side by side be longer than that.")
+        if n - 2 < LONG[0]:
+            text += (f" With {n} letters no 5-letter word can be spelt, so this variant's rows can never be fully "
+                     f"feasible (a benchmark quirk): the best quality is 5/9.")
+        return text
+
     def controllability(self, inf: Info, control: Control) -> float:
         """Among words spelt by adjacent letters, none may be longer than `sequence` (1.0 when there are none)."""
         adjacent = [n for n in range(3, self.letters) for w in inf[f"words_{n}"] if w[1] == n]
         if not adjacent:
             return 1.0
         return range_reward(sum(n > control["sequence"] for n in adjacent), 0, 0, 0, len(adjacent))
+
+
+# Example rows per variant, found by searching (hill-climbing, and uniform samples for -easy): feasible for
+# elimination-v0 and -hard-v0 (quality 1.0); -easy-v0 can never be feasible, so these reach its best, 5/9.
+# tests/pcgbench/test_pcgbench_elimination.py checks the qualities.
+EXAMPLE_WORDS = {
+    "elimination-v0": ("vizimrxr", "uppqxped", "ttullero"),
+    "elimination-easy-v0": ("soneot", "amaitr", "reunte"),
+    "elimination-hard-v0": (),
+}
+
+
+def examples(name: str) -> tuple[list[int], ...]:
+    return tuple([ord(c) - ord("a") for c in word] for word in EXAMPLE_WORDS.get(name, ()))
 
 
 def make(name: str, **kwargs: Any) -> BenchProblem:

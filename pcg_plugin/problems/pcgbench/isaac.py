@@ -182,6 +182,24 @@ def benchmark_seeded_sample(width: int, height: int, seed: int) -> dict[str, Any
                                  for key in POSITIONS}}
 
 
+def comb_plan(width: int, height: int) -> dict[str, Any]:
+    """A feasible floor plan for every variant: all rooms, every vertical door, one row's horizontal doors.
+
+    The start and boss marks land (unscaled) beside the first two rooms of the top row, which the comb joins
+    only through row 1 (4×4) or 2 (larger): a walk of 11 (17) maze steps, at least W + H. The special rooms are
+    four different rooms.
+    """
+    row = 1 if width * height <= 16 else 2
+    layout = []
+    for y in range(height):
+        for x in range(width):
+            doors = (UP if y > 0 else 0) | (DOWN if y < height - 1 else 0)
+            if y == row:
+                doors |= (LEFT if x > 0 else 0) | (RIGHT if x < width - 1 else 0)
+            layout.append(doors)
+    return {"layout": layout, "start": width, "boss": width + 3, "shop": 0, "treasure": width * height - 1}
+
+
 def door_maze(layout: list[int], width: int, height: int) -> list[list[int]]:
     """The 3H×3W maze: a room's centre is 1, each door bit puts a 2 on the matching side of the centre."""
     maze = [[0] * (3 * width) for _ in range(3 * height)]
@@ -281,6 +299,18 @@ class Isaac:
         rooms = range_reward(sum(d == 1 for d in diffs), 0, self.cells)
         doors = range_reward(sum(d == 2 for d in diffs), 0, self.cells)
         return range_reward(0.25 * rooms + 0.75 * doors, 0, self.diversity_threshold, 1)
+
+    def goal(self) -> str:
+        """What makes a floor plan feasible and what the control asks, in words (from the formulas above)."""
+        w, h = self.width, self.height
+        return (f"A good floor plan has at least {self.target} rooms, all in one group of side-by-side rooms, and "
+                f"doors that join every room into one dungeon, with no door leading nowhere (a door must face the "
+                f"matching door of the next room, and no door may face the map's edge). start, boss, shop and "
+                f"treasure must be four different rooms. start and boss must be far apart as the benchmark measures "
+                f"it: it marks them at the cells (index mod {w}, index div {w}) of a {3 * w}×{3 * h} maze in which "
+                f"room (x, y) has its centre at (3x+1, 3y+1) and its doors beside that centre, and the walk "
+                f"between the two marks through rooms and doors must take at least {w + h} steps. The control "
+                f"`map_size` asks for at least map_size + {self.cerror:g} rooms (and at most {self.cells}).")
 
     def controllability(self, inf: Info, control: Control) -> float:
         """3-value reward: ramps up from c − 0.2·W·H, 1 from c + 0.2·W·H to W·H."""

@@ -13,7 +13,30 @@ from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 from pcg_plugin.problems.pcgbench.loderunner_play import DATA, SOLID
-from pcg_plugin.problems.pcgbench.loderunnertile import GridContent, bench_problem, game_of
+from pcg_plugin.problems.pcgbench.loderunnertile import GridContent, bench_problem, game_of, with_extra
+
+# The README's example pattern grid (it expands to the first original level; feasible for loderunner-v0).
+README_PATTERNS = [
+    [1, 13, 37, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+    [2, 2, 2, 2, 2, 11, 23, 23, 23, 17, 15, 48, 1, 1, 1, 1],
+    [1, 1, 1, 1, 1, 14, 1, 13, 12, 27, 1, 1, 35, 1, 1, 1],
+    [1, 1, 1, 1, 1, 14, 1, 1, 12, 27, 1, 2, 2, 11, 2, 2],
+    [1, 1, 1, 1, 1, 14, 1, 1, 12, 27, 1, 1, 1, 5, 1, 1],
+    [2, 11, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2, 25, 2, 2, 2],
+    [1, 14, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 27, 1, 1, 1],
+    [2, 2, 2, 2, 2, 2, 2, 25, 2, 2, 2, 2, 27, 1, 1, 1],
+    [1, 1, 1, 1, 1, 13, 37, 49, 15, 15, 15, 15, 27, 35, 36, 1],
+    [1, 1, 1, 25, 2, 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 11],
+    [0, 0, 0, 50, 0, 0, 0, 0, 10, 0, 19, 0, 0, 0, 0, 51],
+]
+GOLD_BLOCK, ENEMY_BLOCK = 35, 36  # patterns 1113 and 1114: empty but for gold (an enemy) at the bottom right
+# Feasible examples for the gold / enemies variants: README_PATTERNS with these empty blocks (y, x) swapped for a
+# gold (enemy) block, found by a greedy search that kept quality 1.0 (tests/pcgbench/test_pcgbench_loderunner.py).
+EXTRA_BLOCKS = {
+    "loderunner-gold-v0": (GOLD_BLOCK, ((0, 0), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (2, 6),
+                                        (2, 10), (2, 11), (2, 13))),
+    "loderunner-enemies-v0": (ENEMY_BLOCK, ((0, 0), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9))),
+}
 
 
 @cache
@@ -29,6 +52,13 @@ def expand(content: Sequence[Sequence[int]]) -> list[list[int]]:
     level = [[v for index in row for v in blocks[int(index)][half]] for row in content for half in (0, 1)]
     level[-1] = [SOLID] * len(level[-1])
     return level
+
+
+def examples(name: str) -> tuple[list[list[int]], ...]:
+    """The variant's feasible example grids: the README's, with extra gold or enemy blocks where needed."""
+    if name in EXTRA_BLOCKS:
+        return (with_extra(README_PATTERNS, *EXTRA_BLOCKS[name]),)
+    return (README_PATTERNS,) if name == "loderunner-v0" else ()
 
 
 def make(name: str, **kwargs: Any) -> BenchProblem:

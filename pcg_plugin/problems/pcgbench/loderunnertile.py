@@ -25,6 +25,37 @@ from pcg_plugin.problems.pcgbench.reward import range_reward
 
 TILES = ("solid", "empty", "player", "gold", "enemy", "ladder", "rope")
 
+# The tile README's example level (feasible for loderunnertile-v0: quality 1.0 on the reference).
+README_LEVEL = [[int(c) for c in row] for row in """\
+11111111111111111111111111111111
+11413111111111111111111111111111
+00000000000500000001111111111111
+11111111111566666666666111111111
+11111111111511110051111111111111
+11111111111511410051111113111111
+11111111111511110051110000050000
+11111111111511110051111111151111
+11111111111511110051111111151111
+11111111111511110051111111351111
+00050000000011110000000050000000
+11151111111111111111111151111111
+11151111111111111111111151111111
+11151111111111111111111151111111
+00000000000000500000000051111111
+11111111111111511111111151111111
+11111111111111511111111151111111
+11111111114131566666666651131411
+11111150000000001111111100000005
+11111151111111111111111111111115
+11111151111111111211311111111115""".splitlines()]
+# Feasible examples for the gold / enemies variants: the README level with gold (enemies) on these empty cells
+# (y, x), found by a greedy search that kept quality 1.0 (tests/pcgbench/test_pcgbench_loderunnertile.py checks it).
+EXTRA_TILES = {
+    "loderunnertile-gold-v0": (3, ((1, 0), (1, 1), (1, 3), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11),
+                                   (1, 12), (1, 13))),
+    "loderunnertile-enemies-v0": (4, ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7))),
+}
+
 
 @dataclass(frozen=True)
 class GridContent:
@@ -138,6 +169,21 @@ class LodeRunner:
         score = 0.3 * (differ[1] + differ[2] + differ[3]) + 0.1 * differ[4]
         return range_reward(score, 0, self.diversity_threshold * self.cells, self.cells)
 
+    def goal(self) -> str:
+        """What makes a level feasible and what the controls ask, in words (from the formulas above)."""
+        cells = self.cells
+        return (f"Lode Runner: the player walks left and right, climbs ladders up and down, hangs from ropes and "
+                f"drops from them, and falls through empty space; it cannot jump or dig, and cannot climb down a "
+                f"ladder from the tile above it. A good level has exactly one player, {self.gold} to "
+                f"{2 * self.gold} gold and {self.enemies} to {2 * self.enemies} enemies; from the player's start "
+                f"at least {int(self.exploration * cells)} cells must be reachable, every gold reachable, and at "
+                f"least {self.used_tiles:.0%} of the usable surfaces (solid tiles with a free tile above, ladders, "
+                f"ropes) visited; and it should look like the original game's levels: long runs of floor, ladder "
+                f"and rope rather than noise (the benchmark compares the reachable walking, hanging, climbing and "
+                f"falling runs with five original levels, and wants few separate platforms). The bottom row below "
+                f"the level is solid. The controls `ladder` and `rope` ask for that many ladder and rope tiles, "
+                f"within {self.cerror}.")
+
     def controllability(self, inf: Info, control: Control) -> float:
         """Mean of the ladder and rope counts' rewards, 1 within ±cerror of the requested counts."""
         ladder = range_reward(inf["ladder"], 0, control["ladder"] - self.cerror, control["ladder"] + self.cerror,
@@ -167,6 +213,21 @@ def game_of(kwargs: dict[str, Any]) -> LodeRunner:
     return LodeRunner(kwargs["width"], kwargs["height"], kwargs["gold"], kwargs["enemies"],
                       **{k: kwargs[k] for k in optional if k in kwargs},
                       diversity_threshold=kwargs.get("diversity", 0.4))
+
+
+def with_extra(level: Sequence[Sequence[int]], code: int, cells: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """A copy of `level` with `code` written at each (y, x) of `cells`."""
+    out = [list(row) for row in level]
+    for y, x in cells:
+        out[y][x] = code
+    return out
+
+
+def examples(name: str) -> tuple[list[list[int]], ...]:
+    """The variant's feasible example levels: the README's, with extra gold or enemies where the variant needs."""
+    if name in EXTRA_TILES:
+        return (with_extra(README_LEVEL, *EXTRA_TILES[name]),)
+    return (README_LEVEL,) if name == "loderunnertile-v0" else ()
 
 
 def make(name: str, **kwargs: Any) -> BenchProblem:
