@@ -247,7 +247,7 @@ class Elimination:
 EXAMPLE_WORDS = {
     "elimination-v0": ("vizimrxr", "uppqxped", "ttullero"),
     "elimination-easy-v0": ("soneot", "amaitr", "reunte"),
-    "elimination-hard-v0": (),
+    "elimination-hard-v0": ("yzrohslhij", "ezmtmdxjer", "aeeemmezrv"),
 }
 
 
