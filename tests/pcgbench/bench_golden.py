@@ -9,9 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
+from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TOL = 1e-9
+
+
+def variants(problem: str) -> dict[str, BenchProblem]:
+    """The registered variants of one problem (`loderunner` does not take `loderunnertile-*`)."""
+    return {name: get_problem(name) for name in names() if name.startswith(f"{problem}-")}
 
 
 def load_golden(problem: str) -> dict[str, Any]:

@@ -2,20 +2,20 @@ import re
 
 import numpy as np
 import pytest
-from bench_golden import check_golden, check_item
+from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench import isaac
 
-VARIANTS = {name: isaac.make(name, **kwargs) for name, kwargs in isaac.VARIANTS.items()}
+VARIANTS = variants("isaac")
 V0 = VARIANTS["isaac-v0"]
 README = {"layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0],
           "start": 6, "boss": 8, "shop": 13, "treasure": 1}
 
 
 def test_golden_vectors_from_the_reference():
-    assert check_golden("isaac", lambda name: VARIANTS[name]) >= 30
+    assert check_golden("isaac", VARIANTS.__getitem__) >= 30
 
 
 def test_readme_example():
@@ -40,7 +40,7 @@ def test_seeded_sample_has_identical_positions_and_the_measured_quality():
 
 
 def test_rooms_kwarg_is_ignored_every_variant_targets_six_rooms():
-    assert {v.control_space["map_size"][0] for v in VARIANTS.values()} == {6}
+    assert len(VARIANTS) == 3 and {v.control_space["map_size"][0] for v in VARIANTS.values()} == {6}
     assert VARIANTS["isaac-large-v0"].control_space == {"map_size": (6, 64)}
 
 
@@ -151,9 +151,9 @@ def test_drawing_shows_rooms_doors_and_special_rooms():
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_comb_plan_is_feasible_in_every_variant(name):
-    kwargs = isaac.VARIANTS[name]
     bench = VARIANTS[name]
-    plan = isaac.comb_plan(kwargs["width"], kwargs["height"])
+    (plan,) = bench.examples
+    assert plan == isaac.comb_plan(bench.content.width, bench.content.height)
     inf = bench.info(plan)
     assert bench.content.check(plan) is None and bench.quality(inf) == 1.0
-    assert inf["player_boss_distance"] >= kwargs["width"] + kwargs["height"]
+    assert inf["player_boss_distance"] >= bench.content.width + bench.content.height

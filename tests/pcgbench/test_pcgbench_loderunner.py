@@ -1,19 +1,19 @@
 import numpy as np
 import pytest
-from bench_golden import check_golden, check_item
+from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench import loderunner
 from pcg_plugin.problems.pcgbench.loderunner_play import DATA, read_level
 
-VARIANTS = {name: loderunner.make(name, **kwargs) for name, kwargs in loderunner.VARIANTS.items()}
+VARIANTS = variants("loderunner")
 V0 = VARIANTS["loderunner-v0"]
 README = loderunner.README_PATTERNS
 
 
 def test_golden_vectors_from_the_reference():
-    assert check_golden("loderunner", lambda name: VARIANTS[name]) >= 30
+    assert check_golden("loderunner", VARIANTS.__getitem__) >= 30
 
 
 def test_readme_example_expands_to_the_first_original_level():
@@ -63,3 +63,13 @@ def test_examples_are_feasible(name):
         assert VARIANTS[name].content.check(content) is None
         assert VARIANTS[name].quality(VARIANTS[name].info(content)) == 1.0
     assert len(loderunner.examples(name)) == 1
+
+
+def test_patterns_are_written_as_codes_and_drawn_as_tiles():
+    kind = V0.content
+    assert kind.legend[0] == "11/00" and kind.wide_codes
+    assert kind.placeholder_values()["<TILES>"].splitlines()[6] == "6 = rope"
+    assert [label for label, _ in kind.key()][2] == "2 = player" and len({c for _, c in kind.key()}) == 7
+    svg = kind.draw(README)
+    assert svg.count("<rect") == 22 * 32 and 'width="320" height="220"' in svg
+    assert kind.parse(kind.show(README)) == (README, None)

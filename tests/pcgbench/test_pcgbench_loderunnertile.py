@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from bench_golden import check_golden, check_item
+from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -8,12 +8,12 @@ from pcg_plugin.problems.pcgbench import loderunnertile
 from pcg_plugin.problems.pcgbench.loderunner_play import (
     DATA, horizontal_histogram, js_distance, play, read_level, reference_histograms, vertical_histogram)
 
-VARIANTS = {name: loderunnertile.make(name, **kwargs) for name, kwargs in loderunnertile.VARIANTS.items()}
+VARIANTS = variants("loderunnertile")
 V0 = VARIANTS["loderunnertile-v0"]
 
 
 def test_golden_vectors_from_the_reference():
-    assert check_golden("loderunnertile", lambda name: VARIANTS[name]) >= 30
+    assert check_golden("loderunnertile", VARIANTS.__getitem__) >= 30
 
 
 def test_first_original_level_measured_values():

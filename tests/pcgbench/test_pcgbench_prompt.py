@@ -24,12 +24,13 @@ def test_every_placeholder_is_replaced_for_the_instance():
 
 @pytest.mark.parametrize("name", [n for n in names() if get_problem(n).examples])
 def test_the_example_levels_and_their_mirrors_are_feasible(name):
-    """What `<EXAMPLES>` shows must be good levels: quality 1 for the README level and both mirrors."""
+    """What `<EXAMPLES>` shows must be good contents: quality 1 (for grids the README level and both mirrors; one
+    README level for Lode Runner, whose 21×32 examples would make a long prompt)."""
     problem = get_problem(name)
     levels = list(problem.examples)
-    assert levels[1] != levels[0] != levels[2]
-    assert [evaluate_item(problem, level)["quality"] for level in levels] == [1.0, 1.0, 1.0]
-    assert examples_text(problem).count("```") == 6
+    assert len({str(level) for level in levels}) == len(levels) >= 1
+    assert [evaluate_item(problem, level)["quality"] for level in levels] == [1.0] * len(levels)
+    assert examples_text(problem).count("```") == 2 * len(levels)
 
 
 def test_a_program_gets_the_same_facts_as_json():

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
-from pcg_plugin.problems.pcgbench.parse import last_fenced_block
+from pcg_plugin.problems.pcgbench.parse import NO_BLOCK, last_fenced_block
 from pcg_plugin.problems.pcgbench.reward import range_reward
 
 ALPHABET = 26
@@ -76,7 +76,6 @@ def spelt_words(letters: str) -> list[tuple[str, int]]:
     return found
 
 
-NO_BLOCK = "no block: the reply has no fenced block (```...```)"
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_letters": "the last fenced block is neither one word of letters a-z nor a JSON list of letter codes",
@@ -241,12 +240,11 @@ class Elimination:
         return range_reward(sum(n > control["sequence"] for n in adjacent), 0, 0, 0, len(adjacent))
 
 
-# Example rows per variant, found by searching (hill-climbing, and uniform samples for -easy): feasible for
-# elimination-v0 and -hard-v0 (quality 1.0); -easy-v0 can never be feasible, so these reach its best, 5/9.
+# Feasible example rows (quality 1.0), found by hill-climbing; -easy-v0 can never be feasible, so it has none.
 # tests/pcgbench/test_pcgbench_elimination.py checks the qualities.
 EXAMPLE_WORDS = {
     "elimination-v0": ("vizimrxr", "uppqxped", "ttullero"),
-    "elimination-easy-v0": ("soneot", "amaitr", "reunte"),
+    "elimination-easy-v0": (),
     "elimination-hard-v0": ("yzrohslhij", "ezmtmdxjer", "aeeemmezrv"),
 }
 
@@ -255,18 +253,12 @@ def examples(name: str) -> tuple[list[int], ...]:
     return tuple([ord(c) - ord("a") for c in word] for word in EXAMPLE_WORDS.get(name, ()))
 
 
-def make(name: str, **kwargs: Any) -> BenchProblem:
-    """A variant from the registry's kwargs (letters, short_percentage, long_percentage; offset, diversity)."""
-    game = Elimination(kwargs["letters"], kwargs["short_percentage"], kwargs["long_percentage"],
-                       kwargs.get("offset", 0.1), kwargs.get("diversity", 0.6))
+def make(name: str, letters: int, short_percentage: float, long_percentage: float, offset: float = 0.1,
+         diversity: float = 0.6) -> BenchProblem:
+    """A variant from the benchmark's kwargs."""
+    game = Elimination(letters, short_percentage, long_percentage, offset, diversity)
     return BenchProblem(
-        name=name, content=LettersKind(game.letters), control_space={"sequence": (2, 7)},
+        name=name, content=LettersKind(letters), control_space={"sequence": (2, 7)},
         info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
+        goal=game.goal(), examples=examples(name),
     )
-
-
-VARIANTS: dict[str, dict[str, Any]] = {
-    "elimination-v0": {"letters": 8, "short_percentage": 0.5, "long_percentage": 0.7},
-    "elimination-easy-v0": {"letters": 6, "short_percentage": 0.2, "long_percentage": 0.4},
-    "elimination-hard-v0": {"letters": 10, "short_percentage": 0.8, "long_percentage": 0.9},
-}

@@ -26,7 +26,7 @@ import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.grid_search import count_regions, first_tile_distance
-from pcg_plugin.problems.pcgbench.parse import last_fenced_block
+from pcg_plugin.problems.pcgbench.parse import NO_BLOCK, last_fenced_block
 from pcg_plugin.problems.pcgbench.reward import range_reward
 
 DOORS = 16  # bitmask values 0..15
@@ -36,7 +36,6 @@ POSITIONS = ("start", "boss", "shop", "treasure")  # the content space's key ord
 MARKS = {"start": "S", "boss": "B", "shop": "$", "treasure": "T"}
 DOORS_TEXT = ("Each layout value is a room's doors, added up: 1 = door left, 2 = door up, 4 = door right, "
               "8 = door down (so 15 has all four doors); 0 = no room.")
-NO_BLOCK = "no block: the reply has no fenced block (```...```)"
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_a_floor_plan": "the last fenced block is not a JSON object with exactly layout, start, boss, shop, treasure",
@@ -318,18 +317,12 @@ class Isaac:
         return range_reward(inf["map_size"], c - self.cerror, c + self.cerror, self.cells)
 
 
-def make(name: str, **kwargs: Any) -> BenchProblem:
-    """A variant from the registry's kwargs (width, height; `rooms` is accepted and ignored, as upstream)."""
-    isaac = Isaac(kwargs["width"], kwargs["height"], kwargs.get("map_size", 6), kwargs.get("diversity", 0.6))
+def make(name: str, width: int, height: int, rooms: int | None = None, map_size: int = 6,
+         diversity: float = 0.6) -> BenchProblem:
+    """A variant from the benchmark's kwargs; `rooms` is accepted and ignored, as upstream (the target is map_size)."""
+    isaac = Isaac(width, height, map_size, diversity)
     return BenchProblem(
-        name=name, content=FloorPlanKind(isaac.width, isaac.height),
-        control_space={"map_size": (isaac.target, isaac.cells)},
+        name=name, content=FloorPlanKind(width, height), control_space={"map_size": (isaac.target, isaac.cells)},
         info=isaac.info, quality=isaac.quality, controllability=isaac.controllability, diversity=isaac.diversity,
+        goal=isaac.goal(), examples=(comb_plan(width, height),),
     )
-
-
-VARIANTS: dict[str, dict[str, int]] = {
-    "isaac-v0": {"width": 4, "height": 4, "rooms": 6},
-    "isaac-medium-v0": {"width": 6, "height": 6, "rooms": 12},
-    "isaac-large-v0": {"width": 8, "height": 8, "rooms": 24},
-}

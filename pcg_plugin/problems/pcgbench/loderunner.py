@@ -8,12 +8,14 @@ Content (the benchmark's JSON form): 11 rows of 16 ints in [0, 52), indices into
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
+from pcg_plugin.problems.pcgbench.grid_kind import TILE, GridKind
 from pcg_plugin.problems.pcgbench.loderunner_play import DATA, SOLID
-from pcg_plugin.problems.pcgbench.loderunnertile import GridContent, bench_problem, game_of, with_extra
+from pcg_plugin.problems.pcgbench.loderunnertile import TILES, bench_problem, game_of, with_extra
 
 # The README's example pattern grid (it expands to the first original level; feasible for loderunner-v0).
 README_PATTERNS = [
@@ -61,13 +63,44 @@ def examples(name: str) -> tuple[list[list[int]], ...]:
     return (README_PATTERNS,) if name == "loderunner-v0" else ()
 
 
+def pattern_names() -> tuple[str, ...]:
+    """Each pattern as its tile codes, top row / bottom row (pattern 0, 1100, is "11/00")."""
+    return tuple(f"{a}{b}/{c}{d}" for (a, b), (c, d) in patterns())
+
+
+TILE_LEGEND = "\n".join(f"{code} = {name}" for code, name in enumerate(TILES))
+
+
+@dataclass(frozen=True)
+class PatternGridKind(GridKind):
+    """A grid of pattern codes: written and parsed as any grid, drawn as the tiles it expands to.
+
+    Extra placeholder `<TILES>`: the tile codes the patterns' digits stand for (`<LEGEND>` lists the patterns).
+    """
+
+    placeholders: tuple[str, ...] = ("<WIDTH>", "<HEIGHT>", "<LEGEND>", "<TILES>")
+
+    def placeholder_values(self) -> dict[str, str]:
+        return {**super().placeholder_values(), "<TILES>": TILE_LEGEND}
+
+    def draw(self, content: Sequence[Sequence[int]], tile: int = TILE) -> str:
+        return _TILES_KIND.draw(expand(content), tile)
+
+    def key(self) -> list[tuple[str, str]]:
+        return _TILES_KIND.key()
+
+    def facts(self) -> dict[str, Any]:
+        return {**super().facts(), "tiles": {str(code): name for code, name in enumerate(TILES)}}
+
+
+_TILES_KIND = GridKind(22, 32, TILES)  # only draws the expanded level
+
+
 def make(name: str, **kwargs: Any) -> BenchProblem:
+    """A variant from the benchmark's kwargs: an (H/2)×(W/2) grid of pattern codes."""
     game = game_of(kwargs)
-    return bench_problem(name, game, GridContent(game.height // 2, game.width // 2, len(patterns())), expand)
-
-
-VARIANTS: dict[str, dict[str, int]] = {
-    "loderunner-v0": {"width": 32, "height": 22, "gold": 6, "enemies": 3},
-    "loderunner-gold-v0": {"width": 32, "height": 22, "gold": 18, "enemies": 3},
-    "loderunner-enemies-v0": {"width": 32, "height": 22, "gold": 6, "enemies": 12},
-}
+    goal = (f"The level is written as {game.height // 2} rows of {game.width // 2} pattern codes; each code is a "
+            f"2×2 block of tiles (the legend gives its top row / bottom row), so the level is {game.height}×"
+            f"{game.width} tiles, and its bottom row is made solid. " + game.goal())
+    kind = PatternGridKind(game.height // 2, game.width // 2, pattern_names())
+    return bench_problem(name, game, kind, expand, goal, examples(name))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
-from pcg_plugin.problems.pcgbench.content import check_grid, sample_grid
+from pcg_plugin.problems.pcgbench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.loderunner_play import (
     GOLD, LADDER, PLAYER, ROPE, SOLID, Level, js_distance, normalised, play, play_histograms,
     reference_histograms)
@@ -55,22 +55,6 @@ EXTRA_TILES = {
                                    (1, 12), (1, 13))),
     "loderunnertile-enemies-v0": (4, ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7))),
 }
-
-
-@dataclass(frozen=True)
-class GridContent:
-    """A rows×cols grid of codes 0..alphabet−1 (the benchmark's ArraySpace of one IntegerSpace)."""
-
-    rows: int
-    cols: int
-    alphabet: int
-    kind: str = "grid"
-
-    def check(self, content: Any) -> str | None:
-        return check_grid(content, self.rows, self.cols, self.alphabet)
-
-    def sample(self, rng: Any) -> list[list[int]]:
-        return sample_grid(rng, self.rows, self.cols, self.alphabet)
 
 
 def _runs(line: Sequence[int], value: int) -> int:
@@ -192,13 +176,14 @@ class LodeRunner:
         return (ladder + rope) / 2
 
 
-def bench_problem(name: str, game: LodeRunner, content: GridContent,
-                  to_level: Callable[[Sequence[Sequence[int]]], Level]) -> BenchProblem:
+def bench_problem(name: str, game: LodeRunner, content: GridKind,
+                  to_level: Callable[[Sequence[Sequence[int]]], Level], goal: str,
+                  examples: tuple[list[list[int]], ...]) -> BenchProblem:
     """The variant record: `to_level` turns a content into the 22×32 level the scoring reads."""
     return BenchProblem(
         name=name, content=content, control_space=game.control_space,
         info=lambda c: game.info(to_level(c)), quality=game.quality,
-        controllability=game.controllability, diversity=game.diversity,
+        controllability=game.controllability, diversity=game.diversity, goal=goal, examples=examples,
     )
 
 
@@ -208,8 +193,11 @@ def with_floor(content: Sequence[Sequence[int]]) -> list[list[int]]:
 
 
 def game_of(kwargs: dict[str, Any]) -> LodeRunner:
-    """The scoring constants from the registry's kwargs (width, height, gold, enemies; optional extras)."""
+    """The scoring constants from the benchmark's kwargs (width, height, gold, enemies; optional extras)."""
     optional = ("exploration", "islands", "decorations", "used_tiles")
+    unknown = set(kwargs) - {"width", "height", "gold", "enemies", "diversity", *optional}
+    if unknown:
+        raise TypeError(f"unknown Lode Runner kwargs: {sorted(unknown)}")
     return LodeRunner(kwargs["width"], kwargs["height"], kwargs["gold"], kwargs["enemies"],
                       **{k: kwargs[k] for k in optional if k in kwargs},
                       diversity_threshold=kwargs.get("diversity", 0.4))
@@ -231,12 +219,7 @@ def examples(name: str) -> tuple[list[list[int]], ...]:
 
 
 def make(name: str, **kwargs: Any) -> BenchProblem:
+    """A variant from the benchmark's kwargs: a height×width grid of tiles; the floor row is added for scoring."""
     game = game_of(kwargs)
-    return bench_problem(name, game, GridContent(game.height, game.width, len(TILES)), with_floor)
-
-
-VARIANTS: dict[str, dict[str, int]] = {
-    "loderunnertile-v0": {"width": 32, "height": 21, "gold": 6, "enemies": 3},
-    "loderunnertile-gold-v0": {"width": 32, "height": 21, "gold": 18, "enemies": 3},
-    "loderunnertile-enemies-v0": {"width": 32, "height": 21, "gold": 6, "enemies": 12},
-}
+    return bench_problem(name, game, GridKind(game.height, game.width, TILES), with_floor, game.goal(),
+                         examples(name))

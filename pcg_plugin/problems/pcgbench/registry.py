@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, sokoban, zelda
+from pcg_plugin.problems.pcgbench import binary, elimination, isaac, loderunner, loderunnertile, sokoban, zelda
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -27,6 +27,18 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "zelda-v0": (zelda.make, dict(width=11, height=7, enemies=3)),
     "zelda-enemies-v0": (zelda.make, dict(width=11, height=7, enemies=12)),
     "zelda-large-v0": (zelda.make, dict(width=18, height=12, enemies=8)),
+    "isaac-v0": (isaac.make, dict(width=4, height=4, rooms=6)),
+    "isaac-medium-v0": (isaac.make, dict(width=6, height=6, rooms=12)),
+    "isaac-large-v0": (isaac.make, dict(width=8, height=8, rooms=24)),
+    "elimination-v0": (elimination.make, dict(letters=8, short_percentage=0.5, long_percentage=0.7)),
+    "elimination-easy-v0": (elimination.make, dict(letters=6, short_percentage=0.2, long_percentage=0.4)),
+    "elimination-hard-v0": (elimination.make, dict(letters=10, short_percentage=0.8, long_percentage=0.9)),
+    "loderunner-v0": (loderunner.make, dict(width=32, height=22, gold=6, enemies=3)),
+    "loderunner-gold-v0": (loderunner.make, dict(width=32, height=22, gold=18, enemies=3)),
+    "loderunner-enemies-v0": (loderunner.make, dict(width=32, height=22, gold=6, enemies=12)),
+    "loderunnertile-v0": (loderunnertile.make, dict(width=32, height=21, gold=6, enemies=3)),
+    "loderunnertile-gold-v0": (loderunnertile.make, dict(width=32, height=21, gold=18, enemies=3)),
+    "loderunnertile-enemies-v0": (loderunnertile.make, dict(width=32, height=21, gold=6, enemies=12)),
 }  # fmt: skip
 
 
