@@ -1,0 +1,60 @@
+"""End-to-end harness runs (pytester, scripted double `bench_double.py`) on one variant of each non-grid or
+pattern problem: isaac (a floor plan), elimination (letters), loderunner (pattern codes drawn as tiles)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_harness_pcgbench import args, by_name, program, results, write
+
+HERE = Path(__file__).resolve().parent
+
+PROMPTS = {  # each kind's own placeholders, as a competitor would write them
+    "isaac-v0": "Design a <WIDTH>x<HEIGHT> <PROBLEM> floor plan (<CELLS> cells). <DOORS>\n<GOAL>\n<EXAMPLES>\n"
+                "Meet <CONTROL>.",
+    "elimination-v0": "Write <LENGTH> letters for <PROBLEM>.\n<GOAL>\n<EXAMPLES>\nMeet <CONTROL>.",
+    "loderunner-v0": "Design <PROBLEM>: <HEIGHT> rows of <WIDTH> pattern codes.\nPatterns:\n<LEGEND>\nTiles:\n<TILES>"
+                     "\n<GOAL>\nMeet <CONTROL>.",
+}  # fmt: skip
+
+
+@pytest.fixture
+def bench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    shutil.copy(HERE / "bench_double.py", pytester.path / "bench_double.py")
+    monkeypatch.syspath_prepend(str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return pytester
+
+
+@pytest.mark.parametrize("variant", sorted(PROMPTS))
+def test_a_run_scores_examples_names_zeros_and_draws_each_content(bench: pytest.Pytester, variant: str) -> None:
+    write(bench.path, {
+        "subs/good/prompt.txt": PROMPTS[variant],  # the first example every trial
+        "subs/trials/entry.py": program(),  # example (trial - 1) % n, from the task JSON
+        "subs/noblock/prompt.txt": PROMPTS[variant] + " MODE=noblock",
+        "subs/junk/prompt.txt": PROMPTS[variant] + " MODE=junk",
+    })  # fmt: skip
+    result = bench.runpytest(*args(variant, "run", "--pcg-grid-instances", "1", "--pcg-trials", "2",
+                                   model="bench_double:respond"))
+    assert result.ret == 0, result.stdout.str()
+    doc = results(bench.path, "run")
+    subs = by_name(doc)
+    assert not doc["errors"] and not doc["folder_errors"]
+    for name in ("good", "trials"):
+        trials = subs[name]["instances"][0]["trials"]
+        assert [t["reason"] for t in trials] == [None, None] and [t["quality"] for t in trials] == [1.0, 1.0]
+        assert subs[name]["feasible"] == 1.0
+    assert subs["noblock"]["zero_reasons"] == {"no_block": 2} and subs["noblock"]["score"] == 0
+    junk_reason = {"isaac-v0": "not_a_floor_plan", "elimination-v0": "not_letters", "loderunner-v0": "not_a_grid"}
+    assert subs["junk"]["zero_reasons"] == {junk_reason[variant]: 2}
+    kind = doc["benchmark"]
+    assert kind["kind"] == {"isaac-v0": "floor plan", "elimination-v0": "letters", "loderunner-v0": "grid"}[variant]
+    report = (bench.path / "run" / "report.html").read_text()
+    assert report.count("<svg") == 4  # one drawing per content read: good and trials, 2 trials each
+    raw = json.dumps(subs["good"]["instances"][0]["trials"][0]["content"])
+    assert raw and "ZERO junk instance" in result.stdout.str()
