@@ -1,5 +1,5 @@
-"""End-to-end harness runs (pytester, scripted double `bench_double.py`) on one variant of each non-grid or
-pattern problem: isaac (a floor plan), elimination (letters), loderunner (pattern codes drawn as tiles)."""
+"""End-to-end harness runs (pytester, the scripted double `grid_double.py`) on one variant of each of isaac (a floor
+plan), elimination (letters) and loderunner (pattern codes drawn as tiles)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ import pytest
 from test_harness_pcgbench import args, by_name, program, results, write
 
 HERE = Path(__file__).resolve().parent
+# A reply each kind cannot read: '9' written over the block's first character (the floor plan's "{", a letter), or
+# words where pattern codes belong.
+JUNK = {"isaac-v0": ("alphabet", "not_a_floor_plan"), "elimination-v0": ("alphabet", "not_letters"),
+        "loderunner-v0": ("words", "not_a_grid")}
 
 PROMPTS = {  # each kind's own placeholders, as a competitor would write them
     "isaac-v0": "Design a <WIDTH>x<HEIGHT> <PROBLEM> floor plan (<CELLS> cells). <DOORS>\n<GOAL>\n<EXAMPLES>\n"
@@ -23,7 +27,7 @@ PROMPTS = {  # each kind's own placeholders, as a competitor would write them
 
 @pytest.fixture
 def bench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    shutil.copy(HERE / "bench_double.py", pytester.path / "bench_double.py")
+    shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -37,10 +41,9 @@ def test_a_run_scores_examples_names_zeros_and_draws_each_content(bench: pytest.
         "subs/good/prompt.txt": PROMPTS[variant],  # the first example every trial
         "subs/trials/entry.py": program(),  # example (trial - 1) % n, from the task JSON
         "subs/noblock/prompt.txt": PROMPTS[variant] + " MODE=noblock",
-        "subs/junk/prompt.txt": PROMPTS[variant] + " MODE=junk",
+        "subs/junk/prompt.txt": PROMPTS[variant] + f" MODE={JUNK[variant][0]}",
     })  # fmt: skip
-    result = bench.runpytest(*args(variant, "run", "--pcg-grid-instances", "1", "--pcg-trials", "2",
-                                   model="bench_double:respond"))
+    result = bench.runpytest(*args(variant, "run", "--pcg-grid-instances", "1", "--pcg-trials", "2"))
     assert result.ret == 0, result.stdout.str()
     doc = results(bench.path, "run")
     subs = by_name(doc)
@@ -50,8 +53,7 @@ def test_a_run_scores_examples_names_zeros_and_draws_each_content(bench: pytest.
         assert [t["reason"] for t in trials] == [None, None] and [t["quality"] for t in trials] == [1.0, 1.0]
         assert subs[name]["feasible"] == 1.0
     assert subs["noblock"]["zero_reasons"] == {"no_block": 2} and subs["noblock"]["score"] == 0
-    junk_reason = {"isaac-v0": "not_a_floor_plan", "elimination-v0": "not_letters", "loderunner-v0": "not_a_grid"}
-    assert subs["junk"]["zero_reasons"] == {junk_reason[variant]: 2}
+    assert subs["junk"]["zero_reasons"] == {JUNK[variant][1]: 2}
     kind = doc["benchmark"]
     assert kind["kind"] == {"isaac-v0": "floor plan", "elimination-v0": "letters", "loderunner-v0": "grid"}[variant]
     report = (bench.path / "run" / "report.html").read_text()

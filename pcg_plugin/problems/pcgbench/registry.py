@@ -12,7 +12,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, elimination, isaac, loderunner, loderunnertile, sokoban, zelda
+from pcg_plugin.problems.pcgbench import (
+    binary, building, elimination, isaac, loderunner, loderunnertile, sokoban, zelda)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -27,6 +28,10 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "zelda-v0": (zelda.make, dict(width=11, height=7, enemies=3)),
     "zelda-enemies-v0": (zelda.make, dict(width=11, height=7, enemies=12)),
     "zelda-large-v0": (zelda.make, dict(width=18, height=12, enemies=8)),
+    "building-v0": (building.make, dict(width=7, length=7, height=12, blocks=40)),
+    "building-large-v0": (building.make, dict(width=11, length=11, height=12, blocks=180)),
+    "building-tall-v0": (building.make, dict(width=7, length=7, height=24, blocks=80)),
+    "building-huge-v0": (building.make, dict(width=11, length=11, height=24, blocks=360)),
     "isaac-v0": (isaac.make, dict(width=4, height=4, rooms=6)),
     "isaac-medium-v0": (isaac.make, dict(width=6, height=6, rooms=12)),
     "isaac-large-v0": (isaac.make, dict(width=8, height=8, rooms=24)),
