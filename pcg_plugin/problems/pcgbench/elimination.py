@@ -133,7 +133,9 @@ class LettersKind:
                 return None, "not letters: the block is not a JSON list"
             return value, None
         word = "".join(c for c in body if c not in " ,\t\n")
-        if not word or not all("a" <= c <= "z" for c in word.lower()):
+        if not word:
+            return None, "not letters: the fenced block is empty"
+        if not all("a" <= c <= "z" for c in word.lower()):
             return None, f"not letters: the block is not one word of letters a-z: {body[:40]!r}"
         return [ord(c) - ord("a") for c in word.lower()], None
 
