@@ -1,5 +1,6 @@
 """End-to-end harness runs (pytester, the scripted double `grid_double.py`) on one variant of each of isaac (a floor
-plan), elimination (letters) and loderunner (pattern codes drawn as tiles)."""
+plan), elimination (letters), loderunner (pattern codes drawn as tiles) and loderunnertile (tiles); elimination
+also through a loopback OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_harness_pcgbench import args, by_name, program, results, write
+from test_harness_pcgbench import args, by_name, grid_server, program, results, scores_only, write
 
 HERE = Path(__file__).resolve().parent
 # A reply each kind cannot read: '9' written over the block's first character (the floor plan's "{", a letter), or
 # words where pattern codes belong.
 JUNK = {"isaac-v0": ("alphabet", "not_a_floor_plan"), "elimination-v0": ("alphabet", "not_letters"),
-        "loderunner-v0": ("words", "not_a_grid")}
+        "loderunner-v0": ("words", "not_a_grid"), "loderunnertile-v0": ("alphabet", "wrong_alphabet")}
 
 PROMPTS = {  # each kind's own placeholders, as a competitor would write them
     "isaac-v0": "Design a <WIDTH>x<HEIGHT> <PROBLEM> floor plan (<CELLS> cells). <DOORS>\n<GOAL>\n<EXAMPLES>\n"
@@ -22,6 +23,7 @@ PROMPTS = {  # each kind's own placeholders, as a competitor would write them
     "elimination-v0": "Write <LENGTH> letters for <PROBLEM>.\n<GOAL>\n<EXAMPLES>\nMeet <CONTROL>.",
     "loderunner-v0": "Design <PROBLEM>: <HEIGHT> rows of <WIDTH> pattern codes.\nPatterns:\n<LEGEND>\nTiles:\n<TILES>"
                      "\n<GOAL>\nMeet <CONTROL>.",
+    "loderunnertile-v0": "Design <PROBLEM>: <HEIGHT> rows of <WIDTH> tiles.\n<LEGEND>\n<GOAL>\nMeet <CONTROL>.",
 }  # fmt: skip
 
 
@@ -55,8 +57,22 @@ def test_a_run_scores_examples_names_zeros_and_draws_each_content(bench: pytest.
     assert subs["noblock"]["zero_reasons"] == {"no_block": 2} and subs["noblock"]["score"] == 0
     assert subs["junk"]["zero_reasons"] == {JUNK[variant][1]: 2}
     kind = doc["benchmark"]
-    assert kind["kind"] == {"isaac-v0": "floor plan", "elimination-v0": "letters", "loderunner-v0": "grid"}[variant]
+    assert kind["kind"] == {"isaac-v0": "floor plan", "elimination-v0": "letters"}.get(variant, "grid")
     report = (bench.path / "run" / "report.html").read_text()
     assert report.count("<svg") == 4  # one drawing per content read: good and trials, 2 trials each
     raw = json.dumps(subs["good"]["instances"][0]["trials"][0]["content"])
     assert raw and "ZERO junk instance" in result.stdout.str()
+
+
+def test_elimination_through_a_loopback_server_scores_as_the_double(bench: pytest.Pytester) -> None:
+    """The same submissions on elimination-v0 through a real HTTP server on 127.0.0.1 score exactly as with the
+    scripted double (one call per trial)."""
+    write(bench.path, {"subs/good/prompt.txt": PROMPTS["elimination-v0"], "subs/trials/entry.py": program()})
+    common = ["--pcg-grid-instances", "1", "--pcg-trials", "2"]
+    assert bench.runpytest(*args("elimination-v0", "scripted", *common)).ret == 0
+    with grid_server() as server:
+        http = ["--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "fake-model"]
+        live = bench.runpytest(*args("elimination-v0", "live", *common), *http)
+        assert live.ret == 0, live.stdout.str()
+        assert len(server.bodies) == 4
+    assert scores_only(results(bench.path, "live")) == scores_only(results(bench.path, "scripted"))
