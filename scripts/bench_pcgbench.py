@@ -4,7 +4,9 @@ Every registered variant (`registry.py`), with no list to keep up to date. Workl
 (the kind's `sample`, what the random baseline sees; most Sokoban ones fail the precondition and never reach the
 solver) and, for the binary, sokoban and zelda families, "playable-shaped" grids (one player, k crates and k
 targets on a random floor for Sokoban, one player/key/door and 3 enemies for Zelda, ~60 % floor for binary),
-closer to what an LLM writes and, for Sokoban, exercising the bounded solver. The process pins itself to one CPU.
+closer to what an LLM writes and, for Sokoban, exercising the bounded solver; loderunnertile's shaped levels
+(one player, 6 gold, 3 enemies on a random floor) run the reachability play that uniform ones (rarely one player)
+skip. The process pins itself to one CPU.
 Usage: OMP_NUM_THREADS=1 python scripts/bench_pcgbench.py [--levels 300] [--seed 0] [--problems a,b] [--json]
 """
 
@@ -20,7 +22,8 @@ import numpy as np
 from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
-PIECES = {"sokoban": None, "zelda": [2, 3, 4, 5, 5, 5], "binary": []}  # by family (the name before the first -)
+PIECES = {"sokoban": None, "zelda": [2, 3, 4, 5, 5, 5], "binary": [],  # by family (the name before the first -)
+          "loderunnertile": [2, 3, 3, 3, 3, 3, 3, 4, 4, 4]}  # one player, so the reachability play runs
 
 
 def shaped(family: str, rng: np.random.Generator, rows: int, cols: int) -> list[list[int]]:

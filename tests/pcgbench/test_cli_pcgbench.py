@@ -68,3 +68,25 @@ def test_list_names_every_variant_and_random_runs_any_of_them(capsys):
     assert main(["pcgbench", "random", "pcgbench/building-v0", "--runs", "1", "--generations", "0", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["problem"] == "building-v0" and result["samples"] == 100 and 0.4 < result["mean_best"]["0"] <= 1
+
+
+def test_eval_and_random_take_floor_plans_letters_and_pattern_grids(tmp_path, capsys):
+    """isaac's README floor plan (0.75), elimination's "stranger" (0.6452; 0.3333 at sequence 4), the Lode Runner
+    README pattern grid (1.0), each beside a content of the wrong form, and the random baseline on each."""
+    from pcg_plugin.problems.pcgbench.loderunner import README_PATTERNS
+
+    plan = {"layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0], "start": 6, "boss": 8, "shop": 13,
+            "treasure": 1}
+    cases = {"isaac-v0": ({"content": plan}, [1, 2], 0.75, "not a floor plan"),
+             "elimination-v0": ({"content": [18, 19, 17, 0, 13, 6, 4, 17], "control": {"sequence": 4}}, plan,
+                                0.645161290221991, "not letters"),
+             "loderunner-v0": ({"content": README_PATTERNS}, [[52] * 16] * 11, 1.0, "wrong alphabet")}
+    for variant, (good, bad, quality, reason) in cases.items():
+        src = tmp_path / f"{variant}.jsonl"
+        src.write_text(json.dumps(good) + "\n" + json.dumps({"content": bad}) + "\n")
+        assert main(["pcgbench", "eval", variant, str(src), "--json"]) == 0
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert abs(lines[0]["quality"] - quality) < 1e-12 and lines[1]["reason"].startswith(reason)
+        assert lines[2] == {"diversity": 1.0, "per_item": [1.0]}
+        assert main(["pcgbench", "random", variant, "--runs", "1", "--generations", "0", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["samples"] == 100

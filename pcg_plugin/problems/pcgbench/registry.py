@@ -12,7 +12,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, building, sokoban, zelda
+from pcg_plugin.problems.pcgbench import (
+    binary, building, elimination, isaac, loderunner, loderunnertile, sokoban, zelda)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -31,6 +32,18 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "building-large-v0": (building.make, dict(width=11, length=11, height=12, blocks=180)),
     "building-tall-v0": (building.make, dict(width=7, length=7, height=24, blocks=80)),
     "building-huge-v0": (building.make, dict(width=11, length=11, height=24, blocks=360)),
+    "isaac-v0": (isaac.make, dict(width=4, height=4, rooms=6)),
+    "isaac-medium-v0": (isaac.make, dict(width=6, height=6, rooms=12)),
+    "isaac-large-v0": (isaac.make, dict(width=8, height=8, rooms=24)),
+    "elimination-v0": (elimination.make, dict(letters=8, short_percentage=0.5, long_percentage=0.7)),
+    "elimination-easy-v0": (elimination.make, dict(letters=6, short_percentage=0.2, long_percentage=0.4)),
+    "elimination-hard-v0": (elimination.make, dict(letters=10, short_percentage=0.8, long_percentage=0.9)),
+    "loderunner-v0": (loderunner.make, dict(width=32, height=22, gold=6, enemies=3)),
+    "loderunner-gold-v0": (loderunner.make, dict(width=32, height=22, gold=18, enemies=3)),
+    "loderunner-enemies-v0": (loderunner.make, dict(width=32, height=22, gold=6, enemies=12)),
+    "loderunnertile-v0": (loderunnertile.make, dict(width=32, height=21, gold=6, enemies=3)),
+    "loderunnertile-gold-v0": (loderunnertile.make, dict(width=32, height=21, gold=18, enemies=3)),
+    "loderunnertile-enemies-v0": (loderunnertile.make, dict(width=32, height=21, gold=6, enemies=12)),
 }  # fmt: skip
 
 
