@@ -13,7 +13,7 @@ state popped at a place stands for every later one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pcg_plugin.problems.pcgbench.step_search import Action
@@ -26,9 +26,12 @@ HANG_AIR = 1
 
 @dataclass(frozen=True)
 class Level:
-    """The static part: walls, spikes, the door and key, the diamonds' start cells, and an optional target."""
+    """The static part: open cells, spikes, the door and key, the diamonds' start cells, and an optional target.
 
-    solid: tuple[tuple[bool, ...], ...]
+    The padded border is solid, so a player inside never looks past the grid's edge.
+    """
+
+    open: tuple[tuple[bool, ...], ...]  # open[y][x]: not solid
     spikes: frozenset[tuple[int, int]]
     door: tuple[int, int]
     key: tuple[int, int] | None
@@ -37,36 +40,32 @@ class Level:
 
     @property
     def width(self) -> int:
-        return len(self.solid[0])
+        return len(self.open[0])
 
     @property
     def height(self) -> int:
-        return len(self.solid)
-
-    def free(self, x: int, y: int) -> bool:
-        return 0 <= x < self.width and 0 <= y < self.height and not self.solid[y][x]
+        return len(self.open)
 
 
-@dataclass(frozen=True)
 class State:
-    """The moving part of the game."""
+    """The moving part of the game (immutable by convention; a plain slotted class because searches make
+    millions of them)."""
 
-    level: Level
-    x: int
-    y: int
-    health: int
-    air: int
-    jumps: int
-    col_diamonds: int
-    has_key: bool
-    diamonds: int  # bitmask of the diamonds still on the map
+    __slots__ = ("level", "x", "y", "health", "air", "jumps", "col_diamonds", "has_key", "diamonds", "_span")
+
+    def __init__(self, level: Level, x: int, y: int, health: int, air: int, jumps: int, col_diamonds: int,
+                 has_key: bool, diamonds: int, span: int | None = None) -> None:
+        self.level, self.x, self.y, self.health, self.air, self.jumps = level, x, y, health, air, jumps
+        self.col_diamonds, self.has_key, self.diamonds = col_diamonds, has_key, diamonds
+        self._span = level.width + level.height if span is None else span
 
     def key(self) -> tuple[int, ...]:
         return (self.x, self.y, self.health, self.has_key, self.diamonds)
 
     def won(self) -> bool:
-        if self.level.target is not None:
-            return (self.x, self.y) == self.level.target
+        target = self.level.target
+        if target is not None:
+            return self.x == target[0] and self.y == target[1]
         return self.has_key and (self.x, self.y) == self.level.door
 
     def lost(self) -> bool:
@@ -79,7 +78,7 @@ class State:
         if level.target is not None:
             goal = level.target
         elif not self.has_key and level.key is not None:
-            goal, extra = level.key, level.width + level.height
+            goal, extra = level.key, self._span
         return abs(self.x - goal[0]) + abs(self.y - goal[1]) + extra
 
     def status(self) -> dict[str, object]:
@@ -89,26 +88,26 @@ class State:
                 "col_diamonds": self.col_diamonds, "col_key": int(self.has_key)}
 
     def step(self, dx: int, dy: int) -> State:
-        if self.won() or self.lost():
+        if self.health <= 0 or self.won():
             return self
         level = self.level
+        free = level.open
         dx, dy = (dx > 0) - (dx < 0), -1 if dy < 0 else 0
         x, y, air, jumps = self.x, self.y, self.air, self.jumps
-        ground, ceiling = level.solid[y + 1][x], level.solid[y - 1][x]
         if dx:
-            if level.free(x + dx, y):
+            if free[y][x + dx]:
                 x += dx
-        elif dy == -1 and ground and not ceiling:
+        elif dy == -1 and not free[y + 1][x] and free[y - 1][x]:  # on the ground, no ceiling
             air, jumps = JUMP_AIR, jumps + 1
         if air > HANG_AIR:
             air -= 1
-            if level.free(x, y - 1):
+            if free[y - 1][x]:
                 y -= 1
             else:
                 air = HANG_AIR
         elif 0 < air <= HANG_AIR:
             air -= 1
-        elif level.free(x, y + 1):
+        elif free[y + 1][x]:
             y += 1
         health, col, has_key, diamonds = self.health, self.col_diamonds, self.has_key, self.diamonds
         bit = level.diamonds.get((x, y))
@@ -118,11 +117,10 @@ class State:
             health = 0
         elif not has_key and (x, y) == level.key:
             has_key = True
-        return State(level, x, y, health, air, jumps, col, has_key, diamonds)
+        return State(level, x, y, health, air, jumps, col, has_key, diamonds, self._span)
 
-    def children(self) -> Iterator[tuple[Action, State]]:
-        for action in ACTIONS:
-            yield action, self.step(*action)
+    def children(self) -> list[tuple[Action, State]]:
+        return [(action, self.step(*action)) for action in ACTIONS]
 
 
 def start_state(content: Sequence[Sequence[int]], target: tuple[int, int] | None = None) -> State:
@@ -141,7 +139,7 @@ def start_state(content: Sequence[Sequence[int]], target: tuple[int, int] | None
     diamonds = [(x, y) for x, y, v in cells if v == DIAMOND]
     player, door = last(PLAYER), last(EXIT)
     assert player is not None and door is not None, "the gate admits only levels with a player and an exit"
-    level = Level(solid=tuple(tuple(v == SOLID for v in row) for row in padded),
+    level = Level(open=tuple(tuple(v != SOLID for v in row) for row in padded),
                   spikes=frozenset((x, y) for x, y, v in cells if v == SPIKE), door=door, key=last(KEY),
                   diamonds={d: i for i, d in enumerate(diamonds)}, target=target)
     return State(level, *player, 1, 0, 0, 0, False, (1 << len(diamonds)) - 1)

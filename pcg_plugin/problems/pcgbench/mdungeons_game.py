@@ -11,7 +11,7 @@ key string encodes them (its door never changes).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pcg_plugin.problems.pcgbench.step_search import Action
@@ -26,41 +26,33 @@ DAMAGE = {GOBLIN: 1, OGRE: 2}
 class Level:
     """The static part: walls, the exit, and where each item starts (row-major, the benchmark's order)."""
 
-    solid: tuple[tuple[bool, ...], ...]
+    open: tuple[tuple[bool, ...], ...]  # open[y][x]: not solid
     door: tuple[int, int]
     potions: dict[tuple[int, int], int]  # position -> bit index in the state's mask
     treasures: dict[tuple[int, int], int]
     enemies: dict[tuple[int, int], tuple[int, int]]  # position -> (bit index, damage)
-
-    @property
-    def width(self) -> int:
-        return len(self.solid[0])
-
-    @property
-    def height(self) -> int:
-        return len(self.solid)
+    area: int  # padded width × padded height, the heuristic's offset
 
 
-@dataclass(frozen=True)
 class State:
-    """The moving part: position, health, what was collected, and bitmasks of the items still on the map."""
+    """The moving part: position, health, what was collected, and bitmasks of the items still on the map
+    (immutable by convention; a plain slotted class because searches make millions of them)."""
 
-    level: Level
-    x: int
-    y: int
-    health: int
-    col_potions: int
-    col_treasures: int
-    col_enemies: int
-    potions: int
-    treasures: int
-    enemies: int
+    __slots__ = ("level", "x", "y", "health", "col_potions", "col_treasures", "col_enemies", "potions", "treasures",
+                 "enemies")
+
+    def __init__(self, level: Level, x: int, y: int, health: int, col_potions: int, col_treasures: int,
+                 col_enemies: int, potions: int, treasures: int, enemies: int) -> None:
+        self.level, self.x, self.y, self.health = level, x, y, health
+        self.col_potions, self.col_treasures, self.col_enemies = col_potions, col_treasures, col_enemies
+        self.potions, self.treasures, self.enemies = potions, treasures, enemies
 
     def key(self) -> tuple[int, ...]:
         return (self.x, self.y, self.health, self.potions, self.treasures, self.enemies)
 
     def won(self) -> bool:
-        return (self.x, self.y) == self.level.door
+        door = self.level.door
+        return self.x == door[0] and self.y == door[1]
 
     def lost(self) -> bool:
         return self.health <= 0
@@ -69,7 +61,7 @@ class State:
         """Exit distance + 4 per missing health − 2 per treasure + the padded area (so positive until a win)."""
         door_x, door_y = self.level.door
         distance = abs(self.x - door_x) + abs(self.y - door_y)
-        return distance + 4 * (MAX_HEALTH - self.health) - 2 * self.col_treasures + self.level.width * self.level.height
+        return distance + 4 * (MAX_HEALTH - self.health) - 2 * self.col_treasures + self.level.area
 
     def status(self) -> dict[str, object]:
         """The benchmark's game status: won/lost/running and what the player holds."""
@@ -79,32 +71,28 @@ class State:
 
     def step(self, dx: int, dy: int) -> tuple[State, str]:
         """One move; returns the new state and its event: "p" potion, "$" treasure, "1"/"2" enemy damage, or ""."""
-        if self.won() or self.lost() or (dx and dy):
+        if self.health <= 0 or self.won() or (dx and dy):
             return self, ""
         nx, ny = self.x + (dx > 0) - (dx < 0), self.y + (dy > 0) - (dy < 0)
         level = self.level
-        if not (0 <= nx < level.width and 0 <= ny < level.height) or level.solid[ny][nx]:
+        if not level.open[ny][nx]:  # the solid border keeps every move inside the grid
             return self, ""
         pos = (nx, ny)
+        health, potions, treasures, enemies = self.health, self.potions, self.treasures, self.enemies
+        col_p, col_t, col_e = self.col_potions, self.col_treasures, self.col_enemies
+        event = ""
         bit = level.potions.get(pos)
-        if bit is not None and self.potions >> bit & 1:
-            return State(level, nx, ny, min(self.health + 2, MAX_HEALTH), self.col_potions + 1, self.col_treasures,
-                         self.col_enemies, self.potions & ~(1 << bit), self.treasures, self.enemies), "p"
-        bit = level.treasures.get(pos)
-        if bit is not None and self.treasures >> bit & 1:
-            return State(level, nx, ny, self.health, self.col_potions, self.col_treasures + 1, self.col_enemies,
-                         self.potions, self.treasures & ~(1 << bit), self.enemies), "$"
         enemy = level.enemies.get(pos)
-        if enemy is not None and self.enemies >> enemy[0] & 1:
-            bit, damage = enemy
-            return State(level, nx, ny, max(self.health - damage, 0), self.col_potions, self.col_treasures,
-                         self.col_enemies + 1, self.potions, self.treasures, self.enemies & ~(1 << bit)), str(damage)
-        return State(level, nx, ny, self.health, self.col_potions, self.col_treasures, self.col_enemies,
-                     self.potions, self.treasures, self.enemies), ""
+        if bit is not None and potions >> bit & 1:
+            health, col_p, potions, event = min(health + 2, MAX_HEALTH), col_p + 1, potions & ~(1 << bit), "p"
+        elif (bit := level.treasures.get(pos)) is not None and treasures >> bit & 1:
+            col_t, treasures, event = col_t + 1, treasures & ~(1 << bit), "$"
+        elif enemy is not None and enemies >> enemy[0] & 1:
+            health, col_e, enemies, event = max(health - enemy[1], 0), col_e + 1, enemies & ~(1 << enemy[0]), str(enemy[1])
+        return State(level, nx, ny, health, col_p, col_t, col_e, potions, treasures, enemies), event
 
-    def children(self) -> Iterator[tuple[Action, State]]:
-        for action in ACTIONS:
-            yield action, self.step(*action)[0]
+    def children(self) -> list[tuple[Action, State]]:
+        return [(action, self.step(*action)[0]) for action in ACTIONS]
 
 
 def start_state(content: Sequence[Sequence[int]]) -> State:
@@ -118,9 +106,9 @@ def start_state(content: Sequence[Sequence[int]]) -> State:
     treasures = [(x, y) for x, y, v in cells if v == TREASURE]
     enemies = [(x, y, DAMAGE[v]) for x, y, v in cells if v in DAMAGE]
     level = Level(
-        solid=tuple(tuple(v == SOLID for v in row) for row in padded), door=door,
+        open=tuple(tuple(v != SOLID for v in row) for row in padded), door=door,
         potions={p: i for i, p in enumerate(potions)}, treasures={t: i for i, t in enumerate(treasures)},
-        enemies={(x, y): (i, d) for i, (x, y, d) in enumerate(enemies)},
+        enemies={(x, y): (i, d) for i, (x, y, d) in enumerate(enemies)}, area=len(padded) * len(padded[0]),
     )
     return State(level, *player, MAX_HEALTH, 0, 0, 0, (1 << len(potions)) - 1, (1 << len(treasures)) - 1,
                  (1 << len(enemies)) - 1)

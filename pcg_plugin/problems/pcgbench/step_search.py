@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -40,7 +40,7 @@ class GameState(Protocol):
 
     def lost(self) -> bool: ...
 
-    def children(self) -> Iterator[tuple[Action, GameState]]: ...
+    def children(self) -> Iterable[tuple[Action, GameState]]: ...
 
 
 S = TypeVar("S", bound=GameState)
@@ -86,32 +86,34 @@ class SearchResult:
 
 def search(start: GameState, limit: int, balance: float | None) -> SearchResult:
     """A* with `balance` (h + balance·depth), or BFS when `balance` is None; at most `limit` pops."""
-    if balance is None:
-        queue: deque[Node] = deque([Node(start, None, None, 0)])
-        pop, push, weight = queue.popleft, queue.append, 0.0
-        frontier: deque[Node] | list[Node] = queue
-    else:
-        heap = [Node(start, None, None, balance)]
-        pop, push, weight = (lambda: heapq.heappop(heap)), (lambda n: heapq.heappush(heap, n)), balance
-        frontier = heap
+    bfs = balance is None
+    weight = 0.0 if balance is None else balance
+    queue: deque[Node] = deque()
+    heap: list[Node] = []
+    (queue.append if bfs else heap.append)(Node(start, None, None, weight))
+    heappush, heappop = heapq.heappush, heapq.heappop
     seen: set[Hashable] = set()
     best: Node | None = None
     popped = 0
-    while popped < limit and frontier:
+    while popped < limit and (queue or heap):
         popped += 1
-        node = pop()
-        if node.state.lost():
+        node = queue.popleft() if bfs else heappop(heap)
+        state = node.state
+        if state.lost():
             continue
-        if node.state.won():
+        if state.won():
             return SearchResult(True, node, popped)
-        key = node.state.key()
+        key = state.key()
         if key in seen:
             continue
         if best is None or node.h < best.h or (node.h == best.h and node.depth < best.depth):
             best = node
         seen.add(key)
-        for action, child in node.state.children():
-            push(Node(child, node, action, weight))
+        for action, child in state.children():
+            if bfs:
+                queue.append(Node(child, node, action, weight))
+            else:
+                heappush(heap, Node(child, node, action, weight))
     assert best is not None, "the start state is neither lost nor won, so it is always the first best node"
     return SearchResult(False, best, popped)
 
