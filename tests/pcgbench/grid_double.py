@@ -1,19 +1,20 @@
 """The scripted LLM test double of the PCG Benchmark harness tests (`--pcg-backend scripted --pcg-model
 grid_double:respond`): it reads the problem from the prompt and answers with one of the benchmark README's
 feasible levels (or its mirror images, picked by `TRIAL=n` in the prompt), or with a broken answer when the prompt
-says `MODE=noblock|shape|alphabet|json|words` (`MODE=cycle` walks through valid, noblock, shape, alphabet by trial).
+says `MODE=noblock|shape|alphabet|json|words|noplayer` (`MODE=cycle` walks through valid, noblock, shape, alphabet
+by trial; `noplayer` is the level with its player tile, code 2, made empty: a Sokoban level the solver cannot load).
 """
 
 import json
 import re
 
-from pcg_plugin.problems.pcgbench.examples import README_LEVELS, mirrored
+from pcg_plugin.problems.pcgbench.registry import get_problem
 
 CYCLE = ("valid", "noblock", "shape", "alphabet")
 
 
 def level_for(problem: str, trial: int) -> list[list[int]]:
-    return mirrored(README_LEVELS[problem])[(trial - 1) % 3]
+    return get_problem(problem).examples[(trial - 1) % 3]
 
 
 def answer(problem: str, mode: str, trial: int) -> str:
@@ -27,6 +28,8 @@ def answer(problem: str, mode: str, trial: int) -> str:
         rows = rows[:-1]
     elif mode == "alphabet":
         rows[0] = "9" + rows[0][1:]
+    elif mode == "noplayer":
+        rows = [r.replace("2", "1") for r in rows]
     elif mode == "json":
         return "```json\n" + json.dumps(level) + "\n```"
     elif mode == "words":
