@@ -41,7 +41,7 @@ def respond(messages, n=1):
     text = messages[-1]["content"]
     if "That is not a valid level" in text:  # the self_check example's second call
         text = messages[0]["content"]
-    problem = re.search(r"(binary|sokoban|zelda)-v0", text).group(0)
+    problem = re.search(r"(binary|sokoban|zelda|mdungeons|ddave)-v0", text).group(0)
     mode = re.search(r"MODE=(\w+)", text)
     trial = re.search(r"TRIAL=(\d+)", text)
     return [answer(problem, mode.group(1) if mode else "valid", int(trial.group(1)) if trial else 1)] * n

@@ -25,6 +25,7 @@ def walk_and_jump() -> list[list[int]]:
     """A 7×11 room: player bottom left, 1-high walls at x 3 and 7, the key between them, the exit bottom right."""
     grid = [[1] * 11 for _ in range(7)]
     grid[6] = [2, 1, 1, 0, 1, 5, 1, 0, 1, 1, 3]
+    assert grid == ddave.walk_and_jump(7, 11)
     return grid
 
 
@@ -134,3 +135,15 @@ def test_any_content_evaluates_within_bounds(data):
     assert 0.0 <= bench.quality(inf) <= 1.0
     assert 0.0 <= bench.controllability(inf, control) <= 1.0
     assert 0.0 <= bench.diversity(inf, inf) <= 1.0
+
+
+@pytest.mark.parametrize("variant", list(ddave.VARIANTS))
+def test_examples_are_feasible_and_registered(variant):
+    from pcg_plugin.problems.pcgbench.registry import get_problem
+
+    bench = get_problem(f"pcgbench/{variant}")
+    assert bench.name == variant and bench.goal
+    assert len(bench.examples) == {"ddave-v0": 3, "ddave-complex-v0": 2, "ddave-large-v0": 0}[variant]
+    for level in bench.examples:
+        assert bench.content.check(level) is None
+        assert bench.quality(bench.info(level)) == 1.0

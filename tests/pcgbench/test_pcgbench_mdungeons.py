@@ -136,3 +136,14 @@ def test_any_content_evaluates_within_bounds(data):
     assert 0.0 <= bench.quality(inf) <= 1.0
     assert 0.0 <= bench.controllability(inf, control) <= 1.0
     assert 0.0 <= bench.diversity(inf, inf) <= 1.0
+
+
+@pytest.mark.parametrize("variant", list(mdungeons.VARIANTS))
+def test_examples_are_feasible_and_registered(variant):
+    from pcg_plugin.problems.pcgbench.registry import get_problem
+
+    bench = get_problem(f"pcgbench/{variant}")
+    assert bench.name == variant and len(bench.examples) == 3 and bench.goal
+    for level in bench.examples:
+        assert bench.content.check(level) is None
+        assert bench.quality(bench.info(level)) == 1.0

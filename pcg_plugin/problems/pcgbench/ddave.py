@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
-from pcg_plugin.problems.pcgbench.ddave_game import DIAMOND, EXIT, KEY, PLAYER, SOLID, SPIKE, start_state
+from pcg_plugin.problems.pcgbench.ddave_game import DIAMOND, EMPTY, EXIT, KEY, PLAYER, SOLID, SPIKE, start_state
 from pcg_plugin.problems.pcgbench.grid_search import bfs_distances, tiles_of
-from pcg_plugin.problems.pcgbench.int_grid import IntGrid
+from pcg_plugin.problems.pcgbench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.reward import range_reward
 from pcg_plugin.problems.pcgbench.step_search import solve_chain
 
@@ -147,12 +147,49 @@ class DangerDave:
         return {"sx": (0, w), "sy": (int(h / 2) + 2, h), "ex": (0, w), "ey": (0, int(h / 2)),
                 "diamonds": (0, min(w, h))}
 
+    def goal(self) -> str:
+        side = max(self.width, self.height)
+        return (f"Only the open area connected to a player counts (the rest becomes solid). A good level has "
+                f"exactly one player, one exit and one key there, the player and the exit standing on solid "
+                f"ground (or the bottom row), at most {2 * side} spikes and at most {min(self.width, self.height)} "
+                f"diamonds. The player (moves left or right, falls one cell a turn, jumps up to 2 cells) must be "
+                f"able to take the key, then reach the exit, with {self.jumps} to {side} jumps, and reach every "
+                f"diamond without touching a spike. The control asks for the player at column `sx`, row `sy` and "
+                f"the exit at column `ex`, row `ey` (0-based, rows from the top), and `diamonds` diamonds.")
+
+
+def hurdles(rows: int, cols: int) -> list[list[int]]:
+    """A feasible level: 2-high walls on every other column, the player bottom left, the exit two columns on,
+    the key bottom right (so the player jumps the walls there and back)."""
+    grid = [[EMPTY] * cols for _ in range(rows)]
+    for x in range(1, cols - 1, 2):
+        grid[rows - 1][x] = grid[rows - 2][x] = SOLID
+    grid[rows - 1][0], grid[rows - 1][2], grid[rows - 1][cols - 1] = PLAYER, EXIT, KEY
+    return grid
+
+
+def walk_and_jump(rows: int, cols: int) -> list[list[int]]:
+    """A feasible level for 2 jumps: 1-high walls at a third and two thirds, the key between, the exit last."""
+    grid = [[EMPTY] * cols for _ in range(rows)]
+    grid[rows - 1][cols // 3] = grid[rows - 1][2 * cols // 3] = SOLID
+    grid[rows - 1][0], grid[rows - 1][cols // 2], grid[rows - 1][cols - 1] = PLAYER, KEY, EXIT
+    return grid
+
+
+# Feasible example levels (quality 1.0, tested) per variant; none is known yet for ddave-large-v0's 10 jumps.
+EXAMPLES = {
+    "ddave-v0": lambda: (walk_and_jump(7, 11), [r[::-1] for r in walk_and_jump(7, 11)], hurdles(7, 11)),
+    "ddave-complex-v0": lambda: (hurdles(7, 11), [r[::-1] for r in hurdles(7, 11)]),
+}
+
 
 def make(name: str, **kwargs: Any) -> BenchProblem:
     """The variant `name` from the benchmark registry's keyword arguments (width, height, jumps, solver, ...)."""
     game = DangerDave(kwargs["width"], kwargs["height"], kwargs["jumps"], kwargs.get("solver", 5000),
                       kwargs.get("diversity", 0.4))
+    examples = EXAMPLES[name]() if name in EXAMPLES and kwargs == VARIANTS[name] else ()
     return BenchProblem(
-        name=name, content=IntGrid(game.height, game.width, LEGEND), control_space=game.control_space(),
+        name=name, content=GridKind(game.height, game.width, LEGEND), control_space=game.control_space(),
         info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
+        goal=game.goal(), examples=tuple(examples),
     )

@@ -20,8 +20,9 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.examples import mirrored
+from pcg_plugin.problems.pcgbench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.grid_search import count_regions, tiles_of
-from pcg_plugin.problems.pcgbench.int_grid import IntGrid
 from pcg_plugin.problems.pcgbench.mdungeons_game import (
     EMPTY, EXIT, GOBLIN, OGRE, PLAYER, POTION, SOLID, TREASURE, replay_events, start_state)
 from pcg_plugin.problems.pcgbench.reward import range_reward
@@ -116,6 +117,32 @@ class MiniDungeons:
         return {"col_treasures": (0, self.width + self.height),
                 "solution_length": (2 * self.enemies, int(self.cells / 2))}
 
+    def goal(self) -> str:
+        err = self.cerror()
+        return (f"A good dungeon has all its non-solid tiles connected, exactly one player and one exit, at least "
+                f"{self.enemies} enemies, and at least half of its cells solid or empty. The player (5 health; "
+                f"moving onto a goblin costs 1, an ogre 2, a potion heals 2, a treasure is collected) must reach the "
+                f"exit alive along a path of at least {self.enemies + 2} positions, and the {self.enemies} enemies "
+                f"nearest that path must lie on it. The control asks for `col_treasures` treasures collected on "
+                f"the way (within {err['col_treasures']:g}) and a path of `solution_length` positions (within "
+                f"{err['solution_length']:g}).")
+
+    def example(self) -> list[list[int]]:
+        """A feasible level for the registered variants (tested, with its mirror images): a one-wide snake through every other row from the player to the exit, lined with
+        goblin, goblin, potion (so health never runs out) until 3E/2 + 2 cells, then empty."""
+        grid = [[SOLID] * self.width for _ in range(self.height)]
+        path: list[tuple[int, int]] = []
+        for y in range(0, self.height, 2):
+            xs = list(range(self.width)) if (y // 2) % 2 == 0 else list(range(self.width - 1, -1, -1))
+            path += [(x, y) for x in xs]
+            if y + 2 < self.height:
+                path.append((xs[-1], y + 1))
+        for i, (x, y) in enumerate(path):
+            grid[y][x] = EMPTY if i > 3 * self.enemies // 2 + 2 else (GOBLIN, GOBLIN, POTION)[i % 3]
+        (px, py), (ex, ey) = path[0], path[-1]
+        grid[py][px], grid[ey][ex] = PLAYER, EXIT
+        return grid
+
 
 def _events(inf: Info) -> str:
     return replay_events(inf["content"], [(p["action"]["x"], p["action"]["y"]) for p in inf["solution"]])
@@ -126,6 +153,7 @@ def make(name: str, **kwargs: Any) -> BenchProblem:
     game = MiniDungeons(kwargs["width"], kwargs["height"], kwargs["enemies"], kwargs.get("solver", 5000),
                         kwargs.get("diversity", 0.4))
     return BenchProblem(
-        name=name, content=IntGrid(game.height, game.width, LEGEND), control_space=game.control_space(),
+        name=name, content=GridKind(game.height, game.width, LEGEND), control_space=game.control_space(),
         info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
+        goal=game.goal(), examples=tuple(mirrored(game.example())) if kwargs == VARIANTS.get(name) else (),
     )

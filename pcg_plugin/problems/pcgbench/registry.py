@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, sokoban, zelda
+from pcg_plugin.problems.pcgbench import binary, ddave, mdungeons, sokoban, zelda
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -27,6 +27,12 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "zelda-v0": (zelda.make, dict(width=11, height=7, enemies=3)),
     "zelda-enemies-v0": (zelda.make, dict(width=11, height=7, enemies=12)),
     "zelda-large-v0": (zelda.make, dict(width=18, height=12, enemies=8)),
+    "mdungeons-v0": (mdungeons.make, dict(width=8, height=12, enemies=8)),
+    "mdungeons-enemies-v0": (mdungeons.make, dict(width=8, height=12, enemies=16)),
+    "mdungeons-large-v0": (mdungeons.make, dict(width=16, height=24, enemies=16, solver=10000)),
+    "ddave-v0": (ddave.make, dict(width=11, height=7, jumps=2)),
+    "ddave-complex-v0": (ddave.make, dict(width=11, height=7, jumps=6)),
+    "ddave-large-v0": (ddave.make, dict(width=17, height=11, jumps=10)),
 }  # fmt: skip
 
 
