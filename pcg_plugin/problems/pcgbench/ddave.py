@@ -176,10 +176,16 @@ def walk_and_jump(rows: int, cols: int) -> list[list[int]]:
     return grid
 
 
+def with_diamond(grid: list[list[int]], x: int, y: int) -> list[list[int]]:
+    out = [list(row) for row in grid]
+    out[y][x] = DIAMOND
+    return out
+
+
 # Feasible example levels (quality 1.0, tested) per variant; none is known yet for ddave-large-v0's 10 jumps.
 EXAMPLES = {
     "ddave-v0": lambda: (walk_and_jump(7, 11), [r[::-1] for r in walk_and_jump(7, 11)], hurdles(7, 11)),
-    "ddave-complex-v0": lambda: (hurdles(7, 11), [r[::-1] for r in hurdles(7, 11)]),
+    "ddave-complex-v0": lambda: (hurdles(7, 11), [r[::-1] for r in hurdles(7, 11)], with_diamond(hurdles(7, 11), 5, 4)),
 }
 
 
