@@ -23,6 +23,13 @@ def test_every_placeholder_is_replaced_for_the_instance():
 
 
 @pytest.mark.parametrize("name", [n for n in names() if get_problem(n).examples])
+def test_every_example_is_feasible(name):
+    problem = get_problem(name)
+    assert all(evaluate_item(problem, content)["quality"] == 1.0 for content in problem.examples)
+    assert examples_text(problem).count("```") == 2 * len(problem.examples)
+
+
+@pytest.mark.parametrize("name", [n for n in names() if get_problem(n).examples and get_problem(n).content.kind == "grid"])
 def test_the_example_levels_and_their_mirrors_are_feasible(name):
     """What `<EXAMPLES>` shows must be good levels: quality 1 for the README level and both mirrors."""
     problem = get_problem(name)

@@ -76,7 +76,7 @@ class GridKind:
         return "```\n" + "\n".join(sep.join(str(v) for v in row) for row in content) + "\n```"
 
     def parse(self, reply: str) -> tuple[Grid | None, str | None]:
-        return parse_grid(reply)
+        return parse_grid(reply, one_digit_codes=not self.wide_codes)
 
     def colour(self, code: int) -> str:
         return COLOURS.get(self.legend[code], PALETTE[code % len(PALETTE)])

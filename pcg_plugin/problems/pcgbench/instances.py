@@ -26,7 +26,8 @@ class Instance:
 
 
 def instance_id(control: dict[str, int]) -> str:
-    return "-".join(f"{key}{value}" for key, value in control.items())
+    """`path52`; a key ending in a digit gets an underscore before its value (`1x1_12-1x3_10-...`)."""
+    return "-".join(f"{key}{'_' if key[-1:].isdigit() else ''}{value}" for key, value in control.items())
 
 
 def space_size(problem: BenchProblem) -> int:

@@ -32,14 +32,14 @@ def _json_grid(body: str) -> Grid | None:
     return None
 
 
-def _digit_rows(body: str) -> tuple[Grid | None, str | None]:
+def _digit_rows(body: str, one_digit_codes: bool) -> tuple[Grid | None, str | None]:
     rows: Grid = []
     for number, line in enumerate(body.splitlines(), 1):
         line = line.strip()
         if not line:
             continue
         tokens = [t for t in _SEPARATORS.split(line) if t]
-        if len(tokens) == 1:  # a run of single-digit tiles, e.g. "01120"
+        if len(tokens) == 1 and one_digit_codes:  # a run of single-digit tiles, e.g. "01120"
             tokens = list(tokens[0])
         if not all(t.isascii() and t.isdigit() for t in tokens):
             return None, f"not a grid: line {number} of the block is not codes: {line[:40]!r}"
@@ -50,12 +50,15 @@ def _digit_rows(body: str) -> tuple[Grid | None, str | None]:
 NO_BLOCK = "no block: the reply has no fenced block (```...```)"
 
 
-def parse_grid(text: str) -> tuple[Grid | None, str | None]:
-    """(grid, None) from the last fenced block, or (None, reason): "no block: …" or "not a grid: …"."""
+def parse_grid(text: str, one_digit_codes: bool = True) -> tuple[Grid | None, str | None]:
+    """(grid, None) from the last fenced block, or (None, reason): "no block: …" or "not a grid: …".
+
+    With `one_digit_codes` a row written without separators ("01120") is one code per digit; without it (a
+    legend of more than ten tiles) codes must be separated by spaces or commas."""
     body = last_fenced_block(text)
     if body is None:
         return None, NO_BLOCK
     if body.lstrip().startswith("["):
         grid = _json_grid(body)
         return (grid, None) if grid is not None else (None, "not a grid: the block is not a JSON list of lists of integers")
-    return _digit_rows(body)
+    return _digit_rows(body, one_digit_codes)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, ddave, mdungeons, sokoban, zelda
+from pcg_plugin.problems.pcgbench import binary, building, ddave, mdungeons, sokoban, zelda
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -27,6 +27,10 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "zelda-v0": (zelda.make, dict(width=11, height=7, enemies=3)),
     "zelda-enemies-v0": (zelda.make, dict(width=11, height=7, enemies=12)),
     "zelda-large-v0": (zelda.make, dict(width=18, height=12, enemies=8)),
+    "building-v0": (building.make, dict(width=7, length=7, height=12, blocks=40)),
+    "building-large-v0": (building.make, dict(width=11, length=11, height=12, blocks=180)),
+    "building-tall-v0": (building.make, dict(width=7, length=7, height=24, blocks=80)),
+    "building-huge-v0": (building.make, dict(width=11, length=11, height=24, blocks=360)),
     "mdungeons-v0": (mdungeons.make, dict(width=8, height=12, enemies=8)),
     "mdungeons-enemies-v0": (mdungeons.make, dict(width=8, height=12, enemies=16)),
     "mdungeons-large-v0": (mdungeons.make, dict(width=16, height=24, enemies=16, solver=10000)),
