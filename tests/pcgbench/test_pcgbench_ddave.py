@@ -147,3 +147,17 @@ def test_examples_are_feasible_and_registered(variant):
     for level in bench.examples:
         assert bench.content.check(level) is None
         assert bench.quality(bench.info(level)) == 1.0
+
+
+def test_the_readme_level_as_the_reference_scores_it():
+    """The ddave README's 11×7 example with its README control (golden item 0; the README states no values):
+    won with 3 jumps, all 11 diamonds reachable, quality 0.99048 (11 diamonds > min(W, H) = 7 costs a little)."""
+    golden = bench_golden.load("ddave", "ddave-v0")
+    readme, control = golden["contents"][0], golden["controls"][0]
+    assert readme[6] == [2, 1, 1, 1, 1, 1, 1, 0, 3, 1, 1] and control == {"sx": 0, "sy": 6, "ex": 3, "ey": 0,
+                                                                          "diamonds": 4}
+    inf = V0.info(readme)
+    assert (inf["heuristic"], inf["status"], inf["num_jumps"], inf["diamonds"]) == (0, "win", 3, 11)
+    assert inf["diamond_reachable"] == [0] * 11
+    assert V0.quality(inf) == pytest.approx(0.9904761904537415, abs=1e-12)
+    assert V0.controllability(inf, control) == pytest.approx(0.765993265881895, abs=1e-12)

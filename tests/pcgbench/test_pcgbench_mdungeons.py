@@ -147,3 +147,17 @@ def test_examples_are_feasible_and_registered(variant):
     for level in bench.examples:
         assert bench.content.check(level) is None
         assert bench.quality(bench.info(level)) == 1.0
+
+
+def test_the_readme_level_as_the_reference_scores_it():
+    """The mdungeons README's 8×12 example (golden item 0; its README states no values): one region, player
+    and exit, 15 enemies, but no win within 5000 pops per search; the BFS best node is 4 steps from the exit at
+    full health (144 = 4 + 140 padded cells), so quality is (1 + 0.9844·½ + 0)/3 with 0 near enemies."""
+    golden = bench_golden.load("mdungeons", "mdungeons-v0")
+    readme = golden["contents"][0]
+    assert readme[0] == [5, 0, 4, 0, 1, 7, 1, 3] and readme[11] == [2, 1, 1, 6, 1, 7, 1, 6]
+    inf = V0.info(readme)
+    assert (inf["regions"], inf["players"], inf["exits"], inf["enemies"], inf["layout"]) == (1, 1, 1, 15, 67)
+    assert (inf["heuristic"], inf["status"], inf["health"], inf["solution"]) == (144, "running", 5, [])
+    assert V0.quality(inf) == pytest.approx(0.49739583333315535, abs=1e-12)
+    assert V0.controllability(inf, {"col_treasures": 5, "solution_length": 28}) == 0.0
