@@ -143,7 +143,7 @@ def test_examples_are_feasible_and_registered(variant):
 
     bench = get_problem(f"pcgbench/{variant}")
     assert bench.name == variant and bench.goal
-    assert len(bench.examples) == {"ddave-v0": 3, "ddave-complex-v0": 3, "ddave-large-v0": 0}[variant]
+    assert len(bench.examples) == {"ddave-v0": 3, "ddave-complex-v0": 3, "ddave-large-v0": 3}[variant]
     for level in bench.examples:
         assert bench.content.check(level) is None
         assert bench.quality(bench.info(level)) == 1.0

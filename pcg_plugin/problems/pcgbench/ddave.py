@@ -158,12 +158,13 @@ class DangerDave:
                 f"the exit at column `ex`, row `ey` (0-based, rows from the top), and `diamonds` diamonds.")
 
 
-def hurdles(rows: int, cols: int) -> list[list[int]]:
-    """A feasible level: 2-high walls on every other column, the player bottom left, the exit two columns on,
-    the key bottom right (so the player jumps the walls there and back)."""
+def hurdles(rows: int, cols: int, heights: tuple[int, ...] = ()) -> list[list[int]]:
+    """A feasible level: walls on every other column (2 high, or `heights` from the left), the player bottom
+    left, the exit two columns on, the key bottom right (so the player jumps the walls there and back)."""
     grid = [[EMPTY] * cols for _ in range(rows)]
-    for x in range(1, cols - 1, 2):
-        grid[rows - 1][x] = grid[rows - 2][x] = SOLID
+    for n, x in enumerate(range(1, cols - 1, 2)):
+        for y in range(rows - (heights[n] if heights else 2), rows):
+            grid[y][x] = SOLID
     grid[rows - 1][0], grid[rows - 1][2], grid[rows - 1][cols - 1] = PLAYER, EXIT, KEY
     return grid
 
@@ -182,10 +183,12 @@ def with_diamond(grid: list[list[int]], x: int, y: int) -> list[list[int]]:
     return out
 
 
-# Feasible example levels (quality 1.0, tested) per variant; none is known yet for ddave-large-v0's 10 jumps.
+# Feasible example levels (quality 1.0, tested) per variant.
 EXAMPLES = {
     "ddave-v0": lambda: (walk_and_jump(7, 11), [r[::-1] for r in walk_and_jump(7, 11)], hurdles(7, 11)),
     "ddave-complex-v0": lambda: (hurdles(7, 11), [r[::-1] for r in hurdles(7, 11)], with_diamond(hurdles(7, 11), 5, 4)),
+    "ddave-large-v0": lambda: (hurdles(11, 17, (2, 2, 2, 2, 1, 2, 2, 2)), hurdles(11, 17, (2, 2, 2, 1, 2, 1, 2, 2)),
+                               [r[::-1] for r in hurdles(11, 17, (2, 2, 2, 2, 1, 2, 2, 2))]),
 }
 
 
