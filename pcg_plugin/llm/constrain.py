@@ -10,7 +10,7 @@ token (how much to say first, block types, columns, how many lines), but decodin
     free text without backticks, then ```[python]\\n, then 1..MAX_LINES lines fn('b11'|'b13'|'b31', 0..19)\\n, then ```
 
 where ``fn`` is the edition's function (``drop_block``; ``ab_drop`` in 2023). The grammar is matched token by
-token by llguidance (why that library: README, section llm). On top of the grammar a token budget keeps every
+token by llguidance (why that library: docs/models.md). On top of the grammar a token budget keeps every
 answer complete: the free text gets at most ``FREE_TEXT_TOKENS`` tokens, and once the remaining tokens could not
 finish another line the block is closed; both work by allowing only backtick tokens where the grammar allows one.
 """
