@@ -110,7 +110,8 @@ class DangerDave:
         stats = (player + grounded + exit_ + key + spikes) / 5.0
         play, gems = 0.0, 0.0
         if player == 1 and exit_ == 1 and key == 1:
-            play = (range_reward(inf["heuristic"], 0, 0, 0, cells) + range_reward(inf["num_jumps"], 0, self.jumps, side)) / 2.0
+            play = (range_reward(inf["heuristic"], 0, 0, 0, cells)
+                    + range_reward(inf["num_jumps"], 0, self.jumps, side)) / 2.0
             reach = [range_reward(dh, 0, 0, 0, cells) for dh in inf["diamond_reachable"]]
             gems = 1.0 if inf["diamonds"] == 0 else sum(reach) / inf["diamonds"]
             gems = (gems + range_reward(inf["diamonds"], 0, 0, min(self.width, self.height), cells)) / 2.0

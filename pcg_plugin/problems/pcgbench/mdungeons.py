@@ -52,7 +52,8 @@ class MiniDungeons:
         return self.width * self.height
 
     def cerror(self) -> dict[str, float]:
-        return {"col_treasures": max(0.2 * (self.width + self.height), 1), "solution_length": max(0.5 * self.enemies, 1)}
+        return {"col_treasures": max(0.2 * (self.width + self.height), 1),
+                "solution_length": max(0.5 * self.enemies, 1)}
 
     def info(self, content: Sequence[Sequence[int]]) -> Info:
         """Counts and regions; for one region with one player and one exit, the solver chain's result."""
@@ -128,8 +129,9 @@ class MiniDungeons:
                 f"{err['solution_length']:g}).")
 
     def example(self) -> list[list[int]]:
-        """A feasible level for the registered variants (tested, with its mirror images): a one-wide snake through every other row from the player to the exit, lined with
-        goblin, goblin, potion (so health never runs out) until 3E/2 + 2 cells, then empty."""
+        """A feasible level for the registered variants (tested, with its mirror images): a one-wide snake
+        through every other row from the player to the exit, lined with goblin, goblin, potion (so health never
+        runs out) for its first 3E/2 + 2 cells, then empty."""
         grid = [[SOLID] * self.width for _ in range(self.height)]
         path: list[tuple[int, int]] = []
         for y in range(0, self.height, 2):

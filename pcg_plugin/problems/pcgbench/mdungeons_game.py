@@ -81,14 +81,13 @@ class State:
         health, potions, treasures, enemies = self.health, self.potions, self.treasures, self.enemies
         col_p, col_t, col_e = self.col_potions, self.col_treasures, self.col_enemies
         event = ""
-        bit = level.potions.get(pos)
-        enemy = level.enemies.get(pos)
-        if bit is not None and potions >> bit & 1:
+        if (bit := level.potions.get(pos)) is not None and potions >> bit & 1:
             health, col_p, potions, event = min(health + 2, MAX_HEALTH), col_p + 1, potions & ~(1 << bit), "p"
         elif (bit := level.treasures.get(pos)) is not None and treasures >> bit & 1:
             col_t, treasures, event = col_t + 1, treasures & ~(1 << bit), "$"
-        elif enemy is not None and enemies >> enemy[0] & 1:
-            health, col_e, enemies, event = max(health - enemy[1], 0), col_e + 1, enemies & ~(1 << enemy[0]), str(enemy[1])
+        elif (enemy := level.enemies.get(pos)) is not None and enemies >> enemy[0] & 1:
+            bit, damage = enemy
+            health, col_e, enemies, event = max(health - damage, 0), col_e + 1, enemies & ~(1 << bit), str(damage)
         return State(level, nx, ny, health, col_p, col_t, col_e, potions, treasures, enemies), event
 
     def children(self) -> list[tuple[Action, State]]:
