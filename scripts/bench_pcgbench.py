@@ -2,11 +2,12 @@
 
 Every registered variant (`registry.py`), with no list to keep up to date. Workloads: uniform random contents
 (the kind's `sample`, what the random baseline sees; most Sokoban ones fail the precondition and never reach the
-solver) and, for the binary, sokoban and zelda families, "playable-shaped" grids (one player, k crates and k
-targets on a random floor for Sokoban, one player/key/door and 3 enemies for Zelda, ~60 % floor for binary),
-closer to what an LLM writes and, for Sokoban, exercising the bounded solver; loderunnertile's shaped levels
-(one player, 6 gold, 3 enemies on a random floor) run the reachability play that uniform ones (rarely one player)
-skip. The process pins itself to one CPU.
+solver) and, for the binary, sokoban, zelda, mdungeons and ddave families, "playable-shaped" grids (one player,
+k crates and k targets on a random floor for Sokoban, one player/key/door and 3 enemies for Zelda, ~60 % floor
+for binary, one player/exit with 8 enemies, 2 potions and 2 treasures for mdungeons, one player/exit/key with 2
+diamonds and 2 spikes for ddave), closer to what an LLM writes and exercising the bounded solvers; loderunnertile's
+shaped levels (one player, 6 gold, 3 enemies on a random floor) run the reachability play that uniform ones
+(rarely one player) skip. The process pins itself to one CPU.
 Usage: OMP_NUM_THREADS=1 python scripts/bench_pcgbench.py [--levels 300] [--seed 0] [--problems a,b] [--json]
 """
 
@@ -23,7 +24,9 @@ from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
 PIECES = {"sokoban": None, "zelda": [2, 3, 4, 5, 5, 5], "binary": [],  # by family (the name before the first -)
-          "loderunnertile": [2, 3, 3, 3, 3, 3, 3, 4, 4, 4]}  # one player, so the reachability play runs
+          "loderunnertile": [2, 3, 3, 3, 3, 3, 3, 4, 4, 4],  # one player, so the reachability play runs
+          "mdungeons": [2, 3, 6, 6, 6, 6, 7, 7, 7, 7, 4, 4, 5, 5],  # player, exit, 8 enemies, potions, treasures
+          "ddave": [2, 3, 5, 4, 4, 6, 6]}  # player, exit, key, 2 diamonds, 2 spikes; by family (name before "-")
 
 
 def shaped(family: str, rng: np.random.Generator, rows: int, cols: int) -> list[list[int]]:

@@ -59,3 +59,26 @@ def test_head_survivors_name_which_item_survived():
     """3 identical items: the first two are dropped in turn, the last survives (the value array is permuted)."""
     assert head_survivors(["a", "a", "a"], same) == [2]
     assert head_survivors(["a", "b", "a"], same) == [1, 2]
+
+
+T, TT = 1 / 3, 2 / 3
+# Pairwise diversities of 9 items whose similarity row sums 5 and 7 tie up to the last bit: numpy's pairwise
+# summation (what the benchmark's `sim_matrix.sum(axis=1)` does) makes row 5 the largest, a left-to-right sum row 7.
+NEAR_TIE = [
+    [0.0, 0.55, 0.55, 0.55, TT, 0.45, TT, TT, 0.45], [0.55, 0.0, 0.6, TT, 0.7, 0.2, 0.9, 0.3, 0.6],
+    [0.55, 0.6, 0.0, T, 0.7, 0.3, 0.6, 0.3, 0.2], [0.55, TT, T, 0.0, 0.7, 0.45, 0.9, T, 0.9],
+    [TT, 0.7, 0.7, 0.7, 0.0, 0.2, 0.3, 0.2, 0.2], [0.45, 0.2, 0.3, 0.45, 0.2, 0.0, 0.9, 0.1, 0.1],
+    [TT, 0.9, 0.6, 0.9, 0.3, 0.9, 0.0, 0.1, 0.55], [TT, 0.3, 0.3, T, 0.2, 0.1, 0.1, 0.0, 0.7],
+    [0.45, 0.6, 0.2, 0.9, 0.2, 0.1, 0.55, 0.7, 0.0],
+]
+
+
+def test_head_greedy_breaks_near_ties_with_numpy_row_sums():
+    from pcg_plugin.problems.pcgbench.greedy_diversity import _head_removals, similarity_matrix
+
+    def pair(a, b):
+        return NEAR_TIE[a][b]
+
+    sums = [sum(row) for row in similarity_matrix(range(9), pair)]
+    assert sums.index(max(sums)) == 7  # what a plain Python sum would remove first
+    assert _head_removals(range(9), pair)[0][0] == 5

@@ -22,7 +22,9 @@ from pcg_plugin.problems.pcgbench.parse import parse_grid
 TILE = 10  # pixels per tile in the report
 COLOURS = {"solid": "#3b3b3b", "wall": "#3b3b3b", "empty": "#f4f4f4", "player": "#1f77d4", "crate": "#c8842c",
            "target": "#e0413c", "key": "#f2c200", "door": "#7a4a1e", "enemy": "#9c27b0", "gold": "#f2c200",
-           "ladder": "#8d6e63", "rope": "#c8a96e"}  # fmt: skip
+           "ladder": "#8d6e63", "rope": "#c8a96e",
+           "exit": "#7a4a1e", "potion": "#e0413c", "treasure": "#f2c200", "goblin": "#59a14f", "ogre": "#9c27b0",
+           "diamond": "#17becf", "spike": "#b0b0b0"}  # fmt: skip
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
            "#bab0ac")  # fmt: skip
 REASONS = {

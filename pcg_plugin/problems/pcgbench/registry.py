@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from pcg_plugin.problems.pcgbench import (
-    binary, building, elimination, isaac, loderunner, loderunnertile, sokoban, zelda)
+    binary, building, ddave, elimination, isaac, loderunner, loderunnertile, mdungeons, sokoban, zelda)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -44,6 +44,12 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "loderunnertile-v0": (loderunnertile.make, dict(width=32, height=21, gold=6, enemies=3)),
     "loderunnertile-gold-v0": (loderunnertile.make, dict(width=32, height=21, gold=18, enemies=3)),
     "loderunnertile-enemies-v0": (loderunnertile.make, dict(width=32, height=21, gold=6, enemies=12)),
+    "mdungeons-v0": (mdungeons.make, dict(width=8, height=12, enemies=8)),
+    "mdungeons-enemies-v0": (mdungeons.make, dict(width=8, height=12, enemies=16)),
+    "mdungeons-large-v0": (mdungeons.make, dict(width=16, height=24, enemies=16, solver=10000)),
+    "ddave-v0": (ddave.make, dict(width=11, height=7, jumps=2)),
+    "ddave-complex-v0": (ddave.make, dict(width=11, height=7, jumps=6)),
+    "ddave-large-v0": (ddave.make, dict(width=17, height=11, jumps=10)),
 }  # fmt: skip
 
 
