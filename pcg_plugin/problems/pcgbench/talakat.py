@@ -1,0 +1,170 @@
+"""talakat: a bullet-hell boss pattern grown from a grammar and simulated frame by frame (pcg_benchmark 00b96f5).
+
+A content is `spawnerComplexity` rows of 100 integers in [0, 100). Row k drives the grammar (`tracery.py`) to
+write spawner n−1−k, so a spawner can fire only bullets, waits and spawners written before it (higher numbers);
+the boss spawns spawner_0 on the first frame. `info` measures the simulated pattern (`talakat_engine.py`):
+how much of the boss fight it lasts, the bullets per 30-frame section and where they are on a 10×15 grid.
+
+Kept from the reference: the variant's width, height, boss health and bucket grid are the ones its
+constructor writes into the engine's module-global parameters (each variant here behaves as if constructed
+last, which is how the benchmark runs one variant; it does not leak into the others). Not kept: a row whose
+100 values are all odd never ends the pattern list (rule `value % 2` picks the recursive option for ever) and
+the reference dies with RecursionError; `check` names it instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
+from pcg_plugin.problems.pcgbench.reward import range_reward
+from pcg_plugin.problems.pcgbench.talakat_engine import bucket_counts, entropy, run_pattern
+from pcg_plugin.problems.pcgbench.tracery import SequenceGrammar
+
+DATA = Path(__file__).parent / "data" / "talakat"
+ROW = 100  # values per spawner row, each in [0, ROW)
+SECTION = 30  # frames per pattern section
+
+
+@lru_cache(maxsize=1)
+def grammar_rules() -> dict[str, list[str]]:
+    return json.loads((DATA / "spawnerGrammar.json").read_text())
+
+
+@lru_cache(maxsize=1)
+def engine_parameters() -> dict[str, int]:
+    return json.loads((DATA / "parameters.json").read_text())
+
+
+def generate_script(content: Sequence[Sequence[int]], max_health: int) -> dict[str, Any]:
+    """The script JSON the benchmark builds: spawner_{n-1} from row 0 ... spawner_0 from the last row, and a boss."""
+    grammar = SequenceGrammar(grammar_rules())
+    spawners = []
+    for row, i in enumerate(range(len(content) - 1, -1, -1)):
+        name = f"spawner_{i}"
+        spawners.append(f'"{name}":' + grammar.flatten("#origin#", [int(v) for v in content[row]]))
+        grammar.rules["name"].append(name)
+    boss = f'"boss":{{"health": {max_health}, "script":[{{"health":"1","events":["spawn, spawner_0"]}}]}}'
+    return json.loads('{"spawners":{' + ",".join(spawners) + "}, " + boss + "}")
+
+
+def connected_spawners(script: Mapping[str, Any]) -> int:
+    """How many spawners other than spawner_0 its pattern lists reach (breadth first)."""
+    seen: set[str] = set()
+    queue = ["spawner_0"]
+    while queue:
+        for spawned in script["spawners"][queue.pop(0)]["pattern"]:
+            if "spawner_" in spawned and spawned not in seen:
+                seen.add(spawned)
+                queue.append(spawned)
+    return len(seen)
+
+
+class SpawnerRows:
+    """The content kind: `rows` lists of 100 integers in [0, 100), one grammar row per spawner."""
+
+    kind = "spawner rows"
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+
+    def check(self, content: Any) -> str | None:
+        if not isinstance(content, Sequence) or isinstance(content, str | bytes):
+            return "not spawner rows: expected a list of rows"
+        if len(content) != self.rows:
+            return f"wrong shape: {len(content)} rows, expected {self.rows}"
+        for y, row in enumerate(content):
+            if not isinstance(row, Sequence) or isinstance(row, str | bytes):
+                return f"not spawner rows: row {y} is not a list"
+            if len(row) != ROW:
+                return f"wrong shape: row {y} has {len(row)} values, expected {ROW}"
+            for x, v in enumerate(row):
+                if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < ROW:
+                    return f"wrong value: row {y} position {x} is {v!r}, expected an integer 0..{ROW - 1}"
+            if all(v % 2 for v in row):
+                return (f"endless pattern: row {y} has only odd values, so its pattern list never ends "
+                        "(the reference raises RecursionError)")
+        return None
+
+    def sample(self, rng: np.random.Generator) -> list[list[int]]:
+        """One scalar draw per value in row-major order (the benchmark's ArraySpace shares one stream)."""
+        return [[int(rng.integers(0, ROW)) for _ in range(ROW)] for _ in range(self.rows)]
+
+
+def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealth: int,  # noqa: N803 - registry kwargs
+         diversity: float = 0.5, empty: float = 0.4, min_bullets: int = 50, coverage: float = 0.95,
+         **_render: Any) -> BenchProblem:
+    """The variant the benchmark's TalakatProblem(**kwargs) is (render-only kwargs are ignored)."""
+    params = engine_parameters()
+    max_bullets, max_spawners = params["maxNumBullets"], params["maxNumSpawners"]
+    sections = max(1, int(maxHealth / SECTION))
+    bx, by = max(1, int(width / 20)), max(1, int(height / 20))
+    cerror = int(0.5 * min_bullets)
+    control_lo, control_hi = min_bullets + cerror, int(max_bullets / 2) - cerror
+
+    def info(content: Sequence[Sequence[int]]) -> Info:
+        script = generate_script(content, maxHealth)
+        frames = run_pattern(script, width, height, max_bullets, max_spawners)
+        counts = bucket_counts(frames, width, height, bx, by)
+        norm = counts / np.maximum(1, counts.sum(axis=1))[:, None]
+        locations = np.zeros((sections, bx * by))
+        cover = np.zeros(bx * by)
+        num_bullets = [0.0] * sections
+        for i, frame in enumerate(frames):  # summed frame by frame, the reference's order
+            locations[int(i / SECTION)] += norm[i]
+            cover += norm[i]
+            num_bullets[int(i / SECTION)] += len(frame)
+        return {
+            "script_connectivity": (connected_spawners(script) + 1) / spawnerComplexity,
+            "percentage": len(frames) / maxHealth,
+            "bullets": (np.array(num_bullets) / SECTION).tolist(),
+            "bullet_coverage": float(entropy(cover / maxHealth)),
+            "bullet_locations": (locations / SECTION).tolist(),
+        }
+
+    def quality(inf: Info) -> float:
+        playable = inf["percentage"]
+        cover = bullets = empty_area = 0.0
+        if playable >= 1.0:
+            cover = range_reward(inf["bullet_coverage"], 0, coverage, 1)
+            bullets = sum(range_reward(b, 0, min_bullets, max_bullets, 100 * max_bullets) for b in inf["bullets"])
+            bullets /= len(inf["bullets"])
+            for locs in inf["bullet_locations"]:
+                empty_area += range_reward(int((np.asarray(locs) == 0).sum()) / (bx * by), 0, empty, 1)
+            empty_area /= max(1, len(inf["bullet_locations"]))
+        return float((playable + cover + bullets + empty_area) / 4.0)
+
+    def controllability(inf: Info, control: Control) -> float:
+        total = 0.0
+        targets = control["bullets"]
+        for v, c in zip(inf["bullets"], targets, strict=False):
+            total += range_reward(v, 0, c - cerror, c + cerror, max_bullets)
+        return float(total / len(targets))
+
+    def pair_diversity(a: Info, b: Info) -> float:
+        la, lb = a["bullet_locations"], b["bullet_locations"]
+        dist = [float(np.abs(np.asarray(la[min(i, len(la) - 1)]) - np.asarray(lb[min(i, len(lb) - 1)])).sum() / 2.0)
+                for i in range(max(len(la), len(lb)))]
+        return float(range_reward(min(dist), 0, diversity, 1))
+
+    def sample_control(rng: np.random.Generator) -> dict[str, Any]:
+        return {"bullets": [int(rng.integers(control_lo, control_hi)) for _ in range(sections)]}
+
+    return BenchProblem(name, SpawnerRows(spawnerComplexity), {"bullets": (control_lo, control_hi)},
+                        info, quality, controllability, pair_diversity, sample_control)
+
+
+VARIANTS: dict[str, dict[str, Any]] = {  # pcg_benchmark 00b96f5 probs/talakat/__init__.py
+    "talakat-v0": {"width": 200, "height": 300, "spawnerComplexity": 10, "maxHealth": 150},
+    "talakat-simple-v0": {"width": 200, "height": 300, "spawnerComplexity": 5, "min_bullets": 15,
+                          "coverage": 0.75, "maxHealth": 150},
+    "talakat-complex-v0": {"width": 200, "height": 300, "spawnerComplexity": 20, "min_bullets": 60,
+                           "maxHealth": 150},
+    "talakat-long-v0": {"width": 200, "height": 300, "spawnerComplexity": 20, "maxHealth": 300},
+}
