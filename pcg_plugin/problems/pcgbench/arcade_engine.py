@@ -161,16 +161,22 @@ class Game:
         for kind, objs in enumerate(s.objects):
             for obj in objs:
                 self.behave(self.behaviours[kind], obj, p[X], p[Y])
+        # Positions do not change while collisions resolve, and a collision touches only the two objects in
+        # one cell: the reference's ordered pair loops, restricted to each shared cell, give the same result.
+        by_cell: dict[tuple[int, int], list[tuple[int, Obj]]] = {}
         for kind, objs in enumerate(s.objects):
             for obj in objs:
-                if obj[ALIVE]:
-                    p[SCORE] += self.collide((3, kind), p, obj)
-        for k1, objs1 in enumerate(s.objects):
-            for a in objs1:
-                for k2 in range(k1, 3):
-                    for b in s.objects[k2]:
-                        if a != b and a[ALIVE] and b[ALIVE]:  # record equality, the reference's dict !=
-                            p[SCORE] += self.collide((k1, k2), a, b)
+                by_cell.setdefault((obj[X], obj[Y]), []).append((kind, obj))
+        for kind, obj in by_cell.get((p[X], p[Y]), ()):
+            if obj[ALIVE]:
+                p[SCORE] += self.collide((3, kind), p, obj)
+        for members in by_cell.values():
+            if len(members) < 2:
+                continue
+            for k1, a in members:
+                for k2, b in members:
+                    if k2 >= k1 and a != b and a[ALIVE] and b[ALIVE]:  # a != b: the reference's dict inequality
+                        p[SCORE] += self.collide((k1, k2), a, b)
 
 
 @dataclass

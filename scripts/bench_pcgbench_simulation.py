@@ -1,0 +1,52 @@
+"""Milliseconds per content of the PCG Benchmark's simulation problems (talakat, arcade): info + quality +
+controllability on uniform random contents of each variant, on one core.
+
+Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/bench_pcgbench_simulation.py [--contents 20] [--seed 0] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from pcg_plugin.problems.pcgbench import arcade, talakat
+
+
+def timed(problem, contents, control) -> dict:
+    times = []
+    for content in contents:
+        start = time.perf_counter()
+        if problem.content.check(content) is None:
+            info = problem.info(content)
+            problem.quality(info)
+            problem.controllability(info, control)
+        times.append(1000 * (time.perf_counter() - start))
+    t = np.array(times)
+    return {"contents": len(times), "mean_ms": round(float(t.mean()), 2),
+            "p95_ms": round(float(np.percentile(t, 95)), 2), "max_ms": round(float(t.max()), 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contents", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = {}
+    for module in (talakat, arcade):
+        for name, kwargs in module.VARIANTS.items():
+            problem = module.make(name, **kwargs)
+            rng = np.random.default_rng(args.seed)
+            contents = [problem.content.sample(rng) for _ in range(args.contents)]
+            rows[name] = timed(problem, contents, problem.sample_control(rng))
+            if not args.json:
+                print(f"{name:22s} " + "  ".join(f"{k} {v}" for k, v in rows[name].items()), flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
