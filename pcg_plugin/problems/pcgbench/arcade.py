@@ -16,6 +16,7 @@ plateau is empty and it never reaches 1 (at most H / (0.25·W·H)).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,8 +26,8 @@ import numpy as np
 from pcg_plugin.problems.pcgbench.arcade_engine import (
     COLOURS, DoNothing, FlatMCTS, Game, RandomMover, play)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
-from pcg_plugin.problems.pcgbench.content import check_grid
 from pcg_plugin.problems.pcgbench.grid_search import count_regions
+from pcg_plugin.problems.pcgbench.json_reply import parse_json_block
 from pcg_plugin.problems.pcgbench.reward import range_reward
 
 RULE_KEYS = ("player-red", "player-green", "player-yellow", "red-red", "red-green", "red-yellow",
@@ -53,13 +54,26 @@ def _int_in(value: Any, hi: int) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | np.integer) and 0 <= value < hi
 
 
+REASONS = {
+    "no_block": "the reply has no fenced block (```...```)",
+    "not_a_rule_set": "the content (or the reply's fenced block) is not a JSON object",
+    "wrong_keys": "the object lacks a key of the content space or has one it does not know",
+    "wrong_value": "a value is not an integer in its range, or a start or rule entry is malformed",
+}
+TILE = 24  # pixels per cell in the report's layout picture
+PIECE_COLOURS = {"player": "#1f77d4", "red": "#e0413c", "green": "#3ca370", "yellow": "#f2c200"}
+
+
 class RuleSet:
     """The content kind: the rule dictionary, checked key by key against the benchmark's content space."""
 
     kind = "rule set"
+    placeholders = ("<WIDTH>", "<HEIGHT>", "<LAYOUT>")
+    reasons = REASONS
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
+        self.floor = layout(width, height)
         self.ranges = {"x": width, "y": height, "seed": SEEDS, "win": 4} | {c: len(BEHAVIOURS) for c in COLOURS}
 
     def keys(self) -> set[str]:
@@ -109,6 +123,76 @@ class RuleSet:
         for key in RULE_KEYS:
             content[key] = {"action": draw(4), "score": draw(4)}
         return content
+
+
+    def placeholder_values(self) -> dict[str, str]:
+        rows = "\n".join("".join("." if v else "#" for v in row) for row in self.floor)
+        return {"<WIDTH>": str(self.width), "<HEIGHT>": str(self.height), "<LAYOUT>": rows}
+
+    def show(self, content: Mapping[str, Any]) -> str:
+        """A rule set as a reply should write it: its JSON object in a fenced block."""
+        return "```json\n" + json.dumps(content) + "\n```"
+
+    def parse(self, reply: str) -> tuple[Any, str | None]:
+        value, reason = parse_json_block(reply, "a rule set")
+        if reason is None and not isinstance(value, dict):
+            return None, "not a rule set: the fenced block's JSON is not an object"
+        return value, reason
+
+    def draw(self, content: Mapping[str, Any]) -> str:
+        """The fixed layout (floor light, walls dark) with the player's start and the objects' listed starts,
+        and the rules in words beneath."""
+        w, h = self.width * TILE, self.height * TILE
+        cells = "".join(f'<rect x="{x * TILE}" y="{y * TILE}" width="{TILE}" height="{TILE}" '
+                        f'fill="{"#f4f4f4" if v else "#3b3b3b"}"/>'
+                        for y, row in enumerate(self.floor) for x, v in enumerate(row))
+        marks = []
+        for offset, c in enumerate(("red", "green", "yellow")):
+            start = content[f"{c}Start"]
+            for i in range(int(start["num"])):
+                cx = int(start["x"][i]) * TILE + 5 + offset * 7
+                cy = int(start["y"][i]) * TILE + TILE / 2
+                marks.append(f'<circle cx="{cx}" cy="{cy}" r="4" fill="{PIECE_COLOURS[c]}" stroke="#000"/>')
+        px, py = int(content["x"]) * TILE, int(content["y"]) * TILE
+        marks.append(f'<rect x="{px + 4}" y="{py + 4}" width="{TILE - 8}" height="{TILE - 8}" '
+                     f'fill="{PIECE_COLOURS["player"]}" stroke="#000"/>')
+        lines = describe(content)
+        text = "".join(f'<text x="2" y="{h + 14 * (k + 1)}" font-size="11" font-family="monospace">{line}</text>'
+                       for k, line in enumerate(lines))
+        width, height = max(w, 330), h + 14 * len(lines) + 6
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+                f'viewBox="0 0 {width} {height}">{cells}{"".join(marks)}{text}</svg>')
+
+    def key(self) -> list[tuple[str, str]]:
+        return [("floor", "#f4f4f4"), ("wall", "#3b3b3b")] + [
+            (f"{name} start", colour) for name, colour in PIECE_COLOURS.items()]
+
+    def facts(self) -> dict[str, Any]:
+        return {"kind": self.kind, "width": self.width, "height": self.height, "layout": self.floor,
+                "behaviours": list(BEHAVIOURS), "actions": list(ACTIONS), "score_points": [0, 1, 2, 4],
+                "win": list(WINS)}
+
+    def answer_regex(self) -> None:
+        return None  # a JSON object; not constrained
+
+    def answer_tokens(self) -> int:
+        """About 5 tokens a key and value, 60 values, and room for a fence and a few words."""
+        return 400
+
+
+ACTIONS = ("none", "killFirst", "killSecond", "killBoth")
+WINS = ("time", "score5", "score10", "score20")
+
+
+def describe(content: Mapping[str, Any]) -> list[str]:
+    """The rule set in words, one line each (behaviours, the non-trivial collision rules, the win condition)."""
+    lines = ["behaviour: " + ", ".join(f"{c} {BEHAVIOURS[int(content[c])]}" for c in ("red", "yellow", "green"))]
+    rules = [f"{k} {ACTIONS[int(content[k]['action'])]} +{(0, 1, 2, 4)[int(content[k]['score'])]}"
+             for k in RULE_KEYS if content[k]["action"] or content[k]["score"]]
+    for i in range(0, len(rules), 3):
+        lines.append(("rules: " if i == 0 else "       ") + ", ".join(rules[i:i + 3]))
+    lines.append(f"win: {WINS[int(content['win'])]}, seed {content['seed']}")
+    return lines
 
 
 def occupancy(traces: Sequence[Sequence[Any]], width: int, height: int) -> tuple[np.ndarray, ...]:

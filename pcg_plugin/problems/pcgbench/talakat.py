@@ -24,7 +24,8 @@ import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.reward import range_reward
-from pcg_plugin.problems.pcgbench.talakat_engine import bucket_counts, entropy, run_pattern
+from pcg_plugin.problems.pcgbench.json_reply import parse_json_block
+from pcg_plugin.problems.pcgbench.talakat_engine import Frame, bucket_counts, entropy, run_pattern
 from pcg_plugin.problems.pcgbench.tracery import SequenceGrammar
 
 DATA = Path(__file__).parent / "data" / "talakat"
@@ -66,13 +67,26 @@ def connected_spawners(script: Mapping[str, Any]) -> int:
     return len(seen)
 
 
+REASONS = {
+    "no_block": "the reply has no fenced block (```...```)",
+    "not_spawner_rows": "the content (or the reply's fenced block) is not a JSON list of rows",
+    "wrong_shape": "not one row per spawner, or a row without exactly 100 values",
+    "wrong_value": "a value is not an integer 0..99",
+    "endless_pattern": "a row holds only odd values, so the grammar's pattern list never ends (the reference "
+                       "raises RecursionError)",
+}
+SNAPSHOTS = (0.2, 0.5, 0.9)  # the fractions of the boss fight the report's picture shows
+
+
 class SpawnerRows:
     """The content kind: `rows` lists of 100 integers in [0, 100), one grammar row per spawner."""
 
     kind = "spawner rows"
+    placeholders = ("<ROWS>", "<ROW_LENGTH>")
+    reasons = REASONS
 
-    def __init__(self, rows: int) -> None:
-        self.rows = rows
+    def __init__(self, rows: int, width: int = 200, height: int = 300, max_health: int = 150) -> None:
+        self.rows, self.width, self.height, self.max_health = rows, width, height, max_health
 
     def check(self, content: Any) -> str | None:
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
@@ -95,6 +109,58 @@ class SpawnerRows:
     def sample(self, rng: np.random.Generator) -> list[list[int]]:
         """One scalar draw per value in row-major order (the benchmark's ArraySpace shares one stream)."""
         return [[int(rng.integers(0, ROW)) for _ in range(ROW)] for _ in range(self.rows)]
+
+    def placeholder_values(self) -> dict[str, str]:
+        return {"<ROWS>": str(self.rows), "<ROW_LENGTH>": str(ROW)}
+
+    def show(self, content: Sequence[Sequence[int]]) -> str:
+        """A content as a reply should write it: a JSON list with one row per line, in a fenced block."""
+        return "```json\n[\n" + ",\n".join(json.dumps([int(v) for v in row]) for row in content) + "\n]\n```"
+
+    def parse(self, reply: str) -> tuple[Any, str | None]:
+        return parse_json_block(reply, "spawner rows")
+
+    def frames(self, content: Sequence[Sequence[int]]) -> list[Frame]:
+        params = engine_parameters()
+        return run_pattern(generate_script(content, self.max_health), self.width, self.height,
+                           params["maxNumBullets"], params["maxNumSpawners"])
+
+    def draw(self, content: Sequence[Sequence[int]]) -> str:
+        """The bullet pattern at 20 %, 50 % and 90 % of the boss fight (a panel stays empty after the run ended)."""
+        frames = self.frames(content)
+        w, h, gap = self.width, self.height, 8
+        panels = []
+        for k, fraction in enumerate(SNAPSHOTS):
+            i = int(fraction * self.max_health)
+            x0 = k * (w + gap)
+            bullets = frames[i] if i < len(frames) else []
+            dots = "".join(f'<circle cx="{x0 + x:.1f}" cy="{y:.1f}" r="{max(r, 1):.1f}" fill="#cfc6b8" '
+                           f'stroke="#e6482e" stroke-width="1"/>' for x, y, r in bullets if -r <= x <= w + r)
+            label = f"frame {i}" + ("" if i < len(frames) else " (run ended)")
+            panels.append(f'<rect x="{x0}" y="0" width="{w}" height="{h}" fill="#472d3c"/>{dots}'
+                          f'<rect x="{x0 + w / 2 - 8}" y="{h / 4 - 8}" width="16" height="16" fill="#f4b41b"/>'
+                          f'<circle cx="{x0 + w / 2}" cy="{0.8 * h}" r="3" fill="#3ca370"/>'
+                          f'<text x="{x0 + 4}" y="{h - 6}" font-size="11" fill="#ffffff">{label}</text>')
+        total = len(SNAPSHOTS) * (w + gap) - gap
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{h}" '
+                f'viewBox="0 0 {total} {h}">' + "".join(panels) + "</svg>")
+
+    def key(self) -> list[tuple[str, str]]:
+        return [("bullet", "#cfc6b8"), ("boss", "#f4b41b"), ("player", "#3ca370")]
+
+    def facts(self) -> dict[str, Any]:
+        return {"kind": self.kind, "rows": self.rows, "row_length": ROW, "values": f"0..{ROW - 1}",
+                "width": self.width, "height": self.height, "frames": self.max_health}
+
+    def answer_regex(self) -> str:
+        """Free text without backticks, then the fenced JSON exactly as `show` writes it."""
+        value = r"(\d|[1-9]\d)"
+        row = rf"\[{value}(, {value}){{{ROW - 1}}}\]"
+        return rf"[^`]*```json\n\[\n({row},\n){{{self.rows - 1}}}{row}\n\]\n```"
+
+    def answer_tokens(self) -> int:
+        """About two tokens a value (digits, comma and space), a few a row, and room for a fence and words."""
+        return self.rows * (2 * ROW + 4) + 48
 
 
 def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealth: int,  # noqa: N803 - registry kwargs
@@ -156,7 +222,8 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
     def sample_control(rng: np.random.Generator) -> dict[str, Any]:
         return {"bullets": [int(rng.integers(control_lo, control_hi)) for _ in range(sections)]}
 
-    return BenchProblem(name, SpawnerRows(spawnerComplexity), {"bullets": (control_lo, control_hi)},
+    return BenchProblem(name, SpawnerRows(spawnerComplexity, width, height, maxHealth),
+                        {"bullets": (control_lo, control_hi)},
                         info, quality, controllability, pair_diversity, sample_control)
 
 
