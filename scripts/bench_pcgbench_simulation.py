@@ -1,7 +1,10 @@
 """Milliseconds per content of the PCG Benchmark's simulation problems (talakat, arcade): info + quality +
-controllability on uniform random contents of each variant, on one core.
+controllability on uniform random contents of each variant, on one core; with the random contents' quality
+(mean, max, share feasible = quality 1, share invalid = refused by the kind's check), the random baseline's
+one-sample statistics.
 
-Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/bench_pcgbench_simulation.py [--contents 20] [--seed 0] [--json]
+Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/bench_pcgbench_simulation.py [--contents 20] [--seed 0]
+       [--problems talakat arcade] [--json]
 """
 
 from __future__ import annotations
@@ -15,18 +18,26 @@ import numpy as np
 from pcg_plugin.problems.pcgbench import arcade, talakat
 
 
+MODULES = {"talakat": talakat, "arcade": arcade}
+
+
 def timed(problem, contents, control) -> dict:
-    times = []
+    times, qualities = [], []
     for content in contents:
         start = time.perf_counter()
+        quality = 0.0
         if problem.content.check(content) is None:
             info = problem.info(content)
-            problem.quality(info)
+            quality = problem.quality(info)
             problem.controllability(info, control)
         times.append(1000 * (time.perf_counter() - start))
-    t = np.array(times)
+        qualities.append(quality)
+    t, q = np.array(times), np.array(qualities)
+    invalid = sum(problem.content.check(c) is not None for c in contents)
     return {"contents": len(times), "mean_ms": round(float(t.mean()), 2),
-            "p95_ms": round(float(np.percentile(t, 95)), 2), "max_ms": round(float(t.max()), 2)}
+            "p95_ms": round(float(np.percentile(t, 95)), 2), "max_ms": round(float(t.max()), 2),
+            "mean_quality": round(float(q.mean()), 4), "max_quality": round(float(q.max()), 4),
+            "feasible": round(float((q >= 1).mean()), 4), "invalid": round(invalid / len(contents), 4)}
 
 
 def main() -> None:
@@ -34,9 +45,10 @@ def main() -> None:
     parser.add_argument("--contents", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--problems", nargs="+", choices=sorted(MODULES), default=sorted(MODULES, reverse=True))
     args = parser.parse_args()
     rows = {}
-    for module in (talakat, arcade):
+    for module in (MODULES[name] for name in args.problems):
         for name, kwargs in module.VARIANTS.items():
             problem = module.make(name, **kwargs)
             rng = np.random.default_rng(args.seed)

@@ -151,3 +151,23 @@ def test_any_content_evaluates(content, control):
     assert 0 <= p.quality(info) <= 1
     assert 0 <= p.diversity(info, info) < 1
     assert 0 <= p.controllability(info, control) <= 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(rule_sets(15, 7), st.text())
+def test_reply_round_trip_and_any_reply_is_named(content, noise):
+    kind = problem("arcade-wide-v0").content
+    assert kind.parse(noise.replace("`", "") + "\n" + kind.show(content)) == (content, None)
+    value, reason = kind.parse(noise)
+    assert reason is None or reason.split(":")[0] in ("no block", "not a rule set")
+    if reason is None:
+        assert kind.check(value) is None or kind.check(value).split(":")[0].replace(" ", "_") in kind.reasons
+
+
+def test_drawing_shows_layout_starts_and_rules():
+    p = problem("arcade-v0")
+    content = golden("arcade-v0")["items"][20]["content"]
+    svg = p.content.draw(content)
+    starts = sum(content[f"{c}Start"]["num"] for c in ("red", "green", "yellow"))
+    assert svg.startswith("<svg") and svg.count("<circle") == starts and "win: " in svg
+    assert svg.count('fill="#3b3b3b"') == sum(row.count(0) for row in arcade.layout(7, 7))

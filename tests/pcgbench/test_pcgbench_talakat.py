@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -133,3 +134,24 @@ def test_any_content_evaluates(content, targets):
     assert 0 <= p.quality(info) <= 1
     assert 0 <= p.controllability(info, {"bullets": targets}) <= 1
     assert 0 <= p.diversity(info, info) <= 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 99), min_size=100, max_size=100), min_size=5, max_size=5), st.text())
+def test_reply_round_trip_and_any_reply_is_named(content, noise):
+    kind = problem("talakat-simple-v0").content
+    shown = kind.show(content)
+    assert re.fullmatch(kind.answer_regex(), noise.replace("`", "") + shown)
+    assert kind.parse(noise.replace("`", "") + "\n" + shown) == (content, None)
+    value, reason = kind.parse(noise)
+    assert reason is None or reason.split(":")[0] in ("no block", "not spawner rows")
+    assert reason is not None or kind.check(value) is None or kind.check(value).split(":")[0].replace(" ", "_") \
+        in kind.reasons
+
+
+def test_drawing_shows_the_bullets():
+    item = golden("talakat-v0")["items"][10]  # a pattern that lasts the whole fight
+    svg = problem("talakat-v0").content.draw(item["content"])
+    assert svg.startswith("<svg") and svg.count("<circle") > 30 and "run ended" not in svg
+    short = next(it for it in golden("talakat-v0")["items"] if it.get("info", {}).get("percentage", 1) < 0.2)
+    assert "run ended" in problem("talakat-v0").content.draw(short["content"])
