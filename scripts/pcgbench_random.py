@@ -13,7 +13,7 @@ import json
 import time
 
 from pcg_plugin.problems.pcgbench.random_baseline import random_baseline
-from pcg_plugin.problems.pcgbench.registry import PROBLEMS, get_problem
+from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
 # Fig. 2, Random, mean of 10 runs at generations 0 / 50 / 100 / 200 (decoded from the paper's vector PDF).
 PAPER = {
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--generations", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--problems", default=",".join(PROBLEMS))
+    parser.add_argument("--problems", default=",".join(names()))
     parser.add_argument("--json", action="store_true", help="one JSON line per problem")
     args = parser.parse_args()
     for name in args.problems.split(","):

@@ -68,10 +68,10 @@ def test_settings_travel_to_workers_as_json_and_come_back_equal(targets, out, mo
 
 def test_every_installed_problems_settings_round_trip():
     from pcg_plugin.problems.imagegame.settings import Settings as ImageGame
-    from pcg_plugin.problems.pcgbench.settings import GridSettings
+    from pcg_plugin.problems.pcgbench.settings import BenchSettings
     from pcg_plugin.problems.science_birds.settings import Settings as ScienceBirds
 
     for s in (ScienceBirds(letters=("I", "L"), out=Path("/o"), notes=("a",)),
-              GridSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
+              BenchSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
               ImageGame(instances=("compact_grids/0",), out=Path("/o"))):  # fmt: skip
         assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s

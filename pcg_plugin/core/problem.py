@@ -4,11 +4,16 @@ A run evaluates one problem (``--pcg-problem NAME`` or the ini key ``pcg_problem
 ``science-birds``). The harness looks it up through the firstresult hook ``pytest_pcg_problem(config, name)``
 (so a conftest can supply one) and then the ``pytest_pcg.problems`` entry-point group (how an installed
 package registers one). Adding a problem is one package plus one entry point; nothing in ``core`` changes.
+
+A family of problems (every PCG Benchmark variant) is one entry point whose name ends in ``/*``
+(``"pcgbench/*" = "pcg_plugin.problems.pcgbench.problem:family"``): it names a callable returning
+``{variant: factory}``, and each variant is the problem ``<prefix>/<variant>`` (``pcgbench/zelda-large-v0``), listed
+and loaded like any other. A new variant of the family then needs no entry point of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -106,9 +111,21 @@ class Problem(Protocol):
                       error: str | None) -> list[str]: ...  # fmt: skip
 
 
-def registered() -> dict[str, Any]:
-    """name -> entry point of every installed problem (loaded only when chosen)."""
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+FAMILY_SUFFIX = "/*"
+
+
+def registered() -> dict[str, Callable[[], Any]]:
+    """name -> loader of every installed problem (a single problem's entry point is loaded only when chosen; a
+    family's is loaded to list its variants, so it must import cheaply)."""
+    out: dict[str, Callable[[], Any]] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name.endswith(FAMILY_SUFFIX):
+            prefix = ep.name[: -len(FAMILY_SUFFIX)]
+            for variant, factory in ep.load()().items():
+                out[f"{prefix}/{variant}"] = factory
+        else:
+            out[ep.name] = ep.load
+    return out
 
 
 def _instance(obj: Any) -> Any:
@@ -129,13 +146,13 @@ def load(name: str, config: pytest.Config | None = None) -> Problem:
         known = ", ".join(sorted(eps)) or "none installed"
         raise pytest.UsageError(f"--pcg-problem: no problem {name!r} (known: {known}; a conftest can supply one "
                                 "with the pytest_pcg_problem hook)")  # fmt: skip
-    return _instance(eps[name].load())  # type: ignore[no-any-return]
+    return _instance(eps[name]())  # type: ignore[no-any-return]
 
 
 def installed() -> list[Problem]:
     """Every installed problem (their options are registered before the command line is parsed)."""
     eps = registered()
-    return [_instance(eps[n].load()) for n in sorted(eps)]
+    return [_instance(eps[n]()) for n in sorted(eps)]
 
 
 def problem_of(config: pytest.Config) -> Problem:

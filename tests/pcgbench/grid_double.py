@@ -1,44 +1,58 @@
 """The scripted LLM test double of the PCG Benchmark harness tests (`--pcg-backend scripted --pcg-model
-grid_double:respond`): it reads the problem from the prompt and answers with one of the benchmark README's
-feasible levels (or its mirror images, picked by `TRIAL=n` in the prompt), or with a broken answer when the prompt
-says `MODE=noblock|shape|alphabet|json|words` (`MODE=cycle` walks through valid, noblock, shape, alphabet by trial).
+grid_double:respond`), for every registered variant and content kind: it reads the variant's name from the
+prompt and answers with one of its example contents (`BenchProblem.examples`, picked by `TRIAL=n` in the prompt;
+a variant without examples gets a uniform sample of its content space seeded by the trial), written as the
+kind's `show` writes it, or with a broken answer when the prompt says `MODE=noblock|shape|alphabet|json|words|
+noplayer` (`MODE=cycle` walks through valid, noblock, shape, alphabet by trial). `shape` drops the last line of
+the block (a row of a grid, a drop of a building), `alphabet` puts a 9 first (a tile or x out of range),
+`noplayer` makes a grid's player tile (code 2) empty: a Sokoban level the solver cannot load.
 """
 
 import json
 import re
 
-from pcg_plugin.problems.pcgbench.examples import README_LEVELS, mirrored
+import numpy as np
+
+from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
 CYCLE = ("valid", "noblock", "shape", "alphabet")
+# longest first, so that "zelda-large-v0" is not read as a shorter name
+NAMES = re.compile("|".join(re.escape(n) for n in sorted(names(), key=len, reverse=True)))
 
 
-def level_for(problem: str, trial: int) -> list[list[int]]:
-    return mirrored(README_LEVELS[problem])[(trial - 1) % 3]
+def content_for(problem: str, trial: int):
+    p = get_problem(problem)
+    if p.examples:
+        return p.examples[(trial - 1) % len(p.examples)]
+    return p.content.sample(np.random.default_rng(trial))
 
 
 def answer(problem: str, mode: str, trial: int) -> str:
     if mode == "cycle":
         mode = CYCLE[(trial - 1) % len(CYCLE)]
-    level = level_for(problem, trial)
-    rows = ["".join(str(v) for v in row) for row in level]
+    content = content_for(problem, trial)
+    shown = get_problem(problem).content.show(content)
+    lines = shown.split("\n")[1:-1]  # the block's body
     if mode == "noblock":
         return "I would rather describe the level in words: a long winding corridor."
     if mode == "shape":
-        rows = rows[:-1]
+        lines = lines[:-1]
     elif mode == "alphabet":
-        rows[0] = "9" + rows[0][1:]
+        lines[0] = "9" + lines[0][1:]
+    elif mode == "noplayer":
+        lines = [line.replace("2", "1") for line in lines]
     elif mode == "json":
-        return "```json\n" + json.dumps(level) + "\n```"
+        return "```json\n" + json.dumps(content) + "\n```"
     elif mode == "words":
-        return "```\n" + "\n".join("wall " * len(r) for r in rows) + "\n```"
-    return "Here is a level.\n```\n" + "\n".join(rows) + "\n```\nThe last block is the level."
+        return "```\n" + "\n".join("wall " * len(line) for line in lines) + "\n```"
+    return "Here is a level.\n```\n" + "\n".join(lines) + "\n```\nThe last block is the level."
 
 
 def respond(messages, n=1):
     text = messages[-1]["content"]
     if "That is not a valid level" in text:  # the self_check example's second call
         text = messages[0]["content"]
-    problem = re.search(r"(binary|sokoban|zelda)-v0", text).group(0)
+    problem = NAMES.search(text).group(0)
     mode = re.search(r"MODE=(\w+)", text)
     trial = re.search(r"TRIAL=(\d+)", text)
     return [answer(problem, mode.group(1) if mode else "valid", int(trial.group(1)) if trial else 1)] * n

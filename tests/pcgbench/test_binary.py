@@ -1,7 +1,10 @@
 import pytest
 from levels import BINARY_README
 
-from pcg_plugin.problems.pcgbench.binary import BINARY, controllability, diversity, info, quality
+from pcg_plugin.problems.pcgbench.registry import get_problem
+
+BINARY = get_problem("binary-v0")
+info, quality, controllability, diversity = BINARY.info, BINARY.quality, BINARY.controllability, BINARY.diversity
 
 
 def test_readme_maze_golden():

@@ -23,3 +23,38 @@ def test_random_json_contract(capsys):
     assert result["problem"] == "zelda-v0" and set(result["mean_best"]) == {"0", "1"}
     assert result["samples"] == 400 and result["feasible_samples"] == 0
     assert 0.4 < result["mean_best"]["1"] < 0.5
+
+
+def test_eval_prints_each_line_as_it_goes_and_a_level_without_a_player_loses_nothing(tmp_path, capsys):
+    """A file holding a Sokoban level without a player used to lose every line (the diversity raised at the end)."""
+    no_player = [[1 if v == 2 else v for v in row] for row in SOKOBAN_MICROBAN]
+    src = tmp_path / "levels.jsonl"
+    src.write_text("\n".join([json.dumps({"content": SOKOBAN_MICROBAN}), json.dumps({"content": no_player}),
+                              json.dumps({"content": "not a grid"}), json.dumps({"content": [[0, 1]] * 5})]) + "\n")
+    assert main(["pcgbench", "eval", "pcgbench/sokoban-v0", str(src), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line.get("valid") for line in lines] == [True, True, False, False, None]
+    assert lines[1]["info"]["players"] == 0 and lines[1]["quality"] == 1 / 3  # (player 0 + crates 1 + balance 1) / 3 / 2
+    assert lines[2]["reason"].startswith("not a grid") and lines[3]["reason"].startswith("wrong shape")
+    assert lines[4] == {"diversity": 1.0, "per_item": [1.0, 1.0]}
+
+
+def test_eval_streams_before_the_input_ends(tmp_path):
+    """Each output line is flushed as soon as its input line is evaluated (a pipe reader sees it at once)."""
+    import select
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "pcg_plugin", "pcgbench", "eval", "binary-v0", "-", "--json"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin and proc.stdout
+    try:
+        proc.stdin.write(json.dumps({"content": [[1] * 14] * 14}) + "\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, "no output line while the input is still open"
+        first = json.loads(proc.stdout.readline())
+        assert first["valid"] and first["info"]["path"] == 26
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)

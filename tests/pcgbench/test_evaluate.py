@@ -1,29 +1,30 @@
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from levels import BINARY_README, SOKOBAN_MICROBAN, ZELDA_README
 
 from pcg_plugin.problems.pcgbench.evaluate import evaluate_item, set_diversity
-from pcg_plugin.problems.pcgbench.registry import PROBLEMS, get_problem
+from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
 
-def grids(problem):
-    row = st.lists(st.integers(0, problem.alphabet - 1), min_size=problem.cols, max_size=problem.cols)
-    return st.lists(row, min_size=problem.rows, max_size=problem.rows)
+def contents(problem):
+    """Any content of the variant's content space (its kind's uniform sample, from any seed)."""
+    return st.integers(0, 2**63).map(lambda seed: problem.content.sample(np.random.default_rng(seed)))
 
 
 def controls(problem):
     return st.fixed_dictionaries({k: st.integers(lo, hi - 1) for k, (lo, hi) in problem.control_space.items()})
 
 
-@pytest.mark.parametrize("name", list(PROBLEMS))
-def test_any_grid_of_the_right_shape_and_alphabet_evaluates(name):
+@pytest.mark.parametrize("name", names())
+def test_any_content_of_the_content_space_evaluates(name):
     problem = get_problem(name)
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(grids(problem), controls(problem))
-    def check(grid, control):
-        record = evaluate_item(problem, grid, control)
+    @given(contents(problem), controls(problem))
+    def check(content, control):
+        record = evaluate_item(problem, content, control)
         assert record["valid"] and record["reason"] is None
         assert 0.0 <= record["quality"] <= 1.0
         assert 0.0 <= record["controllability"] <= 1.0

@@ -113,7 +113,7 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     assert "4. broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
     # every bad reply named in the terminal: submission, instance, trial, the consequence and what was wrong
     assert "ZERO cycle instance path87 trial 3: wrong_shape (scored 0): wrong shape: 13 rows, expected 14" in text
-    assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no fenced block in the response" in text
+    assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)" in text
     assert text.count("ZERO broken instance ") == 6 and text.count("(scored 0)") == 10
     assert "NOT EVALUATED subs/notes::not-evaluated: " in text
     report = (grid.path / "run" / "report.html").read_text()
@@ -225,3 +225,19 @@ def test_record_none_without_a_recording_is_an_error_not_a_zero(grid: pytest.Pyt
     trial = doc["submissions"][0]["instances"][0]["trials"][0]
     assert trial["reason"] == "error" and "ReplayMiss" not in trial["message"] and "--pcg-record none" in trial["message"]
     assert doc["submissions"][0]["errored_trials"] == 1
+
+
+def test_a_sokoban_reply_without_a_player_is_scored_and_the_run_ends(grid: pytest.Pytester) -> None:
+    """Such a level used to end the run with 'scoring the run failed: RuntimeError: generator raised
+    StopIteration' (diversity replayed its empty solution on a level it cannot load). It is a valid level of
+    quality 1/3 with the empty solution string, like the benchmark's."""
+    write(grid.path, {"subs/noplayer/prompt.txt": "Level for <PROBLEM>. MODE=noplayer",
+                      "subs/good/prompt.txt": "Level for <PROBLEM> with <CONTROL>."})  # fmt: skip
+    result = grid.runpytest(*args("sokoban-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "2"))
+    assert result.ret == 0, result.stdout.str()
+    assert "scoring the run failed" not in result.stdout.str()
+    subs = by_name(results(grid.path, "run"))
+    trials = subs["noplayer"]["instances"][0]["trials"]
+    assert [(t["reason"], t["quality"], t["info"]["solution"]) for t in trials] == [(None, 1 / 3, [])] * 2
+    assert sum(t["unique"] for t in trials) == 1  # "" and "" are not diverse: the greedy keeps one
+    assert subs["good"]["feasible"] == 1.0

@@ -3,7 +3,7 @@
 import pytest
 
 from pcg_plugin.problems.pcgbench.instances import instance_by_id, instances, space_size
-from pcg_plugin.problems.pcgbench.registry import PROBLEMS, get_problem
+from pcg_plugin.problems.pcgbench.registry import get_problem, names
 
 
 def test_seed_zero_instances_are_pinned():
@@ -13,7 +13,7 @@ def test_seed_zero_instances_are_pinned():
     assert instances(get_problem("zelda-v0"), 1)[0].control == {"player_key": 13, "key_door": 12}
 
 
-@pytest.mark.parametrize("name", list(PROBLEMS))
+@pytest.mark.parametrize("name", names())
 def test_instances_are_distinct_in_space_and_stable(name):
     problem = get_problem(name)
     drawn = instances(problem, 5, seed=7)

@@ -6,7 +6,7 @@ import pytest
 
 from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.examples import BINARY_README, mirrored
-from pcg_plugin.problems.pcgbench.records import GridRecord
+from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.registry import get_problem
 from pcg_plugin.problems.pcgbench.scoring import rank, score_instance, score_submission
 
@@ -14,10 +14,10 @@ BINARY = get_problem("binary-v0")
 
 
 def record(trial, grid=None, instance="path57", control=57, sub="s", reason=None):
-    rec = GridRecord(nodeid=f"{sub}::{instance}::{trial}", submission=sub, instance=instance,
+    rec = BenchRecord(nodeid=f"{sub}::{instance}::{trial}", submission=sub, instance=instance,
                      control={"path": control}, trial=trial, format="pcgbench-prompt", reason=reason)  # fmt: skip
     if grid is None:
-        return replace(rec, message="no fenced block in the response")
+        return replace(rec, message="no block: the reply has no fenced block (```...```)")
     ev = evaluate_item(BINARY, grid, {"path": control})
     info = {k: v for k, v in ev["info"].items() if k != "content"}
     return replace(rec, content=grid, info=info, quality=ev["quality"], controllability=ev["controllability"])

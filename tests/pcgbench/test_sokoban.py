@@ -1,8 +1,12 @@
 import pytest
 from levels import SOKOBAN_MICROBAN
 
-from pcg_plugin.problems.pcgbench.sokoban import (
-    SOKOBAN, controllability, diversity, info, normalise, quality, solution_letters)
+from pcg_plugin.problems.pcgbench.evaluate import set_diversity
+from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.sokoban import normalise, solution_letters
+
+SOKOBAN = get_problem("sokoban-v0")
+info, quality, controllability, diversity = SOKOBAN.info, SOKOBAN.quality, SOKOBAN.controllability, SOKOBAN.diversity
 
 
 def test_microban_golden():
@@ -54,3 +58,18 @@ def test_diversity_of_unsolved_levels_is_zero():
 
 def test_control_space():
     assert SOKOBAN.control_space == {"crates": (1, 6)}
+
+
+NO_PLAYER = [[1 if v == 2 else v for v in row] for row in SOKOBAN_MICROBAN]
+
+
+def test_a_level_without_a_player_has_the_empty_solution_string_like_the_benchmark():
+    """The benchmark never plays such a level (solution []) and turns an empty solution into "" without loading
+    the level; replaying it here used to raise StopIteration (no player to find) and end the run."""
+    empty = info(NO_PLAYER)
+    assert (empty["players"], empty["heuristic"], empty["solution"]) == (0, -1, [])
+    assert solution_letters(NO_PLAYER, []) == ""
+    solved = info(SOKOBAN_MICROBAN)
+    assert diversity(empty, solved) == diversity(solved, empty) == 1.0  # "" against a real solution: ratio 0
+    assert diversity(empty, info(NO_PLAYER)) == 0.0  # "" against "": ratio 1
+    assert set_diversity(SOKOBAN, [empty, solved, info(NO_PLAYER)])[0] == 2 / 3  # two of the three kept

@@ -1,7 +1,12 @@
 import pytest
 from levels import ZELDA_README
 
-from pcg_plugin.problems.pcgbench.zelda import ZELDA, controllability, diversity, info, path_string, quality
+from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.zelda import Zelda
+
+ZELDA = get_problem("zelda-v0")
+info, quality, controllability, diversity = ZELDA.info, ZELDA.quality, ZELDA.controllability, ZELDA.diversity
+path_string = Zelda().path_string
 
 
 def test_readme_example_golden():
@@ -16,7 +21,7 @@ def test_readme_example_golden():
 def test_kd_path_is_empty_at_head_and_duplicates_pk_path_in_8ad18b6():
     head = info(ZELDA_README)
     assert head["kd_path"] == [] and len(head["pk_path"]) == 12
-    assert info(ZELDA_README, kd_path_8ad18b6=True)["kd_path"] == head["pk_path"]
+    assert Zelda(kd_path_8ad18b6=True).info(ZELDA_README)["kd_path"] == head["pk_path"]
 
 
 def test_door_blocks_the_player_key_walk():

@@ -1,8 +1,8 @@
 """The example level of each problem's README in pcg_benchmark (00b96f5), all three feasible (quality 1.0).
 
-They are what the `<EXAMPLES>` prompt placeholder shows (with their mirror images, also feasible: the three
-problems' quality is symmetric under left-right and up-down mirroring; `tests/pcgbench/test_pcgbench_prompt.py` checks it)
-and what the tests use as golden levels.
+They are the v0 variants' `BenchProblem.examples`, what the `<EXAMPLES>` prompt placeholder shows (with their
+mirror images, also feasible: the three problems' quality is symmetric under left-right and up-down mirroring;
+`tests/pcgbench/test_pcgbench_prompt.py` checks it) and what the tests use as golden levels.
 """
 
 from __future__ import annotations
@@ -43,9 +43,6 @@ ZELDA_README: Grid = [
     [1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1],
     [1, 1, 1, 1, 1, 5, 1, 1, 1, 1, 1],
 ]
-
-README_LEVELS: dict[str, Grid] = {"binary-v0": BINARY_README, "sokoban-v0": SOKOBAN_MICROBAN, "zelda-v0": ZELDA_README}
-
 
 def mirrored(grid: Grid) -> list[Grid]:
     """The level, its left-right mirror and its up-down mirror."""

@@ -16,16 +16,16 @@ from typing import Any
 from pcg_plugin.atomic import atomic_write
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.instances import instances
-from pcg_plugin.problems.pcgbench.records import GridRecord
+from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.registry import get_problem
 from pcg_plugin.problems.pcgbench.scoring import InstanceScore, SubmissionScore, rank, score_submission
-from pcg_plugin.problems.pcgbench.settings import GridSettings
+from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
 SCHEMA = "pytest-pcg/pcgbench-results/1"
 FILE = "results.json"
 
 
-def _trial(record: GridRecord, unique: bool) -> dict[str, Any]:
+def _trial(record: BenchRecord, unique: bool) -> dict[str, Any]:
     return {"trial": record.trial, "reason": record.reason, "message": record.message,
             "quality": record.quality, "controllability": record.controllability,
             "feasible": record.feasible, "controlled": record.controlled, "unique": unique,
@@ -33,7 +33,7 @@ def _trial(record: GridRecord, unique: bool) -> dict[str, Any]:
             "timings": {k: round(v, 4) for k, v in record.timings.items()}}  # fmt: skip
 
 
-def _instance(score: InstanceScore, control: Mapping[str, int], records: list[GridRecord],
+def _instance(score: InstanceScore, control: Mapping[str, int], records: list[BenchRecord],
               errors: Mapping[int, str]) -> dict[str, Any]:  # fmt: skip
     by_trial = {r.trial: r for r in records}
     trials = []
@@ -47,12 +47,12 @@ def _instance(score: InstanceScore, control: Mapping[str, int], records: list[Gr
             "passed": score.passed, "diversity": score.diversity, "trials": trials}  # fmt: skip
 
 
-def results_document(settings: GridSettings, run: Mapping[str, Any], collected: Any, facts: Mapping[str, Any],
+def results_document(settings: BenchSettings, run: Mapping[str, Any], collected: Any, facts: Mapping[str, Any],
                      provenance: Mapping[str, Any]) -> dict[str, Any]:  # fmt: skip
     """The whole document: what ran, each submission's scores down to every trial, what failed."""
     problem = get_problem(settings.problem)
     insts = instances(problem, settings.instance_count, settings.seed)
-    records = [r for r in collected.records.values() if isinstance(r, GridRecord)]
+    records = [r for r in collected.records.values() if isinstance(r, BenchRecord)]
     metas = {m["name"]: m for m in collected.items.values()}
     names = sorted(metas)
     ids = [i.id for i in insts]
@@ -81,7 +81,7 @@ def results_document(settings: GridSettings, run: Mapping[str, Any], collected: 
         "schema": SCHEMA,
         "problem": f"pcgbench/{problem.name}",
         "benchmark": {"name": problem.name, "source": "amidos2006/pcg_benchmark", "commit": PINNED_COMMIT,
-                      "width": problem.cols, "height": problem.rows, "legend": list(problem.legend),
+                      **problem.content.facts(),
                       "control_space": {k: list(v) for k, v in problem.control_space.items()}},
         "run": {"id": run["id"], "started": run["started"], "out_dir": run["run_dir"],
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")},

@@ -1,7 +1,7 @@
-"""Reading a level out of an LLM response: the last fenced block, as a JSON list of lists or rows of digits.
+"""Reading a content out of an LLM reply: the last fenced block; for grids, a JSON list of lists or rows of codes.
 
-Only the syntax is judged here (it returns a grid of ints or a named reason); shape and alphabet are the
-problem's business (`content.check_grid`), so one message names each kind of failure.
+Only the syntax is judged here (it returns a content or a named reason, `bench_problem.reason_code`); shape and
+alphabet are the kind's `check`, so one message names each kind of failure.
 """
 
 from __future__ import annotations
@@ -32,27 +32,33 @@ def _json_grid(body: str) -> Grid | None:
     return None
 
 
-def _digit_rows(body: str) -> tuple[Grid | None, str | None]:
+def _digit_rows(body: str, one_digit_codes: bool) -> tuple[Grid | None, str | None]:
     rows: Grid = []
     for number, line in enumerate(body.splitlines(), 1):
         line = line.strip()
         if not line:
             continue
         tokens = [t for t in _SEPARATORS.split(line) if t]
-        if len(tokens) == 1:  # a run of single-digit tiles, e.g. "01120"
+        if len(tokens) == 1 and one_digit_codes:  # a run of single-digit tiles, e.g. "01120"
             tokens = list(tokens[0])
         if not all(t.isascii() and t.isdigit() for t in tokens):
-            return None, f"not a grid: line {number} of the block is not digits: {line[:40]!r}"
+            return None, f"not a grid: line {number} of the block is not codes: {line[:40]!r}"
         rows.append([int(t) for t in tokens])
     return (rows, None) if rows else (None, "not a grid: the fenced block is empty")
 
 
-def parse_response(text: str) -> tuple[Grid | None, str | None]:
-    """(grid, None) from the last fenced block, or (None, reason) — "no fenced block" or "not a grid: …"."""
+NO_BLOCK = "no block: the reply has no fenced block (```...```)"
+
+
+def parse_grid(text: str, one_digit_codes: bool = True) -> tuple[Grid | None, str | None]:
+    """(grid, None) from the last fenced block, or (None, reason): "no block: …" or "not a grid: …".
+
+    With `one_digit_codes` a row written without separators ("01120") is one code per digit; without it (a
+    legend of more than ten tiles) codes must be separated by spaces or commas."""
     body = last_fenced_block(text)
     if body is None:
-        return None, "no fenced block in the response"
+        return None, NO_BLOCK
     if body.lstrip().startswith("["):
         grid = _json_grid(body)
         return (grid, None) if grid is not None else (None, "not a grid: the block is not a JSON list of lists of integers")
-    return _digit_rows(body)
+    return _digit_rows(body, one_digit_codes)

@@ -1,5 +1,6 @@
-"""The PCG Benchmark grid problems as harness problems: `pcgbench/binary-v0`, `pcgbench/sokoban-v0`,
-`pcgbench/zelda-v0` (one class, parametrized by the benchmark problem; an entry point each).
+"""Every registered PCG Benchmark variant as a harness problem, `pcgbench/<variant>` (`pcgbench/zelda-large-v0`):
+one class, parametrized by the variant; the one entry point `pcgbench/*` (a family, see `core.problem`) lists
+every name of `registry.py`, so a new variant needs no pyproject line.
 
 Targets are instances (control values, `instances.py`); a trial asks the submission's prompt or program for a
 level and scores it with the benchmark's own functions; the end of the run scores diversity, ranks and writes
@@ -8,7 +9,8 @@ results.json and report.html.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +18,12 @@ import pytest
 
 from pcg_plugin.core.base import BaseProblem
 from pcg_plugin.problems.pcgbench import settings as settings_mod
-from pcg_plugin.problems.pcgbench.records import GridRecord
-from pcg_plugin.problems.pcgbench.settings import GridSettings
+from pcg_plugin.problems.pcgbench.records import BenchRecord
+from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
 
 class PcgBenchProblem(BaseProblem):
-    """One benchmark problem (`binary-v0`, `sokoban-v0` or `zelda-v0`) on the Problem protocol."""
+    """One benchmark variant (`binary-v0`, `building-tall-v0`, ...) on the Problem protocol."""
 
     target_label = "instance"
 
@@ -33,41 +35,47 @@ class PcgBenchProblem(BaseProblem):
     def add_options(self, parser: pytest.Parser) -> None:
         settings_mod.add_options(parser)
 
-    def configure(self, config: pytest.Config) -> GridSettings:
+    def configure(self, config: pytest.Config) -> BenchSettings:
         return settings_mod.from_config(self.benchmark, config)
 
-    def settings_from_dict(self, data: Mapping[str, Any]) -> GridSettings:
-        return GridSettings.from_dict(data)
+    def settings_from_dict(self, data: Mapping[str, Any]) -> BenchSettings:
+        return BenchSettings.from_dict(data)
 
     def markers(self) -> Sequence[str]:
         return ("pcgbench_prompt: a PCG Benchmark prompt-file trial", "pcgbench_program: a PCG Benchmark program trial")
 
-    def header_lines(self, config: pytest.Config, settings: GridSettings, run: Mapping[str, Any]) -> list[str]:
+    def header_lines(self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any]) -> list[str]:
         model = settings.model or ("the offline default LLM" if settings.offline_default else "?")
         lines = [f"pcg: problem {self.name} (pcg_benchmark 00b96f5 semantics), {len(settings.targets)} instances "
                  f"({', '.join(settings.targets)}) x {settings.trials} trials; model {model}; run folder "
                  f"{run['run_dir']}"]  # fmt: skip
         return lines + [f"pcg: {note}" for note in settings.notes]
 
+    @property
+    def placeholders(self) -> tuple[str, ...]:
+        from pcg_plugin.problems.pcgbench.registry import get_problem
+
+        return get_problem(self.benchmark).placeholders
+
     # -- collection --------------------------------------------------------------------------------------------
 
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
         from pcg_plugin.problems.pcgbench.submission import detect_folder
 
-        return detect_folder(path, roots)
+        return detect_folder(path, roots, self.placeholders)
 
     def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
         from pcg_plugin.problems.pcgbench.submission import detect_file
 
-        return detect_file(path, roots)
+        return detect_file(path, roots, self.placeholders)
 
     # -- every process -----------------------------------------------------------------------------------------
 
-    def start_process(self, config: pytest.Config, settings: GridSettings, run: Mapping[str, Any], workers: int,
+    def start_process(self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any], workers: int,
                       service: str | None) -> None:  # fmt: skip
-        from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY, GridContext
+        from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY, BenchContext
 
-        config.stash[CONTEXT_KEY] = GridContext(settings, Path(run["run_dir"]), workers=workers)
+        config.stash[CONTEXT_KEY] = BenchContext(settings, Path(run["run_dir"]), workers=workers)
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
         from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
@@ -76,24 +84,24 @@ class PcgBenchProblem(BaseProblem):
         return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
 
     def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
-                  model: str | None) -> GridRecord:  # fmt: skip
+                  model: str | None) -> BenchRecord:  # fmt: skip
         from pcg_plugin.problems.pcgbench.instances import instance_by_id
         from pcg_plugin.problems.pcgbench.registry import get_problem
         from pcg_plugin.problems.pcgbench.trial import run_trial
-        from pcg_plugin.problems.pcgbench.worker import grid_context
+        from pcg_plugin.problems.pcgbench.worker import bench_context
 
-        ctx = grid_context(config)
+        ctx = bench_context(config)
         s = ctx.settings
         instance = instance_by_id(get_problem(s.problem), s.instance_count, s.seed, target)
         return run_trial(submission, instance, trial, nodeid, ctx)
 
-    def describe(self, record: GridRecord) -> str:
+    def describe(self, record: BenchRecord) -> str:
         from pcg_plugin.problems.pcgbench.records import describe
 
         return describe(record)
 
-    def record_from_json(self, text: str) -> GridRecord:
-        return GridRecord.from_json(text)
+    def record_from_json(self, text: str) -> BenchRecord:
+        return BenchRecord.from_json(text)
 
     # -- controller, after the run -----------------------------------------------------------------------------
 
@@ -110,13 +118,8 @@ class PcgBenchProblem(BaseProblem):
         return summary_lines(results, run_dir, report, error)
 
 
-def binary() -> PcgBenchProblem:
-    return PcgBenchProblem("binary-v0")
+def family() -> dict[str, Callable[[], PcgBenchProblem]]:
+    """The `pcgbench/*` entry point: every registered variant -> its harness problem's factory."""
+    from pcg_plugin.problems.pcgbench.registry import names
 
-
-def sokoban() -> PcgBenchProblem:
-    return PcgBenchProblem("sokoban-v0")
-
-
-def zelda() -> PcgBenchProblem:
-    return PcgBenchProblem("zelda-v0")
+    return {name: partial(PcgBenchProblem, name) for name in names()}

@@ -1,20 +1,22 @@
 """What a submission sees of an instance: the prompt placeholders, and the task a TrialLoop program receives.
 
-A prompt file may use these placeholders (each replaced everywhere it occurs):
+A prompt file may use these placeholders (each replaced everywhere it occurs), the common ones:
 
 | placeholder | replaced by (binary-v0, control path 57) |
 | --- | --- |
-| `<PROBLEM>` | the benchmark problem: `binary-v0` |
-| `<WIDTH>` / `<HEIGHT>` | columns / rows of the grid: `14` / `14` |
-| `<LEGEND>` | one `code = tile` line per tile: `0 = solid` / `1 = empty` |
+| `<PROBLEM>` | the benchmark variant: `binary-v0` |
 | `<CONTROL>` | the instance's control values: `path = 57` |
-| `<GOAL>` | what makes a level feasible and what the control asks, in words (from the benchmark's formulas) |
-| `<EXAMPLES>` | the benchmark README's feasible level and its two mirror images, each in a fenced block with its
-  measured control values |
+| `<GOAL>` | what makes a content feasible and what the control asks, in words (`BenchProblem.goal`) |
+| `<EXAMPLES>` | the variant's example contents (`BenchProblem.examples`, e.g. the benchmark README's level and its two
+  mirror images), each as a reply would write it with its measured control values |
 
-The expected answer ends with one fenced block (the last one is read) of HEIGHT rows of WIDTH digits, or a JSON
-list of lists (`parse.py`). A program's `run(ctx, task)` gets `task` as a JSON object with the same facts:
-`problem`, `instance`, `control`, `width`, `height`, `legend` (code -> tile name), `goal`, `examples` (grids).
+and the content kind's own (`ContentKind.placeholders`): for grids `<WIDTH>` / `<HEIGHT>` (columns / rows:
+`14` / `14`) and `<LEGEND>` (one `code = tile` line per tile: `0 = solid` / `1 = empty`).
+
+The expected answer is what the kind's `parse` reads (for grids: one fenced block, the last one is read, of HEIGHT
+rows of WIDTH codes, or a JSON list of lists). A program's `run(ctx, task)` gets `task` as a JSON object with the
+same facts: `problem`, `instance`, `control`, `goal`, `examples` (contents), and the kind's `facts` (for grids
+`kind`, `width`, `height` and `legend`, code -> tile name).
 """
 
 from __future__ import annotations
@@ -22,69 +24,40 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from pcg_plugin.problems.pcgbench.content import Grid
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
-from pcg_plugin.problems.pcgbench.examples import README_LEVELS, mirrored
-from pcg_plugin.problems.pcgbench.grid_problem import GridProblem
 
-PLACEHOLDERS = ("<PROBLEM>", "<WIDTH>", "<HEIGHT>", "<LEGEND>", "<CONTROL>", "<GOAL>", "<EXAMPLES>")
-
-GOALS = {
-    "binary-v0": ("A good maze has all its empty tiles connected in one region, and the longest shortest path "
-                  "between two empty tiles is at least 28 steps. The control `path` asks for that longest path to "
-                  "be within 7 steps of its value."),
-    "sokoban-v0": ("A good level has exactly one player, at least one crate and as many targets as crates, and "
-                   "can be solved (every crate pushed onto a target) in at least 10 moves. The player and the crates "
-                   "never start on a target. The control `crates` asks for that many crates, give or take one."),
-    "zelda-v0": ("A good dungeon has all its non-wall tiles connected, exactly one player, one key and one door, "
-                 "and 2 to 4 enemies. The key must be reachable from the player without crossing the door, the door "
-                 "reachable from the key, and the two walks must together be at least 18 steps long. The controls "
-                 "`player_key` and `key_door` ask for the length of each walk, within 2 steps."),
-}  # fmt: skip
-
-
-def legend_text(problem: GridProblem) -> str:
-    return "\n".join(f"{code} = {name}" for code, name in enumerate(problem.legend))
+NO_EXAMPLES = "(no example level for this variant)"
 
 
 def control_text(control: Mapping[str, int]) -> str:
     return ", ".join(f"{key} = {value}" for key, value in control.items())
 
 
-def grid_text(grid: Grid) -> str:
-    """A level as the answer should look: rows of digits in a fenced block."""
-    return "```\n" + "\n".join("".join(str(v) for v in row) for row in grid) + "\n```"
-
-
-def example_levels(problem: GridProblem) -> list[Grid]:
-    return mirrored(README_LEVELS[problem.name])
-
-
-def examples_text(problem: GridProblem) -> str:
-    """Each example level with the control values it meets (measured by the evaluator itself)."""
+def examples_text(problem: BenchProblem) -> str:
+    """Each example with the control values it meets (measured by the evaluator itself)."""
     parts = []
-    for n, grid in enumerate(example_levels(problem), 1):
-        inf = evaluate_item(problem, grid)["info"]
-        measured = control_text({key: inf[key] for key in problem.control_space})
-        parts.append(f"Example {n} ({measured}):\n{grid_text(grid)}")
-    return "\n\n".join(parts)
+    for n, content in enumerate(problem.examples, 1):
+        inf = evaluate_item(problem, content)["info"]
+        measured = control_text({key: inf[key] for key in problem.control_space if key in inf})
+        parts.append(f"Example {n} ({measured}):\n{problem.content.show(content)}")
+    return "\n\n".join(parts) or NO_EXAMPLES
 
 
-def render_prompt(text: str, problem: GridProblem, control: Mapping[str, int]) -> str:
+def render_prompt(text: str, problem: BenchProblem, control: Mapping[str, int]) -> str:
     """The prompt file with every placeholder replaced for one instance (`<EXAMPLES>` is computed only if used)."""
-    values = {"<PROBLEM>": lambda: problem.name, "<WIDTH>": lambda: str(problem.cols),
-              "<HEIGHT>": lambda: str(problem.rows), "<LEGEND>": lambda: legend_text(problem),
-              "<CONTROL>": lambda: control_text(control), "<GOAL>": lambda: GOALS[problem.name],
-              "<EXAMPLES>": lambda: examples_text(problem)}  # fmt: skip
+    kind = problem.content.placeholder_values()
+    values = {"<PROBLEM>": lambda: problem.name, "<CONTROL>": lambda: control_text(control),
+              "<GOAL>": lambda: problem.goal, "<EXAMPLES>": lambda: examples_text(problem),
+              **{key: (lambda v=value: v) for key, value in kind.items()}}  # fmt: skip
     for placeholder, value in values.items():
         if placeholder in text:
             text = text.replace(placeholder, value())
     return text
 
 
-def task_json(problem: GridProblem, instance: str, control: Mapping[str, int]) -> str:
+def task_json(problem: BenchProblem, instance: str, control: Mapping[str, int]) -> str:
     """The `task` string a TrialLoop program's `run(ctx, task)` receives."""
     return json.dumps({"problem": problem.name, "instance": instance, "control": dict(control),
-                       "width": problem.cols, "height": problem.rows,
-                       "legend": {str(code): name for code, name in enumerate(problem.legend)},
-                       "goal": GOALS[problem.name], "examples": example_levels(problem)})  # fmt: skip
+                       **problem.content.facts(), "goal": problem.goal,
+                       "examples": list(problem.examples)})  # fmt: skip

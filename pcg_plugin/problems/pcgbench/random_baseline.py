@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.content import sample_grid
-from pcg_plugin.problems.pcgbench.grid_problem import GridProblem
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 POPULATION = 100
 REPORT_GENERATIONS = (0, 50, 100, 200)
@@ -28,7 +27,7 @@ class RunCurve:
     samples: int
 
 
-def random_run(problem: GridProblem, generations: int, seed: int | None,
+def random_run(problem: BenchProblem, generations: int, seed: int | None,
                report: Sequence[int] = REPORT_GENERATIONS) -> RunCurve:
     """Draw 100·(generations + 1) contents from one seeded RNG and track the running best quality."""
     rng = np.random.default_rng(seed)
@@ -36,7 +35,7 @@ def random_run(problem: GridProblem, generations: int, seed: int | None,
     best, feasible, curve = 0.0, 0, {}
     for gen in range(generations + 1):
         for _ in range(POPULATION):
-            q = problem.quality(problem.info(sample_grid(rng, problem.rows, problem.cols, problem.alphabet)))
+            q = problem.quality(problem.info(problem.content.sample(rng)))
             best = max(best, q)
             feasible += q >= 1
         if gen in wanted:
@@ -44,7 +43,7 @@ def random_run(problem: GridProblem, generations: int, seed: int | None,
     return RunCurve(curve, feasible, POPULATION * (generations + 1))
 
 
-def random_baseline(problem: GridProblem, runs: int, generations: int, seed: int = 0,
+def random_baseline(problem: BenchProblem, runs: int, generations: int, seed: int = 0,
                     report: Sequence[int] = REPORT_GENERATIONS) -> dict:
     """Mean (and per-run) best quality at the reported generations over `runs` runs seeded seed, seed+1, …"""
     curves = [random_run(problem, generations, seed + r, report) for r in range(runs)]

@@ -1,18 +1,58 @@
-"""The three PCG Benchmark problems the paper's LLM appendix uses, by their benchmark names."""
+"""Every PCG Benchmark variant the harness knows, one line each: name -> (the problem module's `make`, its kwargs).
+
+The kwargs are the benchmark's own (`probs/<problem>/__init__.py` at 00b96f5). Adding a variant is adding a
+line here: the `pcg pcgbench` commands, `--pcg-problem pcgbench/<name>` (the pytest_pcg.problems family entry
+point `pcgbench/*` lists these names), the random baseline and `scripts/bench_pcgbench.py` all read this table.
+A variant is made on first use and kept (`get_problem`).
+"""
 
 from __future__ import annotations
 
-from pcg_plugin.problems.pcgbench.binary import BINARY
-from pcg_plugin.problems.pcgbench.grid_problem import GridProblem
-from pcg_plugin.problems.pcgbench.sokoban import SOKOBAN
-from pcg_plugin.problems.pcgbench.zelda import ZELDA
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
-PROBLEMS: dict[str, GridProblem] = {p.name: p for p in (BINARY, SOKOBAN, ZELDA)}
+from pcg_plugin.problems.pcgbench import binary, building, sokoban, zelda
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
+
+PREFIX = "pcgbench/"
+
+REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
+    "binary-v0": (binary.make, dict(width=14, height=14)),
+    "binary-wide-v0": (binary.make, dict(width=28, height=14)),
+    "binary-large-v0": (binary.make, dict(width=28, height=28)),
+    "sokoban-v0": (sokoban.make, dict(width=5, height=5, difficulty=1, solver=5000)),
+    "sokoban-complex-v0": (sokoban.make, dict(width=5, height=5, difficulty=4, solver=20000)),
+    "sokoban-large-v0": (sokoban.make, dict(width=8, height=8, difficulty=3, solver=10000)),
+    "zelda-v0": (zelda.make, dict(width=11, height=7, enemies=3)),
+    "zelda-enemies-v0": (zelda.make, dict(width=11, height=7, enemies=12)),
+    "zelda-large-v0": (zelda.make, dict(width=18, height=12, enemies=8)),
+    "building-v0": (building.make, dict(width=7, length=7, height=12, blocks=40)),
+    "building-large-v0": (building.make, dict(width=11, length=11, height=12, blocks=180)),
+    "building-tall-v0": (building.make, dict(width=7, length=7, height=24, blocks=80)),
+    "building-huge-v0": (building.make, dict(width=11, length=11, height=24, blocks=360)),
+}  # fmt: skip
 
 
-def get_problem(name: str) -> GridProblem:
-    """The problem called `name` (e.g. "binary-v0"); a KeyError lists the known names."""
-    try:
-        return PROBLEMS[name]
-    except KeyError:
-        raise KeyError(f"unknown PCG Benchmark problem {name!r}; known: {', '.join(PROBLEMS)}") from None
+def names() -> list[str]:
+    """Every registered variant, in registry order."""
+    return list(REGISTRY)
+
+
+def variant_name(name: str) -> str:
+    """A variant's registry name from either spelling (`zelda-large-v0` or `pcgbench/zelda-large-v0`)."""
+    return name[len(PREFIX):] if name.startswith(PREFIX) else name
+
+
+def get_problem(name: str) -> BenchProblem:
+    """The variant called `name` (either spelling); a KeyError lists the known names."""
+    key = variant_name(name)
+    if key not in REGISTRY:
+        raise KeyError(f"unknown PCG Benchmark problem {name!r}; known: {', '.join(REGISTRY)}")
+    return _made(key)
+
+
+@cache
+def _made(key: str) -> BenchProblem:
+    maker, kwargs = REGISTRY[key]
+    return maker(key, **kwargs)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 
 from pcg_plugin.problems.pcgbench.evaluate import set_diversity
 from pcg_plugin.problems.pcgbench.greedy_diversity import head_survivors
-from pcg_plugin.problems.pcgbench.grid_problem import GridProblem
-from pcg_plugin.problems.pcgbench.records import GridRecord
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
+from pcg_plugin.problems.pcgbench.records import BenchRecord
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class SubmissionScore:
         return sum(getattr(i, attr) for i in self.instances) / total if total else 0.0
 
 
-def score_instance(problem: GridProblem, instance: str, records: Sequence[GridRecord], trials: int) -> InstanceScore:
+def score_instance(problem: BenchProblem, instance: str, records: Sequence[BenchRecord], trials: int) -> InstanceScore:
     """One submission's trials of one instance (records in trial order)."""
     valid = sorted((r for r in records if r.valid), key=lambda r: r.trial)
     infos = [r.full_info() for r in valid]
@@ -67,7 +67,7 @@ def score_instance(problem: GridProblem, instance: str, records: Sequence[GridRe
                          unique_trials=tuple(sorted(kept)))  # fmt: skip
 
 
-def score_submission(problem: GridProblem, name: str, records: Iterable[GridRecord], instances: Sequence[str],
+def score_submission(problem: BenchProblem, name: str, records: Iterable[BenchRecord], instances: Sequence[str],
                      trials: int) -> SubmissionScore:  # fmt: skip
     mine = [r for r in records if r.submission == name]
     per = tuple(score_instance(problem, i, [r for r in mine if r.instance == i], trials) for i in instances)

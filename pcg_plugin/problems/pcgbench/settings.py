@@ -36,7 +36,7 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class GridSettings(run_options.JsonSettings):
+class BenchSettings(run_options.JsonSettings):
     """What a run evaluates and how; identical on the controller and every worker."""
 
     problem: str  # the benchmark problem ("binary-v0")
@@ -76,7 +76,7 @@ def _whole(name: str, text: str, low: int) -> int:
 
 
 def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path | None = None,
-            env: Mapping[str, str] | None = None) -> GridSettings:  # fmt: skip
+            env: Mapping[str, str] | None = None) -> BenchSettings:  # fmt: skip
     """Raw option strings -> settings; raises ValueError naming the bad option."""
     from pcg_plugin.problems.pcgbench.instances import instances
     from pcg_plugin.problems.pcgbench.registry import get_problem
@@ -111,14 +111,14 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
                          f"--pcg-backend {backend or 'auto'} should ask")  # fmt: skip
     ids = tuple(i.id for i in instances(get_problem(problem), count, seed))
     out, store = get("pcg_out"), get("pcg_store")
-    return GridSettings(problem=problem, instance_ids=ids, instance_count=count, seed=seed, trials=trials,
+    return BenchSettings(problem=problem, instance_ids=ids, instance_count=count, seed=seed, trials=trials,
                         backend=backend, model=model, base_url=base_url, record=record,
                         out=(cwd / out) if out else None,
                         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
                         device=get("pcg_device") or "auto", offline_default=offline, notes=tuple(notes))  # fmt: skip
 
 
-def from_config(problem: str, config: pytest.Config) -> GridSettings:
+def from_config(problem: str, config: pytest.Config) -> BenchSettings:
     """The run's settings; a bad value is a usage error naming the option, never a traceback."""
     try:
         return resolve(problem, run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),

@@ -1,8 +1,10 @@
-"""sokoban-v0: a 5×5 Sokoban room (a solid border is added for play) that the benchmark's solver can solve.
+"""sokoban: a Sokoban room (a solid border is added for play) that the benchmark's solver can solve.
 
-Constants from pcg_benchmark 00b96f5 `probs/sokoban`: difficulty 1 → a solution of at least (5 + 5)·1 = 10
-moves, solver budget 5000 popped nodes per search, diversity threshold 0.5, control `crates` in [1, 6).
-Only a level with one player, at least one crate and as many crates as targets is played.
+Constants from pcg_benchmark 00b96f5 `probs/sokoban` for a W×H room of difficulty D and solver budget S
+(sokoban-v0 5×5 D 1 S 5000, -complex-v0 5×5 D 4 S 20000, -large-v0 8×8 D 3 S 10000): a solution of at least
+(W + H)·D moves, S popped nodes per search (each of BFS and A* at weights 1, 0.5, 0), diversity threshold 0.5,
+control `crates` in [1, max(W, H) + 1). Only a level with one player, at least one crate and as many crates as
+targets is played; any other level has no solution and, like the benchmark's, the empty solution string.
 
 Version note: an earlier revision of the benchmark's solution-to-letters step normalised the stored move
 list in place, so a level's letters changed after its first comparison; later revisions copy the moves
@@ -12,53 +14,71 @@ first. This module follows the copying behaviour (letters are a pure function of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
 from pcg_plugin.problems.pcgbench.content import Grid
-from pcg_plugin.problems.pcgbench.grid_problem import GridProblem, Info
+from pcg_plugin.problems.pcgbench.examples import SOKOBAN_MICROBAN, mirrored
+from pcg_plugin.problems.pcgbench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.grid_search import tiles_of
 from pcg_plugin.problems.pcgbench.reward import range_reward
 from pcg_plugin.problems.pcgbench.sokoban_solver import CRATE, PLAYER, TARGET, Move, load, solve, step
 
-WIDTH = HEIGHT = 5
-CELLS = WIDTH * HEIGHT
-DIFFICULTY = 1
-SOLVER_LIMIT = 5000
 DIVERSITY = 0.5
+LEGEND = ("solid", "empty", "player", "crate", "target")
 
 
-def info(content: Grid, limit: int = SOLVER_LIMIT) -> Info:
-    """Tile counts; when playable, the solver's heuristic (0 if solved) and solution moves as [dx, dy]."""
-    players = len(tiles_of(content, (PLAYER,)))
-    crates = len(tiles_of(content, (CRATE,)))
-    targets = len(tiles_of(content, (TARGET,)))
-    heuristic, moves = -1, []
-    if players == 1 and crates > 0 and crates == targets:
-        heuristic, moves = solve(content, limit)
-    return {
-        "players": players, "crates": crates, "targets": targets, "heuristic": heuristic,
-        "solution": [list(m) for m in moves], "content": [list(row) for row in content],
-    }
+@dataclass(frozen=True)
+class Sokoban:
+    """One sokoban variant's constants and functions."""
 
+    width: int = 5
+    height: int = 5
+    difficulty: int = 1
+    solver: int = 5000
 
-def quality(inf: Info) -> float:
-    """(stats + added) / 2: counts first, then (only when played) closeness to a win and solution length."""
-    player = range_reward(inf["players"], 0, 1, 1, CELLS)
-    crates = range_reward(inf["crates"], 0, 1, CELLS)
-    balance = range_reward(abs(inf["crates"] - inf["targets"]), 0, 0, 0, CELLS)
-    stats = (player + crates + balance) / 3
-    added = 0.0
-    if inf["heuristic"] >= 0:
-        heuristic = range_reward(inf["heuristic"], 0, 0, 0, (WIDTH + HEIGHT) * inf["crates"])
-        length = range_reward(len(inf["solution"]), 0, (WIDTH + HEIGHT) * DIFFICULTY, CELLS**2)
-        added = (heuristic + length) / 2
-    return (stats + added) / 2
+    @property
+    def cells(self) -> int:
+        return self.width * self.height
 
+    def info(self, content: Grid) -> Info:
+        """Tile counts; when playable, the solver's heuristic (0 if solved) and solution moves as [dx, dy]."""
+        players = len(tiles_of(content, (PLAYER,)))
+        crates = len(tiles_of(content, (CRATE,)))
+        targets = len(tiles_of(content, (TARGET,)))
+        heuristic, moves = -1, []
+        if players == 1 and crates > 0 and crates == targets:
+            heuristic, moves = solve(content, self.solver)
+        return {
+            "players": players, "crates": crates, "targets": targets, "heuristic": heuristic,
+            "solution": [list(m) for m in moves], "content": [list(row) for row in content],
+        }
 
-def controllability(inf: Info, control: Mapping[str, int]) -> float:
-    """1 when the crate count is within [max(c − 1, 1), c + 1]."""
-    c = control["crates"]
-    return range_reward(inf["crates"], 0, max(c - 1, 1), c + 1, CELLS)
+    def quality(self, inf: Info) -> float:
+        """(stats + added) / 2: counts first, then (only when played) closeness to a win and solution length."""
+        cells, side = self.cells, self.width + self.height
+        player = range_reward(inf["players"], 0, 1, 1, cells)
+        crates = range_reward(inf["crates"], 0, 1, cells)
+        balance = range_reward(abs(inf["crates"] - inf["targets"]), 0, 0, 0, cells)
+        stats = (player + crates + balance) / 3
+        added = 0.0
+        if inf["heuristic"] >= 0:
+            heuristic = range_reward(inf["heuristic"], 0, 0, 0, side * inf["crates"])
+            length = range_reward(len(inf["solution"]), 0, side * self.difficulty, cells**2)
+            added = (heuristic + length) / 2
+        return (stats + added) / 2
+
+    def controllability(self, inf: Info, control: Mapping[str, int]) -> float:
+        """1 when the crate count is within [max(c − 1, 1), c + 1]."""
+        c = control["crates"]
+        return range_reward(inf["crates"], 0, max(c - 1, 1), c + 1, self.cells)
+
+    def goal(self) -> str:
+        return (f"A good level has exactly one player, at least one crate and as many targets as crates, and can "
+                f"be solved (every crate pushed onto a target) in at least {(self.width + self.height) * self.difficulty} "
+                f"moves. The player and the crates never start on a target. The control `crates` asks for that "
+                f"many crates, give or take one.")  # fmt: skip
 
 
 _WALK, _PUSH = {(1, 0): "r", (-1, 0): "l", (0, 1): "d", (0, -1): "u"}, {(1, 0): "e", (-1, 0): "k", (0, 1): "s", (0, -1): "y"}
@@ -95,6 +115,8 @@ def solution_letters(content: Grid, moves: Sequence[Move]) -> str:
 
     Pushes are found by replaying the moves as given, then the orientation is normalised.
     """
+    if not moves:  # an unplayed or unsolved level: the benchmark's empty string (its level may not even load)
+        return ""
     flags = pushes(content, moves)
     letters = [(_PUSH if p else _WALK)[m] for p, m in zip(flags, normalise(moves))]
     collapsed = [c for i, c in enumerate(letters) if i == 0 or letters[i - 1] != c]
@@ -108,8 +130,13 @@ def diversity(a: Info, b: Info) -> float:
     return range_reward(1 - SequenceMatcher(None, sa, sb).ratio(), 0, DIVERSITY, 1.0)
 
 
-SOKOBAN = GridProblem(
-    name="sokoban-v0", rows=HEIGHT, cols=WIDTH, legend=("solid", "empty", "player", "crate", "target"),
-    control_space={"crates": (1, max(WIDTH + 1, HEIGHT + 1))},
-    info=info, quality=quality, controllability=controllability, diversity=diversity,
-)
+def make(name: str, width: int = 5, height: int = 5, difficulty: int = 1, solver: int = 5000) -> BenchProblem:
+    """A sokoban variant (the benchmark's kwargs `width`, `height`, `difficulty`, `solver`)."""
+    k = Sokoban(width, height, difficulty, solver)
+    examples = tuple(mirrored(SOKOBAN_MICROBAN)) if (width, height, difficulty) == (5, 5, 1) else ()
+    return BenchProblem(
+        name=name, content=GridKind(height, width, LEGEND),
+        control_space={"crates": (1, max(width + 1, height + 1))},
+        info=k.info, quality=k.quality, controllability=k.controllability, diversity=diversity,
+        goal=k.goal(), examples=examples,
+    )  # fmt: skip

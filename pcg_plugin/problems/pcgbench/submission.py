@@ -3,7 +3,7 @@
 A folder named on the command line is one submission when it holds an entry at its top level, else a container whose
 direct subfolders must each be one (a subfolder that is none is reported, never dropped). An entry is, in order:
 the `entry` of a `submission.toml` (optional `team` too); the one program defining a `TrialLoop` subclass
-(`collect.find_programs`, any depth); the one top-level `.txt` holding a placeholder of `prompt.PLACEHOLDERS`.
+(`collect.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
 A loose prompt `.txt` named on the command line is a submission too. Test folders and project folders (a
 `conftest.py`, `pyproject.toml` ...) are never searched.
 """
@@ -17,7 +17,6 @@ from pathlib import Path
 
 from pcg_plugin import collect
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.problems.pcgbench.prompt import PLACEHOLDERS
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"
 MANIFEST = collect.MANIFEST
@@ -25,7 +24,7 @@ _PROJECT_FILES = ("conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "pyt
 
 
 @dataclass(frozen=True)
-class GridSubmission:
+class BenchSubmission:
     name: str
     path: Path
     entry: Path
@@ -39,15 +38,15 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def is_prompt(path: Path) -> bool:
-    return collect.is_prompt_name(path) and path.is_file() and any(p in _read(path) for p in PLACEHOLDERS)
+def is_prompt(path: Path, placeholders: Sequence[str]) -> bool:
+    return collect.is_prompt_name(path) and path.is_file() and any(p in _read(path) for p in placeholders)
 
 
-def _prompts(folder: Path) -> list[Path]:
-    return [p for p in sorted(folder.iterdir()) if not p.name.startswith(".") and is_prompt(p)]
+def _prompts(folder: Path, placeholders: Sequence[str]) -> list[Path]:
+    return [p for p in sorted(folder.iterdir()) if not p.name.startswith(".") and is_prompt(p, placeholders)]
 
 
-def _entry(folder: Path, top_only: bool = False) -> tuple[Path, str, str | None] | None:
+def _entry(folder: Path, placeholders: Sequence[str], top_only: bool = False) -> tuple[Path, str, str | None] | None:
     """(entry, format, team) of a folder, None when it holds none; SubmissionError when ambiguous or broken.
     ``top_only``: a program counts only at the folder's top level (a folder named on the command line whose
     programs lie in subfolders is a container of submissions, not one)."""
@@ -69,19 +68,19 @@ def _entry(folder: Path, top_only: bool = False) -> tuple[Path, str, str | None]
         raise SubmissionError(f"{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = \"...\"")
     if programs:
         return programs[0], PROGRAM, team
-    prompts = _prompts(folder)
+    prompts = _prompts(folder, placeholders)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)
         raise SubmissionError(f"{folder}: several prompt files ({names}); add {MANIFEST} with entry = \"...\"")
     return (prompts[0], PROMPT, team) if prompts else None
 
 
-def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str) -> GridSubmission:
+def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, placeholders: Sequence[str]) -> BenchSubmission:
     prompt = _read(entry) if fmt == PROMPT else None
-    if prompt is not None and not any(p in prompt for p in PLACEHOLDERS):
-        raise SubmissionError(f"{entry}: a prompt must use at least one of {', '.join(PLACEHOLDERS)} (it would ask "
+    if prompt is not None and not any(p in prompt for p in placeholders):
+        raise SubmissionError(f"{entry}: a prompt must use at least one of {', '.join(placeholders)} (it would ask "
                               "every instance the same question)")  # fmt: skip
-    return GridSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=collect.files_hash(path),
+    return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=collect.files_hash(path),
                           team=team or name, prompt=prompt)  # fmt: skip
 
 
@@ -90,12 +89,12 @@ def _ours(folder: Path) -> bool:
     return not (collect.looks_like_test_folder(folder) or any((folder / n).exists() for n in _PROJECT_FILES))
 
 
-def not_a_submission(folder: Path) -> str:
+def not_a_submission(folder: Path, placeholders: Sequence[str]) -> str:
     return (f"{folder}: not a PCG Benchmark submission: no TrialLoop program and no .txt prompt using one of "
-            f"{', '.join(PLACEHOLDERS)}; add one, or {MANIFEST} with entry = \"...\"")
+            f"{', '.join(placeholders)}; add one, or {MANIFEST} with entry = \"...\"")
 
 
-def detect_folder(path: Path, roots: Sequence[Path]) -> GridSubmission | None:
+def detect_folder(path: Path, roots: Sequence[Path], placeholders: Sequence[str]) -> BenchSubmission | None:
     """A folder named on the command line (or a direct subfolder of one that holds no entry) -> its submission."""
     path = path.resolve()
     resolved = [r.resolve() for r in roots]
@@ -105,23 +104,23 @@ def detect_folder(path: Path, roots: Sequence[Path]) -> GridSubmission | None:
         if path in resolved:
             if not _ours(path):
                 return None
-            found = _entry(path, top_only=True)
-            return _build(path, *found, name=path.name) if found else None
+            found = _entry(path, placeholders, top_only=True)
+            return _build(path, *found, name=path.name, placeholders=placeholders) if found else None
         parent = path.parent
-        if parent in resolved and _ours(parent) and _entry(parent, top_only=True) is None:
-            found = _entry(path)
+        if parent in resolved and _ours(parent) and _entry(parent, placeholders, top_only=True) is None:
+            found = _entry(path, placeholders)
             if found is None:
-                raise SubmissionError(not_a_submission(path))
-            return _build(path, *found, name=path.name)
+                raise SubmissionError(not_a_submission(path, placeholders))
+            return _build(path, *found, name=path.name, placeholders=placeholders)
     except OSError as exc:
         raise SubmissionError(f"{path}: cannot be read ({exc})") from None
     return None
 
 
-def detect_file(path: Path, roots: Sequence[Path]) -> GridSubmission | None:
+def detect_file(path: Path, roots: Sequence[Path], placeholders: Sequence[str]) -> BenchSubmission | None:
     """A prompt file named on the command line is a submission (named after its stem)."""
     if path.resolve() not in [r.resolve() for r in roots] or not collect.is_prompt_name(path):
         return None
-    if not is_prompt(path):
-        raise SubmissionError(f"{path}: not a PCG Benchmark prompt: it uses none of {', '.join(PLACEHOLDERS)}")
-    return _build(path, path, PROMPT, None, name=path.stem)
+    if not is_prompt(path, placeholders):
+        raise SubmissionError(f"{path}: not a PCG Benchmark prompt: it uses none of {', '.join(placeholders)}")
+    return _build(path, path, PROMPT, None, name=path.stem, placeholders=placeholders)

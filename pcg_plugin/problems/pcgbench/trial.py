@@ -1,4 +1,5 @@
-"""One PCG Benchmark trial: ask the model (store first, replay on a rerun), read the last fenced block, evaluate.
+"""One PCG Benchmark trial: ask the model (store first, replay on a rerun), read the content (the kind's
+`parse`: for grids the last fenced block), evaluate.
 
 A prompt file is one user message, every placeholder replaced for the instance (`prompt.render_prompt`); a
 TrialLoop program runs in the sandbox with `run(ctx, task)`, `task` the instance as JSON (`prompt.task_json`),
@@ -16,38 +17,36 @@ from typing import Any
 
 from pcg_plugin.atomic import atomic_write
 from pcg_plugin.errors import OfficialFailure
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
-from pcg_plugin.problems.pcgbench.grid_problem import GridProblem
+from pcg_plugin.problems.pcgbench.evaluate import evaluate_item, shown_info
+from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, reason_code
 from pcg_plugin.problems.pcgbench.instances import Instance
-from pcg_plugin.problems.pcgbench.parse import parse_response
 from pcg_plugin.problems.pcgbench.prompt import render_prompt, task_json
-from pcg_plugin.problems.pcgbench.records import GridRecord, reason_of
+from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.registry import get_problem
-from pcg_plugin.problems.pcgbench.submission import PROMPT, GridSubmission
-from pcg_plugin.problems.pcgbench.worker import GridContext
+from pcg_plugin.problems.pcgbench.submission import PROMPT, BenchSubmission
+from pcg_plugin.problems.pcgbench.worker import BenchContext
 
 
 def response_path(submission: str, instance: str, trial: int) -> str:
     return f"{submission}/raw/{instance}/{trial}.txt"
 
 
-def judge(problem: GridProblem, record: GridRecord, response: str) -> GridRecord:
-    """The record of a response: the level it holds and the benchmark's scores, or a zero with a named reason."""
-    grid, problem_text = parse_response(response)
-    if grid is None:
-        assert problem_text is not None
-        return replace(record, reason=reason_of(problem_text).value, message=problem_text)
-    ev = evaluate_item(problem, grid, record.control)
+def judge(problem: BenchProblem, record: BenchRecord, response: str) -> BenchRecord:
+    """The record of a response: the content it holds and the benchmark's scores, or a zero with a named reason."""
+    content, problem_text = problem.content.parse(response)
+    if problem_text is not None:
+        return replace(record, reason=reason_code(problem_text), message=problem_text)
+    ev = evaluate_item(problem, content, record.control)
     if not ev["valid"]:
-        return replace(record, reason=reason_of(ev["reason"]).value, message=ev["reason"])
-    info = {k: v for k, v in ev["info"].items() if k != "content"}
-    return replace(record, content=grid, info=info, quality=ev["quality"], controllability=ev["controllability"])
+        return replace(record, reason=reason_code(ev["reason"]), message=ev["reason"])
+    return replace(record, content=content, info=shown_info(ev["info"]), quality=ev["quality"],
+                   controllability=ev["controllability"])  # fmt: skip
 
 
-def run_trial(sub: GridSubmission, instance: Instance, trial: int, nodeid: str, ctx: GridContext) -> GridRecord:
+def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str, ctx: BenchContext) -> BenchRecord:
     """The whole trial; official failures (a program's error, a guard) are a zero with a reason, anything else
     raises (the item errors and the trial is reported missing)."""
-    record = GridRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=dict(instance.control),
+    record = BenchRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=dict(instance.control),
                         trial=trial, format=sub.format)  # fmt: skip
     t = time.perf_counter()
     try:
@@ -64,7 +63,7 @@ def run_trial(sub: GridSubmission, instance: Instance, trial: int, nodeid: str, 
     return replace(record, timings=timings)
 
 
-def generate(sub: GridSubmission, instance: Instance, trial: int, ctx: GridContext) -> tuple[str, dict[str, Any]]:
+def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchContext) -> tuple[str, dict[str, Any]]:
     """The trial's final response (each model answer stored before use) and its token usage."""
     problem = get_problem(ctx.settings.problem)
     chat = ctx.trial_chat(sub.name, sub.files_hash, instance.id, trial)

@@ -12,20 +12,19 @@ import pytest
 
 from pcg_plugin.devices import threads_per_worker
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
-from pcg_plugin.problems.pcgbench.settings import GridSettings
+from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
-CONTEXT_KEY = pytest.StashKey["GridContext"]()
+CONTEXT_KEY = pytest.StashKey["BenchContext"]()
 # No competition fixed these: the 2024 ChatGPT4PCG guards (T=1, 60 s client timeout, 120 s and 25 000 tokens a
 # trial), without its fixed seed so that trials of one instance can differ (diversity is scored).
 TEMPERATURE, CLIENT_TIMEOUT, MAX_TIME, TOKEN_LIMIT = 1.0, 60.0, 120.0, 25_000
-OFFLINE_EXTRA_TOKENS = 48  # room for a fence and a few words around the grid
 
 
 @dataclass
-class GridContext:
+class BenchContext:
     """Everything a trial needs besides its own identity; one per pytest process."""
 
-    settings: GridSettings
+    settings: BenchSettings
     run_dir: Path
     workers: int = 1
     stats: dict[str, float] = field(default_factory=dict)
@@ -55,9 +54,8 @@ class GridContext:
             from pcg_plugin.llm.transformers_backend import offline_default
             from pcg_plugin.problems.pcgbench.registry import get_problem
 
-            grid = get_problem(s.problem)
-            # a grid of digits is about a token a cell: room for the whole answer, never less than the default
-            tokens = max(160, grid.rows * (grid.cols + 1) + OFFLINE_EXTRA_TOKENS)
+            # room for the whole answer (the content kind's estimate), never less than the default
+            tokens = max(160, get_problem(s.problem).content.answer_tokens())
             return offline_default(device=s.device, threads=threads, max_new_tokens=tokens)
         from pcg_plugin.llm import make_backend
 
@@ -113,5 +111,5 @@ class GridContext:
                 "model": self.key_model()}  # fmt: skip
 
 
-def grid_context(config: pytest.Config) -> GridContext:
+def bench_context(config: pytest.Config) -> BenchContext:
     return config.stash[CONTEXT_KEY]
