@@ -16,10 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench import talakat
+from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
 from pcg_plugin.problems.pcgbench.tracery import GrammarLoop, SequenceGrammar, clear_escapes, parse_rule
 
 FIXTURES = Path(__file__).parent / "fixtures" / "talakat"
 TOL = 1e-9
+VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker is talakat.make}
 
 
 @cache
@@ -28,9 +30,8 @@ def golden(variant: str) -> dict:
         return json.load(f)
 
 
-@cache
 def problem(variant: str):
-    return talakat.make(variant, **talakat.VARIANTS[variant])
+    return get_problem(variant)
 
 
 def close(a, b) -> bool:
@@ -38,10 +39,10 @@ def close(a, b) -> bool:
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= TOL))
 
 
-@pytest.mark.parametrize("variant", list(talakat.VARIANTS))
+@pytest.mark.parametrize("variant", list(VARIANTS))
 def test_golden_vectors(variant):
     g, p = golden(variant), problem(variant)
-    assert g["kwargs"] == talakat.VARIANTS[variant]
+    assert g["kwargs"] == VARIANTS[variant]
     infos = {}
     valid = 0
     for idx, item in enumerate(g["items"]):
@@ -50,7 +51,7 @@ def test_golden_vectors(variant):
             assert item["error"] == "RecursionError" and reason.startswith("endless pattern"), idx
             continue
         assert reason is None, (idx, reason)
-        script = talakat.generate_script(item["content"], talakat.VARIANTS[variant]["maxHealth"])
+        script = talakat.generate_script(item["content"], VARIANTS[variant]["maxHealth"])
         assert hashlib.sha256(json.dumps(script, sort_keys=True).encode()).hexdigest() == item["script_sha256"], idx
         info = infos[idx] = p.info(item["content"])
         assert set(info) == set(item["info"])
@@ -114,9 +115,11 @@ def test_sample_and_control_are_in_the_spaces():
     content = p.content.sample(rng)
     assert len(content) == 20 and all(len(r) == 100 and all(0 <= v < 100 for v in r) for r in content)
     control = p.sample_control(rng)
-    lo, hi = p.control_space["bullets"]
-    assert (lo, hi) == (75, 100) and len(control["bullets"]) == 10
-    assert all(lo <= b < hi for b in control["bullets"])
+    assert list(control) == list(p.control_space) == [f"bullets_{s}" for s in range(10)]
+    assert all(p.control_space[k] == (75, 100) and 75 <= v < 100 for k, v in control.items())
+    info = p.info(content)
+    as_list = {"bullets": [control[f"bullets_{s}"] for s in range(10)]}  # the benchmark's own control form
+    assert p.controllability(info, control) == p.controllability(info, as_list)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

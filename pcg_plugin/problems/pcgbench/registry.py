@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, building, sokoban, zelda
+from pcg_plugin.problems.pcgbench import binary, building, sokoban, talakat, zelda
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -31,6 +31,12 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "building-large-v0": (building.make, dict(width=11, length=11, height=12, blocks=180)),
     "building-tall-v0": (building.make, dict(width=7, length=7, height=24, blocks=80)),
     "building-huge-v0": (building.make, dict(width=11, length=11, height=24, blocks=360)),
+    "talakat-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=10, maxHealth=150)),
+    "talakat-simple-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=5, min_bullets=15,
+                                              coverage=0.75, maxHealth=150)),
+    "talakat-complex-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=20, min_bullets=60,
+                                               maxHealth=150)),
+    "talakat-long-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=20, maxHealth=300)),
 }  # fmt: skip
 
 

@@ -208,7 +208,7 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
 
     def controllability(inf: Info, control: Control) -> float:
         total = 0.0
-        targets = control["bullets"]
+        targets = control_targets(control, sections)
         for v, c in zip(inf["bullets"], targets, strict=False):
             total += range_reward(v, 0, c - cerror, c + cerror, max_bullets)
         return float(total / len(targets))
@@ -219,19 +219,35 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
                 for i in range(max(len(la), len(lb)))]
         return float(range_reward(min(dist), 0, diversity, 1))
 
-    def sample_control(rng: np.random.Generator) -> dict[str, Any]:
-        return {"bullets": [int(rng.integers(control_lo, control_hi)) for _ in range(sections)]}
+    def sample_control(rng: np.random.Generator) -> dict[str, int]:
+        """The benchmark's draw: one stream, one scalar per section (its ArraySpace shares one leaf)."""
+        return {f"bullets_{s}": int(rng.integers(control_lo, control_hi)) for s in range(sections)}
 
-    return BenchProblem(name, SpawnerRows(spawnerComplexity, width, height, maxHealth),
-                        {"bullets": (control_lo, control_hi)},
-                        info, quality, controllability, pair_diversity, sample_control)
+    goal = (f"The boss fight lasts {maxHealth} frames, one per point of the boss's health. A good pattern keeps "
+            f"going until the end (it stops early with more than {max_bullets} bullets or {max_spawners} spawners "
+            f"alive), spreads its bullets over the {bx}x{by} screen grid (entropy of the covered buckets at least "
+            f"{coverage}), keeps at least {min_bullets} bullets on screen on average in every {SECTION}-frame "
+            f"section, and leaves at least {empty:.0%} of the grid empty in each section. The controls "
+            f"`bullets_0` ... `bullets_{sections - 1}` ask for the mean number of bullets in each section, within "
+            f"{cerror}.")
+    examples = (load_examples()[name]["content"],) if name in load_examples() else ()
+    return BenchProblem(
+        name=name, content=SpawnerRows(spawnerComplexity, width, height, maxHealth),
+        control_space={f"bullets_{s}": (control_lo, control_hi) for s in range(sections)},
+        info=info, quality=quality, controllability=controllability, diversity=pair_diversity,
+        goal=goal, examples=examples, sample_control=sample_control,
+    )
 
 
-VARIANTS: dict[str, dict[str, Any]] = {  # pcg_benchmark 00b96f5 probs/talakat/__init__.py
-    "talakat-v0": {"width": 200, "height": 300, "spawnerComplexity": 10, "maxHealth": 150},
-    "talakat-simple-v0": {"width": 200, "height": 300, "spawnerComplexity": 5, "min_bullets": 15,
-                          "coverage": 0.75, "maxHealth": 150},
-    "talakat-complex-v0": {"width": 200, "height": 300, "spawnerComplexity": 20, "min_bullets": 60,
-                           "maxHealth": 150},
-    "talakat-long-v0": {"width": 200, "height": 300, "spawnerComplexity": 20, "maxHealth": 300},
-}
+def control_targets(control: Control, sections: int) -> list[int]:
+    """The per-section bullet targets: the harness's `bullets_0` ... keys, or the benchmark's own
+    {"bullets": [...]} (one list, as its ArraySpace control is), in section order."""
+    if "bullets" in control:
+        return [int(v) for v in control["bullets"]]  # type: ignore[union-attr]
+    return [int(control[f"bullets_{s}"]) for s in range(sections)]
+
+
+@lru_cache(maxsize=1)
+def load_examples() -> dict[str, dict[str, Any]]:
+    """Per variant, its best golden content (see data/talakat/SOURCE.md)."""
+    return json.loads((DATA / "examples.json").read_text())
