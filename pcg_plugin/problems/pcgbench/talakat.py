@@ -126,7 +126,8 @@ class SpawnerRows:
                            params["maxNumBullets"], params["maxNumSpawners"])
 
     def draw(self, content: Sequence[Sequence[int]]) -> str:
-        """The bullet pattern at 20 %, 50 % and 90 % of the boss fight (a panel stays empty after the run ended)."""
+        """The bullet pattern at 20 %, 50 % and 90 % of the boss fight (a panel stays empty after the run ended),
+        shown at half size."""
         frames = self.frames(content)
         w, h, gap = self.width, self.height, 8
         panels = []
@@ -142,7 +143,7 @@ class SpawnerRows:
                           f'<circle cx="{x0 + w / 2}" cy="{0.8 * h}" r="3" fill="#3ca370"/>'
                           f'<text x="{x0 + 4}" y="{h - 6}" font-size="11" fill="#ffffff">{label}</text>')
         total = len(SNAPSHOTS) * (w + gap) - gap
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{h}" '
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total // 2}" height="{h // 2}" '
                 f'viewBox="0 0 {total} {h}">' + "".join(panels) + "</svg>")
 
     def key(self) -> list[tuple[str, str]]:
