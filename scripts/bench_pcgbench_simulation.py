@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from pcg_plugin.problems.pcgbench import arcade, talakat
+from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
 
 
 MODULES = {"talakat": talakat, "arcade": arcade}
@@ -49,8 +50,8 @@ def main() -> None:
     args = parser.parse_args()
     rows = {}
     for module in (MODULES[name] for name in args.problems):
-        for name, kwargs in module.VARIANTS.items():
-            problem = module.make(name, **kwargs)
+        for name in (n for n, (maker, _) in REGISTRY.items() if maker is module.make):
+            problem = get_problem(name)
             rng = np.random.default_rng(args.seed)
             contents = [problem.content.sample(rng) for _ in range(args.contents)]
             rows[name] = timed(problem, contents, problem.sample_control(rng))

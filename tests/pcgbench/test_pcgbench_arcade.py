@@ -15,11 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench import arcade
+from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
 from pcg_plugin.problems.pcgbench.arcade_engine import MOVES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "arcade"
 TOL = 1e-9
-QUICK = 6  # golden items checked by the default run; the slow test checks them all
+QUICK = 6
+VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker is arcade.make}  # golden items checked by the default run; the slow test checks them all
 
 
 @cache
@@ -28,9 +30,8 @@ def golden(variant: str) -> dict:
         return json.load(f)
 
 
-@cache
 def problem(variant: str):
-    return arcade.make(variant, **arcade.VARIANTS[variant])
+    return get_problem(variant)
 
 
 def digest(value) -> str:
@@ -67,7 +68,7 @@ def quick_indices(variant: str) -> list[int]:
 
 
 def test_layout_is_the_reference_one():
-    for variant, kwargs in arcade.VARIANTS.items():
+    for variant, kwargs in VARIANTS.items():
         assert arcade.layout(kwargs["width"], kwargs["height"]) == golden(variant)["layout"]
 
 
@@ -77,7 +78,7 @@ def test_golden_vectors_quick():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", list(arcade.VARIANTS))
+@pytest.mark.parametrize("variant", list(VARIANTS))
 def test_golden_vectors_all(variant):
     assert len(check_items(variant, range(len(golden(variant)["items"])))) >= 50
 
@@ -109,11 +110,18 @@ def test_check_names_the_reason(mutate, reason):
     assert p.content.check("rules").startswith("not a rule set")
 
 
-def test_control_sampler_gives_one_region():
+def test_control_sampler_gives_one_region_packed_in_one_integer():
     from pcg_plugin.problems.pcgbench.grid_search import count_regions
-    for variant in arcade.VARIANTS:
-        control = problem(variant).sample_control(np.random.default_rng(1))
-        assert count_regions(control, (1,)) == 1
+    for variant, kw in VARIANTS.items():
+        p = problem(variant)
+        control = p.sample_control(np.random.default_rng(1))
+        grid = arcade.unpack_map(control["layout"], kw["width"], kw["height"])
+        assert count_regions(grid, (1,)) == 1 and arcade.pack_map(grid) == control["layout"]
+        assert 0 <= control["layout"] < p.control_space["layout"][1]
+        content = p.examples[0]
+        info = p.info(content)
+        assert p.controllability(info, control) == p.controllability(info, grid)
+        assert p.show_control(control).endswith("\n".join("".join(map(str, row)) for row in grid))
 
 
 def test_diversity_never_reaches_one():
@@ -151,6 +159,7 @@ def test_any_content_evaluates(content, control):
     assert 0 <= p.quality(info) <= 1
     assert 0 <= p.diversity(info, info) < 1
     assert 0 <= p.controllability(info, control) <= 1
+    assert p.controllability(info, {"layout": arcade.pack_map(control)}) == p.controllability(info, control)
 
 
 @settings(max_examples=30, deadline=None)

@@ -19,12 +19,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.arcade_engine import (
-    COLOURS, DoNothing, FlatMCTS, Game, RandomMover, play)
+    COLOURS, MAX_TIME, DoNothing, FlatMCTS, Game, RandomMover, play)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
 from pcg_plugin.problems.pcgbench.grid_search import count_regions
 from pcg_plugin.problems.pcgbench.json_reply import parse_json_block
@@ -222,7 +224,7 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
             seed = int(content["seed"])
             for key, agent in zip(TRACES, (DoNothing(), RandomMover(seed), FlatMCTS(seed)), strict=True):
                 traces[key] = play(game, agent)
-            max_time = 40
+            max_time = MAX_TIME
         return {"player": {"x": int(content["x"]), "y": int(content["y"])}, **starts, **traces,
                 "max_time": max_time}
 
@@ -261,7 +263,9 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
         # the reference passes width and height as plateau end and maximum (kept; see the module docstring)
         return float(range_reward((objects + moves) / 2.0, 0, diversity * width * height, width, height))
 
-    def controllability(inf: Info, control: Sequence[Sequence[int]]) -> float:
+    def controllability(inf: Info, control: Mapping[str, int] | Sequence[Sequence[int]]) -> float:
+        if isinstance(control, Mapping):
+            control = unpack_map(control["layout"], width, height)
         player = 1.0 if control[inf["player"]["y"]][inf["player"]["x"]] == 1 else 0
         value = total = 0.0
         for c in ("red", "yellow", "green"):
@@ -270,12 +274,45 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
                 total += 1.0
         return 1.0 if total == 0 else (value / total + player) / 2.0
 
-    def sample_control(rng: np.random.Generator) -> list[list[int]]:
+    def sample_control(rng: np.random.Generator) -> dict[str, int]:
         """A random 0/1 map with exactly one region of ones (the reference's sampler is unseeded, see docs)."""
-        return connected_control(rng, width, height)
+        return {"layout": pack_map(connected_control(rng, width, height))}
 
-    return BenchProblem(name, RuleSet(width, height), {"layout": (0, 2)}, info, quality, controllability,
-                        pair_diversity, sample_control)
+    def show_control(control: Mapping[str, int]) -> str:
+        rows = unpack_map(control["layout"], width, height)
+        return "this map, where 1 marks the cells the player and the objects should start on:\n" + \
+            "\n".join("".join(str(v) for v in row) for row in rows)
+
+    t = MAX_TIME
+    goal = (f"The rules are played for at most {t} steps on the {width}x{height} layout by an agent that does "
+            "nothing, one that moves at random and a flat Monte Carlo tree search. A good rule set can be both "
+            "won and lost by these agents; the do-nothing game lasts at least "
+            f"{math.ceil(safety * t) - 1} steps, the random agent's game at most {math.floor(minToDeath * t) - 1} "
+            "steps, and the search agent wins, the other two do not, taking at least "
+            f"{math.ceil(minToWin * t) - 1} steps. The control is a 0/1 map of the layout: the player's start "
+            "and every listed object start should lie on its 1 cells.")
+    examples = (load_examples()[name]["content"],) if name in load_examples() else ()
+    return BenchProblem(
+        name=name, content=RuleSet(width, height), control_space={"layout": (0, 2 ** (width * height))},
+        info=info, quality=quality, controllability=controllability, diversity=pair_diversity,
+        goal=goal, examples=examples, sample_control=sample_control, show_control=show_control,
+    )
+
+
+def pack_map(grid: Sequence[Sequence[int]]) -> int:
+    """A 0/1 map as one integer, bit y·W + x for cell (x, y): the harness's controls are integers."""
+    width = len(grid[0])
+    return sum(1 << (y * width + x) for y, row in enumerate(grid) for x, v in enumerate(row) if v == 1)
+
+
+def unpack_map(bits: int, width: int, height: int) -> list[list[int]]:
+    return [[(int(bits) >> (y * width + x)) & 1 for x in range(width)] for y in range(height)]
+
+
+@lru_cache(maxsize=1)
+def load_examples() -> dict[str, dict[str, Any]]:
+    """Per variant, its best golden rule set (see data/arcade/SOURCE.md)."""
+    return json.loads((Path(__file__).parent / "data" / "arcade" / "examples.json").read_text())
 
 
 def connected_control(rng: np.random.Generator, width: int, height: int) -> list[list[int]]:
@@ -316,10 +353,3 @@ def connected_control(rng: np.random.Generator, width: int, height: int) -> list
                 else:
                     grid[height - 1 - y][width - 1 - x] = int(quarters[1][y][x])
     return grid
-
-
-VARIANTS: dict[str, dict[str, Any]] = {  # pcg_benchmark 00b96f5 probs/arcaderules/__init__.py
-    "arcade-v0": {"width": 7, "height": 7},
-    "arcade-wide-v0": {"width": 15, "height": 7},
-    "arcade-large-v0": {"width": 15, "height": 15},
-}

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench import binary, building, sokoban, talakat, zelda
+from pcg_plugin.problems.pcgbench import arcade, binary, building, sokoban, talakat, zelda
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -37,6 +37,9 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "talakat-complex-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=20, min_bullets=60,
                                                maxHealth=150)),
     "talakat-long-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=20, maxHealth=300)),
+    "arcade-v0": (arcade.make, dict(width=7, height=7)),
+    "arcade-wide-v0": (arcade.make, dict(width=15, height=7)),
+    "arcade-large-v0": (arcade.make, dict(width=15, height=15)),
 }  # fmt: skip
 
 
