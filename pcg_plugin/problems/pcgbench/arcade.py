@@ -161,7 +161,7 @@ class RuleSet:
         lines = describe(content)
         text = "".join(f'<text x="2" y="{h + 14 * (k + 1)}" font-size="11" font-family="monospace">{line}</text>'
                        for k, line in enumerate(lines))
-        width, height = max(w, 330), h + 14 * len(lines) + 6
+        width, height = max(w, 7 * max(len(line) for line in lines)), h + 14 * len(lines) + 6
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
                 f'viewBox="0 0 {width} {height}">{cells}{"".join(marks)}{text}</svg>')
 
@@ -191,8 +191,8 @@ def describe(content: Mapping[str, Any]) -> list[str]:
     lines = ["behaviour: " + ", ".join(f"{c} {BEHAVIOURS[int(content[c])]}" for c in ("red", "yellow", "green"))]
     rules = [f"{k} {ACTIONS[int(content[k]['action'])]} +{(0, 1, 2, 4)[int(content[k]['score'])]}"
              for k in RULE_KEYS if content[k]["action"] or content[k]["score"]]
-    for i in range(0, len(rules), 3):
-        lines.append(("rules: " if i == 0 else "       ") + ", ".join(rules[i:i + 3]))
+    for i in range(0, len(rules), 2):
+        lines.append(("rules: " if i == 0 else "       ") + ", ".join(rules[i:i + 2]))
     lines.append(f"win: {WINS[int(content['win'])]}, seed {content['seed']}")
     return lines
 
