@@ -29,6 +29,7 @@ from pcg_plugin.problems.pcgbench.arcade_engine import (
     COLOURS, MAX_TIME, DoNothing, FlatMCTS, Game, RandomMover, play)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
 from pcg_plugin.problems.pcgbench.grid_search import count_regions
+from pcg_plugin.problems.pcgbench.info_cache import cached
 from pcg_plugin.problems.pcgbench.json_reply import parse_json_block
 from pcg_plugin.problems.pcgbench.reward import range_reward
 
@@ -294,7 +295,7 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
     examples = (load_examples()[name]["content"],) if name in load_examples() else ()
     return BenchProblem(
         name=name, content=RuleSet(width, height), control_space={"layout": (0, 2 ** (width * height))},
-        info=info, quality=quality, controllability=controllability, diversity=pair_diversity,
+        info=cached(info), quality=quality, controllability=controllability, diversity=pair_diversity,
         goal=goal, examples=examples, sample_control=sample_control, show_control=show_control,
     )
 

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Control, Info
-from pcg_plugin.problems.pcgbench.reward import range_reward
+from pcg_plugin.problems.pcgbench.info_cache import cached
 from pcg_plugin.problems.pcgbench.json_reply import parse_json_block
+from pcg_plugin.problems.pcgbench.reward import range_reward
 from pcg_plugin.problems.pcgbench.talakat_engine import Frame, bucket_counts, entropy, run_pattern
 from pcg_plugin.problems.pcgbench.tracery import SequenceGrammar
 
@@ -235,7 +236,7 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
     return BenchProblem(
         name=name, content=SpawnerRows(spawnerComplexity, width, height, maxHealth),
         control_space={f"bullets_{s}": (control_lo, control_hi) for s in range(sections)},
-        info=info, quality=quality, controllability=controllability, diversity=pair_diversity,
+        info=cached(info), quality=quality, controllability=controllability, diversity=pair_diversity,
         goal=goal, examples=examples, sample_control=sample_control,
     )
 
