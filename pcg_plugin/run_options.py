@@ -46,6 +46,13 @@ COMMON: tuple[Option, ...] = (
     Option("--pcg-device", "torch device for classifiers and local LLMs (default auto)"),
 )  # fmt: skip
 
+# Shared by the problems whose answers an in-process model can write under a grammar (pcg_plugin/llm/constrain.py);
+# each problem accepts its own form and off.
+CONSTRAIN = Option("--pcg-constrain", "in-process models: generate answers under the problem's answer grammar: "
+                   "drop_block (Science Birds), content (PCG Benchmark: the variant's content form) or off "
+                   "(default: the problem's form for the offline default LLM, off otherwise)",
+                   ("drop_block", "content", "off"))  # fmt: skip
+
 
 def add_options(parser: pytest.Parser, options: Iterable[Option]) -> None:
     """Register options in the one `pcg` group, each with an ini key of the same name; one already registered

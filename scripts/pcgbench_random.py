@@ -1,9 +1,9 @@
-"""The PCG Benchmark paper's Random baseline (Fig. 2) for binary-v0, sokoban-v0, zelda-v0, next to the paper.
+"""The PCG Benchmark paper's Random baseline (Fig. 2) for any registered variant, next to the paper where it plots one.
 
 Best quality after generation g = max over 100·(g + 1) uniform samples; prints the mean over R runs at
 generations 0, 50, 100, 200, the paper's values (spec other-problems.md §1.8), and the feasible-sample count.
 Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/pcgbench_random.py [--runs 5] [--generations 200]
-       [--seed 0] [--problems binary-v0,sokoban-v0,zelda-v0] [--json]
+       [--seed 0] [--problems binary-v0,sokoban-v0,zelda-v0,building-v0] [--json] (default: every variant)
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ PAPER = {
     "binary-v0": {"0": 0.807, "50": 0.911, "100": 0.922, "200": 0.938},
     "sokoban-v0": {"0": 0.590, "50": 0.719, "100": 0.722, "200": 0.722},
     "zelda-v0": {"0": 0.472, "50": 0.475, "100": 0.476, "200": 0.476},
+    "building-v0": {"0": 0.636, "50": 0.709, "100": 0.718, "200": 0.730},
+    "loderunner-v0": {"0": 0.245, "50": 0.246, "100": 0.246, "200": 0.246},
 }
 
 

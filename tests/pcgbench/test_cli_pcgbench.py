@@ -58,3 +58,13 @@ def test_eval_streams_before_the_input_ends(tmp_path):
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
+
+
+def test_list_names_every_variant_and_random_runs_any_of_them(capsys):
+    from pcg_plugin.problems.pcgbench.registry import names
+
+    assert main(["pcgbench", "list"]) == 0
+    assert capsys.readouterr().out.split() == names()
+    assert main(["pcgbench", "random", "pcgbench/building-v0", "--runs", "1", "--generations", "0", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["problem"] == "building-v0" and result["samples"] == 100 and 0.4 < result["mean_best"]["0"] <= 1

@@ -241,3 +241,32 @@ def test_a_sokoban_reply_without_a_player_is_scored_and_the_run_ends(grid: pytes
     assert [(t["reason"], t["quality"], t["info"]["solution"]) for t in trials] == [(None, 1 / 3, [])] * 2
     assert sum(t["unique"] for t in trials) == 1  # "" and "" are not diverse: the greedy keeps one
     assert subs["good"]["feasible"] == 1.0
+
+
+BUILDING = "Drop <BLOCKS> pieces for <PROBLEM> in <WIDTH>x<LENGTH>x<HEIGHT>:\n<TYPES>\n<CONTROL> TRIAL=1 EXTRA"
+
+
+def test_building_end_to_end_with_the_double_and_through_a_loopback_server(grid: pytest.Pytester) -> None:
+    """building-v0: the double answers the feasible example (40 3x3 pieces in four piles), one piece short, a
+    piece at x 9, or no block; the same run through a real HTTP server on 127.0.0.1 scores the same. The report
+    draws each building."""
+    shutil.copytree(EXAMPLES.parent / "pcgbench-building", grid.path / "subs")
+    for mode in ("shape", "alphabet", "noblock"):
+        write(grid.path, {f"subs/{mode}/prompt.txt": BUILDING.replace("EXTRA", f"MODE={mode}")})
+    common = ["--pcg-grid-instances", "2", "--pcg-trials", "1"]
+    assert grid.runpytest(*args("building-v0", "scripted", *common)).ret == 0
+    doc = results(grid.path, "scripted")
+    subs = by_name(doc)
+    # the instances ask for a mix (1x1_15-1x3_13-3x1_8-3x3_4, 1x1_3-1x3_10-3x1_0-3x3_27); the piles are 40 3x3
+    assert subs["zero_shot"]["feasible"] == 1.0 and subs["zero_shot"]["controlled"] == 0.0
+    assert {name: s["zero_reasons"] for name, s in subs.items() if name != "zero_shot"} == {
+        "shape": {"wrong_count": 2}, "alphabet": {"out_of_range": 2}, "noblock": {"no_block": 2}}
+    assert doc["benchmark"]["kind"] == "blocks" and doc["benchmark"]["blocks"] == 40
+    report = (grid.path / "scripted" / "report.html").read_text()
+    assert report.count("<svg") == 2 and "3 = 3x3" in report
+    with grid_server() as server:
+        http = ["--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "fake-model"]
+        live = grid.runpytest(*args("building-v0", "live", *common), *http)
+        assert live.ret == 0, live.stdout.str()
+        assert len(server.bodies) == 8
+    assert scores_only(results(grid.path, "live")) == scores_only(doc)

@@ -28,6 +28,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-grid-instances", "PCG Benchmark problems: how many control values (instances) to evaluate, drawn "
            "with a seeded RNG from the problem's control space (default 3; 2 with the offline default LLM)"),
     Option("--pcg-grid-seed", "PCG Benchmark problems: seed of the instance draw (default 0)"),
+    run_options.CONSTRAIN,
 )  # fmt: skip
 
 
@@ -52,6 +53,7 @@ class BenchSettings(run_options.JsonSettings):
     store: Path | None = None
     device: str = "auto"
     offline_default: bool = False
+    constrain: str = "off"  # "content": in-process answers under the variant's answer grammar
     notes: tuple[str, ...] = field(default=())
 
     multi_model = False  # one model per run (the protocol asks; items never gain a model level)
@@ -109,13 +111,24 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
     if not offline and not model:
         raise ValueError(f"--pcg-model: the PCG Benchmark problems have no official model; name the one "
                          f"--pcg-backend {backend or 'auto'} should ask")  # fmt: skip
+    from pcg_plugin.llm.constrain import resolve_mode
+
+    constrain = resolve_mode(get("pcg_constrain"), backend=backend, offline=offline, model=model, on="content")
+    if constrain == "content" and get_problem(problem).content.answer_regex() is None:
+        if get("pcg_constrain"):
+            raise ValueError(f"--pcg-constrain content: {problem} has no answer grammar")
+        constrain = "off"
+    if constrain == "content":
+        notes.append("answers of the in-process model are generated under the variant's answer grammar "
+                     "(--pcg-constrain content; off: --pcg-constrain off)")  # fmt: skip
     ids = tuple(i.id for i in instances(get_problem(problem), count, seed))
     out, store = get("pcg_out"), get("pcg_store")
     return BenchSettings(problem=problem, instance_ids=ids, instance_count=count, seed=seed, trials=trials,
                         backend=backend, model=model, base_url=base_url, record=record,
                         out=(cwd / out) if out else None,
                         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
-                        device=get("pcg_device") or "auto", offline_default=offline, notes=tuple(notes))  # fmt: skip
+                        device=get("pcg_device") or "auto", offline_default=offline, constrain=constrain,
+                        notes=tuple(notes))  # fmt: skip
 
 
 def from_config(problem: str, config: pytest.Config) -> BenchSettings:

@@ -49,18 +49,23 @@ class BenchContext:
             from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
             return ScriptedBackend(load_callable(s.model or ""))
+        from pcg_plugin.problems.pcgbench.registry import get_problem
+
         threads = threads_per_worker(self.workers)
+        kind = get_problem(s.problem).content
+        regex = kind.answer_regex() if s.constrain == "content" else None
         if s.offline_default or s.backend == "offline":
             from pcg_plugin.llm.transformers_backend import offline_default
-            from pcg_plugin.problems.pcgbench.registry import get_problem
 
             # room for the whole answer (the content kind's estimate), never less than the default
-            tokens = max(160, get_problem(s.problem).content.answer_tokens())
-            return offline_default(device=s.device, threads=threads, max_new_tokens=tokens)
+            tokens = max(160, kind.answer_tokens())
+            return offline_default(device=s.device, threads=threads, max_new_tokens=tokens, constrain=s.constrain,
+                                   answer_regex=regex)  # fmt: skip
         from pcg_plugin.llm import make_backend
 
-        kind = None if s.backend in (None, "auto") else s.backend
-        return make_backend(kind, model=s.model, base_url=s.base_url, device=s.device, threads=threads)
+        backend = None if s.backend in (None, "auto") else s.backend
+        return make_backend(backend, model=s.model, base_url=s.base_url, device=s.device, threads=threads,
+                            constrain=s.constrain, answer_regex=regex)  # fmt: skip
 
     def key_model(self) -> str:
         """The model that really answers (a scripted double is never replayed as a real model)."""
@@ -107,7 +112,8 @@ class BenchContext:
             return {}
         be = self.backend
         return {"backend": {"name": getattr(be, "name", type(be).__name__),
-                            "offline_default": bool(getattr(be, "is_offline_default", False))},
+                            "offline_default": bool(getattr(be, "is_offline_default", False)),
+                            "constrain": getattr(be, "constrain", "off")},
                 "model": self.key_model()}  # fmt: skip
 
 

@@ -37,8 +37,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
     Option("--pcg-requirements", "each submission's requirements.txt: install (into its own cached environment), "
            "check (report only) or off (default install)", REQUIREMENTS_MODES),
-    Option("--pcg-constrain", "in-process models: generate answers under the drop_block grammar (default drop_block "
-           "for the offline default LLM, off otherwise)", ("drop_block", "off")),
+    run_options.CONSTRAIN,
 )
 
 

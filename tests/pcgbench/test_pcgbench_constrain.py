@@ -1,0 +1,70 @@
+"""The offline default's answer grammar on PCG Benchmark variants (`--pcg-constrain content`): whatever an
+in-process model samples under a variant's `answer_regex` is a reply that parses into a content the variant
+accepts, within the token room the kind asks for; and the option resolves per problem."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.settings import resolve
+
+KEY = {"OPENAI_API_KEY": "sk-test"}
+
+
+def test_the_content_grammar_is_on_for_the_offline_default_only(tmp_path: Path) -> None:
+    assert resolve("binary-v0", {}, rootdir=tmp_path, env={}).constrain == "content"
+    assert resolve("binary-v0", {"pcg_model": "m"}, rootdir=tmp_path, env=KEY).constrain == "off"
+    assert resolve("binary-v0", {"pcg_constrain": "off"}, rootdir=tmp_path, env={}).constrain == "off"
+    with pytest.raises(ValueError, match="not one of content, off"):
+        resolve("binary-v0", {"pcg_constrain": "drop_block"}, rootdir=tmp_path, env={})
+    with pytest.raises(ValueError, match="needs an in-process model"):
+        resolve("binary-v0", {"pcg_constrain": "content", "pcg_model": "m"}, rootdir=tmp_path, env=KEY)
+
+
+@pytest.fixture(scope="module")
+def tok() -> Any:
+    pytest.importorskip("llguidance")
+    pytest.importorskip("gguf")
+    from transformers import AutoTokenizer
+
+    from pcg_plugin.llm.transformers_backend import offline_default
+
+    path, _ = offline_default()._converted()
+    return AutoTokenizer.from_pretrained(path)
+
+
+@pytest.fixture(scope="module")
+def random_model(tok: Any) -> Any:
+    """A test double: a one-layer Llama with random weights over SmolLM2's vocabulary."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024)  # fmt: skip
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.mark.parametrize("name", ["sokoban-v0", *(pytest.param(n, marks=pytest.mark.slow)  # ~30 s each
+                                                  for n in ("binary-v0", "zelda-v0", "building-v0"))])
+def test_a_random_model_under_the_grammar_writes_a_content_the_variant_accepts(tok, random_model, name):
+    import torch
+
+    from pcg_plugin.llm import constrain
+
+    kind = get_problem(name).content
+    ids = tok.apply_chat_template([{"role": "user", "content": f"Design a {name} level."}],
+                                  add_generation_prompt=True, return_tensors="pt", return_dict=True)["input_ids"]  # fmt: skip
+    torch.manual_seed(1)
+    toks, grammar = constrain.generate(random_model, tok, ids, regex=kind.answer_regex(),
+                                       max_new_tokens=kind.answer_tokens(), sampling={"temperature": 1.0})  # fmt: skip
+    text = tok.decode(toks)
+    assert grammar.done and re.fullmatch(kind.answer_regex(), text), text
+    content, problem = kind.parse(text)
+    assert problem is None and evaluate_item(get_problem(name), content)["valid"]
