@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench import talakat
 from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
-from pcg_plugin.problems.pcgbench.tracery import GrammarLoop, SequenceGrammar, clear_escapes, parse_rule
 
 FIXTURES = Path(__file__).parent / "fixtures" / "talakat"
 TOL = 1e-9
@@ -75,25 +74,6 @@ def test_spec_measured_values():
         info = p.info(rng.integers(0, 100, (10, 100)).tolist())
         got.append((round(info["percentage"], 3), info["script_connectivity"], round(p.quality(info), 4)))
     assert got == [(0.247, 0.5, 0.0617), (1.0, 0.1, 0.626), (1.0, 0.2, 0.8557)]
-
-
-def test_tracery_sections_and_escapes():
-    assert parse_rule('"a": \\[#x#\\]') == ((False, '"a": \\['), (True, "x"), (False, "\\]"))
-    assert clear_escapes("\\[a\\]\\\\") == "[a]\\"
-    with pytest.raises(ValueError, match="actions"):
-        parse_rule("#[k:v]x#")
-    with pytest.raises(ValueError, match="modifiers"):
-        parse_rule("#x.capitalize#")
-
-
-def test_tracery_rotates_the_sequence_depth_first():
-    grammar = SequenceGrammar({"o": ["#a##b#"], "a": ["A0", "A1", "#b#"], "b": ["b0", "b1"]})
-    # o takes 5, a takes 2 -> "#b#" which takes 3 -> b1; the outer b takes 5 again (rotation) -> b1
-    assert grammar.flatten("#o#", [5, 2, 3]) == "b1b1"
-    assert grammar.flatten("#o#", [0, 1, 0]) == "A1b0"
-    assert SequenceGrammar({"o": ["x"]}).flatten("#o##zz#", [0]) == "x((zz))"
-    with pytest.raises(GrammarLoop):
-        SequenceGrammar({"o": ["x", "#o#y"]}).flatten("#o#", [1])
 
 
 @pytest.mark.parametrize("bad, reason", [
