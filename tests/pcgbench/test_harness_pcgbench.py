@@ -270,3 +270,15 @@ def test_building_end_to_end_with_the_double_and_through_a_loopback_server(grid:
         assert live.ret == 0, live.stdout.str()
         assert len(server.bodies) == 8
     assert scores_only(results(grid.path, "live")) == scores_only(doc)
+
+
+@pytest.mark.parametrize("problem", ["binary-wide-v0", "sokoban-large-v0", "zelda-large-v0", "building-huge-v0"])
+def test_a_variant_without_examples_runs_end_to_end(grid: pytest.Pytester, problem: str) -> None:
+    """The double answers a sample of the content space (such a variant has no example), written as the kind
+    writes a reply: it is read back and scored, never a zero; the report draws it."""
+    write(grid.path, {"subs/mine/prompt.txt": "Design <PROBLEM> for <CONTROL>.\n<EXAMPLES>"})
+    result = grid.runpytest(*args(problem, "run", "--pcg-grid-instances", "1", "--pcg-trials", "1"))
+    assert result.ret == 0, result.stdout.str()
+    trial = results(grid.path, "run")["submissions"][0]["instances"][0]["trials"][0]
+    assert trial["reason"] is None and 0 <= trial["quality"] < 1 and trial["content"] is not None
+    assert "<svg" in (grid.path / "run" / "report.html").read_text()

@@ -31,9 +31,10 @@ def test_every_tile_has_a_colour_and_tiles_can_be_told_apart(name):
     assert len(set(colours)) == len(colours) == kind.alphabet
 
 
-def test_a_tile_name_without_a_colour_gets_one_from_the_palette():
-    kind = GridKind(1, 12, tuple(f"t{i}" for i in range(12)))
-    assert len({kind.colour(c) for c in range(10)}) == 10 and kind.wide_codes
+def test_a_tile_name_without_a_colour_gets_one_of_its_own():
+    assert len({GridKind(1, 10, tuple(f"t{i}" for i in range(10))).colour(c) for c in range(10)}) == 10
+    patterns = GridKind(1, 52, tuple(f"pattern {i}" for i in range(52)))  # Lode Runner's 2x2 patterns
+    assert len({patterns.colour(c) for c in range(52)}) == 52 and patterns.wide_codes
 
 
 @pytest.mark.parametrize("name", GRIDS)

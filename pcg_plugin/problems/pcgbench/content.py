@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from pcg_plugin.problems.pcgbench.bench_problem import ControlSpace
+
 Grid = list[list[int]]
-ControlSpace = Mapping[str, tuple[int, int]]  # name -> [low, high)
 
 
 def check_grid(content: Any, rows: int, cols: int, alphabet: int) -> str | None:

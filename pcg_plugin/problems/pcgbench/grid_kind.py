@@ -5,7 +5,7 @@ A reply holds the grid in its last fenced block, as rows of codes (digits side b
 digit, else separated by spaces or commas) or as a JSON list of lists (`parse.py`). Prompt placeholders:
 `<WIDTH>` / `<HEIGHT>` (columns / rows) and `<LEGEND>` (one `code = tile` line per tile). The report draws each
 tile as a coloured square; `COLOURS` names a colour per tile name, and a tile name it lacks gets one from
-`PALETTE` by code.
+`PALETTE` by code (or, in a legend longer than the palette, a hue of its own).
 """
 
 from __future__ import annotations
@@ -77,7 +77,13 @@ class GridKind:
         return parse_grid(reply, one_digit_codes=not self.wide_codes)
 
     def colour(self, code: int) -> str:
-        return COLOURS.get(self.legend[code], PALETTE[code % len(PALETTE)])
+        """The tile name's colour; else the palette's by code; past the palette (Lode Runner's 52 patterns), a hue
+        per code a golden angle apart, so that every code of a legend gets its own."""
+        if self.legend[code] in COLOURS:
+            return COLOURS[self.legend[code]]
+        if self.alphabet <= len(PALETTE):
+            return PALETTE[code]
+        return f"hsl({code * 137.508 % 360:.1f},60%,{45 + 15 * (code % 3)}%)"
 
     def draw(self, content: Sequence[Sequence[int]], tile: int = TILE) -> str:
         """One grid as an SVG of coloured squares (codes outside the legend never reach here: they are invalid)."""
