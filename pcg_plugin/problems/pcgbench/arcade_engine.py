@@ -158,11 +158,20 @@ class Game:
         p = s.player
         p[TIME] += 1
         self.move(p, dx, dy)
-        for kind, objs in enumerate(s.objects):
-            for obj in objs:
-                self.behave(self.behaviours[kind], obj, p[X], p[Y])
+        px, py = p[X], p[Y]
+        for behaviour, objs in zip(self.behaviours, s.objects):
+            if behaviour == 0:  # still: only the step count of a live object moves
+                for obj in objs:
+                    if obj[ALIVE]:
+                        obj[VALUE] += 1
+            else:
+                for obj in objs:
+                    self.behave(behaviour, obj, px, py)
         # Positions do not change while collisions resolve, and a collision touches only the two objects in
         # one cell: the reference's ordered pair loops, restricted to each shared cell, give the same result.
+        cells = [(obj[X], obj[Y]) for objs in s.objects for obj in objs]
+        if (px, py) not in cells and len(set(cells)) == len(cells):
+            return
         by_cell: dict[tuple[int, int], list[tuple[int, Obj]]] = {}
         for kind, objs in enumerate(s.objects):
             for obj in objs:
