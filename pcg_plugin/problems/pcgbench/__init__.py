@@ -1,8 +1,12 @@
-"""PCG Benchmark grid problems (binary-v0, sokoban-v0, zelda-v0), reimplemented from the facts.
+"""The PCG Benchmark's problems, every registered variant (`registry.py`), reimplemented from the facts.
+
+The record every variant is, and how a problem module plugs in: `bench_problem.py`; content kinds: `grid_kind.py`
+(binary, sokoban, zelda, ...), `blocks_kind.py` (building).
 
 Semantics are pinned to amidos2006/pcg_benchmark commit 00b96f5 (2025-08-30); the older 8ad18b6 (the
 paper's runs) differs in the diversity greedy and Zelda's `kd_path`, both available here as documented
-options. Facts and quirks: `../shared/spec/other-problems.md` §1 and `QUIRKS` in each module.
+options. Facts and quirks: `../shared/spec/other-problems.md` §1, `pcgbench-problems.md`, and each module's
+docstring.
 """
 
 PINNED_COMMIT = "00b96f5"
