@@ -123,6 +123,8 @@ class BenchProblem:
     goal: str = ""
     examples: tuple[Any, ...] = ()
     sample_control: Callable[[np.random.Generator], dict[str, int]] | None = None
+    # How `<CONTROL>` shows a control when "key = value" would not do (arcade's map, packed in one integer).
+    show_control: Callable[[Control], str] | None = None
 
     @property
     def placeholders(self) -> tuple[str, ...]:

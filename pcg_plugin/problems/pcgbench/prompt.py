@@ -47,7 +47,8 @@ def examples_text(problem: BenchProblem) -> str:
 def render_prompt(text: str, problem: BenchProblem, control: Mapping[str, int]) -> str:
     """The prompt file with every placeholder replaced for one instance (`<EXAMPLES>` is computed only if used)."""
     kind = problem.content.placeholder_values()
-    values = {"<PROBLEM>": lambda: problem.name, "<CONTROL>": lambda: control_text(control),
+    shown = problem.show_control or control_text
+    values = {"<PROBLEM>": lambda: problem.name, "<CONTROL>": lambda: shown(control),
               "<GOAL>": lambda: problem.goal, "<EXAMPLES>": lambda: examples_text(problem),
               **{key: (lambda v=value: v) for key, value in kind.items()}}  # fmt: skip
     for placeholder, value in values.items():

@@ -13,7 +13,8 @@ from functools import cache
 from typing import Any
 
 from pcg_plugin.problems.pcgbench import (
-    binary, building, ddave, elimination, isaac, loderunner, loderunnertile, mdungeons, sokoban, zelda)
+    arcade, binary, building, ddave, elimination, isaac, loderunner, loderunnertile, mdungeons, sokoban, talakat,
+    zelda)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -50,6 +51,15 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "ddave-v0": (ddave.make, dict(width=11, height=7, jumps=2)),
     "ddave-complex-v0": (ddave.make, dict(width=11, height=7, jumps=6)),
     "ddave-large-v0": (ddave.make, dict(width=17, height=11, jumps=10)),
+    "talakat-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=10, maxHealth=150)),
+    "talakat-simple-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=5, min_bullets=15,
+                                              coverage=0.75, maxHealth=150)),
+    "talakat-complex-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=20, min_bullets=60,
+                                               maxHealth=150)),
+    "talakat-long-v0": (talakat.make, dict(width=200, height=300, spawnerComplexity=20, maxHealth=300)),
+    "arcade-v0": (arcade.make, dict(width=7, height=7)),
+    "arcade-wide-v0": (arcade.make, dict(width=15, height=7)),
+    "arcade-large-v0": (arcade.make, dict(width=15, height=15)),
 }  # fmt: skip
 
 

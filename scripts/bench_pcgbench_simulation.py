@@ -1,0 +1,65 @@
+"""Milliseconds per content of the PCG Benchmark's simulation problems (talakat, arcade): info + quality +
+controllability on uniform random contents of each variant, on one core; with the random contents' quality
+(mean, max, share feasible = quality 1, share invalid = refused by the kind's check), the random baseline's
+one-sample statistics.
+
+Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/bench_pcgbench_simulation.py [--contents 20] [--seed 0]
+       [--problems talakat arcade] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from pcg_plugin.problems.pcgbench import arcade, talakat
+from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
+
+
+MODULES = {"talakat": talakat, "arcade": arcade}
+
+
+def timed(problem, contents, control) -> dict:
+    times, qualities = [], []
+    for content in contents:
+        start = time.perf_counter()
+        quality = 0.0
+        if problem.content.check(content) is None:
+            info = problem.info(content)
+            quality = problem.quality(info)
+            problem.controllability(info, control)
+        times.append(1000 * (time.perf_counter() - start))
+        qualities.append(quality)
+    t, q = np.array(times), np.array(qualities)
+    invalid = sum(problem.content.check(c) is not None for c in contents)
+    return {"contents": len(times), "mean_ms": round(float(t.mean()), 2),
+            "p95_ms": round(float(np.percentile(t, 95)), 2), "max_ms": round(float(t.max()), 2),
+            "mean_quality": round(float(q.mean()), 4), "max_quality": round(float(q.max()), 4),
+            "feasible": round(float((q >= 1).mean()), 4), "invalid": round(invalid / len(contents), 4)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contents", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--problems", nargs="+", choices=sorted(MODULES), default=sorted(MODULES, reverse=True))
+    args = parser.parse_args()
+    rows = {}
+    for module in (MODULES[name] for name in args.problems):
+        for name in (n for n, (maker, _) in REGISTRY.items() if maker is module.make):
+            problem = get_problem(name)
+            rng = np.random.default_rng(args.seed)
+            contents = [problem.content.sample(rng) for _ in range(args.contents)]
+            rows[name] = timed(problem, contents, problem.sample_control(rng))
+            if not args.json:
+                print(f"{name:22s} " + "  ".join(f"{k} {v}" for k, v in rows[name].items()), flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
