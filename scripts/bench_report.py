@@ -26,6 +26,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from screenshot_report import screenshot  # noqa: E402
 
+from pcg_plugin.problems.science_birds.thumbnails import thumbnail_rel  # noqa: E402
+
 FILES = ("raw", "code", "level", "image")
 
 
@@ -45,6 +47,9 @@ def expand(run: Path, out: Path, trials: int) -> dict:  # type: ignore[type-arg]
                         new = old.replace(f"_{have[k % len(have)]['trial']}.", f"_{k + 1}.")
                         (out / new).parent.mkdir(parents=True, exist_ok=True)
                         shutil.copyfile(run / old, out / new)
+                        if key == "image" and (run / thumbnail_rel(old)).is_file():  # as the worker wrote it
+                            (out / thumbnail_rel(new)).parent.mkdir(parents=True, exist_ok=True)
+                            shutil.copyfile(run / thumbnail_rel(old), out / thumbnail_rel(new))
                         t[key] = new
                 grown.append(t)
             letter["trials"] = grown

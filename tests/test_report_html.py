@@ -79,8 +79,8 @@ def test_report_content(tmp_path: Path) -> None:
     assert html.index("team_x") < html.index("team &lt;b&gt;")  # ranking order, names escaped
     assert "<b>" not in html.replace("<b>A</b>", "").replace("<b>I</b>", "")
     assert "<script>" not in html and "alert(1)" not in html  # responses are linked, never inlined
-    assert '<iframe loading="lazy" src="team_x/raw/A/team_x_A_1.txt"' in html
-    assert 'src="team_x/intermediate/A/team_x_A_1.txt"' in html and 'src="team_x/levels/A/team_x_A_1.xml"' in html
+    assert '<a href="team_x/raw/A/team_x_A_1.txt">response</a>' in html and "<iframe" not in html
+    assert 'href="team_x/intermediate/A/team_x_A_1.txt"' in html and 'href="team_x/levels/A/team_x_A_1.xml"' in html
     assert 'src="team_x/images/A/team_x_A_1.png"' in html  # no thumbnail written yet: the image itself
     assert "conversion_error: Invalid block type &lt;x&gt;" in html
     assert "hsl(" in html and "0123abc" in html and "sha256:abc" in html and "gpt-3.5-turbo-0125" in html

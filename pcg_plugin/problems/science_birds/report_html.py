@@ -105,8 +105,9 @@ def _inside(run_dir: Path, rel: str | None) -> bool:
 
 
 def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
-    """The trial's texts as links (shown in a lazy iframe when the trial is opened: inlining them made a
-    2,600-trial report tens of MB) and its thumbnail (``thumbs/``, written when missing)."""
+    """The trial's texts as links (inlining them made a 2,600-trial report tens of MB; iframes, even lazy ones,
+    are all fetched at once by Chromium inside closed <details>) and its thumbnail (``thumbs/``, written when
+    missing)."""
     from pcg_plugin.problems.science_birds.thumbnails import ensure_thumbnail, thumbnail_rel
 
     texts = [(label, path) for label, path in (("response", trial.raw), ("code", trial.code),
