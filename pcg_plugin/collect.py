@@ -393,7 +393,7 @@ def root_is_container(folder: Path, require_placeholder: bool = True) -> bool:
     prompts = top_level_prompts(folder, require_placeholder)
     if prompts:
         return len(prompts) > 1
-    return any(c.is_dir() and _visible(c) for c in folder.iterdir())
+    return any((c.is_dir() or c.suffix.lower() == ".zip") and _visible(c) for c in folder.iterdir())  # zips: teams
 
 
 def folder_role(folder: Path, roots: Iterable[Path], require_placeholder: bool = True) -> str | None:

@@ -10,6 +10,12 @@ published atomically (temporary folder, file lock, rename). The official package
 the reachable code imports (``imports.reachable``) must be provided by the sandbox child's environment or by
 the installed folder; what is not is reported per module with the requirement line it should have come from.
 
+A competition may name its official environment (``official``: the organizers' requirements file, e.g. the
+examples repository's ``requirements.txt`` every 2024 entry ran with): it is installed the same way, once and
+cached, and every program that imports a third-party module runs with it (one that imports none runs the same
+anywhere, so nothing is built for it: no pip run, even offline); a program's own requirements go on top (first
+on the path).
+
 Which module a distribution provides is read from the installed wheels' metadata (``top_level.txt``, else
 ``RECORD``); only where nothing could be installed does a message guess the line from the names.
 """
@@ -83,10 +89,30 @@ class Environment:
     skipped: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    official: Path | None = None  # the competition's official requirements file, under the program's own
+    official_name: str = ""  # what the pre-flight table calls it ("official 2024")
+    official_status: str = ""  # as ``status``, for the official environment
+    official_dir: Path | None = None
+    official_installed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def site_dirs(self) -> tuple[Path, ...]:
+        """What goes on the sandbox child's path, in order: the program's own requirements, then the official
+        environment (so a team's pins win)."""
+        return tuple(d for d in (self.site_dir, self.official_dir) if d is not None)
+
+    def label(self) -> str:
+        """Which environment the program gets, in a few words (the pre-flight table's ``environment``)."""
+        if self.status == "off":
+            return "harness only"
+        own = "own " + REQUIREMENTS if self.requirements is not None else ""
+        if self.official is None:
+            return own or "harness only"
+        return self.official_name + (" + " + own if own else "")
 
     def summary(self, base: Path | None = None) -> str:
         """One line for the run header and the pre-flight table (the file's path relative to ``base``)."""
@@ -95,10 +121,11 @@ class Environment:
         where = f"no {REQUIREMENTS}"
         if self.requirements is not None:
             where = os.path.relpath(self.requirements, base) if base is not None else str(self.requirements)
-        what = {"none": "nothing to install", "installed": f"installed {len(self.installed)} package(s)",
-                "cached": f"{len(self.installed)} package(s), cached", "checked": "checked, not installed",
-                "error": "cannot be satisfied"}[self.status]  # fmt: skip
-        parts = [f"{where}: {what}"]
+        what = _WHAT[self.status].format(n=len(self.installed))
+        parts = []
+        if self.official is not None:  # first: the table shows the column's first 40 characters
+            parts.append(f"{self.official.name}: " + _WHAT[self.official_status].format(n=len(self.official_installed)))
+        parts.append(f"{where}: {what}")
         if self.site_dir is not None:
             parts.append(f"in {self.site_dir}")
         official = [s for s in self.skipped if "stand-in" in s]
@@ -107,6 +134,10 @@ class Environment:
         if self.problems:
             parts.append(f"{len(self.problems)} problem(s): {self.problems[0]}")
         return "; ".join(parts)
+
+
+_WHAT = {"unneeded": "not built (the program imports no third-party module)", "none": "nothing to install", "installed": "installed {n} package(s)", "cached": "{n} package(s), cached",
+         "checked": "checked, not installed", "error": "cannot be satisfied"}  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -141,8 +172,8 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
         yield start, pending.strip()
 
 
-def read_requirements(path: Path) -> tuple[list[Line], list[str], list[str]]:
-    """(lines to install, skipped-line notes, problems) of a requirements file."""
+def read_requirements(path: Path, shown: str = REQUIREMENTS) -> tuple[list[Line], list[str], list[str]]:
+    """(lines to install, skipped-line notes, problems) of a requirements file (called ``shown`` in them)."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
@@ -151,21 +182,21 @@ def read_requirements(path: Path) -> tuple[list[Line], list[str], list[str]]:
     problems: list[str] = []
     for number, text in _logical_lines(path.read_text(encoding="utf-8", errors="replace")):
         if text.startswith("-"):
-            skipped.append(f"{REQUIREMENTS} line {number} {text!r} skipped: pip options in a submission's "
+            skipped.append(f"{shown} line {number} {text!r} skipped: pip options in a submission's "
                            "requirements are not honoured")  # fmt: skip
             continue
         try:
             req = Requirement(text)
         except InvalidRequirement as exc:
-            problems.append(f"{REQUIREMENTS} line {number} {text!r} cannot be installed: not a requirement pip "
+            problems.append(f"{shown} line {number} {text!r} cannot be installed: not a requirement pip "
                             f"can read ({exc})")  # fmt: skip
             continue
         if is_official(req.name):
-            skipped.append(f"{REQUIREMENTS} line {number} {text!r} skipped: the harness's stand-in serves "
+            skipped.append(f"{shown} line {number} {text!r} skipped: the harness's stand-in serves "
                            f"{req.name}")  # fmt: skip
             continue
         if req.url:
-            problems.append(f"{REQUIREMENTS} line {number} {text!r} cannot be installed: only named requirements "
+            problems.append(f"{shown} line {number} {text!r} cannot be installed: only named requirements "
                             "are installed, as binary wheels from the package index (a direct reference or "
                             "path would be built by running its build script)")  # fmt: skip
             continue
@@ -348,19 +379,55 @@ def _sites(sites: Sequence[ImportSite], root: Path) -> str:
     return shown + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
 
 
-def _missing(graph: ImportGraph, site_dir: Path | None, also: set[str]) -> dict[str, list[ImportSite]]:
-    """External modules the reachable code imports that neither the harness nor ``site_dir`` (nor ``also``, the
+def third_party(graph: ImportGraph) -> list[str]:
+    """Modules the program imports that are neither the standard library nor the stand-ins: a program without
+    any runs the same in any environment, so the official one is not built for it (and no pip runs)."""
+    served = set(served_by_harness())
+    return sorted(n for n in graph.external if n not in served and n not in sys.stdlib_module_names
+                  and n not in sys.builtin_module_names)  # fmt: skip
+
+
+def _missing(graph: ImportGraph, site_dirs: Sequence[Path], also: set[str]) -> dict[str, list[ImportSite]]:
+    """External modules the reachable code imports that neither the harness nor ``site_dirs`` (nor ``also``, the
     modules of requirement lines that would install) provides."""
-    path = ([str(site_dir)] if site_dir is not None else []) + list(harness_path())
+    path = [*map(str, site_dirs), *harness_path()]
     served = set(served_by_harness()) | also
     return {name: sites for name, sites in graph.external.items() if name not in served
             and not provided_by(name, path)}  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _Failure:
+    """A requirement line that would not install: the line, the file it is in (as shown), pip's reason."""
+
+    line: Line
+    file: str
+    why: str
+
+    def describe(self) -> str:
+        return f"{self.line.describe(self.file)} failed: {self.why}"
+
+
+def _build(lines: Sequence[Line], mode: str, cache_dir: Path | None) -> tuple[str, Path | None, dict[Line, str],
+                                                                             set[str]]:  # fmt: skip
+    """(status, installed folder, failing lines, modules of the good lines) of one requirements list."""
+    if not lines:
+        return "none", None, {}, set()
+    if mode == "install":
+        folder = environments_dir(cache_dir) / environment_key(lines)
+        status, failed, good = _install(lines, folder)
+        return status, None if failed else folder, failed, good
+    with tempfile.TemporaryDirectory(prefix="pcg-check-") as scratch:
+        failed, _ = _try_lines(lines, Path(scratch), dry_run=True)
+    return "error" if failed else "checked", None, failed, set()
+
+
 def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None, mode: str = "install",
-            cache_dir: Path | None = None) -> Environment:  # fmt: skip
-    """Honour the submission's requirements (``mode`` install | check | off) and check that every module the
-    program can import is provided. Never raises for a participant's mistake: those are ``problems``."""
+            cache_dir: Path | None = None, official: Path | None = None,
+            official_name: str = "official") -> Environment:  # fmt: skip
+    """Honour the submission's requirements (``mode`` install | check | off) on top of the competition's
+    ``official`` requirements file (when it names one), and check that every module the program can import is
+    provided. Never raises for a participant's mistake: those are ``problems``."""
     if mode not in MODES:
         raise ValueError(f"requirements mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "off":
@@ -372,42 +439,63 @@ def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None,
     if req is not None:
         lines, env.skipped, env.problems = read_requirements(req)
     shown = REQUIREMENTS if req is None else Path(os.path.relpath(req, root)).as_posix()  # ../requirements.txt
-    failed: dict[Line, str] = {}
+    base: list[Line] = []
+    failures: list[_Failure] = []
     good: set[str] = set()
-    if lines and mode == "install":
-        folder = environments_dir(cache_dir) / environment_key(lines)
-        env.status, failed, good = _install(lines, folder)
-        if not failed:
-            env.site_dir = folder
-            env.installed = sorted(v for v, _ in distributions(folder).values())
-    elif lines:
-        with tempfile.TemporaryDirectory(prefix="pcg-check-") as scratch:
-            failed, _ = _try_lines(lines, Path(scratch), dry_run=True)
-        env.status = "error" if failed else "checked"
     graph = reachable(entry, search, external=served_by_harness())
-    blamed: set[Line] = set()
-    for name, sites in sorted(_missing(graph, env.site_dir, good).items()):
+    if official is not None:
+        env.official, env.official_name = official, official_name
+        base, skipped, problems = read_requirements(official, official.name)
+        env.skipped += skipped
+        env.problems += problems
+        env.official_status = "unneeded"
+        if third_party(graph):
+            env.official_status, env.official_dir, failed, good = _build(base, mode, cache_dir)
+            failures += [_Failure(ln, official.name, why) for ln, why in failed.items()]
+        if env.official_dir is not None:
+            env.official_installed = sorted(v for v, _ in distributions(env.official_dir).values())
+    env.status, env.site_dir, failed, more = _build(lines, mode, cache_dir)
+    good |= more
+    failures += [_Failure(ln, shown, why) for ln, why in failed.items()]
+    if env.site_dir is not None:
+        env.installed = sorted(v for v, _ in distributions(env.site_dir).values())
+    blamed: set[_Failure] = set()
+    for name, sites in sorted(_missing(graph, env.site_dirs, good).items()):
         if all(s.guarded for s in sites):
             env.notes.append(f"module {name!r} (imported at {_sites(sites, root)}) is not provided; the program "
                              "catches the ImportError")  # fmt: skip
             continue
         head = f"module {name!r} (imported at {_sites([s for s in sites if not s.guarded], root)}) is not provided: "
-        guessed = _guess(name, list(failed)) or list(failed)
-        if guessed:
-            blamed.update(guessed)
-            why = "; ".join(f"{ln.describe(shown)} failed: {failed[ln]}" for ln in guessed)
-        elif mode == "check" and _guess(name, lines):
-            why = (f"{_guess(name, lines)[0].describe(shown)} would install it (not installed: requirements mode "
-                   "is check)")
-        elif mode == "check" and lines:
-            why = f"the harness environment lacks it and {shown} is not installed (requirements mode is check)"
-        elif req is None:
-            why = f"there is no {REQUIREMENTS} beside the program, in the submission folder or its parent"
-        elif env.site_dir is not None:
-            provided = sorted(m for _, mods in distributions(env.site_dir).values() for m in mods)
-            why = f"no line of {shown} provides it (installed modules: {', '.join(provided) or 'none'})"
-        else:
-            why = f"no line of {shown} provides it"
-        env.problems.append(head + why)
-    env.problems += [f"{ln.describe(shown)} cannot be installed: {failed[ln]}" for ln in failed if ln not in blamed]
+        env.problems.append(head + _why_missing(name, env, failures, blamed, lines, base, shown))
+    env.problems += [f"{f.line.describe(f.file)} cannot be installed: {f.why}" for f in failures if f not in blamed]
     return env
+
+
+def _why_missing(name: str, env: Environment, failures: Sequence[_Failure], blamed: set[_Failure],
+                 lines: Sequence[Line], base: Sequence[Line], shown: str) -> str:  # fmt: skip
+    """Why module ``name`` is missing: the failed line that should have provided it, a line check mode did not
+    install, or no file (or no line of it) that provides it."""
+    guessed = _guess_failures(name, failures) or list(failures)
+    if guessed:
+        blamed.update(guessed)
+        return "; ".join(f.describe() for f in guessed)
+    official = env.official.name if env.official is not None else ""
+    would = [(ln, shown) for ln in _guess(name, lines)] + [(ln, official) for ln in _guess(name, base)]
+    if env.mode == "check" and would:
+        return f"{would[0][0].describe(would[0][1])} would install it (not installed: requirements mode is check)"
+    if env.mode == "check" and (lines or base):
+        return f"the harness environment lacks it and {shown} is not installed (requirements mode is check)"
+    dirs = env.site_dirs
+    provided = sorted(m for d in dirs for _, mods in distributions(d).values() for m in mods)
+    also = (f", nor does the {env.official_name} environment ({official}: installed modules: "
+            f"{', '.join(provided) or 'none'})") if official else ""  # fmt: skip
+    if env.requirements is None:
+        return f"there is no {REQUIREMENTS} beside the program, in the submission folder or its parent{also}"
+    if env.site_dir is not None or official:
+        return f"no line of {shown} provides it" + (also or f" (installed modules: {', '.join(provided) or 'none'})")
+    return f"no line of {shown} provides it"
+
+
+def _guess_failures(module: str, failures: Sequence[_Failure]) -> list[_Failure]:
+    lines = set(_guess(module, [f.line for f in failures]))
+    return [f for f in failures if f.line in lines]

@@ -23,7 +23,8 @@ from enum import StrEnum
 
 class Reason(StrEnum):
     """Why a trial scored 0: the ``reason`` of a record and of ``results.json`` (a member equals, formats and
-    JSON-serialises as its plain string). The README's "Reasons a trial scores 0" table lists exactly these."""
+    JSON-serialises as its plain string). The table "Reasons a trial scores 0" in docs/results.md lists exactly
+    these."""
 
     OFFICIAL_FAILURE = "official_failure"
     """An official failure raised without a more precise reason; the trial scores 0."""

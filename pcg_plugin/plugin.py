@@ -30,6 +30,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(problems.registered())})"
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
+    from pcg_plugin import zips
+
+    group.addoption("--pcg-zip-max-mb", dest="pcg_zip_max_mb", type=float, default=None,
+                    help=f"a submission .zip that unpacks to more than this many MB is refused (default "
+                         f"{zips.MAX_TOTAL_MB})")  # fmt: skip
+    group.addoption("--pcg-zip-max-files", dest="pcg_zip_max_files", type=int, default=None,
+                    help=f"a submission .zip holding more files than this is refused (default {zips.MAX_FILES})")
     for problem in problems.installed():
         problem.add_options(parser)
 
@@ -110,9 +117,12 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    from pcg_plugin import zips
     from pcg_plugin.core.items import BrokenSubmissionFile
 
     config = parent.config
+    if zips.is_submission_zip(file_path, _roots(config)):
+        return _collect_zip(file_path, parent)
     try:
         sub = problem_of(config).detect_file(file_path, _roots(config), evaluating=_evaluating(config))
     except SubmissionError as exc:
@@ -121,6 +131,27 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     collector = _collector_class(config, folder=False)
     return collector.from_parent(parent, path=file_path, submission=sub) if collector is not None else None
+
+
+def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A submission that arrived as a zip: unpacked once into the cache and detected there like a folder; its
+    items are named as the folder it would be (``submissions/team.zip`` -> ``submissions/team::A::1``). A zip
+    that is refused, or holds no submission, is ``<file>::not-evaluated``."""
+    from pcg_plugin import zips
+    from pcg_plugin.core.items import BrokenSubmissionFile
+
+    config = parent.config
+    try:
+        folder = zips.unpacked(file_path, zips.ZipLimits.from_config(config))
+        sub = problem_of(config).detect_folder(folder, [folder.parent], evaluating=_evaluating(config))
+        if sub is None:
+            raise SubmissionError(f"{file_path}: unpacked to {folder}, which holds no submission")
+    except SubmissionError as exc:
+        message = str(exc)
+        message = message if message.startswith(str(file_path)) else f"{file_path}: {message}"
+        return BrokenSubmissionFile.from_parent(parent, path=file_path, problem=message)
+    collector = _collector_class(config, folder=True)
+    return collector.from_parent(parent, path=zips.evaluated_as(file_path), submission=sub) if collector else None
 
 
 def _collector_class(config: pytest.Config, *, folder: bool) -> Any:

@@ -297,6 +297,7 @@ class Folder(Part):
     requirements: str = ""
     rules: str = ""
     message: str = ""
+    environment: str = ""  # which environment the program runs in (issue 27); absent in older files
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ small targeted test selection (``MODULES``), on one core with one child (the mac
 for each mutant, only the selected tests that execute the mutated function. The pytest plugins of this
 package are disabled there (``-p no:pcg``) so nothing imports the unmutated package; subprocess and pytester
 tests are not selected (they would import the installed, unmutated code). Prints one line per module: mutants
-tried, killed, survived, without tests, and the score killed/(tried), which the README's development section
+tried, killed, survived, without tests, and the score killed/(tried), which docs/contributing/development.md
 records per module.
 """
 

@@ -107,6 +107,19 @@ def team_named(dest: Path, team: str = "BlockBuilders") -> Path:
     })  # fmt: skip
 
 
+def dotenv_without_requirements(dest: Path, folder: str = "agent") -> Path:
+    """Shape 6 (two ranked 2024 teams): the program one folder down imports ``load_dotenv`` and the team ships
+    no ``requirements.txt``: the organizers ran every entry in their examples repository's environment, which
+    installed python-dotenv."""
+    source = program(f"{folder}/prompts/task.txt", extra_imports="from dotenv import load_dotenv\n", cls="Agent")
+    return write(dest, {
+        f"{folder}/{folder}.py": source.replace('if __name__ == "__main__":\n', 'if __name__ == "__main__":\n'
+                                                "    load_dotenv()\n"),
+        f"{folder}/prompts/task.txt": TASK,
+        "README.md": f"python {folder}/{folder}.py\n",
+    })  # fmt: skip
+
+
 VENDORED_LM = '''"""A vendored reasoning library's language-model wrapper (never used by the TrialLoop)."""
 import openai
 

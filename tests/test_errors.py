@@ -1,4 +1,4 @@
-"""The one error root and the catalogue of zero-score reasons, checked against the package source and the README."""
+"""The one error root and the catalogue of zero-score reasons, checked against the package source and the docs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pcg_plugin import errors
 from pcg_plugin.errors import OfficialFailure, PcgError, Reason
 
 PACKAGE = Path(errors.__file__).parent
-README = PACKAGE.parent / "README.md"
+RESULTS_PAGE = PACKAGE.parent / "docs" / "results.md"  # "Reasons a trial scores 0"
 _BUILTIN_EXCEPTIONS = {name for name, obj in vars(builtins).items()
                        if isinstance(obj, type) and issubclass(obj, BaseException)}  # fmt: skip
 
@@ -91,8 +91,8 @@ def test_a_member_is_its_plain_string_in_json_and_text() -> None:
         assert f"{member}: x" == f"{member.value}: x" and member == member.value
 
 
-def test_readme_table_lists_exactly_the_members() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_docs_table_lists_exactly_the_members() -> None:
+    text = RESULTS_PAGE.read_text(encoding="utf-8")
     section = text.split("<!-- section:reasons -->", 1)[1].split("<!-- /section:reasons -->", 1)[0]
     listed = re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.M)
     assert sorted(listed) == sorted(Reason) and len(listed) == len(set(listed))

@@ -103,7 +103,7 @@ def documents(draw: Any) -> dict[str, Any]:
                      for m in models}  # fmt: skip
     folders = [{"folder": draw(names), "status": draw(st.sampled_from(["submission", "error", "skipped"])),
                 "format": draw(names), "entry": draw(names), "workdir": ".", "requirements": "", "rules": "pass",
-                "message": draw(names)} for _ in range(draw(st.integers(0, 2)))]  # fmt: skip
+                "message": draw(names), "environment": draw(names)} for _ in range(draw(st.integers(0, 2)))]  # fmt: skip
     return {
         "schema": results.SCHEMA,
         "run": {"id": draw(names), "started": draw(names), "finished": draw(names), "out_dir": draw(names)},

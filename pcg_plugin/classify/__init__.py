@@ -50,7 +50,8 @@ Mode = Literal["auto", "service", "local"]
 def resolve_mode(mode: Mode, device: str) -> Literal["service", "local"]:
     """GPU -> one shared service (one CUDA context, big batches); CPU -> per-worker model, threads capped.
 
-    On CPU the local model measured faster on a 2-core box (README, section scale), so ``auto`` keeps it there.
+    On CPU the local model measured faster on a 2-core box (docs/problems/science-birds-classifier.md,
+    "Classification at scale"), so ``auto`` keeps it there.
     """
     if mode not in ("auto", "service", "local"):
         raise ValueError(f"classifier mode must be auto, service or local, not {mode!r}")

@@ -20,11 +20,15 @@ FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should 
 
 def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
     """What the controller needs to know about a submission (under xdist it never collects one itself)."""
+    from pcg_plugin.zips import evaluated_as, source_of
+
     meta = problem_of(config).submission_meta(sub)
+    zipped = source_of(sub.path)
+    path = evaluated_as(zipped) if zipped is not None else sub.path  # a zip: the folder it would unpack to
     try:
-        meta["path"] = sub.path.resolve().relative_to(Path(config.rootpath).resolve()).as_posix()
+        meta["path"] = path.resolve().relative_to(Path(config.rootpath).resolve()).as_posix()
     except ValueError:
-        meta["path"] = str(sub.path)
+        meta["path"] = str(path)
     return meta
 
 

@@ -6,13 +6,14 @@ token (how much to say first, block types, columns, how many lines), but decodin
     free text without backticks, then ```[python]\\n, then 1..MAX_LINES lines fn('b11'|'b13'|'b31', 0..19)\\n, then ```
 
 where ``fn`` is the edition's function (``drop_block``; ``ab_drop`` in 2023). The grammar is matched token by
-token by llguidance (why that library: README, section llm). On top of the grammar a token budget keeps every
+token by llguidance (why that library: docs/models.md). On top of the grammar a token budget keeps every
 answer complete: the free text gets at most ``FREE_TEXT_TOKENS`` tokens, and once the remaining tokens could not
 finish another line the block is closed; both work by allowing only backtick tokens where the grammar allows one.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 import threading
 from typing import Any
@@ -120,12 +121,13 @@ class AnswerGrammar:
         the block, or open it after the free-text budget) where the budget says so and the grammar allows one."""
         import time
 
-        import llguidance.torch as llt
-        import torch
+        import llguidance.numpy as lln  # not llguidance.torch: its torch.compile kernel (unused here) imports
+        import torch  # torch's inductor at import, which warns about torch.jit.script_method on every process
 
         t = time.perf_counter()
-        bitmask = llt.allocate_token_bitmask(1, self.ll.vocab_size)
-        llt.fill_next_token_bitmask(self.matcher, bitmask, 0)
+        mask = lln.allocate_token_bitmask(1, self.ll.vocab_size)
+        lln.fill_next_token_bitmask(self.matcher, mask, 0)
+        bitmask = torch.from_numpy(mask)
         allowed = torch.zeros(vocab, dtype=torch.bool)
         n = min(vocab, self.ll.vocab_size)
         allowed[:n] = unpack_bitmask(bitmask, n)[0]
@@ -174,6 +176,12 @@ def warpers(sampling: dict[str, float]) -> Any:
     return out
 
 
+def cache_keyword(model: Any) -> str:
+    """The name of the KV cache, in the model's forward and in its output: ``cache`` since transformers 5.x
+    deprecated ``past_key_values`` (a FutureWarning on every forward pass), ``past_key_values`` before."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
 def generate(model: Any, tok: Any, input_ids: Any, *, function: str, max_new_tokens: int,
              sampling: dict[str, float] | None,
              fast_forward: bool = True) -> tuple[list[int], AnswerGrammar]:  # fmt: skip
@@ -191,10 +199,11 @@ def generate(model: Any, tok: Any, input_ids: Any, *, function: str, max_new_tok
     warp = warpers(sampling) if sampling is not None else None
     out_tokens: list[int] = []
     feed, past = input_ids, None
+    cache = cache_keyword(model)
     while not grammar.done and grammar.generated < max_new_tokens:
         with torch.inference_mode():
-            out = model(input_ids=feed, past_key_values=past, use_cache=True)
-        past = out.past_key_values
+            out = model(input_ids=feed, use_cache=True, **{cache: past})
+        past = getattr(out, cache)
         logits = out.logits[:, -1, :].float()
         logits = logits.masked_fill(~grammar.allowed(int(logits.shape[-1])).to(logits.device), float("-inf"))
         if warp is None:

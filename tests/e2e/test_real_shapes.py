@@ -78,15 +78,21 @@ def test_loose_files_and_official_runner_folders_are_listed_never_dropped(compet
     result.assert_outcomes(passed=2, failed=2)  # notes.txt and empty_team fail visibly; logs is the runner's
 
 
-@pytest.mark.parametrize(("example", "edition"), [("2024-pe-examples", "2024"),
-                                                   ("2025-llms4pcg-pe-examples", "2025")])  # fmt: skip
+@pytest.mark.parametrize(("example", "edition", "root_requirements"), [
+    ("2024-pe-examples", "2024", True), ("2024-pe-examples", "2024", False),
+    ("2025-llms4pcg-pe-examples", "2025", True)])  # fmt: skip
 def test_official_examples_run_unchanged_against_a_loopback_server(pytester, monkeypatch, tiny_classifier, shared,
-                                                                    local_index, example, edition):  # fmt: skip
-    """The organizers' example repositories as published, python-dotenv installed from the local index into the
-    examples' environment (never by hand), every model call over HTTP to a loopback OpenAI-compatible server."""
+                                                                    local_index, example, edition,
+                                                                    root_requirements):  # fmt: skip
+    """The organizers' example repositories as published (and, issue 27, without the root requirements.txt the
+    teams never shipped): python-dotenv installed from the local index into the edition's official environment
+    (never by hand), every model call over HTTP to a loopback OpenAI-compatible server."""
     shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     repo = shared / "official-examples" / example
+    if not root_requirements:
+        repo = Path(shutil.copytree(repo, pytester.path / "examples"))
+        (repo / "requirements.txt").unlink()
     names = sorted(p.name for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))
 
     class OneLevel(loopback_llm.FakeOpenAI):  # every answer is one small fenced level, whatever was asked
@@ -102,13 +108,17 @@ def test_official_examples_run_unchanged_against_a_loopback_server(pytester, mon
     results = load_results(pytester.path, "run")
     assert [r["status"] for r in results["folders"]] == ["submission"] * len(names)
     requirements = [r["requirements"] for r in results["folders"]]
-    if edition == "2024":  # the root requirements.txt: python-dotenv installed from the local index, once
-        assert sum("installed 1 package(s)" in r for r in requirements) == 1, requirements
-        assert sum("1 package(s), cached" in r for r in requirements) == len(names) - 1, requirements
-        assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]
+    own = " + own requirements.txt" if root_requirements else ""
+    assert [r["environment"] for r in results["folders"]] == [f"official {edition}{own}"] * len(names)
+    if edition == "2024":  # python-dotenv installed from the local index into the official environment, once
+        official = "2024-pe-examples.txt: "
+        assert [official + "installed 1 package(s)" in r for r in requirements] == [True] + [False] * (len(names) - 1)
+        assert all(official + "1 package(s), cached" in r for r in requirements[1:]), requirements
+        assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]  # the root file: the same lines
     else:  # llms4pcg==2.0.1 only: served by the harness's stand-ins, nothing to install
         assert all("official package line(s) served by the harness" in r for r in requirements), requirements
     assert "chatgpt4pcg/llms4pcg are served by the harness" in result.stdout.str()
+    assert "is not provided" not in result.stdout.str()
     trials = _records(results)
     assert sorted(trials) == names
     for name, rows in trials.items():  # every example's trial got its response over HTTP and was scored
@@ -148,3 +158,25 @@ def test_dry_run_runs_nested_programs_as_the_evaluation_does(competition, local_
                                    "-rA")  # fmt: skip
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*returned one of the model's answers unmodified*"])
+
+
+def test_two_teams_without_requirements_run_in_the_official_2024_environment(competition, local_index):
+    """Issue 27: the programs import load_dotenv one folder down and ship no requirements.txt; they run in the
+    organizers' environment (python-dotenv from the local index, installed once), and the table says so."""
+    subs = competition.path / "submissions"
+    shutil.rmtree(subs)
+    shapes.dotenv_without_requirements(subs / "team_one", "agent")
+    shapes.dotenv_without_requirements(subs / "team_two", "solver")
+    result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1"))
+    out = result.stdout.str()
+    assert "is not provided" not in out
+    rows = load_results(competition.path, "run")["folders"]
+    assert [(r["folder"], r["entry"], r["environment"]) for r in rows] == [
+        ("submissions/team_one", "agent/agent.py", "official 2024"),
+        ("submissions/team_two", "solver/solver.py", "official 2024")]
+    assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]  # built once, then cached
+    assert "2024-pe-examples.txt: 1 package(s), cached" in rows[1]["requirements"]
+    trials = _records(load_results(competition.path, "run"))
+    assert {name: [t["reason"] for t in rows_] for name, rows_ in trials.items()} == {
+        "team_one": [None], "team_two": [None]}
+    result.assert_outcomes(passed=2)

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     score.add_argument("--json", action="store_true", help="one scores.json object per line (the contract)")
     score.add_argument(
-        "--aggregate", action="store_true", help="then print % Played, Quality Score (std) and clemscore"
+        "--aggregate", action="store_true", help="then print %% Played, Quality Score (std) and clemscore"
     )
     score.set_defaults(_action=_score)
 

@@ -51,12 +51,12 @@ def dry_run(sub: Submission, letter: str, *, edition: str, workdir: Path | None 
     """
     if sub.format == "prompt-2023":
         return _prompt_dry_run(sub, letter)
-    from pcg_plugin import environments
+    from pcg_plugin.problems.science_birds.preflight import environment
 
-    env = environments.prepare(sub.path, sub.entry, sub.import_paths, mode=requirements)
+    env = environment(sub, requirements)
     if env.problems:
         return DryRun(letter, False, "requirements cannot be met: " + "; ".join(env.problems))
-    sites = (env.site_dir,) if env.site_dir else ()
+    sites = env.site_dirs
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="pcg-dry-run-") as tmp:
             return _program_dry_run(sub, letter, edition, Path(tmp), sites)

@@ -7,6 +7,7 @@ entry here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from pcg_plugin.llm.profiles import Profile
 from pcg_plugin.sandbox import SandboxLimits
@@ -16,6 +17,7 @@ NO_TIME_LIMIT = 1e9
 NO_TOKEN_LIMIT = 10**9
 OFFICIAL_2024_MODEL = "gpt-3.5-turbo-0125"
 STAGES = ("stability", "similarity", "diversity")  # the official stage folders, in the order the scorer reads
+OFFICIAL_ENVIRONMENTS = Path(__file__).parent / "official_environments"  # the organizers' requirements (SOURCE.md)
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Edition:
     fixed_seeds_rule: bool  # the rules forbid unseeded randomness in a program (2025)
     several_models: bool  # scores are summed over several models (2025)
     profile: Profile  # the official model, sampling and limits
+    # the organizers' requirements every program ran with (a file of OFFICIAL_ENVIRONMENTS); None: no programs
+    environment: str | None = None
 
     @property
     def with_diversity(self) -> bool:
@@ -45,6 +49,12 @@ class Edition:
     def takes_programs(self) -> bool:
         return self.chat_function is not None
 
+    @property
+    def requirements(self) -> Path | None:
+        """The organizers' requirements file: a program without its own runs with it, as every entry did
+        officially (``pip install -r requirements.txt`` at the examples repository's root)."""
+        return OFFICIAL_ENVIRONMENTS / self.environment if self.environment else None
+
 
 EDITIONS: dict[str, Edition] = {
     # response-gathering-script: openai v3, 'gpt-3.5-turbo', no temperature/seed, no time or token limit;
@@ -53,11 +63,12 @@ EDITIONS: dict[str, Edition] = {
                     Profile("2023", "gpt-3.5-turbo", None, None, None, NO_TIME_LIMIT, NO_TOKEN_LIMIT)),
     # chatgpt4pcg 1.2.2: T=1, seed 42, client timeout 60 s, max_time 120 s, 25 000 tokens.
     "2024": Edition("2024", "drop_block", "probs", "index", "chat_with_chatgpt", ("chatgpt4pcg",), False, False,
-                    Profile("2024", OFFICIAL_2024_MODEL, 1.0, 42, 60.0, 120.0, 25_000)),
+                    Profile("2024", OFFICIAL_2024_MODEL, 1.0, 42, 60.0, 120.0, 25_000), "2024-pe-examples.txt"),
     # llms4pcg 2.0.1: model/base URL chosen, T=1, seed commented out, no client timeout, 500 s, 25 000 tokens;
     # diversity over the ViT's CLS embedding; prompt scores summed over the models.
     "2025": Edition("2025", "drop_block", "embedding", "index", "chat_with_llm", ("llms4pcg", "llm4pcg"), True, True,
-                    Profile("2025", OFFICIAL_2024_MODEL, 1.0, None, None, 500.0, 25_000)),
+                    Profile("2025", OFFICIAL_2024_MODEL, 1.0, None, None, 500.0, 25_000),
+                    "2025-llms4pcg-pe-examples.txt"),
 }  # fmt: skip
 YEARS = tuple(EDITIONS)
 PROGRAM_YEARS = tuple(y for y, e in EDITIONS.items() if e.takes_programs)

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import collect
+from pcg_plugin import collect, zips
+
+if TYPE_CHECKING:
+    from pcg_plugin.environments import Environment
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class FolderRow:
     requirements: str = ""
     rules: str = ""
     message: str = ""
+    environment: str = ""  # which environment the program runs in: "official 2024", "official 2024 + own ..."
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -37,7 +41,7 @@ def _children(container: Path) -> Iterator[Path]:
     for child in sorted(container.iterdir()):
         if child.name.startswith("."):
             continue  # .git, .venv, .env.example: never a team
-        if child.is_dir() or collect.is_prompt_name(child):
+        if child.is_dir() or collect.is_prompt_name(child) or zips.is_zip(child):
             yield child
 
 
@@ -47,7 +51,7 @@ def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[
     out: list[Path] = []
     for root in roots:
         if root.is_file():
-            if collect.is_prompt_name(root):
+            if collect.is_prompt_name(root) or zips.is_zip(root):
                 out.append(root)
             continue
         if not root.is_dir():
@@ -62,10 +66,19 @@ def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[
     return list(dict.fromkeys(out))
 
 
-def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Submission | None, str]:
-    """The submission at ``path``, or None and why it is not evaluated (skipped names say so too)."""
+def detect(path: Path, *, require_placeholder: bool = True,
+           limits: zips.ZipLimits = zips.ZipLimits()) -> tuple[collect.Submission | None, str]:  # fmt: skip
+    """The submission at ``path``, or None and why it is not evaluated (skipped names say so too); a zip is
+    the folder it unpacks to (``zips``)."""
     if path.name in collect._SKIP_NAMES:
         return None, "skipped: the official runner never treats this folder as a team"
+    if zips.is_zip(path):
+        try:
+            folder = zips.unpacked(path, limits)
+        except zips.ZipRefused as exc:
+            return None, str(exc)
+        sub, problem = detect(folder, require_placeholder=require_placeholder)
+        return sub, problem if not problem or problem.startswith(str(path)) else f"{path}: {problem}"
     try:
         if path.is_file():
             sub = collect.detect_prompt_file(path, require_placeholder=require_placeholder)
@@ -76,6 +89,17 @@ def detect(path: Path, *, require_placeholder: bool = True) -> tuple[collect.Sub
         return None, str(exc)
     except OSError as exc:
         return None, f"{path}: cannot be read ({exc})"
+
+
+def environment(sub: collect.Submission, mode: str) -> Environment:
+    """The program's environment (``mode``: install | check | off): its edition's official environment, the
+    organizers' requirements every entry ran with, and its own requirements on top."""
+    from pcg_plugin import environments
+    from pcg_plugin.problems.science_birds.editions import edition
+
+    year = sub.format.rsplit("-", 1)[1]
+    return environments.prepare(sub.path, sub.entry, sub.import_paths, mode=mode,
+                                official=edition(year).requirements, official_name=f"official {year}")  # fmt: skip
 
 
 def rule_verdict(sub: collect.Submission) -> str:
@@ -104,7 +128,7 @@ def _rel(path: Path, folder: Path) -> str:
 
 
 def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display: str, rules: str = "",
-            requirements: str = "", problems: Sequence[str] = ()) -> FolderRow:  # fmt: skip
+            requirements: str = "", problems: Sequence[str] = (), environment: str = "") -> FolderRow:  # fmt: skip
     """``problems``: why the submission's items will error (its requirements), shown under its row."""
     if sub is None:
         status = "skipped" if problem.startswith("skipped") else "error"
@@ -113,7 +137,7 @@ def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display
     workdir = _rel(sub.run_folder, folder) if sub.format != "prompt-2023" else ""
     message = "; ".join([sub.note] * bool(sub.note) + [f"WILL ERROR: {p}" for p in problems])
     return FolderRow(display, "submission", sub.format, _rel(sub.entry, folder), workdir, requirements, rules,
-                     message)  # fmt: skip
+                     message=message, environment=environment)  # fmt: skip
 
 
 def display_name(path: Path, base: Path) -> str:
@@ -125,7 +149,7 @@ def display_name(path: Path, base: Path) -> str:
 
 def table(rows: Sequence[FolderRow]) -> list[str]:
     """The terminal table: one line per folder, the reason under each error, then a count line."""
-    cols = ("folder", "status", "format", "entry", "workdir", "requirements", "rules")
+    cols = ("folder", "status", "format", "entry", "workdir", "environment", "requirements", "rules")
     data = [[getattr(r, c) or "-" for c in cols] for r in rows]
     widths = [min(max(len(c), *(len(d[i]) for d in data)), 40) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]

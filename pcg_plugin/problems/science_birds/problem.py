@@ -44,21 +44,21 @@ class ScienceBirds:
     def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
         """Before collection and any model call: every folder given as a pre-flight row, and each program's
         requirements prepared (installed into its cached environment, or checked) for the workers."""
-        from pcg_plugin import environments
+        from pcg_plugin import zips
         from pcg_plugin.problems.science_birds import preflight
 
         rows, envs = [], {}
         for path in preflight.targets(list(roots)):
-            sub, problem = preflight.detect(path)
+            sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
             display = preflight.display_name(path, Path(config.invocation_params.dir))
             verdict = preflight.rule_verdict(sub) if sub is not None else ""
-            requirements, problems = "", []
+            requirements, problems, label = "", [], ""
             if sub is not None and sub.format != "prompt-2023":
-                env = environments.prepare(sub.path, sub.entry, sub.import_paths, mode=settings.requirements)
-                envs[sub.name] = {"site_dir": str(env.site_dir) if env.site_dir else None, "problems": env.problems}
-                requirements, problems = env.summary(sub.path), env.problems
-            rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict,
-                                          requirements=requirements, problems=problems).to_dict())  # fmt: skip
+                env = preflight.environment(sub, settings.requirements)
+                envs[sub.name] = {"site_dirs": [str(d) for d in env.site_dirs], "problems": env.problems}
+                requirements, problems, label = env.summary(sub.path), env.problems, env.label()
+            rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict, requirements=requirements,
+                                          problems=problems, environment=label).to_dict())  # fmt: skip
         return {"folders": rows, "environments": envs}
 
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:

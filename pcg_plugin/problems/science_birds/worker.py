@@ -26,20 +26,21 @@ class WorkerContext:
     run_dir: Path
     workers: int = 1
     classify_service: Any = None
-    # submission name -> {"site_dir": str | None, "problems": [str]}: prepared by the controller's pre-flight
+    # submission name -> {"site_dirs": [str], "problems": [str]}: prepared by the controller's pre-flight
     environments: dict[str, dict[str, Any]] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def site_dirs(self, sub: Submission) -> tuple[Path, ...]:
-        """The submission's installed requirements (empty when it has none or they are off); raises
+        """The submission's installed requirements, then its edition's official environment (empty when there
+        are none or requirements are off); raises
         EnvironmentProblem, naming module and requirement line, when they cannot be met."""
         from pcg_plugin.errors import EnvironmentProblem
 
         env = self.environments.get(sub.name) or {}
         if env.get("problems"):
             raise EnvironmentProblem("; ".join(env["problems"]))
-        return (Path(env["site_dir"]),) if env.get("site_dir") else ()
+        return tuple(Path(d) for d in env.get("site_dirs", ()))
 
     @property
     def wants_embedding(self) -> bool:

@@ -17,8 +17,8 @@ HELP = "check 2023 prompts and 2024/2025 programs against the competition rules 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="a prompt .txt, a program .py, or a submission folder (submission.toml "
-                             "honoured)")  # fmt: skip
+                        help="a prompt .txt, a program .py, a submission folder (submission.toml "
+                             "honoured) or .zip, or a folder of them")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="one JSON object per PATH per line")
     parser.add_argument("--edition", choices=PROGRAM_YEARS, default=None,
                         help="rules for programs (default: from the program; llms4pcg/chat_with_llm means "
@@ -42,17 +42,17 @@ def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
     the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
     files none of which is a TrialLoop program gives format ``scripts``."""
-    from pcg_plugin import collect
+    from pcg_plugin import collect, zips
     from pcg_plugin.problems.science_birds import preflight
     from pcg_plugin.problems.science_birds.rules import stand_alone_scripts
 
-    if path.is_dir():
+    if path.is_dir() or zips.is_zip(path):  # a zip: the folder it unpacks to, in the cache
         sub, problem = preflight.detect(path, require_placeholder=False)
         if sub is not None:
             return sub.format, sub.entry, sub.path
         if problem.startswith("skipped"):
             raise Skipped(f"{path}: {problem}")
-        no_program = not (path / collect.MANIFEST).is_file() and not collect.find_programs(path)
+        no_program = path.is_dir() and not (path / collect.MANIFEST).is_file() and not collect.find_programs(path)
         if no_program and stand_alone_scripts(path):
             return "scripts", path, path
         raise NotASubmission(problem)
