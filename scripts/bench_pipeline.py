@@ -5,7 +5,7 @@ Usage:
   python scripts/bench_pipeline.py --compare REV [--core N] [--repeat 3]
 
 Sets: ``calibration`` (the 60 Unity-scored 2023 levels, 3.8 blocks on average) and ``glyphs`` (the letter-sized
-structures of ``glyphs.letter_program``, A-Z x variants 0..``--variants``-1, ~25 blocks on average).
+structures of ``glyphs.letter_program``, A-Z x variants 0..``--variants``-1, ~24 blocks on average).
 ``--compare REV`` checks REV out into a temporary git worktree under /tmp and starts two server processes, one per
 tree, both pinned to the same core (``taskset -c N``, OMP_NUM_THREADS=1); for every level it times the old and the
 new tree one after the other (the order alternating from level to level, so machine noise hits both alike), checks
