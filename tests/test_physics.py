@@ -15,6 +15,7 @@ from pcg_plugin.errors import ConversionError
 from pcg_plugin.problems.science_birds.level import Block, Level
 from pcg_plugin.problems.science_birds.levelxml import parse_level
 from pcg_plugin.problems.science_birds.physics import PhysicsSettings, simulate
+from pcg_plugin.problems.science_birds.render import render_level
 
 from strategies import valid_levels
 
@@ -43,10 +44,23 @@ def test_unity_calibration_verdicts_and_counts(shared) -> None:
 def test_early_stop_when_asleep_is_identical(shared) -> None:
     for path, _raw in list(_calibration(shared))[::6]:
         level = parse_level(path.read_text())
-        fast = simulate(level)
-        full = simulate(level, PhysicsSettings(stop_when_asleep=False))
+        fast = simulate(level, PhysicsSettings(settle_time=0))
+        full = simulate(level, PhysicsSettings(stop_when_asleep=False, settle_time=0))
         assert full.steps_run == 500
         assert (fast.moving_blocks, fast.final_level) == (full.moving_blocks, full.final_level)
+
+
+def test_stop_at_rest_keeps_calibration_counts_and_images(shared) -> None:
+    """Stopping once every block rests (settle_time) moves the final poses by less than a pixel: on the
+    calibration levels the moving counts and the rendered images are those of the run to sleep or step 500."""
+    for path, _raw in list(_calibration(shared))[::3]:
+        level = parse_level(path.read_text())
+        fast, full = simulate(level), simulate(level, PhysicsSettings(settle_time=0))
+        assert fast.moving_blocks == full.moving_blocks, path
+        assert fast.steps_run <= full.steps_run
+        if level.blocks:
+            a, b = render_level(fast.final_level), render_level(full.final_level)
+            assert (a is None) == (b is None) and (a is None or a.tobytes() == b.tobytes()), path
 
 
 def test_deterministic() -> None:

@@ -78,9 +78,10 @@ def test_report_content(tmp_path: Path) -> None:
     html = render_report(results, tmp_path)
     assert html.index("team_x") < html.index("team &lt;b&gt;")  # ranking order, names escaped
     assert "<b>" not in html.replace("<b>A</b>", "").replace("<b>I</b>", "")
-    assert "<script>" not in html and "&lt;script&gt;alert(1)" in html  # responses shown, escaped
-    assert 'src="team_x/images/A/team_x_A_1.png"' in html  # relative thumbnails
-    assert "drop_block(&#39;b11&#39;, 5)" in html and "&lt;Level&gt;" in html
+    assert "<script>" not in html and "alert(1)" not in html  # responses are linked, never inlined
+    assert '<a href="team_x/raw/A/team_x_A_1.txt">response</a>' in html and "<iframe" not in html
+    assert 'href="team_x/intermediate/A/team_x_A_1.txt"' in html and 'href="team_x/levels/A/team_x_A_1.xml"' in html
+    assert 'src="team_x/images/A/team_x_A_1.png"' in html  # no thumbnail written yet: the image itself
     assert "conversion_error: Invalid block type &lt;x&gt;" in html
     assert "hsl(" in html and "0123abc" in html and "sha256:abc" in html and "gpt-3.5-turbo-0125" in html
     assert "2/4" in html  # trials scored 0 for the second submission (one per letter)
@@ -164,3 +165,73 @@ def test_several_models_show_per_model_weights_letters_and_trials(tmp_path: Path
     assert html.count("team_x · model phi3:14b") == 1 and html.count("team_x · model qwen2.5:32b") == 1
     assert "0.0123" in html and "rank 95%" in html  # every model's trials redrawn, totals re-ranked
     assert "<td>0/8</td>" in html and "<td>4/8</td>" in html  # 2 models x 2 letters x 2 trials; team <b> fails 4
+
+
+def _links(html: str) -> list[str]:
+    import re
+    from html import unescape
+    from urllib.parse import unquote
+
+    return [unquote(unescape(link)) for link in re.findall(r'(?:src|href)="([^"#]+)"', html)]
+
+
+def test_thumbnails_are_small_lazy_files_beside_the_report(tmp_path: Path) -> None:
+    from PIL import Image
+
+    run = make_run(tmp_path)
+    Image.new("RGB", (1024, 1024), (255, 255, 255)).save(tmp_path / "team_x/images/A/team_x_A_1.png")
+    html = write_report(run, tmp_path).read_text()
+    thumb = tmp_path / "thumbs/team_x/images/A/team_x_A_1.png"
+    assert thumb.is_file() and thumb.stat().st_size < 2000
+    with Image.open(thumb) as img:
+        assert img.size == (128, 128)
+    assert '<img loading="lazy" src="thumbs/team_x/images/A/team_x_A_1.png"' in html
+    assert 'href="team_x/images/A/team_x_A_1.png"' in html  # the full image one click away
+    assert "data:image" not in html
+
+
+def test_worker_image_write_makes_the_thumbnail(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from pcg_plugin.problems.science_birds.outputs import write_image
+
+    write_image(tmp_path, "t/images/A/t_A_1.png", Image.new("RGB", (1024, 1024), (0, 0, 0)))
+    with Image.open(tmp_path / "thumbs/t/images/A/t_A_1.png") as img:
+        assert img.size == (128, 128) and img.convert("L").getpixel((5, 5)) == 0
+
+
+def test_copied_run_folder_keeps_every_link(tmp_path: Path) -> None:
+    """Every src/href is relative and names a file inside the run folder, so a copy elsewhere still works."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    write_report(make_run(run_dir), run_dir)
+    copy = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(run_dir, copy)
+    shutil.rmtree(run_dir)
+    links = _links((copy / "report.html").read_text())
+    assert len(links) >= 12
+    for link in links:
+        assert not link.startswith(("/", "file:", "http")) and ".." not in link, link
+        assert (copy / link).is_file(), link
+
+
+def test_report_of_a_2600_trial_run_stays_small(tmp_path: Path) -> None:
+    """10 submissions x 26 letters x 10 trials: the page holds links, not texts or images (< 5 MB)."""
+    run = make_run(tmp_path)
+    template = run["submissions"][0]
+    letters = {}
+    for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        trials = []
+        for t in range(1, 11):
+            entry = dict(template["letters"]["A"]["trials"][0])
+            stem = f"team_x_{c}_{t}"
+            entry.update(trial=t, raw=f"team_x/raw/{c}/{stem}.txt", code=f"team_x/intermediate/{c}/{stem}.txt",
+                         level=f"team_x/levels/{c}/{stem}.xml", image=f"team_x/images/{c}/{stem}.png")
+            trials.append(entry)
+        letters[c] = {**template["letters"]["A"], "trials": trials}
+    run["submissions"] = [{**template, "name": f"team_{i}", "rank": i + 1, "letters": letters} for i in range(10)]
+    run["settings"]["letters"] = list(letters)
+    run["settings"]["trials"] = 10
+    html = render_report(run, tmp_path, bootstrap=0)
+    assert html.count("<details") == 2600
+    assert len(html.encode()) < 5_000_000

@@ -37,7 +37,13 @@ def write_text(run_dir: Path, rel: str, text: str) -> Path:
 
 
 def write_image(run_dir: Path, rel: str, image: Any) -> Path:
-    return atomic_save(run_dir / rel, lambda tmp: image.save(tmp, format="PNG"))
+    """The trial's image and, beside report.html, its thumbnail (made here, in the worker, from the image in
+    memory: the end of the run then has nothing left to shrink)."""
+    from pcg_plugin.problems.science_birds.thumbnails import write_thumbnail
+
+    path = atomic_save(run_dir / rel, lambda tmp: image.save(tmp, format="PNG"))
+    write_thumbnail(run_dir, rel, image)
+    return path
 
 
 def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]], trials: int) -> None:

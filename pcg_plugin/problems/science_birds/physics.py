@@ -36,7 +36,13 @@ CHECK_EVERY = 10  # steps between checks for sleep, non-finite and out-of-world 
 
 @dataclass(frozen=True)
 class PhysicsSettings:
-    """The simulation recipe; defaults are the spec's Unity-calibrated values. ``damage`` is off by default."""
+    """The simulation recipe; defaults are the spec's Unity-calibrated values. ``damage`` is off by default.
+
+    ``settle_*``: the run stops once no block's centre has moved ``settle_distance`` (m) nor turned ``settle_angle``
+    (degrees) between two checks for ``settle_time`` seconds (0 turns it off). Main's recipe ran all 500 steps for
+    structures whose bodies never fall asleep (the angular-drag correction wakes any spinning body); stopping at
+    rest halves the work of letter-sized levels and keeps every verdict and moving count of the calibration and
+    glyph sets (tests/test_physics_glyphs.py, docs/performance.md)."""
 
     steps: int = 500
     dt: float = 0.02
@@ -57,6 +63,9 @@ class PhysicsSettings:
     damage: bool = False
     life: float = 5.0
     stop_when_asleep: bool = True
+    settle_time: float = 0.6
+    settle_distance: float = 1e-4
+    settle_angle: float = 1e-2
 
     def digest(self) -> str:
         """Stable short hash of every setting (for reports and baselines)."""
@@ -106,6 +115,7 @@ def _velocity_func(gravity: float, dt_lin: float, dt_ang: float):  # type: ignor
 def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Simulation:
     """Run the stability test: a block moves if its centre ends >= threshold from its start (or non-finite)."""
     import pymunk
+    from pymunk._chipmunk import lib
 
     s = settings
     space = pymunk.Space()
@@ -149,19 +159,33 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
         _install_damage(space, bodies, alive, dead_at, s)
 
     last = [(b.x, b.y, b.rotation) for b in level.blocks]
-    drag_bodies = [body for (body, _shape), block in zip(bodies, level.blocks) if block.type != "TNT"]
+    # The angular-drag correction through chipmunk's C calls (what Body.angular_velocity does, without the
+    # Python property layers): the same reads and writes in the same order, so the same trajectories.
+    get_w, set_w = lib.cpBodyGetAngularVelocity, lib.cpBodySetAngularVelocity
+    drag_ptrs = [body._body for (body, _shape), block in zip(bodies, level.blocks) if block.type != "TNT"]
+    step = space.step if s.damage else _c_step(space)
+    quiet_needed = round(s.settle_time / (s.dt * CHECK_EVERY)) if s.settle_time > 0 else 0
+    quiet = 0
     steps = 0
     for steps in range(1, s.steps + 1):
-        for body in drag_bodies:
-            if body.angular_velocity:  # sleeping or removed bodies keep 0 and are skipped
-                body.angular_velocity *= spin
-        space.step(s.dt)
+        for ptr in drag_ptrs:
+            w = get_w(ptr)
+            if w:  # sleeping or removed bodies keep 0 and are skipped
+                set_w(ptr, w * spin)
+        step(s.dt)
         # Bookkeeping every CHECK_EVERY steps is exact: only final poses count, a removed block counts as
         # moving wherever it was, and sleeping bodies stay asleep (damage needs per-step removal timing).
         if steps % CHECK_EVERY and steps != s.steps and not dead_at:
             continue
+        before = list(last)
         if _bookkeep(space, bodies, alive, dead_at, last, steps, s) and s.stop_when_asleep:
             break  # every live body sleeps: nothing can move again, the final poses are reached
+        if quiet_needed and steps % CHECK_EVERY == 0 and not dead_at:
+            quiet = quiet + 1 if _still(before, last, alive, s) else 0
+            if quiet >= quiet_needed:
+                break
+    del step, drag_ptrs
+    _empty(space)
     moving = 0
     final = []
     for i, block in enumerate(level.blocks):
@@ -175,6 +199,40 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
     stability = (total - moving) / total if total else 0.0
     return Simulation(total, moving, stability, replace(level, blocks=tuple(final)), steps,
                       destroyed=alive.count(False))
+
+
+def _empty(space) -> None:  # type: ignore[no-untyped-def]
+    """Take every shape and body out of the finished space. pymunk frees a space by listing its bodies into a
+    Python list; a garbage collection during that listing can free one of those bodies (they sit in reference
+    cycles), whose finaliser then removes it from the space being listed: chipmunk aborts the process (seen as
+    an xdist worker crash once in ~500 items). An empty space has nothing to list."""
+    space.remove(*space.shapes)
+    space.remove(*space.bodies)
+
+
+def _c_step(space):  # type: ignore[no-untyped-def]
+    """``space.step`` without pymunk's Python wrapper, which only matters with callbacks (damage) or pending
+    adds/removes (none here: blocks are removed between steps)."""
+    from pymunk._chipmunk import lib
+
+    for body in space.bodies:  # the wrapper's first-step check
+        assert body.mass > 0 and body.moment > 0, f"bad body {body}"
+    ptr, c_step = space._space, lib.cpSpaceStep
+
+    def step(dt: float) -> None:
+        c_step(ptr, dt)
+
+    return step
+
+
+def _still(before: list[tuple[float, float, float]], after: list[tuple[float, float, float]], alive: list[bool],
+           s: PhysicsSettings) -> bool:
+    """True when no live block moved ``settle_distance`` nor turned ``settle_angle`` between two checks."""
+    d2 = s.settle_distance * s.settle_distance
+    for (x0, y0, r0), (x1, y1, r1), live in zip(before, after, alive):
+        if live and not ((x1 - x0) ** 2 + (y1 - y0) ** 2 < d2 and abs(r1 - r0) < s.settle_angle):
+            return False
+    return True
 
 
 def _bookkeep(space, bodies, alive, dead_at, last, steps: int, s: PhysicsSettings) -> bool:  # type: ignore[no-untyped-def]

@@ -15,7 +15,6 @@ from pcg_plugin.results import Letter, Results, Submission, Trial, Weight, coerc
 REPORT_FILE = "report.html"
 TEMPLATE = "report.html.j2"
 OFFICIAL_CLASSIFIER = "pittawat/vit-base-uppercase-english-characters"
-TEXT_LIMIT = 6000  # characters of a response/code/XML shown inline; the full file is in the run folder
 WEIGHT_ROWS = (("weight", "weight"), ("w_sta", "w_sta"), ("w_sim", "w_sim"), ("w_div", "w_div"))
 LETTER_ROWS = (("sta_mean", "sta"), ("sim_mean", "sim"), ("diversity", "div"), ("char_score", "char score"))
 
@@ -94,37 +93,46 @@ class View:
         return more[name] if name in more else getattr(object.__getattribute__(self, "part"), name)
 
 
-def _read_text(run_dir: Path, rel: str | None) -> str | None:
+def _inside(run_dir: Path, rel: str | None) -> bool:
+    """True for a relative path that stays inside the run folder (the report links nothing else)."""
     if not rel:
-        return None
-    path = (run_dir / rel).resolve()
+        return False
     try:
-        path.relative_to(run_dir.resolve())
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
+        (run_dir / rel).resolve().relative_to(run_dir.resolve())
     except (OSError, ValueError):
-        return None
-    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"\n… ({len(text) - TEXT_LIMIT} more characters in {rel})"
+        return False
+    return True
 
 
-def _trial_view(trial: Trial, run_dir: Path) -> View:
-    texts = []
-    for label, path in (("response", trial.raw), ("code", trial.code), ("level XML", trial.level)):
-        text = _read_text(run_dir, path)
-        if text is not None:
-            texts.append((f"{label} ({path})", text))
-    return View(trial, {"texts": texts})
+def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
+    """The trial's texts as links (inlining them made a 2,600-trial report tens of MB; iframes, even lazy ones,
+    are all fetched at once by Chromium inside closed <details>) and its thumbnail (``thumbs/``, written when
+    missing)."""
+    from pcg_plugin.problems.science_birds.thumbnails import ensure_thumbnail, thumbnail_rel
+
+    texts = [(label, path) for label, path in (("response", trial.raw), ("code", trial.code),
+                                               ("level XML", trial.level)) if _inside(run_dir, path)]
+    thumb = None
+    if trial.image and _inside(run_dir, trial.image):
+        if thumbs:
+            thumb = ensure_thumbnail(run_dir, trial.image)
+        elif (run_dir / thumbnail_rel(trial.image)).is_file():
+            thumb = thumbnail_rel(trial.image)
+    return View(trial, {"texts": texts, "thumb": thumb or trial.image})
 
 
-def _letters_view(letters: Mapping[str, Letter], run_dir: Path) -> dict[str, View]:
-    return {c: View(data, {"trials": [_trial_view(t, run_dir) for t in data.trials]}) for c, data in letters.items()}
+def _letters_view(letters: Mapping[str, Letter], run_dir: Path, thumbs: bool) -> dict[str, View]:
+    return {c: View(data, {"trials": [_trial_view(t, run_dir, thumbs) for t in data.trials]})
+            for c, data in letters.items()}
 
 
-def _submission_view(sub: Submission, run_dir: Path, results: Results) -> View:
+def _submission_view(sub: Submission, run_dir: Path, results: Results, thumbs: bool) -> View:
     """One submission's rows; ``sections`` = (model, letters) pairs: one with model None for a one-model run,
     one per model when several models ran (their letters live in results.json ``per_model``)."""
-    sections = [(model, _letters_view(letters, run_dir)) for model, letters in results.model_letters(sub.name or "")]
+    sections = [(model, _letters_view(letters, run_dir, thumbs))
+                for model, letters in results.model_letters(sub.name or "")]
     if not results.per_model:
-        sections = [(None, _letters_view(sub.letters, run_dir))]
+        sections = [(None, _letters_view(sub.letters, run_dir, thumbs))]
     trials = [t for _, letters in sections for data in letters.values() for t in data.trials]
     cost = sub.usage.cost_usd
     return View(sub, {
@@ -178,10 +186,12 @@ def rank_intervals(results: Results | Mapping[str, Any], *, reps: int = 100, see
     return {name: interval(rs, 0.95) for name, rs in ranks.items() if rs}  # a model part may lack a submission
 
 
-def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootstrap: int = 100) -> str:
+def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootstrap: int = 100,
+                  thumbs: bool = False) -> str:
     """The leaderboard HTML: ranking, weights, per-letter heat maps, every trial's thumbnail with its response,
-    code, XML and numbers, provenance. Inline CSS, no script, no network; images are relative links into the run
-    folder (26×10×P data URIs would make the page tens of MB)."""
+    code, XML and numbers, provenance. Inline CSS, no script, no network; thumbnails, full images and texts are
+    relative links into the run folder, loaded lazily (26×10×P data URIs or inline texts would make the page
+    tens of MB). ``thumbs``: write the thumbnails a worker did not (``write_report`` does)."""
     from jinja2 import Environment, select_autoescape
 
     results = coerce(results)
@@ -192,7 +202,7 @@ def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootst
     template = env.from_string(_template_source())
     settings = results.settings
     per_model = results.per_model or {}
-    subs = [_submission_view(s, run_dir, results) for s in results.submissions]
+    subs = [_submission_view(s, run_dir, results, thumbs) for s in results.submissions]
     letters = list(settings.letters or ()) or sorted({c for s in subs for _, ls in s.sections for c in ls})
 
     def weights_of(weights: Mapping[str, Weight]) -> dict[str, dict[str, Any]]:
@@ -218,4 +228,4 @@ def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootst
 def write_report(results: Results | Mapping[str, Any], run_dir: Path) -> Path:
     """Write ``run_dir/report.html`` (atomically) and return its path."""
     run_dir = Path(run_dir)
-    return atomic_write(run_dir / REPORT_FILE, render_report(results, run_dir))
+    return atomic_write(run_dir / REPORT_FILE, render_report(results, run_dir, thumbs=True))
