@@ -35,6 +35,37 @@ REASONS = {
 }
 
 
+Drops = Sequence[Mapping[str, int]]
+
+
+def simulate(content: Drops, width: int, length: int, height: int) -> tuple[np.ndarray, list[int], int]:
+    """Drop every piece in order (the benchmark's drop, which building scores and the report draws): the space [z][y][x] (type + 1 where filled), the run-top heights, the failures."""
+    lvl = np.zeros((height, length, width), dtype=int)
+    failed = 0
+    for drop in content:
+        sx_len, sy_len = SHAPES[drop["type"]]
+        sx, sy = min(drop["x"], width - sx_len), min(drop["y"], length - sy_len)
+        ex, ey = min(width, drop["x"] + sx_len), min(length, drop["y"] + sy_len)
+        z = height
+        while z > 0 and not lvl[z - 1, sy:ey, sx:ex].any():
+            z -= 1
+        if z < height:
+            lvl[z, sy:ey, sx:ex] = drop["type"] + 1
+        else:
+            failed += 1
+    heights = []
+    for y in range(length):
+        for x in range(width):
+            inside = False
+            for z in range(height - 1, -1, -1):
+                if inside and lvl[z, y, x] == 0:
+                    inside = False
+                elif not inside and lvl[z, y, x] > 0:
+                    heights.append(z + 1)
+                    inside = True
+    return lvl, heights, failed
+
+
 @dataclass(frozen=True)
 class BlocksKind:
     """`count` drops in a width (x) × length (y) × height (z) space (see the module docstring)."""
@@ -101,8 +132,6 @@ class BlocksKind:
     def draw(self, content: Sequence[Mapping[str, int]]) -> str:
         """The building from the front (x across, z up; the nearest filled cell along y gives the colour) beside
         its top view (each column's top height as a grey level, darker = taller)."""
-        from pcg_plugin.problems.pcgbench.building import simulate
-
         lvl = simulate(content, self.width, self.length, self.height)[0]  # [z][y][x]: type + 1, or 0
         rects = [_rect(0, 0, self.width, self.height, "#f4f4f4")]
         for z in range(self.height):

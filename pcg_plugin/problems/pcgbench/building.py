@@ -24,46 +24,15 @@ control error max(1, int(0.05·B)).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, Info
-from pcg_plugin.problems.pcgbench.blocks_kind import SHAPES, TYPES, BlocksKind
+from pcg_plugin.problems.pcgbench.blocks_kind import TYPES, BlocksKind, Drops, simulate
 from pcg_plugin.problems.pcgbench.reward import range_reward
-
-Drops = Sequence[Mapping[str, int]]
-
-
-def simulate(content: Drops, width: int, length: int, height: int) -> tuple[np.ndarray, list[int], int]:
-    """Drop every piece in order: the space [z][y][x] (type + 1 where filled), the run-top heights, the failures."""
-    lvl = np.zeros((height, length, width), dtype=int)
-    failed = 0
-    for drop in content:
-        sx_len, sy_len = SHAPES[drop["type"]]
-        sx, sy = min(drop["x"], width - sx_len), min(drop["y"], length - sy_len)
-        ex, ey = min(width, drop["x"] + sx_len), min(length, drop["y"] + sy_len)
-        z = height
-        while z > 0 and not lvl[z - 1, sy:ey, sx:ex].any():
-            z -= 1
-        if z < height:
-            lvl[z, sy:ey, sx:ex] = drop["type"] + 1
-        else:
-            failed += 1
-    heights = []
-    for y in range(length):
-        for x in range(width):
-            inside = False
-            for z in range(height - 1, -1, -1):
-                if inside and lvl[z, y, x] == 0:
-                    inside = False
-                elif not inside and lvl[z, y, x] > 0:
-                    heights.append(z + 1)
-                    inside = True
-    return lvl, heights, failed
-
 
 def orient(occupied: np.ndarray) -> np.ndarray:
     """The benchmark's orientation of one type's occupancy [z][y][x] (see the module docstring)."""
