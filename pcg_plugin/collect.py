@@ -15,7 +15,7 @@ from pcg_plugin.errors import SubmissionError
 MANIFEST = "submission.toml"
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
 PLACEHOLDER = "<OBJECT>"
-SUBMISSIONS_DIR = "submissions"
+from pcg_plugin.core.zips import SUBMISSIONS_DIR  # noqa: E402 (one name for the folder, used by the zips too)
 # Official runner folders that are never a team (node-utils listAllDirs); plus what Python/git leave behind.
 _SKIP_NAMES = {"logs", "result", "__pycache__", "node_modules"}
 _TEST_DIRS = {"tests", "test", "testing"}

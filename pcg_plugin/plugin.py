@@ -30,7 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(problems.registered())})"
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
-    from pcg_plugin import zips
+    from pcg_plugin.core import zips
 
     group.addoption("--pcg-zip-max-mb", dest="pcg_zip_max_mb", type=float, default=None,
                     help=f"a submission .zip that unpacks to more than this many MB is refused (default "
@@ -117,7 +117,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    from pcg_plugin import zips
+    from pcg_plugin.core import zips
     from pcg_plugin.core.items import BrokenSubmissionFile
 
     config = parent.config
@@ -137,7 +137,7 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
     """A submission that arrived as a zip: unpacked once into the cache and detected there like a folder; its
     items are named as the folder it would be (``submissions/team.zip`` -> ``submissions/team::A::1``). A zip
     that is refused, or holds no submission, is ``<file>::not-evaluated``."""
-    from pcg_plugin import zips
+    from pcg_plugin.core import zips
     from pcg_plugin.core.items import BrokenSubmissionFile
 
     config = parent.config

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -12,22 +11,9 @@ from typing import Any
 
 from pcg_plugin.atomic import atomic_write
 from pcg_plugin.classify.base import ClassifierLike, ClassifierWrapper
+from pcg_plugin.core.cache_dir import ENV_CACHE_DIR, default_cache_dir  # noqa: F401 (re-exported: its users import it from here)
 
-ENV_CACHE_DIR = "PCG_CACHE_DIR"
 _MAGIC = b"PCGC1"
-
-
-def default_cache_dir() -> Path:
-    """``$PCG_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-pcg``, else ``~/.cache/pytest-pcg``.
-
-    A user-level folder (not the run folder) so that re-running an evaluation re-uses earlier runs' work.
-    """
-    env = os.environ.get(ENV_CACHE_DIR)
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "pytest-pcg"
 
 
 def image_key(image: Any) -> str:

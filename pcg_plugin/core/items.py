@@ -20,7 +20,7 @@ FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should 
 
 def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
     """What the controller needs to know about a submission (under xdist it never collects one itself)."""
-    from pcg_plugin.zips import evaluated_as, source_of
+    from pcg_plugin.core.zips import evaluated_as, source_of
 
     meta = problem_of(config).submission_meta(sub)
     zipped = source_of(sub.path)

@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import collect, zips
+from pcg_plugin import collect
+from pcg_plugin.core import zips
 
 if TYPE_CHECKING:
     from pcg_plugin.environments import Environment

@@ -44,7 +44,7 @@ class ScienceBirds:
     def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
         """Before collection and any model call: every folder given as a pre-flight row, and each program's
         requirements prepared (installed into its cached environment, or checked) for the workers."""
-        from pcg_plugin import zips
+        from pcg_plugin.core import zips
         from pcg_plugin.problems.science_birds import preflight
 
         rows, envs = [], {}

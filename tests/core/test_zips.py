@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin import zips
-from pcg_plugin.zips import ZipLimits, ZipRefused, evaluated_as, is_submission_zip, unpacked
+from pcg_plugin.core import zips
+from pcg_plugin.core.zips import ZipLimits, ZipRefused, evaluated_as, is_submission_zip, unpacked
 
 PROGRAM = "from chatgpt4pcg.models.trial_loop import TrialLoop\nclass T(TrialLoop):\n    pass\n"
 

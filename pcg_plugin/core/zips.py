@@ -20,10 +20,13 @@ import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
+from pcg_plugin.core.cache_dir import default_cache_dir
 from pcg_plugin.errors import SubmissionError
+
+SUBMISSIONS_DIR = "submissions"  # the folder whose zips (and folders) are submissions
 
 SUFFIX = ".zip"
 MAX_TOTAL_MB = 200  # uncompressed bytes of all files of one zip (a zip bomb declares far more)
@@ -64,8 +67,6 @@ def is_submission_zip(path: Path, roots: list[Path]) -> bool:
     named on the command line (outside test trees)."""
     if not is_zip(path) or path.name.startswith("."):
         return False
-    from pcg_plugin.collect import SUBMISSIONS_DIR
-
     path = path.resolve()
     resolved = [r.resolve() for r in roots]
     if path in resolved:
@@ -87,9 +88,8 @@ def source_of(folder: Path) -> Path | None:
 
 def zips_dir(cache_dir: Path | None = None) -> Path:
     """``cache_dir``, else ``$PCG_CACHE_DIR/zips`` (default ``~/.cache/pytest-pcg/zips``)."""
-    from pcg_plugin.classify.cache import default_cache_dir
-
     return cache_dir if cache_dir is not None else default_cache_dir() / "zips"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-pcg" / "zips"
 
 
 def _digest(path: Path) -> str:
@@ -177,8 +177,6 @@ def _content_root(staging: Path) -> Path:
 
 def unpacked(zip_path: Path, limits: ZipLimits = ZipLimits(), cache_dir: Path | None = None) -> Path:
     """The folder ``zip_path`` is evaluated as, unpacked once into the cache; ZipRefused when it is refused."""
-    from pcg_plugin.collect import SUBMISSIONS_DIR
-
     shown = str(zip_path)
     stem = evaluated_as(zip_path).name
     if evaluated_as(zip_path).exists():  # both would be submissions/<stem>
