@@ -11,6 +11,7 @@ success (hard mode's first-question success records 0), -1 for every error.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pcg_plugin.episode.table import Ended, Model, Table
@@ -46,19 +47,24 @@ def is_gameover(answer: str) -> bool:
     return "gameover" in low or "game over" in low
 
 
-def role_prompt(role: str, mode: str, word: str) -> str:
-    return fill(texts("askguess")[role][mode], word=word)
+ROLES = (ANSWERER, QUESTIONER)
 
 
-def play(setup: Setup, model: Model) -> Played:
-    """One episode; ``model(caller, stage, messages)`` gives each reply (None: the model gave up)."""
+def role_prompt(role: str, mode: str, word: str, override: str | None = None) -> str:
+    """The role's system prompt: the reference's, or a participant's template (``<<word>>`` filled)."""
+    return fill(texts("askguess")[role][mode] if override is None else override, word=word)
+
+
+def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None) -> Played:
+    """One episode; ``model(caller, stage, messages)`` gives each reply (None: the model gave up);
+    ``overrides`` replaces a role's system prompt (answerer or questioner)."""
     if setup.mode not in MODES:
         raise ValueError(f"Ask-Guess mode must be easy or hard, got {setup.mode!r}")
     t = texts("askguess")
     word = setup.played_word
     table = Table((ANSWERER, QUESTIONER), model)
     for role in (ANSWERER, QUESTIONER):
-        table.add(role, "system", role_prompt(role, setup.mode, word))
+        table.add(role, "system", role_prompt(role, setup.mode, word, (overrides or {}).get(role)))
 
     def exchange(speaker: str, listener: str, text: str) -> None:
         table.add(speaker, "assistant", text)

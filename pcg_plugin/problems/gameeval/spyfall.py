@@ -11,6 +11,7 @@ parsed reply) as ``assistant``. A describe call = 12 fixed strategy messages + t
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,9 @@ class Setup:
     def word(self, seat: str) -> str:
         return self.pair[0] if seat == self.spy_name else self.pair[1]
 
+    def role(self, seat: str) -> str:
+        return "spy" if seat == self.spy_name else "villager"
+
     def llm(self, seat: str) -> str:
         return self.spy_llm if seat == self.spy_name else self.villager_llm
 
@@ -49,10 +53,16 @@ def draw(rng: Any, pair: tuple[str, str], players: tuple[str, ...] = PLAYERS, **
     return Setup(pair, tuple(seating), rng.randint(1, len(seating)), **kw)
 
 
-def fixed_messages(kind: str, name: str, phrase: str) -> list[dict[str, str]]:
-    """The 12 strategy messages before a seat's history (``describe`` or ``vote``)."""
-    return [{"role": m["role"], "content": fill(m["content"], name=name, phrase=phrase)}
-            for m in texts("spyfall")[f"{kind}_messages"]]  # fmt: skip
+ROLES = ("spy", "villager")
+
+
+def fixed_messages(kind: str, name: str, phrase: str, override: str | None = None) -> list[dict[str, str]]:
+    """The 12 strategy messages before a seat's history (``describe`` or ``vote``); ``override`` (a
+    participant's template, ``<<name>>`` and ``<<phrase>>`` filled) replaces the first, the game prompt."""
+    messages = [dict(m) for m in texts("spyfall")[f"{kind}_messages"]]
+    if override is not None:
+        messages[0]["content"] = override
+    return [{"role": m["role"], "content": fill(m["content"], name=name, phrase=phrase)} for m in messages]
 
 
 def parse_description(reply: str | None) -> tuple[Any, dict[str, Any]]:
@@ -82,8 +92,13 @@ def parse_vote(reply: str | None) -> tuple[Any, Any, Any]:
     return name, speak, kept
 
 
-def play(setup: Setup, model: Model) -> Played:
+def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None) -> Played:
+    """One episode; ``overrides`` replaces the game prompt of the spy's or the villagers' calls."""
     t = texts("spyfall")
+
+    def fixed(kind: str, seat: str) -> list[dict[str, str]]:
+        return fixed_messages(kind, seat, setup.word(seat), (overrides or {}).get(setup.role(seat)))
+
     host, lines = t["host"], t["lines"]
     table = Table(setup.players, model)
     spy = setup.spy_name
@@ -107,7 +122,7 @@ def play(setup: Setup, model: Model) -> Played:
                 if seat not in table.living:
                     continue
                 table.tell("host", fill(host["turn"], name=seat))
-                messages = fixed_messages("describe", seat, setup.word(seat)) + table.histories[seat]
+                messages = fixed("describe", seat) + table.histories[seat]
                 messages.append({"role": "system", "content": t["describe_reminder"]})
                 speak, parsed = parse_description(table.ask(seat, "describe", messages))
                 table.tell(seat, fill(lines["describe"], name=seat, speak=speak))
@@ -118,7 +133,7 @@ def play(setup: Setup, model: Model) -> Played:
                 table.tell("host", fill(host["turn"], name=seat))  # announced for the dead too
                 if seat not in table.living:
                     continue
-                messages = fixed_messages("vote", seat, setup.word(seat)) + table.histories[seat]
+                messages = fixed("vote", seat) + table.histories[seat]
                 messages.append({"role": "system", "content": t["vote_reminder"]})
                 name, speak, kept = parse_vote(table.ask(seat, "vote", messages))
                 table.add(seat, "assistant", json.dumps(kept))

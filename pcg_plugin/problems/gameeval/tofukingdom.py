@@ -10,6 +10,7 @@ not an object, is a ``crash``. The extra question is answered by the last seated
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ ROLES = ("Princess", "Chef", "Spy", "Maid", "Guard", "Queen", "Minister")
 CAMPS = {"Princess": "Prince", "Chef": "Prince", "Queen": "Queen", "Minister": "Queen", "Guard": "Queen",
          "Spy": "Spy", "Maid": "Spy"}  # fmt: skip
 TRIES = 3  # calls per JSON reply before giving up
+PROMPT_ROLES = (PRINCE, *ROLES)  # whose prompt a participant may write
 
 
 def winning_camp(named_role: str) -> str:
@@ -60,8 +62,11 @@ class _GaveUp(Exception):
     """Three calls without a JSON reply: the reference's ``None``."""
 
 
-def play(setup: Setup, model: Model) -> Played:
+def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None) -> Played:
+    """One episode; ``overrides`` replaces the role prompt of the Prince or of one of the 7 roles (``<<name>>``
+    filled with the player's name)."""
     t = texts("tofukingdom")
+    own = dict(overrides or {})
     host, lines, errors = t["host"], t["lines"], t["errors"]
     names = [s.name for s in setup.seating]
     table = Table(names + [PRINCE], model)
@@ -85,13 +90,14 @@ def play(setup: Setup, model: Model) -> Played:
 
     def prince(stage: str, instruction: str, with_game: bool) -> Any:
         head = [{"role": "system", "content": t["game_prompt"]}] if with_game else []
-        messages = head + [{"role": "system", "content": t["prince_role"]}, *table.histories[PRINCE],
+        messages = head + [{"role": "system", "content": own.get(PRINCE, t["prince_role"])}, *table.histories[PRINCE],
                            {"role": "system", "content": instruction}]  # fmt: skip
         return ask_json(PRINCE, stage, messages)
 
     def answer(seat: Seat, stage: str) -> tuple[Any, Any]:
         system = fill(t["player_system"], game_prompt=t["game_prompt"], name=seat.name,
-                      role_prompt=t["roles"][seat.role], identities=identities)  # fmt: skip
+                      role_prompt=fill(own.get(seat.role, t["roles"][seat.role]), name=seat.name),
+                      identities=identities)  # fmt: skip
         messages = [{"role": "system", "content": system}, *table.histories[seat.name],
                     {"role": "system", "content": t["player_instruction"]}]  # fmt: skip
         parsed = ask_json(seat.role, stage, messages)
