@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument("game", choices=replay.GAMES, metavar="GAME", help="askguess, spyfall or tofukingdom")
     rep.add_argument("script", metavar="SCRIPT.jsonl", help="one episode per line: setup and replies in call order")
     rep.add_argument("--json", action="store_true", help="one output object per line (the contract)")
+    rep.add_argument("--no-calls", action="store_true",
+                     help="leave each line's calls out (enough for aggregate; large runs print far less)")
     rep.set_defaults(_action=_replay)
     agg = sub.add_parser("aggregate", help="the reference compute script's figures over replay output lines")
     agg.add_argument("game", choices=replay.GAMES, metavar="GAME", help="askguess, spyfall or tofukingdom")
@@ -70,10 +72,12 @@ def _replay(args: argparse.Namespace) -> int:
                   file=sys.stderr)  # fmt: skip
             failed += 1
             continue
+        if args.no_calls:
+            out.pop("calls")
         if args.json:
             print(json.dumps(out))
         else:
-            print(f"{out['id']}: {out['outcome']} (rounds {out['rounds']}, {len(out['calls'])} calls): {out['why']}")
+            print(f"{out['id']}: {out['outcome']} (rounds {out['rounds']}): {out['why']}")
     return 1 if failed else 0
 
 
