@@ -85,3 +85,15 @@ def respond(messages: list[dict], n: int) -> list[str]:
     else:
         reply = askguess(messages)
     return [reply] * n
+
+
+CALLS = [0]
+BUDGET: list[int | None] = [None]
+
+
+def flaky(messages: list[dict], n: int) -> list[str]:
+    """``respond``, counting calls in ``CALLS``; past ``BUDGET`` calls it raises (a run killed mid-episode)."""
+    CALLS[0] += 1
+    if BUDGET[0] is not None and CALLS[0] > BUDGET[0]:
+        raise RuntimeError("the run was killed here")
+    return respond(messages, n)
