@@ -26,7 +26,8 @@ import pytest
 HERE = str(Path(__file__).resolve().parent)
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gameeval"
 GAMES = {"gameeval/askguess-easy": ("askguess", "apple,bear"), "gameeval/askguess-hard": ("askguess", "apple,bear"),
-         "gameeval/spyfall": ("spyfall", "tiger&lion,ipad&iphone"), "gameeval/tofukingdom": ("tofukingdom", "game/0,game/1")}  # fmt: skip
+         "gameeval/spyfall": ("spyfall", "tiger&lion,ipad&iphone"),
+         "gameeval/tofukingdom": ("tofukingdom", "game/0,game/1")}  # fmt: skip
 
 
 def args(problem: str, *extra: str) -> list[str]:
@@ -84,9 +85,10 @@ def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(pytester: pyt
     server = Server()
     with loopback_llm.serve(server):
         def run(out: str, *extra: str) -> subprocess.CompletedProcess[str]:
-            cmd = [sys.executable, "-m", "pytest", *args(problem, "--pcg-backend", "openai-compatible", "--pcg-base-url",
-                                                         server.url, "--pcg-model", "double", "--pcg-out", out,
-                                                         "--pcg-store", "store", "-p", "xdist", "-n", "2", "-q", *extra)]
+            cmd = [sys.executable, "-m", "pytest", *args(problem, "--pcg-backend", "openai-compatible",
+                                                         "--pcg-base-url", server.url, "--pcg-model", "double",
+                                                         "--pcg-out", out, "--pcg-store", "store", "-p", "xdist",
+                                                         "-n", "2", "-q", *extra)]
             return subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
 
         first = run("run1")

@@ -41,7 +41,7 @@ class GameEvalProblem(BaseProblem):
     def markers(self) -> Sequence[str]:
         return ("gameeval_model: a GameEval episode of a model entry (the reference's prompts, self-play)",
                 "gameeval_prompt: a GameEval episode with a participant's prompt for one role",
-                "gameeval_program: a GameEval episode with a participant's program writing one role's prompt")  # fmt: skip
+                "gameeval_program: a GameEval episode with a participant's program writing a role's prompt")  # fmt: skip
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
         backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")

@@ -90,8 +90,8 @@ def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = _fmt
     episodes = [{"r": r, "chat": chat_lines(r)} for r in results]
-    return str(env.from_string(template_source(TEMPLATE)).render(doc=doc, episodes=episodes, columns=COLUMNS[game.rules],
-                                                              legend=LEGEND[game.rules]))  # fmt: skip
+    template = env.from_string(template_source(TEMPLATE))
+    return str(template.render(doc=doc, episodes=episodes, columns=COLUMNS[game.rules], legend=LEGEND[game.rules]))
 
 
 def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,

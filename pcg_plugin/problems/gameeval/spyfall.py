@@ -149,7 +149,8 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
             table.tell("host", fill(host["eliminated"], name=chosen))
             table.tell("host", fill(host["now_living"], living=json.dumps(table.living)))
             if len(table.living) <= SPY_WINS_AT:
-                return end("spy", round_, f"round {round_}: {chosen} was voted out and only "
-                                          f"{len(table.living)} players are left, the spy {spy} among them")  # fmt: skip
+                left = len(table.living)
+                return end("spy", round_, f"round {round_}: {chosen} was voted out, {left} players are left, "
+                                          f"the spy {spy} among them")  # fmt: skip
     except (Crash, RecursionError) as exc:
         return crashed(table, exc)
