@@ -15,13 +15,15 @@ from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option
 
 DEFAULT_SEED = 0
+OFFLINE_MAX_TOKENS = 48  # the offline default's reply cap: a question, an answer or a short JSON reply
 
 OPTIONS: tuple[Option, ...] = (
     Option("--pcg-gameeval-targets", "what to play, comma-separated, or all (default all): Ask-Guess words "
            "(apple, lawn_mower), SpyFall pairs (tiger&lion), TofuKingdom draws (game/0 to game/19); with the "
            "offline default LLM one or two"),
     Option("--pcg-gameeval-seed", f"seed of the seatings and role draws (default {DEFAULT_SEED})"),
-    Option("--pcg-gameeval-max-tokens", "max_tokens of every reply (default: not sent, as the reference)"),
+    Option("--pcg-gameeval-max-tokens", f"max_tokens of every reply (default: not sent, as the reference; "
+           f"{OFFLINE_MAX_TOKENS} with the offline default LLM)"),
 )  # fmt: skip
 
 
@@ -106,6 +108,11 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
         notes.append(f"offline default LLM: playing {','.join(targets)} (set --pcg-gameeval-targets for more)")
     if offline and not trials_raw:
         trials = 1
+    max_tokens = _int("pcg-gameeval-max-tokens", get("pcg_gameeval_max_tokens"), None)
+    if offline and max_tokens is None:
+        max_tokens = OFFLINE_MAX_TOKENS
+        notes.append(f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "
+                     "(set --pcg-gameeval-max-tokens to change)")
     out, store = get("pcg_out"), get("pcg_store")
     return Settings(game=game.name, targets=targets, trials=trials, backend=backend,
                     model=models[0] if models else None, base_url=base_url, record=record,
@@ -113,7 +120,7 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
                     store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
                     device=get("pcg_device") or "auto",
                     seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
-                    max_tokens=_int("pcg-gameeval-max-tokens", get("pcg_gameeval_max_tokens"), None),
+                    max_tokens=max_tokens,
                     offline_default=offline, notes=tuple(notes))  # fmt: skip
 
 
