@@ -41,6 +41,8 @@ def test_a_killed_episode_resumes_asking_only_what_was_not_stored(tmp_path: Path
     assert ge_doubles.CALLS[0] == total - total // 2  # nothing stored is asked again
     assert resumed.usage["replayed_calls"] == total // 2
     assert replace(resumed, usage={}) == replace(whole, usage={})
+    calls = [e for e in whole.events if e["kind"] == "call"]
+    assert len(calls) == total and all(isinstance(e["messages"], int) and e["messages"] > 0 for e in calls)
 
 
 def test_models_per_role_get_their_own_stored_chats(tmp_path: Path) -> None:

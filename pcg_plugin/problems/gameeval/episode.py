@@ -28,8 +28,16 @@ class Played:
         """The contract's ``calls``: per call its caller and the exact messages it received."""
         return [{"role": c.role, "messages": c.messages, "stage": c.stage} for c in self.calls]
 
-    def events_json(self) -> list[dict[str, Any]]:
-        return [event_dict(e) for e in self.events]
+    def events_json(self, messages: bool = True) -> list[dict[str, Any]]:
+        """The typed events; without ``messages`` each call keeps its caller, stage, reply and message count
+        (a harness record: the exact requests are in the response store, and an episode's histories grow
+        quadratically)."""
+        out = [event_dict(e) for e in self.events]
+        if not messages:
+            for e in out:
+                if e["kind"] == "call":
+                    e["messages"] = len(e["messages"])
+        return out
 
 
 def crashed(table: Table, exc: Crash | RecursionError) -> Played:

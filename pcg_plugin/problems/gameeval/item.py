@@ -92,8 +92,9 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
         raise
     for chat in chats.open.values():
         chat.finish(played.outcome)
+    events = played.events_json(messages=False)  # the exact requests are in the response store
     return EpisodeRecord(**base, outcome=played.outcome, rounds=played.rounds, result=played.result, why=played.why,
-                         exception=played.exception, events=played.events_json(), usage=chats.usage())  # fmt: skip
+                         exception=played.exception, events=events, usage=chats.usage())  # fmt: skip
 
 
 def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats, names: dict[str, str | None],
