@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "rules": f"{_SB}.rules",
     "pcgbench": "pcg_plugin.problems.pcgbench.command",
     "imagegame": "pcg_plugin.problems.imagegame.command",
+    "gameeval": "pcg_plugin.problems.gameeval.command",
 }
 
 

@@ -17,3 +17,14 @@ def shared_dir() -> Path:
 
 def shared_data() -> Path:
     return shared_dir() / "data"
+
+
+def template_source(name: str) -> str:
+    """A report template from the installed package (``pcg_plugin.templates``), else from the repo's top-level
+    ``templates/`` (an editable install without the mapped package)."""
+    try:
+        from importlib.resources import files
+
+        return (files("pcg_plugin.templates") / name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return (REPO_ROOT / "templates" / name).read_text(encoding="utf-8")

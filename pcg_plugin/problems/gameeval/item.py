@@ -1,0 +1,122 @@
+"""One GameEval trial: one episode of one target, every model call through the response store (one TrialChat
+per model of the episode, so a killed run resumes and nothing is asked twice)."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason, SubmissionError
+from pcg_plugin.llm.session import TrialChat
+from pcg_plugin.llm.store import TrialKey
+from pcg_plugin.problems.gameeval import REFERENCE
+from pcg_plugin.problems.gameeval.games import Game
+from pcg_plugin.problems.gameeval.records import CONSEQUENCE, PROGRAM_FAILED, EpisodeRecord
+from pcg_plugin.problems.gameeval.submission import Submission, check_slots
+
+
+def describe(record: EpisodeRecord) -> str:
+    if record.reason:
+        return f"{record.reason}: {record.message or ''} -> {CONSEQUENCE[record.reason]}"
+    rounds = "" if record.rounds is None else f", round {record.rounds}"
+    return f"{record.outcome}{rounds}: {record.why}"
+
+
+def setup_dict(setup: Any) -> dict[str, Any]:
+    data = asdict(setup)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+
+
+class Chats:
+    """The episode's TrialChat per model name, opened on first use."""
+
+    def __init__(self, ctx: Any, sub: Submission, game: Game, target: str, trial: int) -> None:
+        self.ctx, self.sub, self.game, self.target, self.trial = ctx, sub, game, target, trial
+        self.open: dict[str, TrialChat] = {}
+
+    def get(self, name: str | None) -> TrialChat:
+        key_model = self.ctx.key_model(name)
+        if key_model not in self.open:
+            key = TrialKey(f"gameeval/{self.game.name}/{REFERENCE}", key_model, self.sub.name, self.sub.files_hash,
+                           self.target, self.trial)  # fmt: skip
+            self.open[key_model] = TrialChat(key, backend=self.ctx.backend(name), profile=self.ctx.profile(name),
+                                             store=self.ctx.store(), mode=self.ctx.settings.record,
+                                             limiter=self.ctx.limiter())  # fmt: skip
+        return self.open[key_model]
+
+    def usage(self) -> dict[str, int]:
+        total = {"calls": 0, "replayed_calls": 0, "paid_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        for chat in self.open.values():
+            u = chat.usage
+            for ours, theirs in (("calls", "calls"), ("replayed_calls", "replayed"), ("paid_calls", "paid"),
+                                 ("prompt_tokens", "prompt_tokens"), ("completion_tokens", "completion_tokens")):
+                total[ours] += u[theirs]
+        return total
+
+
+def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, nodeid: str) -> EpisodeRecord:
+    """Play the episode (replayed from the store where it was played before). A model call refused for an
+    official reason is the reference's ``None`` reply; anything else raises, and a rerun resumes."""
+    setup = game.setup(target, trial, ctx.settings.seed)
+    names = {role: ctx.model_name(sub.model_for(role)) for role in game.model_roles}
+    if ctx.settings.backend not in ("offline", "scripted") and not ctx.settings.offline_default \
+            and not all(names.values()):  # fmt: skip
+        raise InfrastructureError(f"{sub.name}: no model for role(s) {', '.join(r for r, n in names.items() if not n)}"
+                                  f"; name one in {sub.path}/gameeval.toml or pass --pcg-model")  # fmt: skip
+    chats = Chats(ctx, sub, game, target, trial)
+    base = dict(nodeid=nodeid, submission=sub.name, game=game.name, target=target, trial=trial, role=sub.role,
+                models={r: ctx.key_model(n) for r, n in names.items()}, setup=setup_dict(setup))  # fmt: skip
+
+    def model(caller: str, stage: str, messages: list[dict[str, str]]) -> str | None:
+        chat = chats.get(names[game.model_role(setup, caller)])
+        try:
+            choices = chat.chat(messages, 1)
+        except OfficialFailure:
+            return None  # the reference's chat wrapper gives up with None
+        return choices[0] if choices else ""
+
+    try:
+        try:
+            overrides = role_prompt(ctx, sub, game, setup, chats, names, trial)
+        except OfficialFailure as failure:
+            for chat in chats.open.values():
+                chat.finish(f"{PROGRAM_FAILED}: {failure.reason}")
+            return EpisodeRecord(**base, outcome=None, reason=PROGRAM_FAILED,
+                                 message=f"{failure.reason}: {failure.message}", usage=chats.usage())  # fmt: skip
+        played = game.play(setup, model, overrides)
+    except BaseException:
+        for chat in chats.open.values():
+            chat.close()  # an unfinished episode is released; a rerun resumes from its stored calls
+        raise
+    for chat in chats.open.values():
+        chat.finish(played.outcome)
+    events = played.events_json(messages=False)  # the exact requests are in the response store
+    return EpisodeRecord(**base, outcome=played.outcome, rounds=played.rounds, result=played.result, why=played.why,
+                         exception=played.exception, events=events, usage=chats.usage())  # fmt: skip
+
+
+def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats, names: dict[str, str | None],
+                trial: int) -> dict[str, str] | None:  # fmt: skip
+    """The participant's prompt for their role: the file's text, or what their program returns (run in the
+    sandbox, its chat calls through the role's model's stored chat first)."""
+    if sub.role is None:
+        return None
+    if sub.format == "gameeval_prompt":
+        assert sub.prompt is not None
+        return {sub.role: sub.prompt}
+    from pcg_plugin.sandbox import run_program_trial
+
+    owner = names[game.prompt_owner(sub.role)]
+    chat = chats.get(owner)
+    with tempfile.TemporaryDirectory(prefix="pcg-gameeval-") as work:
+        text = run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
+                                 workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
+                                 site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip
+    try:
+        check_slots(text, game, f"the prompt {sub.entry.name} returned")
+    except SubmissionError as exc:
+        raise OfficialFailure(str(exc), reason=Reason.BAD_RETURN) from None
+    return {sub.role: text}
+

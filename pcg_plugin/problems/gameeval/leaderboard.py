@@ -1,0 +1,112 @@
+"""The run's leaderboard: the reference's tables per submission (pure functions over the episode records).
+
+- Ask-Guess: Round, ST, EE, RLE, AME, CE (%) as ``askguess/compute.py`` computes them, N = the run's trials
+  (so each rate is a share of the episodes each word was played).
+- SpyFall: spy and villager win rates (of the games with a winner, exits left out as the reference does),
+  mean rounds; with all 11 pairs played, also the reference's cross-pair average (its ``/ 10`` kept).
+- TofuKingdom: wins per camp (Prince: Princess named; Queen: Queen named; Spy: anyone else) and per model.
+``score`` ranks: the share of wins of the submission's side (its role's side; self-play: Ask-Guess ST, SpyFall
+the villagers, TofuKingdom the Prince camp).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pcg_plugin.problems.gameeval import aggregate
+from pcg_plugin.problems.gameeval.episode import CRASH
+from pcg_plugin.problems.gameeval.games import Game
+from pcg_plugin.problems.gameeval.records import EpisodeRecord
+from pcg_plugin.problems.gameeval.tofukingdom import winning_camp
+
+ASKGUESS_COLUMNS = (("ST", "SuccessfulTrial"), ("EE", "EndingError"), ("RLE", "RoundLimitError"),
+                    ("AME", "AnswerMentionedError"), ("CE", "ChatError"))  # fmt: skip
+
+
+def pct(part: float, whole: float) -> float | None:
+    return round(100 * part / whole, 2) if whole else None
+
+
+def askguess_figures(records: Sequence[EpisodeRecord], trials: int) -> dict[str, Any]:
+    played = [r.result for r in records if r.result is not None]
+    out: dict[str, Any] = {"episodes": len(records)}
+    if not played:
+        return out | {"Round": None} | {k: None for k, _ in ASKGUESS_COLUMNS}
+    try:
+        out["Round"] = round(aggregate.askguess(played, n=trials)["avg"]["round"], 2)
+    except aggregate.NoFigure:
+        out["Round"] = None  # every success at round 0: the reference divides by zero
+    words = len({str(r["object"]) for r in played})
+    for col, key in ASKGUESS_COLUMNS:
+        out[col] = pct(sum(r["error_type"] == key for r in played), words * trials)
+    out["score"] = out["ST"]
+    return out
+
+
+def spyfall_figures(records: Sequence[EpisodeRecord], side: str) -> dict[str, Any]:
+    counts = {k: sum(r.outcome == k for r in records) for k in ("spy", "villager", "exit", CRASH)}
+    won = counts["spy"] + counts["villager"]
+    rounds = [r.rounds for r in records if r.outcome in ("spy", "villager") and r.rounds is not None]
+    out: dict[str, Any] = {"episodes": len(records), **counts, "Spy win %": pct(counts["spy"], won),
+                           "Villager win %": pct(counts["villager"], won),
+                           "Rounds": round(sum(rounds) / len(rounds), 2) if rounds else None}  # fmt: skip
+    try:
+        ref = aggregate.spyfall([(r.target.split("&"), r.result) for r in records if r.result is not None])
+        out["reference avg"] = {"rate": ref["avg"]["rate"], "round_avg": ref["avg"]["round_avg"]}
+    except aggregate.NoFigure:
+        out["reference avg"] = None  # some pair has no winner: the reference divides by zero there
+    out["score"] = out["Spy win %" if side == "spy" else "Villager win %"]
+    return out
+
+
+def tofukingdom_figures(records: Sequence[EpisodeRecord], side: str) -> dict[str, Any]:
+    camps = {"Prince": 0, "Queen": 0, "Spy": 0}
+    models: dict[str, int] = {}
+    errors: dict[str, int] = {}
+    for r in records:
+        if r.result and "winner" in r.result:
+            camp = winning_camp(r.result["winner"])
+            camps[camp] += 1
+            model = r.models.get(camp.lower(), "")
+            models[model] = models.get(model, 0) + 1
+        elif r.outcome is not None:
+            errors[r.outcome] = errors.get(r.outcome, 0) + 1
+    return {"episodes": len(records), "camps": camps, "wins per model": models, "errors": errors,
+            "score": pct(camps[side], len(records))}  # fmt: skip
+
+
+def side_of(game: Game, role: str | None) -> str:
+    if game.rules == "spyfall":
+        return role or "villager"
+    if game.rules == "tofukingdom":
+        return {"prince": "Prince", "queen": "Queen", "spy": "Spy"}[game.prompt_owner(role)] if role else "Prince"
+    return ""
+
+
+def figures(game: Game, records: Sequence[EpisodeRecord], trials: int, role: str | None) -> dict[str, Any]:
+    if game.rules == "askguess":
+        return askguess_figures(records, trials)
+    if game.rules == "spyfall":
+        return spyfall_figures(records, side_of(game, role))
+    return tofukingdom_figures(records, side_of(game, role))
+
+
+def rows(game: Game, records: Iterable[EpisodeRecord], trials: int, errors: Mapping[str, int],
+         names: Iterable[str]) -> list[dict[str, Any]]:  # fmt: skip
+    """One row per submission (every collected one, even with no episode), best score first."""
+    by_sub: dict[str, list[EpisodeRecord]] = {n: [] for n in names}
+    for r in records:
+        by_sub.setdefault(r.submission, []).append(r)
+    out = []
+    for name, recs in by_sub.items():
+        role = next((r.role for r in recs), None)
+        models = next((r.models for r in recs), {})
+        fig = figures(game, recs, trials, role)
+        failed = sum(r.reason is not None for r in recs)
+        out.append({"submission": name, "role": role, "models": models, "figures": fig,
+                    "program_failed": failed, "errors": errors.get(name, 0)})  # fmt: skip
+    out.sort(key=lambda row: (-(row["figures"].get("score") or 0), row["submission"]))
+    for rank, row in enumerate(out, 1):
+        row["rank"] = rank
+    return out

@@ -1,0 +1,116 @@
+"""The end of a GameEval run: results.json, the terminal leaderboard and report.html (each episode as a chat)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.atomic import atomic_write
+from pcg_plugin.paths import template_source
+from pcg_plugin.problems.gameeval import REFERENCE
+from pcg_plugin.problems.gameeval.games import Game
+from pcg_plugin.problems.gameeval.leaderboard import rows
+from pcg_plugin.problems.gameeval.records import EpisodeRecord
+
+RESULTS_FILE = "results.json"
+REPORT_FILE = "report.html"
+TEMPLATE = "gameeval_report.html.j2"
+SCHEMA = "pytest-pcg/gameeval-results/1"
+COLUMNS = {
+    "askguess": ("episodes", "Round", "ST", "EE", "RLE", "AME", "CE"),
+    "spyfall": ("episodes", "Spy win %", "Villager win %", "Rounds", "spy", "villager", "exit", "crash"),
+    "tofukingdom": ("episodes", "camps", "wins per model", "errors", "score"),
+}
+LEGEND = {
+    "askguess": "Round = mean rounds to success per word (never-solved words count as 30), ST/EE/RLE/AME/CE = "
+                "SuccessfulTrial, EndingError, RoundLimitError, AnswerMentionedError, ChatError in % of words x "
+                "trials, as askguess/compute.py computes them.",
+    "spyfall": "Win rates over the games with a winner (exits, where the vote named no living player, are left out "
+               "as compute_adversarial.py does); crash = the reference raises on that reply.",
+    "tofukingdom": "Wins per camp: Prince (the Princess named), Queen (the Queen named), Spy (anyone else, the Chef "
+                   "included); errors = the reference's error strings and crashes.",
+}  # fmt: skip
+
+
+def episode_row(r: EpisodeRecord) -> dict[str, Any]:
+    """What results.json keeps per episode (the whole transcript stays in the record and report.html)."""
+    return {"submission": r.submission, "target": r.target, "trial": r.trial, "outcome": r.outcome,
+            "rounds": r.rounds, "result": r.result, "why": r.why, "exception": r.exception, "role": r.role,
+            "models": r.models, "setup": r.setup, "reason": r.reason, "message": r.message, "usage": r.usage,
+            "calls": sum(e["kind"] == "call" for e in r.events)}  # fmt: skip
+
+
+def finish_run(game: Game, run: Mapping[str, Any], collected: Any) -> tuple[dict[str, Any], Path]:
+    results: list[EpisodeRecord] = list(collected.records.values())
+    errors: dict[str, int] = {}
+    for nodeid in collected.errors:
+        name = collected.items.get(nodeid, {}).get("name", nodeid.split("::")[0])
+        errors[name] = errors.get(name, 0) + 1
+    trials = int(run.get("settings", {}).get("trials", 1))
+    board = rows(game, results, trials, errors, [m["name"] for m in collected.items.values()])
+    ordered = sorted(results, key=lambda r: (r.submission, r.target, r.trial))
+    doc = {"schema": SCHEMA, "problem": f"gameeval/{game.name}", "reference": REFERENCE,
+           "game": {"name": game.name, "title": game.title},
+           "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run}, "settings": run.get("settings", {}),
+           "leaderboard": board, "episodes": [episode_row(r) for r in ordered],
+           "errors": dict(sorted(collected.errors.items())),
+           "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
+    run_dir = Path(run["run_dir"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(run_dir / RESULTS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    report = run_dir / REPORT_FILE
+    atomic_write(report, render(game, doc, ordered))
+    return doc, report
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items()) or "–"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def chat_lines(r: EpisodeRecord) -> list[dict[str, Any]]:
+    """The episode as a chat: host and public lines as said, each model call as its reply."""
+    out = []
+    for e in r.events:
+        if e["kind"] == "said":
+            out.append({**e, "to": ", ".join(e["to"])})
+        elif e["kind"] == "call":
+            out.append({"kind": "call", "role": e["role"], "stage": e["stage"], "reply": e["reply"]})
+    return out
+
+
+def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> str:
+    import jinja2
+
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["fmt"] = _fmt
+    episodes = [{"r": r, "chat": chat_lines(r)} for r in results]
+    template = env.from_string(template_source(TEMPLATE))
+    return str(template.render(doc=doc, episodes=episodes, columns=COLUMNS[game.rules], legend=LEGEND[game.rules]))
+
+
+def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+                  error: str | None) -> list[str]:  # fmt: skip
+    if doc is None:
+        return [f"scoring the run failed: {error}", f"run folder: {run_dir}"] if error else [f"run folder: {run_dir}"]
+    columns = COLUMNS[game.rules]
+    lines = [f"GameEval {game.title}: rank submission role | " + "  ".join(columns)]
+    for row in doc["leaderboard"]:
+        figs = "  ".join(_fmt(row["figures"].get(c)) for c in columns)
+        extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("program_failed", "errors") if row[k])
+        lines.append(f"{row['rank']}. {row['submission']} {row['role'] or 'self-play'} | {figs}{extra}")
+    crashes = [e for e in doc["episodes"] if e["outcome"] == "crash" or e["reason"]]
+    for e in crashes[:10]:
+        lines.append(f"  {e['submission']} {e['target']} trial {e['trial']}: {e['outcome'] or e['reason']}: "
+                     f"{e['why'] or e['message']}")  # fmt: skip
+    if doc["folder_errors"]:
+        lines.append(f"{len(doc['folder_errors'])} folder(s) not evaluated: {', '.join(doc['folder_errors'])}")
+    lines.append(f"run folder: {run_dir}")
+    if report is not None:
+        lines.append(f"report: {report}")
+    return lines

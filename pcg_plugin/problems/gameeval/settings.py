@@ -1,0 +1,132 @@
+"""A GameEval run's options (``--pcg-gameeval-*``) besides the shared LLM ones, and its frozen Settings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pcg_plugin import run_options
+from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.problems.gameeval.games import Game
+from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option
+
+DEFAULT_SEED = 0
+OFFLINE_MAX_TOKENS = 48  # the offline default's reply cap: a question, an answer or a short JSON reply
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--pcg-gameeval-targets", "what to play, comma-separated, or all (default all): Ask-Guess words "
+           "(apple, lawn_mower), SpyFall pairs (tiger&lion), TofuKingdom draws (game/0 to game/19); with the "
+           "offline default LLM one or two"),
+    Option("--pcg-gameeval-seed", f"seed of the seatings and role draws (default {DEFAULT_SEED})"),
+    Option("--pcg-gameeval-max-tokens", f"max_tokens of every reply (default: not sent, as the reference; "
+           f"{OFFLINE_MAX_TOKENS} with the offline default LLM)"),
+)  # fmt: skip
+
+
+def add_options(parser: pytest.Parser) -> None:
+    run_options.add_options(parser, COMMON + OPTIONS)
+
+
+@dataclass(frozen=True)
+class Settings(run_options.JsonSettings):
+    """What a GameEval run plays and how; identical on the controller and every worker."""
+
+    game: str = ""
+    targets: tuple[str, ...] = ()
+    trials: int = 1
+    backend: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    record: str = "once"
+    out: Path | None = None
+    store: Path | None = None
+    device: str = "auto"
+    seed: int = DEFAULT_SEED
+    max_tokens: int | None = None
+    offline_default: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return (self.model,) if self.model else ()
+
+    @property
+    def multi_model(self) -> bool:
+        return False
+
+
+def parse_targets(text: str, known: tuple[str, ...], label: str) -> tuple[str, ...]:
+    chosen: set[str] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if part == "all":
+            chosen.update(known)
+        elif part:
+            if part not in known:
+                raise ValueError(f"--pcg-gameeval-targets: no {label} {part!r} (e.g. {', '.join(known[:3])})")
+            chosen.add(part)
+    if not chosen:
+        raise ValueError("--pcg-gameeval-targets: nothing given")
+    return tuple(k for k in known if k in chosen)
+
+
+def _int(name: str, text: str | None, default: int | None) -> int | None:
+    try:
+        return int(text) if text else default
+    except ValueError:
+        raise ValueError(f"--{name}: {text!r} is not a whole number") from None
+
+
+def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path | None = None,
+            env: Mapping[str, str] | None = None) -> Settings:  # fmt: skip
+    """Raw option strings -> Settings; a ValueError names the bad option."""
+    cwd = rootdir if cwd is None else cwd
+
+    def get(name: str) -> str | None:
+        value = raw.get(name)
+        return None if value is None or str(value).strip() == "" else str(value).strip()
+
+    backend, record = get("pcg_backend"), get("pcg_record") or "once"
+    run_options.check_choice("pcg_backend", backend, BACKENDS)
+    run_options.check_choice("pcg_record", record, RECORD_MODES)
+    base_url = get("pcg_base_url")
+    offline = run_options.is_offline_default(backend, base_url, os.environ if env is None else env)
+    models = run_options.split_models(get("pcg_model"))
+    if len(models) > 1:
+        raise ValueError(f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
+                         f"models to roles), got {','.join(models)}")  # fmt: skip
+    known, notes = game.targets(), []
+    picked = get("pcg_gameeval_targets")
+    targets = parse_targets(picked, known, game.target_label) if picked else known
+    trials_raw = get("pcg_trials")
+    trials = run_options.parse_trials(trials_raw) if trials_raw else game.default_trials
+    if offline and not picked:
+        targets = game.offline_targets
+        notes.append(f"offline default LLM: playing {','.join(targets)} (set --pcg-gameeval-targets for more)")
+    if offline and not trials_raw:
+        trials = 1
+    max_tokens = _int("pcg-gameeval-max-tokens", get("pcg_gameeval_max_tokens"), None)
+    if offline and max_tokens is None:
+        max_tokens = OFFLINE_MAX_TOKENS
+        notes.append(f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "
+                     "(set --pcg-gameeval-max-tokens to change)")
+    out, store = get("pcg_out"), get("pcg_store")
+    return Settings(game=game.name, targets=targets, trials=trials, backend=backend,
+                    model=models[0] if models else None, base_url=base_url, record=record,
+                    out=(cwd / out) if out else None,
+                    store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
+                    device=get("pcg_device") or "auto",
+                    seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
+                    max_tokens=max_tokens,
+                    offline_default=offline, notes=tuple(notes))  # fmt: skip
+
+
+def from_config(config: pytest.Config, game: Game) -> Settings:
+    try:
+        return resolve(game, run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),
+                       cwd=Path(config.invocation_params.dir))  # fmt: skip
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None

@@ -1,0 +1,129 @@
+"""What a GameEval submission is: a folder holding ``gameeval.toml``.
+
+- ``model = "..."`` (optional): the model of every role not named in ``[models]``; without it, the run's
+  model (``--pcg-model``, or the backend's default).
+- ``[models]`` (optional): self-play with a model per role, as the reference pits models against each other:
+  Ask-Guess ``answerer``/``questioner``; SpyFall ``spy``/``villager``; TofuKingdom the camps ``prince``
+  (Prince, Princess, Chef), ``queen`` (Queen, Guard, Minister), ``spy`` (Spy, Maid).
+- ``role`` with ``prompt = "file.txt"``: a prompt-engineering entry; the text replaces that role's prompt
+  (Ask-Guess: the role's system prompt; SpyFall ``spy``/``villager``: the game prompt opening every call;
+  TofuKingdom ``Prince`` or a role name: its role prompt). Placeholders ``<<word>>`` (Ask-Guess),
+  ``<<name>>``/``<<phrase>>`` (SpyFall), ``<<name>>`` (TofuKingdom players).
+- ``role`` with ``program = "file.py"``: a TrialLoop program run in the sandbox; ``run(ctx, target)`` returns
+  that role's prompt (the same placeholders), given the role's view of the episode (the answerer's word, a
+  SpyFall player's word, a TofuKingdom player's identities list; empty for roles that know nothing). Its own
+  chat calls go through the episode's response store before the game's first call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pcg_plugin.errors import SubmissionError
+from pcg_plugin.problems.gameeval.games import Game
+
+MANIFEST = "gameeval.toml"
+REQUIREMENTS = "requirements.txt"
+FORMATS = ("gameeval_model", "gameeval_prompt", "gameeval_program")
+_KEYS = {"name", "model", "models", "role", "prompt", "program"}
+_SLOT = re.compile(r"<<(\w+)>>")
+
+
+@dataclass(frozen=True)
+class Submission:
+    name: str
+    path: Path
+    entry: Path
+    format: str
+    model: str | None
+    models: Mapping[str, str] = field(default_factory=dict)
+    role: str | None = None
+    prompt: str | None = None
+    files_hash: str = ""
+
+    @property
+    def program(self) -> Path | None:
+        return self.entry if self.format == "gameeval_program" else None
+
+    def model_for(self, model_role: str) -> str | None:
+        return self.models.get(model_role, self.model)
+
+
+def _hash(paths: Sequence[Path]) -> str:
+    digest = hashlib.sha256()
+    for p in paths:
+        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
+    if not isinstance(name, str) or not name:
+        raise SubmissionError(f"{manifest}: {key} must be a file name, got {name!r}")
+    path = (folder / name).resolve()
+    if folder.resolve() not in path.parents or not path.is_file():
+        raise SubmissionError(f"{manifest}: {key} = {name!r} is not a file inside {folder}")
+    return path
+
+
+def check_slots(text: str, game: Game, where: str) -> None:
+    unknown = sorted(set(_SLOT.findall(text)) - set(game.slots))
+    if unknown:
+        raise SubmissionError(f"{where}: unknown placeholder(s) {', '.join('<<' + u + '>>' for u in unknown)} "
+                              f"({game.title} knows {', '.join('<<' + s + '>>' for s in game.slots)})")  # fmt: skip
+
+
+def detect(path: Path, game: Game) -> Submission | None:
+    """The submission in ``path``, None when it holds no manifest; a SubmissionError says what is wrong."""
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SubmissionError(f"{manifest} is not TOML ({exc}); write e.g. model = \"gpt-4o\"") from None
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise SubmissionError(f"{manifest}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    if "prompt" in data and "program" in data:
+        raise SubmissionError(f"{manifest}: give prompt or program, not both")
+    model = data.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise SubmissionError(f"{manifest}: model must be a model name, got {model!r}")
+    models = data.get("models", {})
+    if not isinstance(models, dict) or not all(isinstance(v, str) and v.strip() for v in models.values()):
+        raise SubmissionError(f"{manifest}: [models] maps roles to model names, got {models!r}")
+    bad = sorted(set(models) - set(game.model_roles))
+    if bad:
+        raise SubmissionError(f"{manifest}: [models] role(s) {', '.join(bad)} are not {game.title}'s "
+                              f"(its roles: {', '.join(game.model_roles)})")  # fmt: skip
+    role = data.get("role")
+    entry, fmt, prompt, files = manifest, "gameeval_model", None, [manifest]
+    if "prompt" in data or "program" in data:
+        if role not in game.prompt_roles:
+            raise SubmissionError(f"{manifest}: role must name whose prompt this replaces, one of "
+                                  f"{', '.join(game.prompt_roles)}; got {role!r}")  # fmt: skip
+        if "prompt" in data:
+            entry, fmt = _inside(path, data["prompt"], "prompt", manifest), "gameeval_prompt"
+            prompt = entry.read_text(encoding="utf-8")
+            check_slots(prompt, game, str(entry))
+            files.append(entry)
+        else:
+            entry, fmt = _inside(path, data["program"], "program", manifest), "gameeval_program"
+            files.extend(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
+            files.extend(p for p in [path / REQUIREMENTS] if p.is_file())
+    elif role is not None:
+        raise SubmissionError(f"{manifest}: role = {role!r} needs a prompt or a program for that role")
+    name = data.get("name") or path.name
+    return Submission(str(name), path, entry, fmt, model.strip() if model else None,
+                      {k: v.strip() for k, v in models.items()}, role, prompt, _hash(files))  # fmt: skip
+
+
+def not_a_submission(path: Path) -> str:
+    return (f"{path} holds no {MANIFEST} (and no folder below it does): a GameEval submission is a folder with "
+            f"{MANIFEST}, e.g. model = \"gpt-4o\", or role = \"questioner\" and prompt = \"q.txt\"; see "
+            "examples/gameeval/")

@@ -1,0 +1,117 @@
+"""The example submissions (examples/gameeval) run end to end through pytest on all four problems: with the
+scripted double of ge_doubles.py (no model; expected figures worked out in its docstring), through a loopback
+OpenAI-compatible server with -n 2, and replayed with --pcg-record none (nothing asked, identical results).
+
+Ask-Guess with the double: ``apple`` (label 1) is solved at Q&A round 1, ``bear`` (label 4) at round 4; hard
+mode records one round less (0 and 3). Per word round = mean of rounds > 0 over successes, so easy Round =
+(1 + 4) / 2 = 2.5; hard: apple's round is 0 (not counted), bear's 3 -> Round 3. Every episode succeeds: ST 100.
+SpyFall: the spy is voted out in round 1 of every pair. TofuKingdom: the Prince names the Queen every game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import ge_doubles
+import loopback_llm
+import pytest
+
+HERE = str(Path(__file__).resolve().parent)
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gameeval"
+GAMES = {"gameeval/askguess-easy": ("askguess", "apple,bear"), "gameeval/askguess-hard": ("askguess", "apple,bear"),
+         "gameeval/spyfall": ("spyfall", "tiger&lion,ipad&iphone"),
+         "gameeval/tofukingdom": ("tofukingdom", "game/0,game/1")}  # fmt: skip
+
+
+def args(problem: str, *extra: str) -> list[str]:
+    folder, targets = GAMES[problem]
+    return [f"subs/{folder}", "--pcg-problem", problem, "--pcg-gameeval-targets", targets, "--pcg-trials", "2",
+            "-p", "no:cacheprovider", "-p", "no:randomly", *extra]  # fmt: skip
+
+
+@pytest.fixture
+def subs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / "cache"))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    shutil.copytree(EXAMPLES, pytester.path / "subs")
+    return pytester.path / "subs"
+
+
+def board(root: Path, out: str) -> dict[str, dict[str, Any]]:
+    doc = json.loads((root / out / "results.json").read_text())
+    return {row["submission"]: row["figures"] for row in doc["leaderboard"]}
+
+
+@pytest.mark.parametrize(("problem", "want"), [
+    ("gameeval/askguess-easy", {"Round": 2.5, "ST": 100.0, "EE": 0.0, "RLE": 0.0, "AME": 0.0, "CE": 0.0}),
+    ("gameeval/askguess-hard", {"Round": 3.0, "ST": 100.0, "EE": 0.0, "RLE": 0.0, "AME": 0.0, "CE": 0.0}),
+    ("gameeval/spyfall", {"villager": 4, "spy": 0, "exit": 0, "crash": 0, "Villager win %": 100.0, "Rounds": 1.0}),
+    ("gameeval/tofukingdom", {"camps": {"Prince": 0, "Queen": 4, "Spy": 0}, "errors": {}}),
+])  # fmt: skip
+def test_examples_play_with_the_scripted_double(pytester: pytest.Pytester, subs: Path, problem: str, want) -> None:
+    result = pytester.runpytest_subprocess(*args(problem, "--pcg-backend", "scripted", "--pcg-model",
+                                                 "ge_doubles:respond", "--pcg-out", "out", "--pcg-store", "store"))
+    kinds = len([p for p in (subs / GAMES[problem][0]).iterdir() if p.is_dir()])
+    assert result.parseoutcomes()["passed"] == kinds * 2 * 2, result.stdout.str()[-3000:]
+    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "GameEval *: rank submission role*"])
+    figures = board(pytester.path, "out")
+    assert len(figures) == kinds
+    for name, fig in figures.items():
+        assert {k: fig[k] for k in want} == want, name
+    html = (pytester.path / "out" / "report.html").read_text()
+    assert "outcome:" in html and "Host:" in html or "Now the Q&amp;A start" in html
+
+
+class Server(loopback_llm.FakeOpenAI):
+    def answer(self, body: dict[str, Any]) -> list[str]:
+        return ge_doubles.respond(body["messages"], body.get("n", 1))
+
+
+@pytest.mark.parametrize("problem", [pytest.param(p, marks=[] if p == "gameeval/spyfall" else [pytest.mark.slow])
+                                     for p in sorted(GAMES)])  # one N-player game by default, all four when slow
+def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(pytester: pytest.Pytester, subs: Path,
+                                                                    problem: str) -> None:  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": HERE}
+    env.pop("OPENAI_API_KEY", None)
+    server = Server()
+    with loopback_llm.serve(server):
+        def run(out: str, *extra: str) -> subprocess.CompletedProcess[str]:
+            cmd = [sys.executable, "-m", "pytest", *args(problem, "--pcg-backend", "openai-compatible",
+                                                         "--pcg-base-url", server.url, "--pcg-model", "double",
+                                                         "--pcg-out", out, "--pcg-store", "store", "-p", "xdist",
+                                                         "-n", "2", "-q", *extra)]
+            return subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
+
+        first = run("run1")
+        assert first.returncode == 0, first.stdout[-3000:]
+        asked = Counter(json.dumps(b, sort_keys=True) for b in server.bodies)
+        assert asked and max(asked.values()) >= 1
+        server.requests.clear()
+        again = run("run2", "--pcg-record", "none")
+        assert again.returncode == 0, again.stdout[-3000:]
+        assert server.requests == []  # the replay asked the server nothing
+    one, two = (json.loads((pytester.path / o / "results.json").read_text()) for o in ("run1", "run2"))
+    assert one["leaderboard"] == two["leaderboard"]
+    strip = [{k: v for k, v in e.items() if k != "usage"} for e in one["episodes"]]
+    assert strip == [{k: v for k, v in e.items() if k != "usage"} for e in two["episodes"]]
+    assert sum(e["usage"]["paid_calls"] for e in two["episodes"]) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("problem", sorted(GAMES))
+def test_examples_play_with_the_offline_default_model(pytester: pytest.Pytester, subs: Path, problem: str) -> None:
+    """The offline SmolLM2 default: every episode ends with a named outcome (whatever the small model says)."""
+    result = pytester.runpytest_subprocess(f"subs/{GAMES[problem][0]}", "--pcg-problem", problem, "--pcg-out", "out",
+                                           "--pcg-store", "store", "-p", "no:cacheprovider", "-p", "no:randomly")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    doc = json.loads((pytester.path / "out" / "results.json").read_text())
+    assert doc["episodes"] and all(e["outcome"] for e in doc["episodes"])

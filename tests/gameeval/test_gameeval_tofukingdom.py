@@ -1,0 +1,80 @@
+"""TofuKingdom outcomes and quirks (spec/gameeval.md items 20-26), each pinned with scripted replies."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from ge_helpers import TK_SEATING, answer, ask, seven_questions, tofukingdom
+
+from pcg_plugin.problems.gameeval import tofukingdom as rules
+
+
+def extra(name: object = "Tom", question: object = "What is your identity?") -> str:
+    return json.dumps({"thought": "t", "name": name, "question": question})
+
+
+def choose(name: object) -> str:
+    return json.dumps({"thought": "t", "name": name})
+
+
+@pytest.mark.parametrize("name, role, camp", [("Nancy", "Princess", "Prince"), ("Tom", "Queen", "Queen"),
+                                              ("Cindy", "Chef", "Spy"), ("Robert", "Minister", "Spy")])  # fmt: skip
+def test_winner_is_the_named_role_and_its_camp(name: str, role: str, camp: str) -> None:
+    out = tofukingdom(seven_questions() + [extra(), answer(), choose(name)])
+    assert (out["outcome"], out["rounds"], out["result"]) == (role, None, {"winner": role, "log": "3.log"})
+    assert rules.winning_camp(role) == camp
+
+
+def test_extra_question_is_answered_by_the_last_seat_whoever_was_chosen() -> None:
+    out = tofukingdom(seven_questions() + [extra("Nobody"), answer("extra!"), choose("Nancy")])
+    assert out["calls"][-2]["role"] == "Minister"  # Robert, the last seat
+    final = out["calls"][-1]["messages"]
+    assert {"role": "user", "content": "Prince: I choose Nobody, my quesiton is What is your identity?"} not in final
+    assert {"role": "user", "content": "Robert: extra!"} in final
+    assert final[0]["content"].startswith("You need to play the role of the Prince.")  # no game prompt here
+
+
+def test_everyone_knows_every_role() -> None:
+    out = tofukingdom(seven_questions() + [extra(), answer(), choose("Nancy")])
+    system = out["calls"][1]["messages"][0]["content"]
+    assert "Tom is the Queen. \nNancy is the Princess. \n" in system and "Now, you are player Tom " in system
+
+
+def test_three_unparsable_replies_stop_with_the_error_string() -> None:
+    assert tofukingdom(["x", None, "```{}```"])["outcome"] == "Question is None."
+    out = tofukingdom(["x", "y", ask(), "no", "no", "no"])
+    assert (out["outcome"], out["result"], len(out["calls"])) == ("Answer is None.", {"error": "Answer is None."}, 6)
+    assert out["calls"][3]["messages"] == out["calls"][5]["messages"]  # retries send the same messages
+
+
+@pytest.mark.parametrize("tail, error", [
+    ([ask(None)], "Question is None."),
+    ([ask(), answer(None)], "Answer is None."),
+])  # fmt: skip
+def test_null_values_stop_the_game(tail: list, error: str) -> None:
+    assert tofukingdom(tail)["outcome"] == error
+
+
+def test_extra_and_final_errors() -> None:
+    base = seven_questions()
+    assert tofukingdom(base + [extra(None)])["outcome"] == "Extra name is None."
+    assert tofukingdom(base + [extra(question=None), answer(), choose("Nancy")])["outcome"] == "Princess"
+    assert tofukingdom(base + [extra(), answer(None)])["outcome"] == "Extra answer is None."
+    for bad in ("Prince", "nancy", None, 1):
+        assert tofukingdom(base + [extra(), answer(), choose(bad)])["outcome"] == "Fianl answer is None."
+
+
+@pytest.mark.parametrize("tail", [['{"thought": "t"}'], ["[]"], ['"question"'], [ask(), '{"thought": "t"}'],
+                                  [ask(), "7"]])  # fmt: skip
+def test_wrong_json_type_or_missing_key_crashes(tail: list) -> None:
+    out = tofukingdom(tail)
+    assert (out["outcome"], out["result"], out["rounds"]) == ("crash", None, None)
+    assert out["exception"] in ("KeyError", "TypeError") and len(out["calls"]) == len(tail)
+
+
+def test_seeded_draw_deals_every_role_once() -> None:
+    a = rules.draw(random.Random(3))
+    assert a == rules.draw(random.Random(3))
+    assert sorted(s.role for s in a.seating) == sorted(rules.ROLES)
