@@ -178,3 +178,7 @@ class BaselineError(PcgError):
 
 class ResultsError(PcgError):
     """A document that is not a pytest-pcg results document this version can read."""
+
+
+class ZipRefused(SubmissionError):
+    """A zip that is not unpacked: the message names the file and why; nothing was written outside the cache."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.core.cache_dir import default_cache_dir
-from pcg_plugin.errors import SubmissionError
+from pcg_plugin.errors import ZipRefused  # noqa: F401 (re-exported: callers catch zips.ZipRefused)
 
 SUBMISSIONS_DIR = "submissions"  # the folder whose zips (and folders) are submissions
 
@@ -35,10 +35,6 @@ _MAC_METADATA = "__MACOSX"  # the resource-fork folder macOS's "Compress" adds: 
 _TEST_DIRS = ("tests", "test", "testing")  # a zip inside a test tree is a fixture, never a submission
 _CHUNK = 1 << 16
 _SOURCES: dict[Path, Path] = {}  # unpacked folder -> the zip it came from (this process)
-
-
-class ZipRefused(SubmissionError):
-    """A zip that is not unpacked: the message names the file and why; nothing was written outside the cache."""
 
 
 @dataclass(frozen=True)

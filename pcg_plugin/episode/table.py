@@ -15,6 +15,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from pcg_plugin.episode.errors import Crash  # noqa: F401 (re-exported: the games raise table.Crash)
+
 Message = dict[str, str]
 Model = Callable[[str, str, list[Message]], "str | None"]
 """(caller, stage, messages) -> the reply, or None when the model layer gave up (the reference's ``None``)."""
@@ -66,15 +68,6 @@ class Ended:
 
 
 Event = Call | Said | Voted | Eliminated | Ended
-
-
-class Crash(Exception):
-    """Where the reference raises: the episode ends with outcome ``crash``, its calls kept."""
-
-    def __init__(self, exception: str, why: str) -> None:
-        super().__init__(why)
-        self.exception = exception
-        self.why = why
 
 
 @dataclass

@@ -88,7 +88,7 @@ def test_a_folder_the_problem_cannot_evaluate_is_one_failing_item(contest):
 def test_an_unknown_problem_is_a_usage_error_naming_the_installed_ones(contest):
     result = contest.runpytest("subs", "--pcg-problem", "nope", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--pcg-problem: no problem 'nope' (known: imagegame, *science-birds*; *pytest_pcg_problem hook)*"])
+    result.stderr.fnmatch_lines(["*--pcg-problem: no problem 'nope' (known: gameeval/askguess-easy, *imagegame, *pcgbench/zelda-v0, science-birds; *pytest_pcg_problem hook)*"])
 
 
 def test_problems_satisfy_the_protocol():

@@ -139,7 +139,9 @@ def check(run: Path, results: dict[str, Any]) -> None:
             for letter in LETTERS:
                 assert doc["letters"][letter]["char_score"] == format(res.programs[name].letters[letter].char_score, "f")
         total = sum(Decimal(results["per_model"][m]["submissions"][name]["normalized_score"]) for m in MODELS)
-        assert total == Decimal(sub["normalized_score"])  # the per-model shares add up, as published
+        # the per-model shares add up, as published (HFLN 17.80 + 17.76 + 9.40 = 44.96): to the rounding, since each
+        # share and the total are rounded to 20 places before x100 (so they can differ by 1.5e-18, as this data does)
+        assert abs(total - Decimal(sub["normalized_score"])) <= Decimal("1.5e-18")
     for model, folder in zip(MODELS, FOLDERS):  # each model's result/ is what `pcg score <model folder>` writes
         tables = result_tables(exp.per_model[model])
         names = ("character_scores.csv", "prompt_scores_ranks.csv")  # bytes: the official CRLF line ends too

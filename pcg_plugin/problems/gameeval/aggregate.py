@@ -17,15 +17,12 @@ from typing import Any
 from pcg_plugin.problems.gameeval.askguess import OUTCOMES
 from pcg_plugin.problems.gameeval.prompts import spyfall_pairs
 from pcg_plugin.problems.gameeval.tofukingdom import ROLES, winning_camp
+from pcg_plugin.problems.gameeval.errors import NoFigure  # noqa: F401 (re-exported)
 
 NEVER_SOLVED_ROUND = 30
 DEFAULT_N = 20
 _WORD_KEYS = ("round", "EndingError", "SuccessfulTrial", "ChatError", "RoundLimitError", "AnswerMentionedError")
 _AVG_KEYS = ("round", "EndingError", "ChatError", "SuccessfulTrial", "RoundLimitError", "AnswerMentionedError")
-
-
-class NoFigure(ValueError):
-    """Where the reference divides by zero: no figure, and the message says which group had nothing."""
 
 
 def askguess(records: Iterable[Mapping[str, Any]], n: int = DEFAULT_N) -> dict[str, Any]:

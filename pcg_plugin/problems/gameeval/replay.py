@@ -9,12 +9,9 @@ from typing import Any
 from pcg_plugin.episode.table import Message, Model
 from pcg_plugin.problems.gameeval import askguess, spyfall, tofukingdom
 from pcg_plugin.problems.gameeval.episode import Played
+from pcg_plugin.problems.gameeval.errors import ScriptError  # noqa: F401 (re-exported)
 
 GAMES = ("askguess", "spyfall", "tofukingdom")
-
-
-class ScriptError(ValueError):
-    """A script line that cannot be replayed (bad setup, too few or too many replies)."""
 
 
 def setup_of(game: str, line: Mapping[str, Any]) -> Any:

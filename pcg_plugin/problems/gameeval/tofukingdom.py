@@ -17,6 +17,7 @@ from typing import Any
 from pcg_plugin.episode.table import Crash, Ended, Model, Table
 from pcg_plugin.problems.gameeval.episode import Played, crashed
 from pcg_plugin.problems.gameeval.prompts import fill, texts
+from pcg_plugin.problems.gameeval.errors import GaveUp as _GaveUp
 
 PRINCE = "Prince"
 NAMES = ("Nancy", "Tom", "Cindy", "Jack", "Rose", "Edward", "Robert")
@@ -56,10 +57,6 @@ def draw(rng: Any, names: tuple[str, ...] = NAMES, trial: int = 0) -> Setup:
     seats = [Seat(n, r) for n, r in zip(people, ROLES, strict=True)]
     rng.shuffle(seats)
     return Setup(tuple(seats), trial)
-
-
-class _GaveUp(Exception):
-    """Three calls without a JSON reply: the reference's ``None``."""
 
 
 def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None) -> Played:

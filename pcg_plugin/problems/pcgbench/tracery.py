@@ -13,14 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from pcg_plugin.problems.pcgbench.errors import GrammarLoop  # noqa: F401 (re-exported)
 
 MAX_DEPTH = 400  # nested tags; a finite Talakat row nests fewer than 110 (see `GrammarLoop`)
 
 Section = tuple[bool, str]  # (is a tag, text or symbol)
-
-
-class GrammarLoop(ValueError):
-    """The sequence keeps choosing a recursive rule: the reference recurses until Python's RecursionError."""
 
 
 @lru_cache(maxsize=1024)
