@@ -24,7 +24,8 @@ def test_show_parse_round_trip_and_grammar(content):
     kind = SliceIds(16)
     shown = "Here is my level.\n" + kind.show(content)
     assert kind.parse(shown) == (content, None)
-    assert kind.check(content) is None
+    reason = kind.check(content)
+    assert reason is None or reason_code(reason) == "no_enemy"
     assert re.fullmatch(kind.answer_regex(), shown)
 
 
@@ -38,7 +39,9 @@ def test_slice_ids_named_reasons():
     assert reason_code(kind.check([1, 2, 3, -1])) == "wrong_value"
     assert reason_code(kind.check([1, 2, 3, True])) == "wrong_value"
     assert reason_code(kind.check("1234")) == "not_slice_ids"
-    assert set(SLICE_REASONS) == {"no_block", "not_slice_ids", "wrong_length", "wrong_value"}
+    assert reason_code(kind.check([0, 1, 9, 14])) == "no_enemy"  # no slice holds g, k or y
+    assert kind.check([0, 1, 9, 5]) is None  # slice 5 holds a spiny
+    assert set(SLICE_REASONS) == {"no_block", "not_slice_ids", "wrong_length", "wrong_value", "no_enemy"}
 
 
 def test_sample_is_one_stream_in_range():
@@ -57,8 +60,11 @@ def test_tile_rows_parse_and_draw():
     kind = tile_rows(16)
     grid = [[0] * 16 for _ in range(14)] + [[1] * 16, [1] * 16]
     assert kind.parse(kind.show(grid)) == (grid, None)
+    assert reason_code(kind.check(grid)) == "no_enemy" and "no_enemy" in kind.reasons
+    grid[13][5] = 7
+    assert kind.check(grid) is None
     svg = kind.draw(grid)
-    assert svg.startswith("<svg") and svg.count("<rect") == 1 + 2 * 22 + 2  # sky, floor, M and F
+    assert svg.startswith("<svg") and svg.count("<rect") == 1 + 2 * 22 + 3  # sky, floor, M, F and the goomba
     assert len(kind.key()) == 13
 
 

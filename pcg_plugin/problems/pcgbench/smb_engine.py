@@ -63,6 +63,14 @@ class Level:
             self.tiles[self.exit_x][y] = 40
         self.tiles[self.exit_x][max(1, self.exit_y - 11)] = 39
 
+    def clone(self) -> Level:
+        """Tiles and spawn ticks copied; the enemy templates are shared (nothing writes them)."""
+        copy = object.__new__(Level)
+        copy.__dict__.update(self.__dict__)
+        copy.tiles = [col[:] for col in self.tiles]
+        copy.last_spawn = [col[:] for col in self.last_spawn]
+        return copy
+
     def block(self, x: int, y: int) -> int:
         x = min(max(x, 0), self.tile_w - 1)
         if y < 0 or y > self.tile_h - 1:
@@ -103,6 +111,9 @@ class Enemy:
     @property
     def height(self) -> int:
         return 24 if self.kind == GREEN_KOOPA else 12
+
+    def clone(self) -> Enemy:
+        return Enemy(self.x, self.y, self.facing, self.kind, self.code, self.xa, self.ya, self.on_ground)
 
     def update(self) -> None:
         if not self.alive:
@@ -226,6 +237,13 @@ class Mario:
     actions: Sequence[bool | int] = (0, 0, 0, 0, 0)
     world: World | None = None
     code: tuple[int, int] = (-1, -1)
+
+    def clone(self) -> Mario:
+        """The benchmark's copy: rebuilt from its start corner, so x and y go through (x − 8) + 8 and
+        (y − 15) + 15, which can move them by a rounding step; a copy is always alive."""
+        return Mario((self.x - 8) + 8, (self.y - 15) + 15, self.xa, self.ya, self.facing, True, self.width,
+                     self.height, self.on_ground, self.was_on_ground, self.may_jump, self.jump_time,
+                     self.x_jump_speed, self.y_jump_speed, self.invulnerable, self.x_jump_start, list(self.actions))
 
     def update(self) -> None:
         if not self.alive:
@@ -414,6 +432,22 @@ class World:
         self.mario = Mario(self.level.mario_tx * 16 + 8, self.level.mario_ty * 16 + 15, world=self)
         self.sprites.append(self.mario)
 
+    def clone(self) -> World:
+        """The forward model the agent plans on: level and sprites copied, no events, nothing pending."""
+        copy = object.__new__(World)
+        copy.level, copy.timer, copy.status, copy.tick = self.level.clone(), self.timer, self.status, self.tick
+        copy.coins, copy.lives, copy.camera_x, copy.camera_y = self.coins, self.lives, self.camera_x, self.camera_y
+        copy.events, copy.sprites, copy.added, copy.removed = [], [], [], []
+        mario = None
+        for sprite in self.sprites:
+            twin = sprite.clone()
+            twin.world = copy
+            if isinstance(twin, Mario):
+                mario = twin
+            copy.sprites.append(twin)
+        copy.mario = mario if mario is not None else self.mario.clone()
+        return copy
+
     def add_event(self, kind: int, param: int) -> None:
         self.events.append(Event(kind, param, self.mario.x, self.mario.y, self.tick))
 
@@ -533,21 +567,153 @@ def action_code(actions: Sequence[bool | int]) -> int:
     return sum(int(a) * 2 ** i for i, a in enumerate(actions))
 
 
-def play_heuristic(level_text: str, seconds: int) -> Result:
-    """The benchmark's heuristic agent (always right and run; jump and run whenever it may jump or is in the
-    air) for `seconds` of game time."""
+class HeuristicAgent:
+    """The benchmark's heuristic agent: always right and run; jump and run whenever it may jump or is in the
+    air. It returns one list that it edits every tick, so every recorded action is the last one."""
+
+    def __init__(self) -> None:
+        self.actions = [False, True, False, True, False]
+
+    def act(self, world: World) -> list[bool]:
+        self.actions[SPEED] = self.actions[JUMP] = world.mario.may_jump or not world.mario.on_ground
+        return self.actions
+
+
+def play(level_text: str, seconds: int, agent: HeuristicAgent | AStarAgent) -> Result:
+    """One play-through of `seconds` of game time (30 ms a tick), as the benchmark's game loop runs it."""
     world = World(Level(level_text), 1000 * seconds)
     world.update([0, 0, 0, 0, 0])
-    actions = [False, True, False, True, False]  # one list, edited every tick (every event shows the last)
     events: list[Event] = []
+    played: list[Sequence[bool | int]] = []
     locations: list[list[float]] = []
     while world.status == RUNNING:
-        flag = world.mario.may_jump or not world.mario.on_ground
-        actions[SPEED] = actions[JUMP] = flag
+        actions = agent.act(world)
         world.update(actions)
         events += world.events
+        played.append(actions)
         locations.append([world.mario.x, world.mario.y])
-    code = action_code(actions)
     return Result(world.status, world.mario.x / (world.level.exit_x * 16), sum(e.kind in KILLS for e in events),
                   sum(e.kind == FALL_KILL for e in events), world.coins, sum(e.kind == JUMP_EV for e in events),
-                  [code] * len(locations), locations)
+                  [action_code(a) for a in played], locations)
+
+
+def play_heuristic(level_text: str, seconds: int) -> Result:
+    return play(level_text, seconds, HeuristicAgent())
+
+
+def play_astar(level_text: str, seconds: int, iterations: float) -> Result:
+    return play(level_text, seconds, AStarAgent(iterations))
+
+
+def _action(left: bool, right: bool, down: bool, jump: bool, speed: bool) -> list[bool]:
+    return [left, right, down, speed, jump]
+
+
+class Node:
+    """A search node: the world after its action held for `REPEAT` ticks from its parent's world."""
+
+    def __init__(self, action: list[bool] | None, world: World, parent: Node | None) -> None:
+        self.world = world.clone()
+        self.parent = parent
+        if action is None:
+            self.action = [False] * 5
+            self.depth, self.root = 0, self
+        else:
+            self.action = action
+            for _ in range(REPEAT):
+                self.world.update(action)
+            assert parent is not None
+            self.depth, self.root = parent.depth + 1, parent.root
+
+    def score(self) -> float:
+        """h − 0.9·cost: distance gained plus ten times the speed, less a million per damage."""
+        assert self.parent is not None
+        mario = self.world.mario
+        distance = mario.x + 10 * mario.xa - self.root.world.mario.x
+        h = distance - self.damage() * 1000000
+        return h - 0.9 * (self.depth * REPEAT)
+
+    def damage(self) -> int:
+        if self.world.status == LOST:
+            return 5 if self.world.mario.y > self.world.level.height - 20 else 2
+        return 0
+
+    def children(self) -> list[Node]:
+        if self.world.status != RUNNING:
+            return []
+        mario = self.world.mario
+        higher = mario.may_jump or mario.jump_time > 0
+        options = []
+        if higher:
+            options += [_action(False, False, False, True, False), _action(False, False, False, True, True)]
+        options.append(_action(False, True, False, False, True))
+        if higher:
+            options.append(_action(False, True, False, True, True))
+        options.append(_action(False, True, False, False, False))
+        if higher:
+            options.append(_action(False, True, False, True, False))
+        options.append(_action(True, False, False, False, False))
+        if higher:
+            options.append(_action(True, False, False, True, False))
+        options.append(_action(True, False, False, False, True))
+        if higher:
+            options.append(_action(True, False, False, True, True))
+        return [Node(a, self.world, self) for a in options]
+
+    def plan(self) -> list[list[bool]]:
+        """The actions from the root to here, each held `REPEAT` ticks."""
+        out: list[list[bool]] = []
+        node = self
+        while node is not node.root:
+            out += [node.action] * REPEAT
+            assert node.parent is not None
+            node = node.parent
+        out.reverse()
+        return out
+
+    def key(self) -> tuple[int, int, int]:
+        return int(self.world.mario.x), int(self.world.mario.y), self.depth * REPEAT
+
+
+def _visited(seen: list[tuple[int, int, int]], key: tuple[int, int, int]) -> bool:
+    return any(abs(x - key[0]) < 2 and abs(y - key[1]) < 2 and abs(t - key[2]) < 5 and key[2] >= t
+               for x, y, t in seen)
+
+
+def search(world: World, iterations: float) -> list[list[bool]]:
+    """The benchmark's A*: every iteration sorts the whole queue by score (highest first, ties in queue order),
+    takes the first unvisited node, returns at a win, and keeps the best node that stands on the floor."""
+    root = Node(None, world, None)
+    queue = root.children()
+    best, best_total = root, -10000000000000.0
+    seen: list[tuple[int, int, int]] = []
+    while queue and iterations > 0:
+        queue = sorted(queue, key=Node.score, reverse=True)
+        current = queue.pop(0)
+        if _visited(seen, current.key()):
+            continue
+        seen.append(current.key())
+        if current.world.status == WON:
+            return current.plan()
+        total = current.score()
+        if total > best_total and (current.world.mario.on_ground or best is root):
+            best_total, best = total, current
+        queue = queue + current.children()
+        iterations -= 1
+    return best.plan()
+
+
+class AStarAgent:
+    """Replans when its last plan is used up; each tick gets a copy of the world (the forward model)."""
+
+    def __init__(self, iterations: float) -> None:
+        self.iterations = iterations
+        self.plan: list[list[bool]] = []
+
+    def act(self, world: World) -> list[bool]:
+        if not self.plan:
+            self.plan = search(world.clone(), self.iterations)
+        return self.plan.pop(0)
+
+
+REPEAT = 8  # ticks each A* action is held (the benchmark's sticky actions)

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from pcg_plugin.problems.pcgbench.grid_kind import REASONS as GRID_REASONS
 from pcg_plugin.problems.pcgbench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.json_reply import NO_BLOCK
 from pcg_plugin.problems.pcgbench.parse import last_fenced_block
-from pcg_plugin.problems.pcgbench.smb_level import SYMBOLS, slice_level, slices, tile_level
+from pcg_plugin.problems.pcgbench.smb_level import ENEMIES, SYMBOLS, slice_level, slices, tile_level
 
 TILE = 8  # pixels per tile in the report
 TILE_NAMES = {"-": "sky", "X": "ground", "#": "solid block", "S": "brick", "Q": "question block (coin)",
@@ -34,7 +36,13 @@ SLICE_REASONS = {
                      "spaces)",
     "wrong_length": "not exactly one slice id per level column",
     "wrong_value": "a slice id is not an integer 0..125",
+    "no_enemy": "no slice with an enemy: the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)",
 }  # fmt: skip
+NO_ENEMY = ("no enemy: the level has no goomba, koopa or spiny, so the benchmark's floating-enemy share is 0/0 "
+            "(it raises ZeroDivisionError)")
+TILE_REASONS = {**GRID_REASONS, "no_enemy": "no enemy tile (7, 8, 9): the benchmark's floating-enemy share is 0/0 "
+                                            "(it raises ZeroDivisionError)"}
+ENEMY_CODES = frozenset(i for i, s in enumerate(SYMBOLS) if s in ENEMIES)
 _INTS = re.compile(r"^[\s,\[\]]*-?\d+([\s,]+-?\d+)*[\s,\[\]]*$")
 
 
@@ -68,6 +76,7 @@ class SliceIds:
 
     def __init__(self, width: int) -> None:
         self.width = width
+        self.locate: Any = None  # content -> the agent's path, set by the variant (the picture draws it)
 
     @property
     def count(self) -> int:
@@ -81,6 +90,8 @@ class SliceIds:
         for x, v in enumerate(content):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < self.count:
                 return f"wrong value: column {x} is {v!r}, expected an integer 0..{self.count - 1}"
+        if not any(ch in ENEMIES for v in content for ch in slices()[v]):
+            return NO_ENEMY
         return None
 
     def sample(self, rng: np.random.Generator) -> list[int]:
@@ -105,7 +116,7 @@ class SliceIds:
         return [int(v) for v in re.findall(r"-?\d+", body)], None
 
     def draw(self, content: Sequence[int]) -> str:
-        return level_svg(slice_level(content))
+        return level_svg(slice_level(content), _path(self.locate, content))
 
     def key(self) -> list[tuple[str, str]]:
         return level_key()
@@ -123,11 +134,28 @@ class SliceIds:
         return 2 * self.width + 48
 
 
+def _path(locate: Any, content: Any) -> list[list[float]]:
+    return locate(content) if locate is not None else []
+
+
+@dataclass(frozen=True)
 class TileRows(GridKind):
     """smbtile's content: a 16×W grid of the ten tile codes, drawn as the whole padded level."""
 
+    locate: Any = None  # content -> the agent's path, set by the variant (the picture draws it)
+    kind: str = "tile rows"  # a Mario level, not a plain grid: its picture and legend add Mario, flag and path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reasons", TILE_REASONS)
+
+    def check(self, content: Any) -> str | None:
+        reason = super().check(content)
+        if reason is None and not any(v in ENEMY_CODES for row in content for v in row):
+            return NO_ENEMY
+        return reason
+
     def draw(self, content: Sequence[Sequence[int]], tile: int = TILE) -> str:
-        return level_svg(tile_level(content), tile=tile)
+        return level_svg(tile_level(content), _path(self.locate, content), tile=tile)
 
     def key(self) -> list[tuple[str, str]]:
         return [(f"{code} = {name}", TILE_COLOURS[SYMBOLS[code]]) for code, name in enumerate(self.legend)] + \
