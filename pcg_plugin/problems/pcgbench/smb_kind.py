@@ -27,8 +27,8 @@ TILE_NAMES = {"-": "sky", "X": "ground", "#": "solid block", "S": "brick", "Q": 
               "t": "pipe", "o": "coin", "g": "goomba", "k": "green koopa", "y": "spiny", "M": "Mario (start)",
               "F": "flag (exit)"}  # fmt: skip
 TILE_COLOURS = {"-": "#6d8ffc", "X": "#b4581c", "#": "#7c4a24", "S": "#d07a3c", "Q": "#f0b030", "t": "#2fa52f",
-                "o": "#ffe14a", "g": "#8a3b12", "k": "#22aa44", "y": "#e02828", "M": "#ff3030",
-                "F": "#ffffff"}  # fmt: skip
+                "o": "#ffe14a", "g": "#8a3b12", "k": "#22aa44", "y": "#e02828", "M": "#ff40ff",
+                "F": "#202020"}  # fmt: skip
 PATH_COLOUR = "#ffffff"
 SLICE_REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
