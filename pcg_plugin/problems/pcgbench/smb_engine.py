@@ -59,6 +59,9 @@ class Level:
                     self.templates[(x, y)] = ENEMY_CHARS[c]
                 elif c in TILE_OF:
                     self.tiles[x][y] = TILE_OF[c]
+        self.columns: dict[int, list[tuple[int, int]]] = {}  # x -> its enemy templates (y, kind), y ascending
+        for (x, y), kind in sorted(self.templates.items()):
+            self.columns.setdefault(x, []).append((y, kind))
         for y in range(self.exit_y, max(1, self.exit_y - 11), -1):  # the flag pole: tiles that block nothing
             self.tiles[self.exit_x][y] = 40
         self.tiles[self.exit_x][max(1, self.exit_y - 11)] = 39
@@ -521,10 +524,10 @@ class World:
                 self.remove(sprite)
                 if isinstance(sprite, Enemy) and sprite.y > SCREEN + 32:
                     self.add_event(FALL_KILL, sprite.kind)
+        y_lo, y_hi = int(self.camera_y / 16) - 1, int((self.camera_y + SCREEN) / 16) + 2
         for x in range(int(self.camera_x / 16) - 1, int((self.camera_x + SCREEN) / 16) + 2):
-            for y in range(int(self.camera_y / 16) - 1, int((self.camera_y + SCREEN) / 16) + 2):
-                kind = level.templates.get((x, y))
-                if kind is None:
+            for y, kind in level.columns.get(x, ()):  # the scan's order: x, then y upwards
+                if not y_lo <= y < y_hi:
                     continue
                 direction = 0
                 if x * 16 + 8 > mario.x + 16:
