@@ -46,7 +46,7 @@ class Level:
         self.width, self.height = self.tile_w * 16, self.tile_h * 16
         self.tiles = [[0] * self.tile_h for _ in range(self.tile_w)]
         self.templates: dict[tuple[int, int], int] = {}
-        self.last_spawn = [[-40] * self.tile_h for _ in range(self.tile_w)]
+        self.owned: set[int] = set(range(self.tile_w))  # columns this level may write in place (copy on write)
         self.coins_total = 0
         self.mario_tx = self.mario_ty = self.exit_x = self.exit_y = 0
         for y, line in enumerate(lines):
@@ -59,6 +59,7 @@ class Level:
                     self.templates[(x, y)] = ENEMY_CHARS[c]
                 elif c in TILE_OF:
                     self.tiles[x][y] = TILE_OF[c]
+        self.last_spawn = {pos: -40 for pos in self.templates}  # the tick each template was last in view
         self.columns: dict[int, list[tuple[int, int]]] = {}  # x -> its enemy templates (y, kind), y ascending
         for (x, y), kind in sorted(self.templates.items()):
             self.columns.setdefault(x, []).append((y, kind))
@@ -67,11 +68,14 @@ class Level:
         self.tiles[self.exit_x][max(1, self.exit_y - 11)] = 39
 
     def clone(self) -> Level:
-        """Tiles and spawn ticks copied; the enemy templates are shared (nothing writes them)."""
+        """Spawn ticks copied; tile columns shared until either level writes one (copy on write); the enemy
+        templates are shared (nothing writes them)."""
         copy = object.__new__(Level)
         copy.__dict__.update(self.__dict__)
-        copy.tiles = [col[:] for col in self.tiles]
-        copy.last_spawn = [col[:] for col in self.last_spawn]
+        copy.tiles = list(self.tiles)
+        copy.last_spawn = dict(self.last_spawn)
+        copy.owned = set()
+        self.owned = set()
         return copy
 
     def block(self, x: int, y: int) -> int:
@@ -85,6 +89,9 @@ class Level:
 
     def set_block(self, x: int, y: int, value: int) -> None:
         if 0 <= x < self.tile_w and 0 <= y < self.tile_h:
+            if x not in self.owned:
+                self.tiles[x] = self.tiles[x][:]
+                self.owned.add(x)
             self.tiles[x][y] = value
 
 
@@ -535,9 +542,9 @@ class World:
                 if x * 16 + 8 < mario.x - 16:
                     direction = 1
                 if not any(s.code == (x, y) for s in self.sprites):
-                    if level.last_spawn[x][y] != self.tick - 1:
+                    if level.last_spawn[(x, y)] != self.tick - 1:
                         self.add(Enemy(x * 16 + 8, y * 16 + 15, direction or 1, kind, code=(x, y)))
-                level.last_spawn[x][y] = self.tick
+                level.last_spawn[(x, y)] = self.tick
         mario.actions = actions
         for sprite in self.sprites:
             if sprite.alive:
