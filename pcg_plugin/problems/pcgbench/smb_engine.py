@@ -1,5 +1,5 @@
 """The Mario forward model the benchmark plays its levels on (pcg_benchmark 00b96f5's port of the Mario AI
-Framework), reduced to what its smb and smbtile levels can reach, and the heuristic agent.
+Framework), reduced to what its smb and smbtile levels can reach, and its two agents (heuristic and A*).
 
 Reachable here: small Mario, goombas, green koopas and spinies (none winged), ground and solid blocks, pipes,
 bricks (small Mario only bumps them), coin question blocks and coins. Not reachable, so not ported: power-ups
