@@ -6,7 +6,7 @@ bricks (small Mario only bumps them), coin question blocks and coins. Not reacha
 (no `?`, `@`, `U`, `L` tiles), so Mario never grows or shoots; shells (the benchmark's stomp compares the
 built-in `type` with the koopa types, so a stomped koopa just dies); flowers, bullet bills and wings.
 
-Kept exactly, because the benchmark's numbers depend on them:
+Kept exactly, because the benchmark's numbers can depend on them:
 - every floating-point operation in the benchmark's order (positions are doubles; tile indices truncate);
 - the level string's trailing newline makes the level 17 tiles high (272 px), so Mario dies 32 px below that;
 - sprites spawned while the camera scans are updated once at once and join the sprite list after the tick;
