@@ -1,10 +1,11 @@
-"""Milliseconds per content of the PCG Benchmark's simulation problems (talakat, arcade): info + quality +
+"""Milliseconds per content of the PCG Benchmark's simulation problems (talakat, arcade, smb): info + quality +
 controllability on uniform random contents of each variant, on one core; with the random contents' quality
 (mean, max, share feasible = quality 1, share invalid = refused by the kind's check), the random baseline's
-one-sample statistics.
+one-sample statistics. Uniform Mario levels never pass the gate that plays them, so smb and smbtile also get
+a "sparse" workload: empty levels (ground only) with a few random slices or tiles, most of which are played.
 
 Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/bench_pcgbench_simulation.py [--contents 20] [--seed 0]
-       [--problems talakat arcade] [--json]
+       [--problems talakat arcade smb] [--json]
 """
 
 from __future__ import annotations
@@ -15,11 +16,36 @@ import time
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench import arcade, talakat
+from pcg_plugin.problems.pcgbench import arcade, smb, talakat
 from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
 
+MODULES = {"talakat": talakat, "arcade": arcade, "smb": smb}
+SPARSE = 4  # random slices (smb) or tiles (smbtile) put into an empty level
 
-MODULES = {"talakat": talakat, "arcade": arcade}
+
+def makers(module) -> tuple:
+    return (module.make, getattr(module, "make_tile", None))
+
+
+def sparse(problem, rng: np.random.Generator):
+    """Ground only, then SPARSE random slices or tiles at random places (what the gate tends to play)."""
+    content = problem.content.sample(rng)
+    if isinstance(content[0], list):  # smbtile: 14 sky rows over 2 ground rows
+        rows, cols = len(content), len(content[0])
+        content = [[0] * cols for _ in range(rows - 2)] + [[1] * cols for _ in range(2)]
+        for _ in range(SPARSE):
+            content[int(rng.integers(0, rows))][int(rng.integers(0, cols))] = int(rng.integers(0, 10))
+        return content
+    content = [0] * len(content)
+    for _ in range(SPARSE):
+        content[int(rng.integers(0, len(content)))] = int(rng.integers(0, problem.content.count))
+    return content
+
+
+def control_of(problem, rng: np.random.Generator) -> dict:
+    if problem.sample_control is not None:
+        return problem.sample_control(rng)
+    return {k: int(rng.integers(lo, hi)) for k, (lo, hi) in problem.control_space.items()}
 
 
 def timed(problem, contents, control) -> dict:
@@ -50,13 +76,16 @@ def main() -> None:
     args = parser.parse_args()
     rows = {}
     for module in (MODULES[name] for name in args.problems):
-        for name in (n for n, (maker, _) in REGISTRY.items() if maker is module.make):
+        for name in (n for n, (maker, _) in REGISTRY.items() if maker in makers(module)):
             problem = get_problem(name)
             rng = np.random.default_rng(args.seed)
-            contents = [problem.content.sample(rng) for _ in range(args.contents)]
-            rows[name] = timed(problem, contents, problem.sample_control(rng))
-            if not args.json:
-                print(f"{name:22s} " + "  ".join(f"{k} {v}" for k, v in rows[name].items()), flush=True)
+            workloads = {name: [problem.content.sample(rng) for _ in range(args.contents)]}
+            if module is smb:
+                workloads[f"{name} sparse"] = [sparse(problem, rng) for _ in range(args.contents)]
+            for label, contents in workloads.items():
+                rows[label] = timed(problem, contents, control_of(problem, rng))
+                if not args.json:
+                    print(f"{label:29s} " + "  ".join(f"{k} {v}" for k, v in rows[label].items()), flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
 

@@ -1,5 +1,5 @@
 """Offline end-to-end runs of the simulation problems through pytest (pytester) with the scripted test double:
-talakat-simple-v0 and arcade-v0, one prompt answered with the variant's example, one answered broken."""
+talakat-simple-v0, arcade-v0, smb-small-v0 and smbtile-scene-v0, one prompt answered with the variant's example, one answered broken."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ HERE = Path(__file__).resolve().parent
 PROMPTS = {
     "talakat-simple-v0": "Pattern for <PROBLEM>: <ROWS> rows of <ROW_LENGTH> integers. <GOAL> It must meet <CONTROL>.",
     "arcade-v0": "Rules for <PROBLEM> on\n<LAYOUT>\n<GOAL>\nThe control asks for <CONTROL>",
+    "smb-small-v0": "A level for <PROBLEM>: <WIDTH> slice ids from\n<SLICES>\n<GOAL> It must meet <CONTROL>.",
+    "smbtile-scene-v0": "A level for <PROBLEM>: <HEIGHT> rows of <WIDTH> codes\n<LEGEND>\n<GOAL> <CONTROL>",
 }
-BROKEN = {"talakat-simple-v0": ("MODE=noblock", "no_block"), "arcade-v0": ("MODE=shape", "not_a_rule_set")}
+BROKEN = {"talakat-simple-v0": ("MODE=noblock", "no_block"), "arcade-v0": ("MODE=shape", "not_a_rule_set"),
+          "smb-small-v0": ("MODE=shape", "not_slice_ids"), "smbtile-scene-v0": ("MODE=shape", "wrong_shape")}
 
 
 @pytest.mark.parametrize("variant", list(PROMPTS))

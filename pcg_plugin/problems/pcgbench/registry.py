@@ -13,8 +13,8 @@ from functools import cache
 from typing import Any
 
 from pcg_plugin.problems.pcgbench import (
-    arcade, binary, building, ddave, elimination, isaac, loderunner, loderunnertile, mdungeons, sokoban, talakat,
-    zelda)
+    arcade, binary, building, ddave, elimination, isaac, loderunner, loderunnertile, mdungeons, smb, sokoban,
+    talakat, zelda)
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
 
 PREFIX = "pcgbench/"
@@ -60,6 +60,14 @@ REGISTRY: dict[str, tuple[Callable[..., BenchProblem], dict[str, Any]]] = {
     "arcade-v0": (arcade.make, dict(width=7, height=7)),
     "arcade-wide-v0": (arcade.make, dict(width=15, height=7)),
     "arcade-large-v0": (arcade.make, dict(width=15, height=15)),
+    "smb-v0": (smb.make, dict(width=150)),
+    "smb-medium-v0": (smb.make, dict(width=100)),
+    "smb-small-v0": (smb.make, dict(width=50)),
+    "smb-scene-v0": (smb.make, dict(width=16)),
+    "smbtile-v0": (smb.make_tile, dict(width=150)),
+    "smbtile-medium-v0": (smb.make_tile, dict(width=100)),
+    "smbtile-small-v0": (smb.make_tile, dict(width=50)),
+    "smbtile-scene-v0": (smb.make_tile, dict(width=16)),
 }  # fmt: skip
 
 
