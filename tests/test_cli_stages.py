@@ -77,3 +77,16 @@ def test_simulate_reads_utf16_levels(shared, tmp_path, capsys, monkeypatch) -> N
     path.write_bytes(xml.encode("utf-16"))
     rc, out, _ = _run(["simulate", str(path), "--json"], "", capsys, monkeypatch)
     assert rc == 0 and json.loads(out)["total_blocks"] == 3
+
+
+def test_simulate_settle_time_zero_runs_the_whole_test_with_its_own_settings(shared, capsys, monkeypatch) -> None:
+    """--settle-time 0 is the recipe without the stop at rest: other settings digest, same verdict on a level whose
+    calibration outcome the stop keeps (docs/performance.md)."""
+    xml = (shared / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
+    rows = []
+    for extra in ([], ["--settle-time", "0"]):
+        rc, out, _ = _run(["simulate", "-", "--json", *extra], xml, capsys, monkeypatch)
+        assert rc == 0
+        rows.append(json.loads(out))
+    assert rows[0]["settings"] != rows[1]["settings"]
+    assert [(r["total_blocks"], r["moving_blocks"]) for r in rows] == [(3, rows[0]["moving_blocks"])] * 2

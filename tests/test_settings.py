@@ -180,3 +180,22 @@ def test_constrained_decoding_is_on_for_the_offline_default_only(tmp_path):
 def test_constrained_decoding_is_refused_where_it_must_not_apply(tmp_path, raw):
     with pytest.raises(ValueError, match="--pcg-constrain"):
         resolve(raw, rootdir=tmp_path, env=KEY)
+
+
+def test_physics_settle_option_defaults_to_the_physics_recipe_and_reaches_the_worker(tmp_path):
+    """--pcg-physics-settle: the physics default unless set; 0 (all 500 steps) is allowed; the worker builds its
+    PhysicsSettings from it, and its facts (results.json settings.physics) say which stop the run used."""
+    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.settings import DEFAULT_SETTLE_TIME
+    from pcg_plugin.problems.science_birds.worker import WorkerContext
+
+    assert DEFAULT_SETTLE_TIME == PhysicsSettings().settle_time
+    assert resolve({}, rootdir=tmp_path, env=KEY).settle_time == DEFAULT_SETTLE_TIME
+    off = resolve({"pcg_physics_settle": "0"}, rootdir=tmp_path, env=KEY)
+    assert off.settle_time == 0.0
+    ctx = WorkerContext(off, tmp_path)
+    assert ctx.physics.settle_time == 0.0 and ctx.physics.digest() != PhysicsSettings().digest()
+    assert ctx.facts()["physics"]["settle_time"] == 0.0
+    for bad in ("soon", "-1", "nan"):
+        with pytest.raises(ValueError, match="--pcg-physics-settle"):
+            resolve({"pcg_physics_settle": bad}, rootdir=tmp_path, env=KEY)

@@ -24,6 +24,7 @@ DEFAULT_TRIALS = 10
 # With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
 OFFLINE_LETTERS = ("I", "L")
 OFFLINE_TRIALS = 2
+DEFAULT_SETTLE_TIME = 0.6  # physics.PhysicsSettings.settle_time (tests/test_settings.py holds them equal)
 
 
 # Science Birds' own options; the shared ones (trials, backend, model, store ...) are run_options.COMMON.
@@ -37,6 +38,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
     Option("--pcg-requirements", "each submission's requirements.txt: install (into its own cached environment), "
            "check (report only) or off (default install)", REQUIREMENTS_MODES),
+    Option("--pcg-physics-settle", "stability test: stop once every block has rested this many seconds (default "
+           f"{DEFAULT_SETTLE_TIME}; 0 runs all 500 steps, the recipe before the stop was added)"),
     run_options.CONSTRAIN,
 )
 
@@ -68,6 +71,7 @@ class Settings(run_options.JsonSettings):
     letters_explicit: bool = False
     trials_explicit: bool = False
     offline_default: bool = False
+    settle_time: float = DEFAULT_SETTLE_TIME  # --pcg-physics-settle: physics.PhysicsSettings.settle_time
     constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
     notes: tuple[str, ...] = field(default=())
 
@@ -179,6 +183,13 @@ def resolve(
         tie_break = tie_break.replace("_", "-")
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"--pcg-tie-break: {get('pcg_tie_break')!r} is not prompt-length")
+    settle_raw = get("pcg_physics_settle")
+    try:
+        settle_time = float(settle_raw) if settle_raw is not None else DEFAULT_SETTLE_TIME
+    except ValueError:
+        raise ValueError(f"--pcg-physics-settle: {settle_raw!r} is not a number of seconds") from None
+    if not settle_time >= 0:
+        raise ValueError(f"--pcg-physics-settle: {settle_raw!r} must be 0 or more seconds")
     requirements = get("pcg_requirements") or "install"
     if requirements not in REQUIREMENTS_MODES:
         raise ValueError(f"--pcg-requirements: {requirements!r} is not one of {', '.join(REQUIREMENTS_MODES)}")
@@ -197,7 +208,7 @@ def resolve(
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break, requirements=requirements,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
-        offline_default=offline, constrain=constrain, notes=tuple(notes),
+        offline_default=offline, settle_time=settle_time, constrain=constrain, notes=tuple(notes),
     )  # fmt: skip
 
 

@@ -64,7 +64,7 @@ class WorkerContext:
         def make() -> Any:
             from pcg_plugin.problems.science_birds.physics import PhysicsSettings
 
-            return PhysicsSettings()
+            return PhysicsSettings(settle_time=self.settings.settle_time)
 
         return self._once("physics", make)
 
@@ -178,7 +178,8 @@ class WorkerContext:
             out["classifier"] = {"name": getattr(clf, "name", None), "digest": getattr(clf, "digest", None)}
         if "physics" in self._cache:
             phys = self._cache["physics"]
-            out["physics"] = {"digest": phys.digest(), "damage": bool(getattr(phys, "damage", False))}
+            out["physics"] = {"digest": phys.digest(), "damage": bool(getattr(phys, "damage", False)),
+                              "settle_time": phys.settle_time}
         models = self.settings.models if self.settings.multi_model else ()
         lead = models[0] if models else None  # several models share all but the model: the first stands for them
         prof = self._cache.get(self._key("profile", lead))

@@ -15,6 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--image-dir", help="write DIR/<level basename>.png for each level with blocks")
     parser.add_argument("--json", action="store_true", help="one JSON object per level per line")
     parser.add_argument("--damage", action="store_true", help="enable block damage/destruction (not default)")
+    parser.add_argument("--settle-time", type=float, default=None, metavar="S",
+                        help="stop once every block has rested S seconds (default 0.6; 0 runs all 500 steps)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from pcg_plugin.problems.science_birds.physics import PhysicsSettings
     from pcg_plugin.problems.science_birds.pipeline import evaluate_level
 
-    settings = PhysicsSettings(damage=args.damage)
+    settings = PhysicsSettings(damage=args.damage) if args.settle_time is None else PhysicsSettings(
+        damage=args.damage, settle_time=max(0.0, args.settle_time))
     image_dir = Path(args.image_dir) if args.image_dir else None
     if image_dir:
         image_dir.mkdir(parents=True, exist_ok=True)
