@@ -5,3 +5,7 @@ from __future__ import annotations
 
 class GrammarLoop(ValueError):
     """The sequence keeps choosing a recursive rule: the reference recurses until Python's RecursionError."""
+
+
+class NoEnemies(ValueError):
+    """The level has no enemy, so the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)."""

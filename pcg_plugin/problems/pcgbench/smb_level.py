@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.reward import range_reward
+from pcg_plugin.problems.pcgbench.errors import NoEnemies
 
 DATA = Path(__file__).parent / "data" / "smb"
 HEIGHT = 16  # rows of a level (the slices' length; smbtile's default height)
@@ -32,10 +33,6 @@ SOLID = frozenset("X#tSQ")
 EMPTY_MIN, FLOATING_MAX, DIVERSITY = 0.5, 0.1, 0.4  # the variants' defaults (no variant changes them)
 CONTROLS = ("enemies", "jumps", "coins")
 STATIC_FIELDS = ("tube", "noise", "empty", "fenemies")
-
-
-class NoEnemies(ValueError):
-    """The level has no enemy, so the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)."""
 
 
 @lru_cache(maxsize=1)
