@@ -1,0 +1,118 @@
+"""What every episode problem (clembench's picture game, GameEval's games) shares on the Problem protocol.
+
+A submission is a folder with a manifest (a model in self-play, a prompt for a role, or a program for a role); a
+program's `requirements.txt` is installed once in pre-flight, before any model call, and a trial whose
+requirements cannot be met fails before asking anything; each process keeps one worker Context (backends, the
+response store, the rate limiter, installed requirements). A problem names its submission module and its worker
+module; the game's own parts (targets, one episode, the table at the end) stay in its package.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.errors import SubmissionError
+
+
+class EpisodeProblem(BaseProblem):
+    """The shared half of an episode problem. ``submission_module`` has ``MANIFEST``, ``not_a_submission(path)``
+    and what `detect` calls; ``worker_module`` (a dotted path, imported lazily in workers) has ``CONTEXT_KEY``,
+    ``Context`` and ``context(config)``."""
+
+    submission_module: ModuleType
+    worker_module: str
+
+    def detect(self, path: Path) -> Any:
+        """The submission in ``path`` (None when it holds no manifest); a broken manifest raises SubmissionError."""
+        return self.submission_module.detect(path)
+
+    def requirement_lines(self, settings: Any, run: Mapping[str, Any]) -> list[str]:
+        """The run's notes and each program's requirements, for the header."""
+        envs = run.get("environments", {})
+        return ([f"pcg: {note}" for note in settings.notes]
+                + [f"pcg: {name} requirements: {env['summary']}" for name, env in sorted(envs.items())])  # fmt: skip
+
+    def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
+        sub = self.detect(path)
+        if sub is not None:
+            return sub
+        manifest = self.submission_module.MANIFEST
+        if any(_same(path, r) for r in roots) and not any(p.is_dir() and (p / manifest).is_file()
+                                                          for p in _children(path)):  # fmt: skip
+            raise SubmissionError(self.submission_module.not_a_submission(path))
+        return None
+
+    def preflight(self, config: pytest.Config, settings: Any, roots: Sequence[Path]) -> dict[str, Any]:
+        """Before any model call: each program's requirements.txt installed into its cached environment (as
+        Science Birds does; ``pcg_plugin.environments``) and its imports checked, once for all workers."""
+        from pcg_plugin import environments
+
+        envs: dict[str, dict[str, Any]] = {}
+        for sub in self.program_submissions(roots):
+            env = environments.prepare(sub.path, sub.entry, mode="install")
+            envs[sub.name] = {"site_dir": str(env.site_dir) if env.site_dir else None, "problems": env.problems,
+                              "summary": env.summary(sub.path)}  # fmt: skip
+        return {"environments": envs}
+
+    def program_submissions(self, roots: Sequence[Path]) -> list[Any]:
+        """The program submissions under the run's folders (a broken manifest is its folder's error item)."""
+        manifest = self.submission_module.MANIFEST
+        found: dict[Path, Any] = {}
+        for root in roots:
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))  # as pytest skips them
+                if manifest not in files:
+                    continue
+                dirs.clear()  # a submission's own subfolders are its files, not more submissions
+                try:
+                    sub = self.detect(Path(folder))
+                except SubmissionError:
+                    continue
+                if sub is not None and sub.program is not None:
+                    found.setdefault(sub.path.resolve(), sub)
+        return list(found.values())
+
+    def _worker(self) -> ModuleType:
+        return importlib.import_module(self.worker_module)
+
+    def start_process(self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int,
+                      service: str | None) -> None:  # fmt: skip
+        worker = self._worker()
+        config.stash[worker.CONTEXT_KEY] = worker.Context(settings, Path(run["run_dir"]), workers=workers,
+                                                          environments=run.get("environments", {}))  # fmt: skip
+
+    def setup_trial(self, config: pytest.Config, sub: Any) -> None:
+        """A program whose requirements cannot be met errors here, before any model call."""
+        from pcg_plugin.errors import EnvironmentProblem
+
+        try:
+            self._worker().context(config).site_dirs(sub)
+        except EnvironmentProblem as exc:
+            pytest.fail(f"requirements of {sub.name} ({sub.path}) cannot be met, so its episodes were not played "
+                        f"(no model call): {exc}", pytrace=False)  # fmt: skip
+
+    def process_facts(self, config: pytest.Config) -> dict[str, Any]:
+        ctx = config.stash.get(self._worker().CONTEXT_KEY, None)
+        return ctx.facts() if ctx else {}
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _children(path: Path) -> list[Path]:
+    try:
+        return list(path.iterdir())
+    except OSError:
+        return []
