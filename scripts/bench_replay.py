@@ -63,22 +63,23 @@ def make_competition(work: Path, programs: int) -> None:
     (work / "scripted_llm.py").write_text(textwrap.dedent(RESPONDER))
 
 
-def pytest_cmd(out: str, args: argparse.Namespace, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "submissions", "--pcg-edition", "2024", "--pcg-out", out,
+def pytest_cmd(out: str, args: argparse.Namespace, *extra: str, python: str = sys.executable) -> list[str]:
+    return [python, "-m", "pytest", "submissions", "--pcg-edition", "2024", "--pcg-out", out,
             "--pcg-letters", args.letters, "--pcg-trials", str(args.trials), "--pcg-backend", "scripted",
             "--pcg-model", "scripted_llm:respond", "--pcg-store", "store", "-p", "no:cacheprovider", "-q",
             "-p", "bench_clock", "-n", str(args.workers), *extra]  # fmt: skip
 
 
-def replay(work: Path, tree: Path, out: str, args: argparse.Namespace) -> dict[str, Any]:
-    """One replay with ``tree``'s pcg_plugin first on the path; wall time, items and stage seconds."""
+def replay(work: Path, tree: Path, out: str, args: argparse.Namespace, python: str = sys.executable) -> dict[str, Any]:
+    """One replay with ``tree``'s pcg_plugin first on the path (and ``python``, whose installed entry points are
+    that tree's); wall time, items and stage seconds."""
     shutil.rmtree(work / out, ignore_errors=True)
     clock = work / f"{out}.clock.json"
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{work}", "BENCH_CLOCK": str(clock),
            "OMP_NUM_THREADS": "1"}
     t0 = time.time()
-    proc = subprocess.run(pytest_cmd(out, args, "--pcg-record", "none"), cwd=work, env=env, capture_output=True,
-                          text=True)  # fmt: skip
+    proc = subprocess.run(pytest_cmd(out, args, "--pcg-record", "none", python=python), cwd=work, env=env,
+                          capture_output=True, text=True)  # fmt: skip
     t1 = time.time()
     (work / f"{out}.log").write_text(proc.stdout + proc.stderr)
     results_path = work / out / "results.json"
@@ -135,19 +136,24 @@ def main() -> int:
         t = time.time()
         subprocess.run(pytest_cmd("live", args), cwd=work, env=env, capture_output=True, check=False)
         print(f"recorded the store live in {time.time() - t:.0f} s")
-    trees = [("new", ROOT)]
+    trees = [("new", ROOT, sys.executable)]
     tmp = None
     if args.compare:
         tmp = Path(tempfile.mkdtemp(prefix="bench-replay-"))
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tmp / "old"), args.compare],
                        check=True, capture_output=True)  # fmt: skip
-        trees.insert(0, ("old", tmp / "old"))
+        # the old tree gets a venv of its own (the system packages plus the old tree installed editable), so pytest
+        # loads the old tree's entry points, not those of the installed checkout (which may name newer problems)
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(tmp / "venv")], check=True)
+        subprocess.run([str(tmp / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e",
+                        str(tmp / "old")], check=True, capture_output=True)  # fmt: skip
+        trees.insert(0, ("old", tmp / "old", str(tmp / "venv" / "bin" / "python")))
     try:
-        runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in trees}
+        runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in trees}
         for k in range(args.rounds):
-            for label, tree in trees if k % 2 == 0 else trees[::-1]:
+            for label, tree, python in trees if k % 2 == 0 else trees[::-1]:
                 load = os.getloadavg()
-                r = replay(work, tree, f"replay-{label}-{k}", args)
+                r = replay(work, tree, f"replay-{label}-{k}", args, python)
                 runs[label].append(r)
                 show(f"{label} ({tree.name}) round {k}, load average {load[0]:.2f} at start", r)
         if args.compare:
@@ -160,6 +166,7 @@ def main() -> int:
         if tmp is not None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tmp / "old")],
                            capture_output=True, check=False)  # fmt: skip
+            shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
