@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pcg_plugin.episode.manifest import read_manifest
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.problems.gameeval.games import Game
 
@@ -79,21 +79,11 @@ def check_slots(text: str, game: Game, where: str) -> None:
 
 def detect(path: Path, game: Game) -> Submission | None:
     """The submission in ``path``, None when it holds no manifest; a SubmissionError says what is wrong."""
-    manifest = path / MANIFEST
-    if not manifest.is_file():
+    found = read_manifest(path, MANIFEST, _KEYS, "prompt", "program")
+    if found is None:
         return None
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"{manifest} is not TOML ({exc}); write e.g. model = \"gpt-4o\"") from None
-    unknown = sorted(set(data) - _KEYS)
-    if unknown:
-        raise SubmissionError(f"{manifest}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
-    if "prompt" in data and "program" in data:
-        raise SubmissionError(f"{manifest}: give prompt or program, not both")
+    manifest, data = found
     model = data.get("model")
-    if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise SubmissionError(f"{manifest}: model must be a model name, got {model!r}")
     models = data.get("models", {})
     if not isinstance(models, dict) or not all(isinstance(v, str) and v.strip() for v in models.values()):
         raise SubmissionError(f"{manifest}: [models] maps roles to model names, got {models!r}")

@@ -18,11 +18,11 @@ A manifest with neither prompt nor program is a model entry: the standard prompt
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pcg_plugin.episode.manifest import read_manifest
 from pcg_plugin.errors import SubmissionError
 
 MANIFEST = "imagegame.toml"
@@ -68,21 +68,11 @@ def _inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
 def detect(path: Path) -> Submission | None:
     """The submission in ``path``, None when it holds no manifest; a SubmissionError says what is wrong and how
     to fix it (the harness shows it as one failing item, so the folder is never dropped in silence)."""
-    manifest = path / MANIFEST
-    if not manifest.is_file():
+    found = read_manifest(path, MANIFEST, _KEYS, "giver_prompt", "giver_program")
+    if found is None:
         return None
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"{manifest} is not TOML ({exc}); write e.g. model = \"gpt-4o\"") from None
-    unknown = sorted(set(data) - _KEYS)
-    if unknown:
-        raise SubmissionError(f"{manifest}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
-    if "giver_prompt" in data and "giver_program" in data:
-        raise SubmissionError(f"{manifest}: give giver_prompt or giver_program, not both")
+    manifest, data = found
     model = data.get("model")
-    if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise SubmissionError(f"{manifest}: model must be a model name, got {model!r}")
     name = data.get("name") or path.name
     files, prompt, entry, fmt = [manifest], None, manifest, "imagegame_model"
     if "giver_prompt" in data:

@@ -1,0 +1,37 @@
+"""The manifest of an episode problem's submission (`imagegame.toml`, `gameeval.toml`), read and checked once.
+
+Both games take the same shape of manifest: a model, or a prompt file, or a program, never both of the last two;
+what is wrong is a SubmissionError that names the file and says how to fix it (the harness shows it as one
+failing item, so the folder is never dropped in silence).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Set
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.errors import SubmissionError
+
+
+def read_manifest(path: Path, name: str, keys: Set[str], prompt_key: str,
+                  program_key: str) -> tuple[Path, dict[str, Any]] | None:  # fmt: skip
+    """``path/name`` and its TOML table; None when there is no such file. Refused: not TOML, a key outside
+    ``keys``, both ``prompt_key`` and ``program_key``, a ``model`` that is not a model name."""
+    manifest = path / name
+    if not manifest.is_file():
+        return None
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SubmissionError(f"{manifest} is not TOML ({exc}); write e.g. model = \"gpt-4o\"") from None
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise SubmissionError(f"{manifest}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(keys))})")
+    if prompt_key in data and program_key in data:
+        raise SubmissionError(f"{manifest}: give {prompt_key} or {program_key}, not both")
+    model = data.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise SubmissionError(f"{manifest}: model must be a model name, got {model!r}")
+    return manifest, data
