@@ -72,6 +72,12 @@ def raw_options(config: pytest.Config, options: Iterable[Option]) -> dict[str, s
     return {opt.dest: option_value(config, opt.dest) for opt in options}
 
 
+def given(raw: Mapping[str, str | None], name: str) -> str | None:
+    """Option ``name``'s string from ``raw_options``, stripped; None when absent or blank (blank means not set)."""
+    value = raw.get(name)
+    return None if value is None or str(value).strip() == "" else str(value).strip()
+
+
 def parse_trials(text: str) -> int:
     try:
         value = int(str(text).strip())

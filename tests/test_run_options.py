@@ -75,3 +75,10 @@ def test_every_installed_problems_settings_round_trip():
               BenchSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
               ImageGame(instances=("compact_grids/0",), out=Path("/o"))):  # fmt: skip
         assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+def test_given_is_the_stripped_string_or_none_when_absent_or_blank() -> None:
+    from pcg_plugin.run_options import given
+
+    raw = {"a": "  x ", "b": "   ", "c": None, "d": ""}
+    assert [given(raw, k) for k in ("a", "b", "c", "d", "missing")] == ["x", None, None, None, None]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -85,9 +86,7 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
     """Raw option strings -> Settings; a ValueError names the bad option."""
     cwd = rootdir if cwd is None else cwd
 
-    def get(name: str) -> str | None:
-        value = raw.get(name)
-        return None if value is None or str(value).strip() == "" else str(value).strip()
+    get = partial(run_options.given, raw)
 
     backend, record = get("pcg_backend"), get("pcg_record") or "once"
     run_options.check_choice("pcg_backend", backend, BACKENDS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -147,9 +148,7 @@ def resolve(
     cwd = rootdir if cwd is None else cwd
     env = os.environ if env is None else env
 
-    def get(name: str) -> str | None:
-        value = raw.get(name)
-        return None if value is None or str(value).strip() == "" else str(value).strip()
+    get = partial(run_options.given, raw)
 
     edition = get("pcg_edition") or DEFAULT_EDITION
     if edition not in YEARS:
