@@ -78,7 +78,5 @@ def test_every_installed_problems_settings_round_trip():
 
 
 def test_given_is_the_stripped_string_or_none_when_absent_or_blank() -> None:
-    from pcg_plugin.run_options import given
-
     raw = {"a": "  x ", "b": "   ", "c": None, "d": ""}
-    assert [given(raw, k) for k in ("a", "b", "c", "d", "missing")] == ["x", None, None, None, None]
+    assert [run_options.given(raw, k) for k in ("a", "b", "c", "d", "missing")] == ["x", None, None, None, None]
