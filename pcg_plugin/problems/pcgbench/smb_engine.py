@@ -18,7 +18,7 @@ Kept exactly, because the benchmark's numbers can depend on them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 LEFT, RIGHT, DOWN, SPEED, JUMP = range(5)
@@ -35,6 +35,28 @@ INERTIA = 0.89
 BUMP, STOMP_KILL, FIRE_KILL, SHELL_KILL, FALL_KILL, JUMP_EV, LAND, COLLECT, HURT, KICK, LOSE, WIN = range(1, 13)
 KILLS = frozenset({STOMP_KILL, FIRE_KILL, SHELL_KILL, FALL_KILL})
 RUNNING, WON, LOST, TIME_OUT = range(4)
+
+
+def in_steps(move: Callable[[float, float], bool], xa: float, ya: float) -> tuple[float, float] | None:
+    """A move of more than 8 px goes first as 8 px steps through ``move``, x before y, in the reference's order:
+    None as soon as one step is blocked, else what is left to move (at most 8 px each way)."""
+    while xa > 8:
+        if not move(8, 0):
+            return None
+        xa -= 8
+    while xa < -8:
+        if not move(-8, 0):
+            return None
+        xa += 8
+    while ya > 8:
+        if not move(0, 8):
+            return None
+        ya -= 8
+    while ya < -8:
+        if not move(0, -8):
+            return None
+        ya += 8
+    return xa, ya
 
 
 class Level:
@@ -143,22 +165,10 @@ class Enemy:
             self.ya += 2
 
     def move(self, xa: float, ya: float) -> bool:
-        while xa > 8:
-            if not self.move(8, 0):
-                return False
-            xa -= 8
-        while xa < -8:
-            if not self.move(-8, 0):
-                return False
-            xa += 8
-        while ya > 8:
-            if not self.move(0, 8):
-                return False
-            ya -= 8
-        while ya < -8:
-            if not self.move(0, -8):
-                return False
-            ya += 8
+        rest = in_steps(self.move, xa, ya)
+        if rest is None:
+            return False
+        xa, ya = rest
         x, y, w, h = self.x, self.y, self.width, self.height
         hit = self.hits
         collide = False
@@ -321,22 +331,10 @@ class Mario:
             self.ya += 3
 
     def move(self, xa: float, ya: float) -> bool:
-        while xa > 8:
-            if not self.move(8, 0):
-                return False
-            xa -= 8
-        while xa < -8:
-            if not self.move(-8, 0):
-                return False
-            xa += 8
-        while ya > 8:
-            if not self.move(0, 8):
-                return False
-            ya -= 8
-        while ya < -8:
-            if not self.move(0, -8):
-                return False
-            ya += 8
+        rest = in_steps(self.move, xa, ya)
+        if rest is None:
+            return False
+        xa, ya = rest
         x, y, w = self.x, self.y, self.width
         hit = self.hits
         collide = False
