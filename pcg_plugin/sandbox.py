@@ -17,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.errors import OfficialFailure, Reason
+from pcg_plugin.core.sandbox_start import START_METHODS, start_method, use_start_method
+from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -77,21 +78,32 @@ def network_namespace_prefix() -> tuple[str, ...]:
     return ()
 
 
-def _scrubbed_env(home: Path, tmp: Path) -> dict[str, str]:
-    """Only the harmless basics: no OPENAI_*, no tokens, no proxies, nothing else from the harness."""
+def _scrubbed_env(home: Path | None, tmp: Path | None) -> dict[str, str]:
+    """Only the harmless basics: no OPENAI_*, no tokens, no proxies, nothing else from the harness (HOME and
+    TMPDIR left out when None: the fork server's children set their own)."""
     env = {k: os.environ[k] for k in KEEP_ENV if k in os.environ}
     env.setdefault("PATH", "/usr/bin:/bin")
-    env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8")
+    if home is not None and tmp is not None:
+        env.update(HOME=str(home), TMPDIR=str(tmp))
+    env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8")
     return env
 
 
+def _rlimits(limits: SandboxLimits) -> list[tuple[int, int, int]]:
+    """The trial's resource limits as (resource, soft, hard): applied before exec, or in the forked child."""
+    return [(resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
+            (resource.RLIMIT_CPU, limits.cpu_time, limits.cpu_time + 1),
+            (resource.RLIMIT_FSIZE, limits.max_output_bytes, limits.max_output_bytes),
+            (resource.RLIMIT_CORE, 0, 0),
+            (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files)]  # fmt: skip
+
+
 def _limit_child(limits: SandboxLimits) -> Callable[[], None]:
+    values = _rlimits(limits)
+
     def preexec() -> None:  # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_time, limits.cpu_time + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.max_output_bytes, limits.max_output_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files))
+        for which, soft, hard in values:
+            resource.setrlimit(which, (soft, hard))
 
     return preexec
 
@@ -139,6 +151,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     stores responses) over a pipe. Participant faults raise OfficialFailure (score 0) with reason
     ``program_error``, ``timeout``, ``token_limit``, ``memory``, ``killed``, ``bad_return``, ``response_too_large``
     or ``sandbox_violation``; a failing ``chat`` infrastructure error stops the child and is re-raised as is.
+    The child is forked from this process's fork server, or a new interpreter (``use_start_method``).
     """
     limits = limits or SandboxLimits()
     entry, workdir = Path(entry).resolve(), Path(workdir).resolve()
@@ -151,18 +164,38 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     _copy_submission(root, scratch, limits.max_copy_bytes)
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
+    command = {"entry": str(inner_entry), "letter": letter, "roots": [str(scratch), str(home), str(tmp)],
+               "paths": list(dict.fromkeys(map(str, (inner_entry.parent, scratch, *site_dirs)))),  # in order, once each
+               "team": team or root.name, "trial": trial, "model": model or ""}  # fmt: skip
+    prefix = network_namespace_prefix() if limits.network == "deny" else ()
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
+    if start_method() == "fork":
+        from pcg_plugin import sandbox_forks
+
+        with sandbox_forks.lease(prefix, _scrubbed_env(None, None)) as server:
+            if server is not None:
+                command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp), rlimits=_rlimits(limits))
+                with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
+                    try:
+                        server.start(command, [to_child_r, from_child_w, out.fileno(), err.fileno()])
+                    except OSError as exc:
+                        server.stop()
+                        os.close(from_child_r)
+                        os.close(to_child_w)
+                        raise InfrastructureError(f"the sandbox's fork server did not take the trial: {exc}") from exc
+                    finally:
+                        os.close(to_child_r)
+                        os.close(from_child_w)
+                return _exchange(from_child_r, to_child_w, chat, limits, workdir, server.exit_code, server.release)
     env = _scrubbed_env(home, tmp)
-    import_paths = dict.fromkeys(map(str, (inner_entry.parent, scratch, *site_dirs)))  # in order, once each
-    env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=str(inner_entry),
-               PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(map(str, (scratch, home, tmp))),
-               PCG_SANDBOX_PATHS=os.pathsep.join(import_paths),
-               PCG_SANDBOX_TEAM=team or root.name, PCG_SANDBOX_TRIAL=str(trial),
-               PCG_SANDBOX_MODEL=model or "")  # fmt: skip
-    prefix = network_namespace_prefix() if limits.network == "deny" else ()
+    env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=command["entry"],
+               PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(command["roots"]),
+               PCG_SANDBOX_PATHS=os.pathsep.join(command["paths"]), PCG_SANDBOX_TEAM=command["team"],
+               PCG_SANDBOX_TRIAL=str(trial), PCG_SANDBOX_MODEL=command["model"])  # fmt: skip
     cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
-    if "--kill-child" in prefix:  # a shell is PID 1 (init ignores its own default signals), python is PID 2
+    init_shell = "--kill-child" in prefix
+    if init_shell:  # a shell is PID 1 (init ignores its own default signals), python is PID 2
         cmd = [*prefix, shutil.which("sh") or "/bin/sh", "-c", '"$@"; exit $?', "pcg-init", *cmd]
     else:
         cmd = [*prefix, *cmd]
@@ -174,20 +207,43 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
+    return _exchange(from_child_r, to_child_w, chat, limits, workdir, lambda timeout: _exec_exit_code(proc, timeout, init_shell),
+                     lambda settled: _kill_group(proc))  # the child and anything it forked  # fmt: skip
+
+
+def _exec_exit_code(proc: subprocess.Popen[bytes], timeout: float, init_shell: bool) -> int | None:
+    """The program's exit status as ``Popen.returncode``; the init shell reports its child's signal N as 128 + N."""
     try:
-        return _serve(proc, from_child_r, to_child_w, chat, limits, workdir, "--kill-child" in prefix)
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return 128 - code if init_shell and code > 128 else code
+
+
+def _exchange(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]], limits: SandboxLimits,
+              workdir: Path, exit_code: Callable[[float], int | None], release: Callable[[bool], None]) -> str:  # fmt: skip
+    """Serve the trial, then read its outcome; ``release(settled)`` ends the child's side (``settled``: the
+    program reported or exited by itself, so its process is ending on its own)."""
+    settled = False
+    try:
+        final, guard, violation = _serve(rfd, wfd, chat, limits)
+        settled = True
+        if final is None:
+            raise _death(exit_code(5), workdir, limits, guard, violation)
+        return _final(final, guard, violation, limits)
     finally:
-        _kill_group(proc)  # the child and anything it forked
-        os.close(from_child_r)
+        release(settled)
+        os.close(rfd)
         try:
-            os.close(to_child_w)
+            os.close(wfd)
         except OSError:
             pass
 
 
-def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
-           limits: SandboxLimits, workdir: Path, init_shell: bool) -> str:  # fmt: skip
-    """Answer chat requests until the child reports its result, dies, or runs out of time."""
+def _serve(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
+           limits: SandboxLimits) -> tuple[dict[str, Any] | None, OfficialFailure | None, str | None]:  # fmt: skip
+    """Answer chat requests until the child reports (its final message), dies (None), or runs out of time
+    (raises); with the guard failure and violation seen on the way."""
     sel = selectors.DefaultSelector()
     sel.register(rfd, selectors.EVENT_READ)
     deadline = time.monotonic() + limits.wall_time
@@ -204,7 +260,7 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
                 continue
             chunk = os.read(rfd, 1 << 16)
             if not chunk:
-                raise _death(proc, workdir, limits, guard_failure, violation, init_shell)
+                return None, guard_failure, violation
             buf += chunk
             if len(buf) > limits.max_response_bytes + 64 * 1024 and b"\n" not in buf:
                 raise OfficialFailure(f"the program sent more than {limits.max_response_bytes} bytes in one message",
@@ -225,7 +281,7 @@ def _serve(proc: subprocess.Popen[bytes], rfd: int, wfd: int, chat: Callable[[li
                     raise guard_failure or OfficialFailure(f"the program was stopped by the sandbox: {violation}",
                                                            reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
                 else:
-                    return _final(message, guard_failure, violation, limits)
+                    return message, guard_failure, violation
     finally:
         sel.close()
 
@@ -292,20 +348,15 @@ def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: st
     raise OfficialFailure(f"unexpected message {op!r} from the program", reason=Reason.SANDBOX_VIOLATION)
 
 
-def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None,
-           violation: str | None, init_shell: bool) -> OfficialFailure:  # fmt: skip
-    """The child closed the pipe without a result: say why in the official terms."""
-    try:
-        code = proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        code = None
+def _death(code: int | None, workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None,
+           violation: str | None) -> OfficialFailure:  # fmt: skip
+    """The child closed the pipe without a result (``code``: its exit status, None when unknown): say why in the
+    official terms."""
     if guard is not None:
         return guard
     if violation is not None:
         return OfficialFailure(f"the program was stopped by the sandbox: {violation}", reason=Reason.SANDBOX_VIOLATION)
     err = _tail(workdir / "stderr.txt")
-    if code is not None and code > 128 and init_shell:
-        code = 128 - code  # the init shell reports its child's signal as 128 + N
     if code is not None and code < 0:
         sig = signal.Signals(-code)
         if sig == signal.SIGXCPU:
@@ -321,4 +372,4 @@ def _death(proc: subprocess.Popen[bytes], workdir: Path, limits: SandboxLimits, 
                            reason=Reason.PROGRAM_ERROR)  # fmt: skip
 
 
-__all__ = ["SandboxLimits", "network_namespace_prefix", "run_program_trial"]
+__all__ = ["START_METHODS", "SandboxLimits", "network_namespace_prefix", "run_program_trial", "use_start_method"]

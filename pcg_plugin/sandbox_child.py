@@ -1,4 +1,7 @@
-"""The sandbox child: load the participant's module, guard it with an audit hook, run one trial, report by pipe."""
+"""The sandbox child: load the participant's module, guard it with an audit hook, run one trial, report by pipe.
+
+Run as ``python -m pcg_plugin.sandbox_child`` for one trial, or forked from the fork server
+(``pcg_plugin.sandbox_forks``), which calls ``run_trial`` in each forked child."""
 
 from __future__ import annotations
 
@@ -138,46 +141,56 @@ def _tail(limit: int = 4000) -> str:
     return traceback.format_exc()[-limit:]
 
 
-def main() -> int:
-    env = os.environ
-    read_fd, write_fd = (int(x) for x in env.pop("PCG_SANDBOX_FDS").split(","))
-    entry, letter = Path(env.pop("PCG_SANDBOX_ENTRY")), env.pop("PCG_SANDBOX_LETTER")
-    roots = tuple(os.path.realpath(r) for r in env.pop("PCG_SANDBOX_ROOTS").split(os.pathsep))
-    team = env.pop("PCG_SANDBOX_TEAM", entry.parent.name)
-    trial = int(env.pop("PCG_SANDBOX_TRIAL", "1"))
-    model = env.pop("PCG_SANDBOX_MODEL", "") or None
-    channel = Channel(read_fd, write_fd)
+def run_trial(spec: dict[str, Any], channel: Channel) -> None:
+    """Load the participant's module under the guard and run one trial; every outcome goes to ``channel``.
+
+    ``spec``: ``entry``, ``letter``, ``roots`` (the folders the program may write), ``paths`` (its import folders,
+    in order), ``team``, ``trial``, ``model`` (None: ``ctx.get_model_name()`` has none).
+    """
     from pcg_plugin.compat import SHIMS
 
-    paths = env.pop("PCG_SANDBOX_PATHS", str(entry.parent)).split(os.pathsep)
-    sys.path[:0] = [str(SHIMS), *paths]  # the entry's folder, the submission root, its installed requirements
+    entry, letter = Path(spec["entry"]), spec["letter"]
+    sys.path[:0] = [str(SHIMS), *spec["paths"]]  # the entry's folder, the submission root, its installed requirements
     sys.argv = [str(entry)]
-    install_guard(roots, channel)
+    install_guard(tuple(os.path.realpath(r) for r in spec["roots"]), channel)
     try:
-        spec = importlib.util.spec_from_file_location("pcg_submission", entry)
-        if spec is None or spec.loader is None:
+        module_spec = importlib.util.spec_from_file_location("pcg_submission", entry)
+        if module_spec is None or module_spec.loader is None:
             raise ImportError(f"cannot load {entry.name}")
-        module = importlib.util.module_from_spec(spec)
+        module = importlib.util.module_from_spec(module_spec)
         sys.modules["pcg_submission"] = module
-        spec.loader.exec_module(module)
+        module_spec.loader.exec_module(module)
         loop = find_loop(module)
-        ctx = TrialContext(team, letter, trial, None, model)
+        ctx = TrialContext(spec["team"], letter, int(spec["trial"]), None, spec.get("model") or None)
         ctx._transport = lambda messages, n: channel.chat(messages, n, ctx)
         result = loop.run(ctx, letter)
     except MemoryError:
         channel.send({"op": "memory", "traceback": _tail()})
-        return 0
+        return
     except BaseException as error:  # noqa: BLE001 - every fault of the program is reported, none escapes
         if isinstance(error, OSError) and error.errno == errno.EFBIG:  # Python ignores SIGXFSZ: RLIMIT_FSIZE hit
             channel.send({"op": "file_size"})
-            return 0
+            return
         kind = "violation_error" if isinstance(error, SandboxViolation) else "program_error"
         channel.send({"op": kind, "error": f"{type(error).__name__}: {error}", "traceback": _tail()})
-        return 0
+        return
     if not isinstance(result, str):
         channel.send({"op": "bad_return", "type": type(result).__name__})
-        return 0
+        return
     channel.send({"op": "result", "value": result})
+
+
+def main() -> int:
+    """A new interpreter for one trial (``--pcg-sandbox-start exec``): the trial's facts come in the environment."""
+    env = os.environ
+    read_fd, write_fd = (int(x) for x in env.pop("PCG_SANDBOX_FDS").split(","))
+    entry = env.pop("PCG_SANDBOX_ENTRY")
+    spec = {"entry": entry, "letter": env.pop("PCG_SANDBOX_LETTER"),
+            "roots": env.pop("PCG_SANDBOX_ROOTS").split(os.pathsep),
+            "paths": env.pop("PCG_SANDBOX_PATHS", str(Path(entry).parent)).split(os.pathsep),
+            "team": env.pop("PCG_SANDBOX_TEAM", Path(entry).parent.name), "trial": env.pop("PCG_SANDBOX_TRIAL", "1"),
+            "model": env.pop("PCG_SANDBOX_MODEL", "")}  # fmt: skip
+    run_trial(spec, Channel(read_fd, write_fd))
     return 0
 
 

@@ -52,5 +52,5 @@ def test_level_whose_blocks_all_leave_gets_a_white_image() -> None:
 
     ev = evaluate_level(Level((Block("SquareTiny", "wood", 40.0, 0.0, 0),)))
     assert (ev.total_blocks, ev.moving_blocks, ev.stability) == (1, 1, 0.0)
-    assert ev.image is not None and ev.image.getextrema() == ((255, 255),) * 3
+    assert ev.image is not None and ev.image.convert("RGB").getextrema() == ((255, 255),) * 3
     assert evaluate_level(Level(())).image is None

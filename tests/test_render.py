@@ -49,3 +49,15 @@ def test_stable_calibration_images_match_unity(shared) -> None:
     assert len(scores) == 47
     assert min(scores) > 0.97
     assert sum(scores) / len(scores) > 0.995
+
+
+def test_the_written_png_is_the_rendered_picture_in_rgb(tmp_path) -> None:
+    """The image is written greyscale; read back as every reader does (``convert("RGB")``) it is the picture."""
+    from pcg_plugin.problems.science_birds.outputs import write_image
+
+    image = render_level(Level((Block("RectSmall", "wood", 0, 0, 30), Block("SquareHole", "ice", 1, 0, 0))))
+    path = write_image(tmp_path, "t/images/A/t_A_1.png", image)
+    with Image.open(path) as back:
+        assert back.mode == "L"
+        assert back.convert("RGB").tobytes() == image.convert("RGB").tobytes()
+    assert set(np.unique(np.asarray(image.convert("RGB")))) == {0, 255}

@@ -1,4 +1,7 @@
-"""The sandbox against hostile participant programs: each is stopped or neutralised, the others are unaffected."""
+"""The sandbox against hostile participant programs: each is stopped or neutralised, the others are unaffected.
+
+Every test runs twice: with each trial forked from the fork server (the default) and with a new interpreter per
+trial (``--pcg-sandbox-start exec``)."""
 
 from __future__ import annotations
 
@@ -7,13 +10,14 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
 from pcg_plugin.problems.science_birds.editions import program_limits
-from pcg_plugin.sandbox import SandboxLimits, run_program_trial
+from pcg_plugin.sandbox import START_METHODS, SandboxLimits, run_program_trial, use_start_method
 
 HOSTILE = Path(__file__).parent / "hostile"
 GOOD = '''
@@ -30,6 +34,13 @@ if __name__ == "__main__":
     run_evaluation("team", ZeroShot, 10)
 '''
 FAST = SandboxLimits(wall_time=20.0, cpu_time=20, memory_bytes=2 << 30)
+
+
+@pytest.fixture(autouse=True, params=START_METHODS)
+def start_method(request: pytest.FixtureRequest) -> Iterator[str]:
+    use_start_method(request.param)
+    yield request.param
+    use_start_method("fork")
 
 
 def echo(messages: list[dict], n: int) -> list[str]:

@@ -28,7 +28,11 @@ def _world_vertices(block: Block, pad: float) -> np.ndarray:
 def render_level(level: Level) -> Image.Image | None:
     """The OCR image: the blocks' core AABB's longer side scaled to 824 px inside a 100 px white margin,
     each block a solid black rotated sprite rectangle, pixel-centre sampling (binary, no anti-aliasing).
-    None for a level without blocks (the official pipeline writes no image)."""
+    None for a level without blocks (the official pipeline writes no image).
+
+    Greyscale ("L"): Unity's capture is RGB, but every reader converts to RGB first (the official classifier:
+    ``Image.open(path).convert("RGB")``), which gives the same pixels; an RGB copy would cost a conversion
+    here and triple the PNG encoder's work for every trial."""
     if not level.blocks:
         return None
     cores = [_world_vertices(b, 0.0) for b in level.blocks]
@@ -61,12 +65,12 @@ def render_level(level: Level) -> Image.Image | None:
         ink[j0:j1 + 1, i0:i1 + 1] |= inside
     pixels = np.full((SIZE, SIZE), 255, dtype=np.uint8)
     pixels[MARGIN:MARGIN + INNER, MARGIN:MARGIN + INNER][ink] = 0
-    return Image.fromarray(pixels, mode="L").convert("RGB")
+    return Image.fromarray(pixels, mode="L")
 
 
 def blank_image() -> Image.Image:
     """Unity's capture when a level had blocks but none is left (outputErrorLevels: an all-white frame)."""
-    return Image.new("RGB", (SIZE, SIZE), (255, 255, 255))
+    return Image.new("L", (SIZE, SIZE), 255)
 
 
 def _signed_area(poly: np.ndarray) -> float:
