@@ -192,7 +192,8 @@ _GUARD = threading.Lock()
 def lease(prefix: tuple[str, ...], env: dict[str, str]) -> Iterator[ForkServer | None]:
     """This process's fork server for ``prefix`` and ``env`` (started on first use, started again after one that
     had to be stopped), or None while another thread of this process is using it (the caller then starts a
-    fresh interpreter). The caller leaves the server usable or calls ``stop``."""
+    fresh interpreter, as it does where no fork server can be started). The caller leaves the server usable or
+    calls ``stop``."""
     key = (prefix, tuple(sorted(env.items())))
     with _GUARD:
         server = _SERVERS.get(key)
@@ -202,8 +203,13 @@ def lease(prefix: tuple[str, ...], env: dict[str, str]) -> Iterator[ForkServer |
             if server is not None:
                 server.stop()
                 server.lock.release()
-            server = _SERVERS[key] = ForkServer(prefix, env)
-            server.lock.acquire()
+            try:
+                server = _SERVERS[key] = ForkServer(prefix, env)
+            except OSError:  # no SOCK_SEQPACKET Unix sockets here (not Linux): a new interpreter per trial
+                _SERVERS.pop(key, None)
+                server = None
+            else:
+                server.lock.acquire()
     if server is None:
         yield None
         return

@@ -1,4 +1,5 @@
-"""Sandbox overhead: seconds per trial for a one-call program, with and without the network namespace."""
+"""Sandbox overhead: milliseconds per trial for a one-call program, each start method (fork server, new
+interpreter) with and without the network namespace."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pcg_plugin.sandbox import SandboxLimits, network_namespace_prefix, run_program_trial
+from pcg_plugin.sandbox import START_METHODS, SandboxLimits, network_namespace_prefix, run_program_trial, use_start_method
 
 PROGRAM = '''
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
@@ -43,10 +44,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
     print(f"network namespace: {' '.join(network_namespace_prefix()) or 'unavailable (audit hook only)'}")
-    for network in ("deny", "hook"):
-        times = bench(dataclasses.replace(SandboxLimits(), network=network), args.repeats)
-        print(f"network={network}: median {statistics.median(times) * 1000:.0f} ms/trial, "
-              f"max {max(times) * 1000:.0f} ms over {args.repeats} trials")  # fmt: skip
+    for method in START_METHODS:
+        use_start_method(method)
+        for network in ("deny", "hook"):
+            times = bench(dataclasses.replace(SandboxLimits(), network=network), args.repeats)
+            print(f"start={method} network={network}: median {statistics.median(times) * 1000:.1f} ms/trial, "
+                  f"max {max(times) * 1000:.0f} ms over {args.repeats} trials (the first: {times[0] * 1000:.0f} ms)")  # fmt: skip
 
 
 if __name__ == "__main__":
