@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.core.sandbox_start import START_METHODS, start_method, use_start_method
-from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
+from pcg_plugin.errors import OfficialFailure, Reason
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -177,17 +177,13 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
             if server is not None:
                 command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp), rlimits=_rlimits(limits))
                 with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
-                    try:
-                        server.start(command, [to_child_r, from_child_w, out.fileno(), err.fileno()])
-                    except OSError as exc:
-                        server.stop()
-                        os.close(from_child_r)
-                        os.close(to_child_w)
-                        raise InfrastructureError(f"the sandbox's fork server did not take the trial: {exc}") from exc
-                    finally:
-                        os.close(to_child_r)
-                        os.close(from_child_w)
-                return _exchange(from_child_r, to_child_w, chat, limits, workdir, server.exit_code, server.release)
+                    started = server.start(command, [to_child_r, from_child_w, out.fileno(), err.fileno()])
+                if not started:  # it could not fork, or ended since its last trial: a new interpreter runs this one
+                    server.stop()
+                else:
+                    os.close(to_child_r)
+                    os.close(from_child_w)
+                    return _exchange(from_child_r, to_child_w, chat, limits, workdir, server.exit_code, server.release)
     env = _scrubbed_env(home, tmp)
     env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=command["entry"],
                PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(command["roots"]),

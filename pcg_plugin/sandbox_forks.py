@@ -11,8 +11,10 @@ reports the child's exit status and kills whatever the child left behind. Each t
 state as before (fresh import, fresh copy of the folder, its own CPU-time account), only faster.
 
 The protocol (both halves are here): harness -> server, one datagram per trial: the JSON command with the fds
-attached; server -> harness, one datagram when the child is gone: ``{"op": "exited", "code": N}`` (N as
-``Popen.returncode``: negative for a signal). The child closes its copy of the socket before any program code.
+attached; server -> harness, ``{"op": "started"}`` once it forked the child (or ``{"op": "failed", "error": ...}``
+when it could not: the harness then runs the trial in a new interpreter), and ``{"op": "exited", "code": N}``
+when the child is gone (N as ``Popen.returncode``: negative for a signal). The child closes its copy of the
+socket before any program code.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 MAX_COMMAND = 1 << 20
+START_TIMEOUT_S = 10.0  # a fork takes a millisecond; a server that does not answer in this long is replaced
 
 
 # --- inside the sandbox --------------------------------------------------------------------------------------
@@ -38,7 +41,9 @@ MAX_COMMAND = 1 << 20
 
 def serve(sock_fd: int, *, pid_namespace: bool) -> int:
     """The server's loop: fork a child per command, wait for it, clear up after it, report its exit status."""
-    import pcg_plugin.sandbox_child  # noqa: F401 - loaded once here, so every forked child starts with it
+    from pcg_plugin import sandbox_child  # loaded once here, so every forked child starts with it
+
+    del sandbox_child
 
     sock = socket.socket(fileno=sock_fd)
     while True:
@@ -48,7 +53,15 @@ def serve(sock_fd: int, *, pid_namespace: bool) -> int:
             return 0
         if not data:  # the harness went away
             return 0
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # out of processes or memory: the harness's failure, not the program's
+            for fd in fds:
+                os.close(fd)
+            sock.send(json.dumps({"op": "failed", "error": f"fork: {exc}"}).encode())
+            continue
+        if pid:
+            sock.send(b'{"op": "started"}')
         if pid == 0:  # pragma: no cover - runs in the forked child, which always ends in os._exit
             code = 70
             try:
@@ -142,34 +155,56 @@ class ForkServer:
         self.sock = ours
         self.lock = threading.Lock()
         self.pending = False  # a trial was sent and its exit status not read yet
+        self.ended = False  # its socket was closed: it is gone, whatever poll() says yet
 
-    def start(self, command: dict[str, Any], fds: list[int]) -> None:
-        """Hand over one trial: the command and the child's ends of its pipes and files (the caller closes its own)."""
-        socket.send_fds(self.sock, [json.dumps(command).encode()], fds)
-        self.pending = True
+    def start(self, command: dict[str, Any], fds: list[int]) -> bool:
+        """Hand over one trial: the command and the child's ends of its pipes and files; True once the server says
+        it forked the trial (the caller then closes its own copies), False when it could not or is gone (the
+        caller still holds everything needed to run the trial another way)."""
+        try:
+            socket.send_fds(self.sock, [json.dumps(command).encode()], fds)
+            if not select.select([self.sock], [], [], START_TIMEOUT_S)[0]:
+                return False
+            data = self.sock.recv(4096)
+        except OSError:
+            return False
+        self.pending = data == b'{"op": "started"}'
+        return self.pending
 
     def exit_code(self, timeout: float) -> int | None:
-        """The trial child's exit status (as ``Popen.returncode``), or None when it is not reported in time."""
+        """The trial child's exit status (as ``Popen.returncode``), or None when it is not reported in time;
+        InfrastructureError when the server ended during the trial (who ended it cannot be told)."""
+        from pcg_plugin.errors import InfrastructureError
+
         if not self.pending:
             return None
         if not select.select([self.sock], [], [], timeout)[0]:
             return None
-        data = self.sock.recv(4096)
-        if not data:
-            return None
+        try:
+            data = self.sock.recv(4096)
+        except OSError:
+            data = b""
         self.pending = False
+        if not data:
+            self.ended = True
+            raise InfrastructureError(f"the sandbox's fork server ended during the trial (status {self.proc.poll()})")
         return int(json.loads(data)["code"])
 
     def release(self, settled: bool) -> None:
         """After a trial: when the program ended by itself (``settled``), its exit is read and the server kept;
         otherwise (out of time, a violation, garbage on the pipe), or when no exit is reported, it is stopped."""
-        if settled and (not self.pending or self.exit_code(5) is not None):
-            return
+        from pcg_plugin.errors import InfrastructureError
+
+        try:
+            if settled and (not self.pending or self.exit_code(5) is not None):
+                return
+        except InfrastructureError:
+            pass  # the trial's own outcome stands; the next trial gets a new server
         self.stop()
 
     @property
     def usable(self) -> bool:
-        return not self.pending and self.proc.poll() is None
+        return not self.pending and not self.ended and self.proc.poll() is None
 
     def stop(self) -> None:
         """Kill the server, the trial child and anything else in its process group or namespace."""

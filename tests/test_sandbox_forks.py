@@ -152,3 +152,39 @@ def test_a_busy_server_sends_a_second_thread_to_a_new_interpreter(tmp_path: Path
 def test_an_unknown_start_method_is_refused() -> None:
     with pytest.raises(ValueError, match="--pcg-sandbox-start"):
         use_start_method("spawn")
+
+
+KILLS_SERVER = '''
+import ctypes, os, signal, time
+from chatgpt4pcg.competition import TrialContext, TrialLoop
+
+
+class KillsServer(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        ctypes.CDLL(None).kill(os.getppid(), signal.SIGKILL)  # native: the audit hook does not see it
+        time.sleep(2)  # in a PID namespace it dies with the server at once; elsewhere it ends here
+        os._exit(1)
+'''
+
+
+def test_a_server_that_dies_during_a_trial_is_an_infrastructure_error_and_is_replaced(tmp_path: Path) -> None:
+    """Who ended the server cannot be told apart from a harness fault, so the trial is not scored (the item errors,
+    visibly) rather than charged to the program; the next trial starts a new server."""
+    from pcg_plugin.errors import InfrastructureError
+
+    with pytest.raises(InfrastructureError, match="fork server ended"):
+        run(entry_of(tmp_path, "killer", KILLS_SERVER), tmp_path, "A")
+    assert run(entry_of(tmp_path, "good", STATEFUL), tmp_path, "B").startswith("1|")
+
+
+def test_a_server_killed_between_trials_costs_the_next_trial_nothing(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    entry = entry_of(tmp_path, "team", STATEFUL)
+    assert run(entry, tmp_path, "A").startswith("1|")
+    for server in sandbox_forks._SERVERS.values():
+        os.killpg(server.proc.pid, signal.SIGKILL)  # e.g. the OOM killer, noticed only when the next trial is sent
+    assert run(entry, tmp_path, "B").startswith("1|")
+    assert run(entry, tmp_path, "C").startswith("1|")
