@@ -27,6 +27,12 @@ def test_every_example_is_feasible(name):
     problem = get_problem(name)
     assert all(evaluate_item(problem, content)["quality"] == 1.0 for content in problem.examples)
     assert examples_text(problem).count("```") == 2 * len(problem.examples)
+    assert "()" not in examples_text(problem).split("\n")[0]  # no empty list of measured controls
+
+
+def test_examples_say_the_controls_they_meet_where_the_evaluator_measures_them():
+    assert examples_text(get_problem("zelda-v0")).startswith("Example 1 (player_key = 11, key_door = 12):\n```")
+    assert examples_text(get_problem("arcade-v0")).startswith("Example 1:\n```json")  # a layout map is no measurement
 
 
 MIRRORED = [n for n in names() if get_problem(n).content.kind == "grid" and len(get_problem(n).examples) == 3]

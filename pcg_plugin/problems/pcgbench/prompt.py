@@ -35,12 +35,13 @@ def control_text(control: Mapping[str, int]) -> str:
 
 
 def examples_text(problem: BenchProblem) -> str:
-    """Each example with the control values it meets (measured by the evaluator itself)."""
+    """Each example with the control values it meets (measured by the evaluator itself), where its info measures
+    them (an arcade layout map is not a measurement: those examples are shown bare)."""
     parts = []
     for n, content in enumerate(problem.examples, 1):
         inf = evaluate_item(problem, content)["info"]
         measured = control_text({key: inf[key] for key in problem.control_space if key in inf})
-        parts.append(f"Example {n} ({measured}):\n{problem.content.show(content)}")
+        parts.append(f"Example {n}{f' ({measured})' if measured else ''}:\n{problem.content.show(content)}")
     return "\n\n".join(parts) or NO_EXAMPLES
 
 
