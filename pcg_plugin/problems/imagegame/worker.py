@@ -1,104 +1,12 @@
-"""Per-process resources of a picture-game run: one backend per model, the response store, the rate limiter."""
+"""Per-process resources of a picture-game run: the episode problems' context under the picture game's name."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-import pytest
-
-from pcg_plugin.devices import threads_per_worker
-from pcg_plugin.llm.profiles import Profile
-from pcg_plugin.problems.imagegame.settings import Settings
-
-CONTEXT_KEY = pytest.StashKey["Context"]()
-TEMPERATURE = 0.0  # clemcore's default, the one the benchmark runs used
-NO_LIMIT_TOKENS = 10**12  # clembench sets no per-episode token or time limit
+from pcg_plugin.episode.context import CONTEXT_KEY, NO_LIMIT_TOKENS, TEMPERATURE, EpisodeContext, GameProfile, context
 
 
-@dataclass(frozen=True)
-class GameProfile(Profile):
-    """clembench's sampling: temperature 0 and ``max_tokens`` per reply (no seed, no time or token limit)."""
-
-    max_tokens: int | None = None
-
-    def request_params(self) -> dict[str, object]:
-        params = super().request_params()
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        return params
+class Context(EpisodeContext):
+    edition = "imagegame"
 
 
-@dataclass
-class Context:
-    settings: Settings
-    run_dir: Path
-    workers: int = 1
-    environments: dict[str, dict[str, Any]] = field(default_factory=dict)  # the pre-flight's, by submission
-    _cache: dict[str, Any] = field(default_factory=dict)
-
-    def site_dirs(self, sub: Any) -> tuple[Path, ...]:
-        """A Giver program's installed requirements (empty when it has none); raises EnvironmentProblem,
-        naming module and requirement line, when they cannot be met."""
-        from pcg_plugin.errors import EnvironmentProblem
-
-        env = self.environments.get(sub.name) or {}
-        if env.get("problems"):
-            raise EnvironmentProblem("; ".join(env["problems"]))
-        return (Path(env["site_dir"]),) if env.get("site_dir") else ()
-
-    def model_name(self, sub_model: str | None) -> str | None:
-        """The model a submission plays with: its manifest's, else the run's."""
-        return sub_model or self.settings.model
-
-    def backend(self, model: str | None) -> Any:
-        key = f"backend:{model}"
-        if key not in self._cache:
-            s = self.settings
-            if s.backend == "scripted":
-                from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
-
-                self._cache[key] = ScriptedBackend(load_callable(model or ""), model=f"scripted:{model}")
-            else:
-                from pcg_plugin.llm import make_backend
-
-                kind = None if s.backend in (None, "auto") else s.backend
-                self._cache[key] = make_backend(kind, model=model, base_url=s.base_url, device=s.device,
-                                                threads=threads_per_worker(self.workers))  # fmt: skip
-        return self._cache[key]
-
-    def key_model(self, model: str | None) -> str:
-        """The model that really answers (the offline default is stored under its own name, never as another's)."""
-        return str(getattr(self.backend(model), "model", None) or model or "")
-
-    def profile(self, model: str | None) -> GameProfile:
-        return GameProfile(edition="imagegame", model=self.key_model(model), temperature=TEMPERATURE, seed=None,
-                           client_timeout=None, max_time=math.inf, token_limit=NO_LIMIT_TOKENS,
-                           base_url=self.settings.base_url, max_tokens=self.settings.max_tokens)  # fmt: skip
-
-    def store(self) -> Any:
-        if "store" not in self._cache:
-            from pcg_plugin.llm.store import ResponseStore
-
-            assert self.settings.store is not None
-            self._cache["store"] = ResponseStore(self.settings.store)
-        return self._cache["store"]
-
-    def limiter(self) -> Any:
-        if "limiter" not in self._cache:
-            from pcg_plugin.llm.ratelimit import SharedLimiter
-
-            assert self.settings.store is not None
-            self._cache["limiter"] = SharedLimiter.from_env(self.settings.store)
-        return self._cache["limiter"]
-
-    def facts(self) -> dict[str, Any]:
-        backends = {k.split(":", 1)[1]: v for k, v in self._cache.items() if k.startswith("backend:")}
-        return {"models": {str(m): str(getattr(b, "model", m)) for m, b in backends.items()},
-                "backends": sorted({getattr(b, "name", type(b).__name__) for b in backends.values()})}  # fmt: skip
-
-
-def context(config: pytest.Config) -> Context:
-    return config.stash[CONTEXT_KEY]
+__all__ = ["CONTEXT_KEY", "NO_LIMIT_TOKENS", "TEMPERATURE", "Context", "GameProfile", "context"]
