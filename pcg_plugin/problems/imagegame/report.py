@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import REPO_ROOT
+from pcg_plugin.paths import template_source
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
 from pcg_plugin.problems.imagegame.leaderboard import Row, rows
 from pcg_plugin.problems.imagegame.outputs import RESULTS_FILE, episode_rows
@@ -91,15 +91,9 @@ def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Pa
 def _template() -> Any:
     import jinja2
 
-    try:
-        from importlib.resources import files
-
-        source = (files("pcg_plugin.templates") / TEMPLATE).read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        source = (REPO_ROOT / "templates" / TEMPLATE).read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = _fmt
-    return env.from_string(source)
+    return env.from_string(template_source(TEMPLATE))
 
 
 def _cells(text: str) -> list[list[str]]:

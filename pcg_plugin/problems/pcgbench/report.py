@@ -11,19 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import REPO_ROOT
+from pcg_plugin.paths import template_source
 
 REPORT_FILE = "report.html"
 TEMPLATE = "pcgbench_report.html.j2"
-
-
-def _template_source() -> str:
-    try:
-        from importlib.resources import files
-
-        return (files("pcg_plugin.templates") / TEMPLATE).read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return (REPO_ROOT / "templates" / TEMPLATE).read_text(encoding="utf-8")
 
 
 def context(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -51,7 +42,7 @@ def render(doc: Mapping[str, Any]) -> str:
     import jinja2
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    return env.from_string(_template_source()).render(**context(doc))
+    return env.from_string(template_source(TEMPLATE)).render(**context(doc))
 
 
 def write_report(doc: Mapping[str, Any], run_dir: Path) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import REPO_ROOT
+from pcg_plugin.paths import template_source
 from pcg_plugin.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -17,16 +17,6 @@ TEMPLATE = "report.html.j2"
 OFFICIAL_CLASSIFIER = "pittawat/vit-base-uppercase-english-characters"
 WEIGHT_ROWS = (("weight", "weight"), ("w_sta", "w_sta"), ("w_sim", "w_sim"), ("w_div", "w_div"))
 LETTER_ROWS = (("sta_mean", "sta"), ("sim_mean", "sim"), ("diversity", "div"), ("char_score", "char score"))
-
-
-def _template_source() -> str:
-    """The template from the installed package, else from the repo's top-level templates/."""
-    try:
-        from importlib.resources import files
-
-        return (files("pcg_plugin.templates") / TEMPLATE).read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return (REPO_ROOT / "templates" / TEMPLATE).read_text(encoding="utf-8")
 
 
 def _num(value: Any) -> float | None:
@@ -199,7 +189,7 @@ def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootst
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))  # missing keys render empty
     env.filters["short"] = short
     env.filters["heat"] = heat
-    template = env.from_string(_template_source())
+    template = env.from_string(template_source(TEMPLATE))
     settings = results.settings
     per_model = results.per_model or {}
     subs = [_submission_view(s, run_dir, results, thumbs) for s in results.submissions]
