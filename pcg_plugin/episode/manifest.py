@@ -7,8 +7,9 @@ failing item, so the folder is never dropped in silence).
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +36,22 @@ def read_manifest(path: Path, name: str, keys: Set[str], prompt_key: str,
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise SubmissionError(f"{manifest}: model must be a model name, got {model!r}")
     return manifest, data
+
+
+def file_inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
+    """The file the manifest's ``key`` names, which must lie inside the submission folder."""
+    if not isinstance(name, str) or not name:
+        raise SubmissionError(f"{manifest}: {key} must be a file name, got {name!r}")
+    path = (folder / name).resolve()
+    if folder.resolve() not in path.parents or not path.is_file():
+        raise SubmissionError(f"{manifest}: {key} = {name!r} is not a file inside {folder}")
+    return path
+
+
+def files_hash(paths: Sequence[Path]) -> str:
+    """A short digest of the files that make the submission (the response store's key: a changed prompt or
+    program never replays the answers of the old one)."""
+    digest = hashlib.sha256()
+    for p in paths:
+        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]

@@ -17,13 +17,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pcg_plugin.episode.manifest import read_manifest
+from pcg_plugin.episode.manifest import file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.problems.gameeval.games import Game
 
@@ -54,22 +53,6 @@ class Submission:
         return self.models.get(model_role, self.model)
 
 
-def _hash(paths: Sequence[Path]) -> str:
-    digest = hashlib.sha256()
-    for p in paths:
-        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def _inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
-    if not isinstance(name, str) or not name:
-        raise SubmissionError(f"{manifest}: {key} must be a file name, got {name!r}")
-    path = (folder / name).resolve()
-    if folder.resolve() not in path.parents or not path.is_file():
-        raise SubmissionError(f"{manifest}: {key} = {name!r} is not a file inside {folder}")
-    return path
-
-
 def check_slots(text: str, game: Game, where: str) -> None:
     unknown = sorted(set(_SLOT.findall(text)) - set(game.slots))
     if unknown:
@@ -98,19 +81,19 @@ def detect(path: Path, game: Game) -> Submission | None:
             raise SubmissionError(f"{manifest}: role must name whose prompt this replaces, one of "
                                   f"{', '.join(game.prompt_roles)}; got {role!r}")  # fmt: skip
         if "prompt" in data:
-            entry, fmt = _inside(path, data["prompt"], "prompt", manifest), "gameeval_prompt"
+            entry, fmt = file_inside(path, data["prompt"], "prompt", manifest), "gameeval_prompt"
             prompt = entry.read_text(encoding="utf-8")
             check_slots(prompt, game, str(entry))
             files.append(entry)
         else:
-            entry, fmt = _inside(path, data["program"], "program", manifest), "gameeval_program"
+            entry, fmt = file_inside(path, data["program"], "program", manifest), "gameeval_program"
             files.extend(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
             files.extend(p for p in [path / REQUIREMENTS] if p.is_file())
     elif role is not None:
         raise SubmissionError(f"{manifest}: role = {role!r} needs a prompt or a program for that role")
     name = data.get("name") or path.name
     return Submission(str(name), path, entry, fmt, model.strip() if model else None,
-                      {k: v.strip() for k, v in models.items()}, role, prompt, _hash(files))  # fmt: skip
+                      {k: v.strip() for k, v in models.items()}, role, prompt, files_hash(files))  # fmt: skip
 
 
 def not_a_submission(path: Path) -> str:

@@ -17,12 +17,10 @@ A manifest with neither prompt nor program is a model entry: the standard prompt
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pcg_plugin.episode.manifest import read_manifest
+from pcg_plugin.episode.manifest import file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
 
 MANIFEST = "imagegame.toml"
@@ -49,22 +47,6 @@ class Submission:
         return self.entry if self.format == "imagegame_program" else None
 
 
-def _hash(paths: Sequence[Path]) -> str:
-    digest = hashlib.sha256()
-    for p in paths:
-        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def _inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
-    if not isinstance(name, str) or not name:
-        raise SubmissionError(f"{manifest}: {key} must be a file name, got {name!r}")
-    path = (folder / name).resolve()
-    if folder.resolve() not in path.parents or not path.is_file():
-        raise SubmissionError(f"{manifest}: {key} = {name!r} is not a file inside {folder}")
-    return path
-
-
 def detect(path: Path) -> Submission | None:
     """The submission in ``path``, None when it holds no manifest; a SubmissionError says what is wrong and how
     to fix it (the harness shows it as one failing item, so the folder is never dropped in silence)."""
@@ -76,17 +58,17 @@ def detect(path: Path) -> Submission | None:
     name = data.get("name") or path.name
     files, prompt, entry, fmt = [manifest], None, manifest, "imagegame_model"
     if "giver_prompt" in data:
-        entry, fmt = _inside(path, data["giver_prompt"], "giver_prompt", manifest), "imagegame_prompt"
+        entry, fmt = file_inside(path, data["giver_prompt"], "giver_prompt", manifest), "imagegame_prompt"
         prompt = entry.read_text(encoding="utf-8")
         if TARGET_GRID not in prompt:
             raise SubmissionError(f"{entry}: the Giver's prompt never shows the target grid; put {TARGET_GRID} where "
                                   "it goes (placeholders: <TARGET_GRID>, <GRID_DIMENSION>, <QUESTION>)")  # fmt: skip
         files.append(entry)
     elif "giver_program" in data:
-        entry, fmt = _inside(path, data["giver_program"], "giver_program", manifest), "imagegame_program"
+        entry, fmt = file_inside(path, data["giver_program"], "giver_program", manifest), "imagegame_program"
         files.extend(sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts))
         files.extend(p for p in [path / REQUIREMENTS] if p.is_file())  # what the program runs with
-    return Submission(str(name), path, entry, fmt, model.strip() if model else None, prompt, _hash(files))
+    return Submission(str(name), path, entry, fmt, model.strip() if model else None, prompt, files_hash(files))
 
 
 def fill_prompt(template: str, target_grid: str, dimension: int, question: str) -> str:
