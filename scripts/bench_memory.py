@@ -7,8 +7,8 @@ science-birds a 2024 competition (3 programs x 4 letters x 2 trials, glyph lette
 ``--classify-mode service`` puts it in one shared process),
 pcgbench ``binary-v0`` (tests/pcgbench/grid_double.py, 2 instances x 2 trials), imagegame the three example
 submissions (tests/imagegame/ig_doubles.py, 2 instances). A plugin loaded with ``-p`` writes each process's
-``ru_maxrss`` at the end of its session; the sandboxed submission programs are separate, short-lived processes
-(limited by the sandbox) and are not counted. Prints the controller's and each worker's peak in MiB.
+``ru_maxrss`` at the end of its session; the sandboxed submission programs run in separate processes (each
+worker's fork server and the trials forked from it, limited by the sandbox) and are not counted. Prints the controller's and each worker's peak in MiB.
 """
 
 from __future__ import annotations
