@@ -33,6 +33,21 @@ FREE_TEXT_TOKENS = 24
 WRAP_UP_TOKENS = 24
 
 
+def answer_budget(regex: str) -> int:
+    """The most new tokens an answer in ``regex``'s language can take: the free-text budget, then at most one token
+    a character of the rest (the answers are ASCII, and no tokenizer needs more than a token a character; SmolLM2
+    takes one a digit). Generation stops when the grammar completes, so a generous budget costs nothing, while a
+    short one cuts a long level off before its closing fence."""
+    try:
+        import re._parser as regex_parser  # Python 3.11+
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse as regex_parser  # type: ignore[no-redef]
+
+    fenced = regex.split("```", 1)
+    widest = regex_parser.parse("```" + fenced[1]).getwidth()[1] if len(fenced) == 2 else len(regex)
+    return FREE_TEXT_TOKENS + widest + 8  # 8: the end of the answer and a little slack
+
+
 def answer_regex(function: str = "drop_block", max_lines: int = MAX_LINES) -> str:
     """The regular language of a constrained answer (see the module docstring)."""
     types = "|".join(BLOCK_TYPES)

@@ -178,10 +178,6 @@ class RuleSet:
     def answer_regex(self) -> None:
         return None  # a JSON object; not constrained
 
-    def answer_tokens(self) -> int:
-        """About 5 tokens a key and value, 60 values, and room for a fence and a few words."""
-        return 400
-
 
 ACTIONS = ("none", "killFirst", "killSecond", "killBoth")
 WINS = ("time", "score5", "score10", "score20")

@@ -74,8 +74,8 @@ class ContentKind(Protocol):
     their values; `show` writes a content the way a reply should (what `<EXAMPLES>` shows and `parse` reads back);
     `parse` reads a reply into a content or a named reason; `draw` is the report's picture (inline SVG or HTML,
     self-contained) and `key` its legend; `facts` is what results.json and a program's task say about the content;
-    `answer_regex` is the whole reply's regular language for constrained decoding (None: not constrained) and
-    `answer_tokens` the room a complete reply needs.
+    `answer_regex` is the whole reply's regular language for constrained decoding (None: not constrained); the
+    room a complete reply needs follows from it (`llm.constrain.answer_budget`).
     """
 
     kind: str
@@ -99,8 +99,6 @@ class ContentKind(Protocol):
     def facts(self) -> dict[str, Any]: ...
 
     def answer_regex(self) -> str | None: ...
-
-    def answer_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)

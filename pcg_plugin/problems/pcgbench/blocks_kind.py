@@ -165,10 +165,6 @@ class BlocksKind:
         line = rf"{upto(self.width)} {upto(self.length)} [0-3]\n"
         return rf"[^`]*```\n({line}){{{self.count}}}```"
 
-    def answer_tokens(self) -> int:
-        """About six tokens a drop line, and room for a fence and a few words."""
-        return 6 * self.count + 48
-
 
 def _rect(x: int, y: int, w: int, h: int, fill: str) -> str:
     return f'<rect x="{x * CELL}" y="{y * CELL}" width="{w * CELL}" height="{h * CELL}" fill="{fill}"/>'

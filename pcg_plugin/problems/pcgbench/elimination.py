@@ -160,9 +160,6 @@ class LettersKind:
         """Free text without backticks, then a fenced block of exactly n lowercase letters."""
         return rf"[^`]*```\n[a-z]{{{self.letters}}}\n```"
 
-    def answer_tokens(self) -> int:
-        return 2 * self.letters + 48
-
 
 def letters_text(content: Sequence[int]) -> str:
     """The letter codes as the lowercase string the benchmark spells words from."""

@@ -112,8 +112,4 @@ class GridKind:
             line = rf"[0-{self.alphabet - 1}]{{{self.cols}}}\n"
         return rf"[^`]*```\n({line}){{{self.rows}}}```"
 
-    def answer_tokens(self) -> int:
-        """About a token a code (two with spaces), a newline a row, and room for a fence and a few words."""
-        per_row = self.cols * (2 if self.wide_codes else 1) + 1
-        return self.rows * per_row + 48
 

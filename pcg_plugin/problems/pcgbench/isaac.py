@@ -167,10 +167,6 @@ class FloorPlanKind:
         marks = ", ".join(rf'"{key}": {pos}' for key in POSITIONS)
         return rf'[^`]*```json\n\{{"layout": \[\n{row}(,\n{row}){{{self.height - 1}}}\n\], {marks}\}}\n```'
 
-    def answer_tokens(self) -> int:
-        """About three tokens a layout value, a few per special room, and room for a fence and a few words."""
-        return 3 * self.cells + 80
-
 
 def benchmark_seeded_sample(width: int, height: int, seed: int) -> dict[str, Any]:
     """What the benchmark's content space samples first after `seed(seed)`: every leaf restarts the same stream,

@@ -129,10 +129,6 @@ class SliceIds:
         value = r"(\d|[1-9]\d|1[01]\d|12[0-5])"
         return rf"[^`]*```json\n\[{value}(, {value}){{{self.width - 1}}}\]\n```"
 
-    def answer_tokens(self) -> int:
-        """About two tokens a value (digits, comma and space) and room for a fence and a few words."""
-        return 2 * self.width + 48
-
 
 def _path(locate: Any, content: Any) -> list[list[float]]:
     return locate(content) if locate is not None else []

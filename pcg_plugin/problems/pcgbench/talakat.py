@@ -160,10 +160,6 @@ class SpawnerRows:
         row = rf"\[{value}(, {value}){{{ROW - 1}}}\]"
         return rf"[^`]*```json\n\[\n({row},\n){{{self.rows - 1}}}{row}\n\]\n```"
 
-    def answer_tokens(self) -> int:
-        """About two tokens a value (digits, comma and space), a few a row, and room for a fence and words."""
-        return self.rows * (2 * ROW + 4) + 48
-
 
 def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealth: int,  # noqa: N803 - registry kwargs
          diversity: float = 0.5, empty: float = 0.4, min_bullets: int = 50, coverage: float = 0.95,

@@ -20,6 +20,9 @@ CONTEXT_KEY = pytest.StashKey["BenchContext"]()
 TEMPERATURE, CLIENT_TIMEOUT, MAX_TIME, TOKEN_LIMIT = 1.0, 60.0, 120.0, 25_000
 
 
+FREE_ANSWER_TOKENS = 400  # arcade's rule set: about 5 tokens a key and value, 60 values
+
+
 @dataclass
 class BenchContext:
     """Everything a trial needs besides its own identity; one per pytest process."""
@@ -55,10 +58,13 @@ class BenchContext:
         kind = get_problem(s.problem).content
         regex = kind.answer_regex() if s.constrain == "content" else None
         if s.offline_default or s.backend == "offline":
+            from pcg_plugin.llm.constrain import answer_budget
             from pcg_plugin.llm.transformers_backend import offline_default
 
-            # room for the whole answer (the content kind's estimate), never less than the default
-            tokens = max(160, kind.answer_tokens())
+            # room for the longest answer the variant's language allows (free or constrained), never less than
+            # the default; a kind without a language (arcade's rule set) gets the room of its JSON object
+            language = kind.answer_regex()
+            tokens = max(160, answer_budget(language) if language else FREE_ANSWER_TOKENS)
             return offline_default(device=s.device, threads=threads, max_new_tokens=tokens, constrain=s.constrain,
                                    answer_regex=regex)  # fmt: skip
         from pcg_plugin.llm import make_backend
