@@ -117,6 +117,36 @@ def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None
         raise ValueError(f"--{name.replace('_', '-')}: {value!r} is not one of {', '.join(choices)}")
 
 
+@dataclass(frozen=True)
+class Basics:
+    """The options every problem reads the same way: who answers, how answers are recorded, where the run and the
+    response store go, which device (``offline``: the auto backend falls back to the offline default model)."""
+
+    backend: str | None
+    record: str
+    base_url: str | None
+    offline: bool
+    out: Path | None
+    store: Path
+    device: str
+
+
+def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Basics:
+    """The shared options of a run, checked; relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where
+    pytest was invoked), the default store lives under ``<rootdir>/pcg-runs``."""
+    from pcg_plugin.core.rundir import DEFAULT_OUT
+
+    record, backend = given(raw, "pcg_record") or "once", given(raw, "pcg_backend")
+    check_choice("pcg_record", record, RECORD_MODES)
+    check_choice("pcg_backend", backend, BACKENDS)
+    base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
+    return Basics(backend=backend, record=record, base_url=base_url,
+                  offline=is_offline_default(backend, base_url, os.environ if env is None else env),
+                  out=(cwd / out) if out else None,
+                  store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
+                  device=given(raw, "pcg_device") or "auto")  # fmt: skip
+
+
 S = TypeVar("S", bound="JsonSettings")
 
 

@@ -80,3 +80,19 @@ def test_every_installed_problems_settings_round_trip():
 def test_given_is_the_stripped_string_or_none_when_absent_or_blank() -> None:
     raw = {"a": "  x ", "b": "   ", "c": None, "d": ""}
     assert [run_options.given(raw, k) for k in ("a", "b", "c", "d", "missing")] == ["x", None, None, None, None]
+
+
+def test_the_shared_basics_of_every_problem(tmp_path):
+    """Who answers, how answers are recorded, where the run and the store go: read once for all four problems."""
+    root, cwd = tmp_path / "root", tmp_path / "cwd"
+    plain = run_options.basics({}, rootdir=root, cwd=cwd, env={})
+    assert (plain.backend, plain.record, plain.offline, plain.out, plain.device) == (None, "once", True, None, "auto")
+    assert plain.store == root / "pcg-runs" / "responses"
+    chosen = run_options.basics({"pcg_out": "o", "pcg_store": "s", "pcg_record": "none", "pcg_device": "cpu"},
+                               rootdir=root, cwd=cwd, env={"OPENAI_API_KEY": "sk-x"})  # fmt: skip
+    assert (chosen.out, chosen.store, chosen.record, chosen.device, chosen.offline) == (
+        cwd / "o", cwd / "s", "none", "cpu", False)  # fmt: skip
+    with pytest.raises(ValueError, match="--pcg-record"):
+        run_options.basics({"pcg_record": "sometimes"}, rootdir=root, cwd=cwd, env={})
+    with pytest.raises(ValueError, match="--pcg-backend"):
+        run_options.basics({"pcg_backend": "carrier-pigeon"}, rootdir=root, cwd=cwd, env={})

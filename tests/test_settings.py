@@ -10,9 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds.settings import (
-    COMMON, LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, is_offline_default, parse_bool,
-    parse_letters, parse_trials, resolve,
+    COMMON, LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, parse_bool, parse_letters, parse_trials,
+    resolve,
 )  # fmt: skip
+from pcg_plugin.run_options import is_offline_default
 
 
 KEY = {"OPENAI_API_KEY": "sk-test"}

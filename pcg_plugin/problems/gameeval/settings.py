@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -11,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin import run_options
-from pcg_plugin.core.rundir import DEFAULT_OUT
 from pcg_plugin.problems.gameeval.games import Game
-from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option
+from pcg_plugin.run_options import COMMON, Option
 
 DEFAULT_SEED = 0
 OFFLINE_MAX_TOKENS = 48  # the offline default's reply cap: a question, an answer or a short JSON reply
@@ -88,11 +86,8 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
 
     get = partial(run_options.given, raw)
 
-    backend, record = get("pcg_backend"), get("pcg_record") or "once"
-    run_options.check_choice("pcg_backend", backend, BACKENDS)
-    run_options.check_choice("pcg_record", record, RECORD_MODES)
-    base_url = get("pcg_base_url")
-    offline = run_options.is_offline_default(backend, base_url, os.environ if env is None else env)
+    run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
+    offline = run.offline
     models = run_options.split_models(get("pcg_model"))
     if len(models) > 1:
         raise ValueError(f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
@@ -112,12 +107,9 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
         max_tokens = OFFLINE_MAX_TOKENS
         notes.append(f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "
                      "(set --pcg-gameeval-max-tokens to change)")
-    out, store = get("pcg_out"), get("pcg_store")
-    return Settings(game=game.name, targets=targets, trials=trials, backend=backend,
-                    model=models[0] if models else None, base_url=base_url, record=record,
-                    out=(cwd / out) if out else None,
-                    store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
-                    device=get("pcg_device") or "auto",
+    return Settings(game=game.name, targets=targets, trials=trials, backend=run.backend,
+                    model=models[0] if models else None, base_url=run.base_url, record=run.record,
+                    out=run.out, store=run.store, device=run.device,
                     seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
                     max_tokens=max_tokens,
                     offline_default=offline, notes=tuple(notes))  # fmt: skip

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -11,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin import run_options
-from pcg_plugin.core.rundir import DEFAULT_OUT
-from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option
+from pcg_plugin.run_options import COMMON, Option
 
 VARIANTS = ("v2.0", "head")
 DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair
@@ -91,13 +89,10 @@ def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, .
 
     get = partial(run_options.given, raw)
 
-    backend, record = get("pcg_backend"), get("pcg_record") or "once"
-    run_options.check_choice("pcg_backend", backend, BACKENDS)
-    run_options.check_choice("pcg_record", record, RECORD_MODES)
+    run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
+    offline = run.offline
     variant = get("pcg_imagegame_variant") or "v2.0"
     run_options.check_choice("pcg_imagegame_variant", variant, VARIANTS)
-    base_url = get("pcg_base_url")
-    offline = run_options.is_offline_default(backend, base_url, os.environ if env is None else env)
     models = run_options.split_models(get("pcg_model"))
     if len(models) > 1:
         raise ValueError(f"--pcg-model: the picture game plays one model at a time (self-play), got {','.join(models)}")
@@ -113,11 +108,9 @@ def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, .
         max_tokens = int(tokens) if tokens else MAX_TOKENS
     except ValueError:
         raise ValueError(f"--pcg-imagegame-max-tokens: {tokens!r} is not a whole number") from None
-    out, store = get("pcg_out"), get("pcg_store")
-    return Settings(instances=instances, trials=trials, backend=backend, model=models[0] if models else None,
-                    base_url=base_url, record=record, out=(cwd / out) if out else None,
-                    store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
-                    device=get("pcg_device") or "auto", variant=variant, max_tokens=max_tokens,
+    return Settings(instances=instances, trials=trials, backend=run.backend, model=models[0] if models else None,
+                    base_url=run.base_url, record=run.record, out=run.out, store=run.store, device=run.device,
+                    variant=variant, max_tokens=max_tokens,
                     offline_default=offline, notes=tuple(notes))  # fmt: skip
 
 

@@ -7,7 +7,6 @@ default LLM, which writes a grid slowly and mostly wrong).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin import run_options
-from pcg_plugin.core.rundir import DEFAULT_OUT
-from pcg_plugin.run_options import BACKENDS, COMMON, RECORD_MODES, Option, is_offline_default, parse_trials
+from pcg_plugin.run_options import COMMON, Option, parse_trials
 
 DEFAULT_INSTANCES = 3
 DEFAULT_TRIALS = 3
@@ -88,12 +86,8 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
 
     get = partial(run_options.given, raw)
 
-    record = get("pcg_record") or "once"
-    run_options.check_choice("pcg_record", record, RECORD_MODES)
-    backend = get("pcg_backend")
-    run_options.check_choice("pcg_backend", backend, BACKENDS)
-    base_url = get("pcg_base_url")
-    offline = is_offline_default(backend, base_url, os.environ if env is None else env)
+    run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
+    backend, offline = run.backend, run.offline
     count_raw, trials_raw, seed_raw = get("pcg_grid_instances"), get("pcg_trials"), get("pcg_grid_seed")
     count = _whole("pcg_grid_instances", count_raw, 1) if count_raw else DEFAULT_INSTANCES
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
@@ -121,12 +115,9 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
         notes.append("answers of the in-process model are generated under the variant's answer grammar "
                      "(--pcg-constrain content; off: --pcg-constrain off)")  # fmt: skip
     ids = tuple(i.id for i in instances(get_problem(problem), count, seed))
-    out, store = get("pcg_out"), get("pcg_store")
     return BenchSettings(problem=problem, instance_ids=ids, instance_count=count, seed=seed, trials=trials,
-                        backend=backend, model=model, base_url=base_url, record=record,
-                        out=(cwd / out) if out else None,
-                        store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
-                        device=get("pcg_device") or "auto", offline_default=offline, constrain=constrain,
+                        backend=backend, model=model, base_url=run.base_url, record=run.record, out=run.out,
+                        store=run.store, device=run.device, offline_default=offline, constrain=constrain,
                         notes=tuple(notes))  # fmt: skip
 
 

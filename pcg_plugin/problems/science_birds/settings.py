@@ -11,10 +11,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin import run_options
-from pcg_plugin.run_options import (  # noqa: F401  (re-exported: the parsers Science Birds' settings use)
-    BACKENDS, COMMON, RECORD_MODES, Option, is_offline_default, parse_bool, parse_trials, split_models,
-)  # fmt: skip
-from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.run_options import COMMON, Option, parse_bool, parse_trials, split_models
 from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
@@ -153,13 +150,9 @@ def resolve(
     edition = get("pcg_edition") or DEFAULT_EDITION
     if edition not in YEARS:
         raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(YEARS)}")
-    record = get("pcg_record") or "once"
-    run_options.check_choice("pcg_record", record, RECORD_MODES)
-    backend = get("pcg_backend")
-    run_options.check_choice("pcg_backend", backend, BACKENDS)
+    run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
+    backend, offline = run.backend, run.offline
     letters_raw, trials_raw = get("pcg_letters"), get("pcg_trials")
-    base_url = get("pcg_base_url")
-    offline = is_offline_default(backend, base_url, env)
     notes: list[str] = []
     letters = parse_letters(letters_raw) if letters_raw else LETTERS
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
@@ -173,7 +166,6 @@ def resolve(
                 f"offline default LLM: evaluating {','.join(letters)} x {trials} trials "
                 "(set --pcg-letters/--pcg-trials for more)"
             )
-    out, store = get("pcg_out"), get("pcg_store")
     disable = get("pcg_disable_weights")
     tie_break = get("pcg_tie_break")
     if tie_break is not None:  # the scorer's spelling (as `pcg score --tie-break`); prompt_length is an alias
@@ -200,10 +192,8 @@ def resolve(
                              official_model=edition_record(edition).profile.model, edition=edition)  # fmt: skip
     return Settings(
         edition=edition, letters=letters, trials=trials, backend=backend, model=model,
-        base_url=base_url, record=record,
-        out=(cwd / out) if out else None,
-        store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
-        classifier=get("pcg_classifier"), device=get("pcg_device") or "auto",
+        base_url=run.base_url, record=run.record, out=run.out, store=run.store,
+        classifier=get("pcg_classifier"), device=run.device,
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break, requirements=requirements,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
