@@ -23,6 +23,7 @@ from pcg_plugin.errors import OfficialFailure, Reason
 GiB = 1 << 30
 MiB = 1 << 20
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+TRIAL_ENV = "PCG_SANDBOX_TRIAL"  # a new interpreter's trial facts (the fork server's children get them by socket)
 # Chat time counts toward the official guard (checked by the parent's chat before each call), not toward the
 # child's wall clock: after each answer the child gets at least this long to use it and return.
 AFTER_CHAT_GRACE_S = 10.0
@@ -87,6 +88,14 @@ def _scrubbed_env(home: Path | None, tmp: Path | None) -> dict[str, str]:
         env.update(HOME=str(home), TMPDIR=str(tmp))
     env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8")
     return env
+
+
+def _in_namespaces(prefix: tuple[str, ...], cmd: list[str]) -> list[str]:
+    """``cmd`` under the ``unshare`` prefix; with a PID namespace a shell is PID 1 (init ignores its own default
+    signals) and ``cmd`` PID 2, and the whole namespace dies with the shell."""
+    if "--kill-child" in prefix:
+        return [*prefix, shutil.which("sh") or "/bin/sh", "-c", '"$@"; exit $?', "pcg-init", *cmd]
+    return [*prefix, *cmd]
 
 
 def _rlimits(limits: SandboxLimits) -> list[tuple[int, int, int]]:
@@ -173,7 +182,8 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     if start_method() == "fork":
         from pcg_plugin import sandbox_forks
 
-        with sandbox_forks.lease(prefix, _scrubbed_env(None, None)) as server:
+        argv = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_forks"])
+        with sandbox_forks.lease(argv, _scrubbed_env(None, None), pid_namespace="--kill-child" in prefix) as server:
             if server is not None:
                 command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp), rlimits=_rlimits(limits))
                 with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
@@ -185,16 +195,9 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
                     os.close(from_child_w)
                     return _exchange(from_child_r, to_child_w, chat, limits, workdir, server.exit_code, server.release)
     env = _scrubbed_env(home, tmp)
-    env.update(PCG_SANDBOX_FDS=f"{to_child_r},{from_child_w}", PCG_SANDBOX_ENTRY=command["entry"],
-               PCG_SANDBOX_LETTER=letter, PCG_SANDBOX_ROOTS=os.pathsep.join(command["roots"]),
-               PCG_SANDBOX_PATHS=os.pathsep.join(command["paths"]), PCG_SANDBOX_TEAM=command["team"],
-               PCG_SANDBOX_TRIAL=str(trial), PCG_SANDBOX_MODEL=command["model"])  # fmt: skip
-    cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"]
+    env[TRIAL_ENV] = json.dumps({**command, "fds": [to_child_r, from_child_w]})  # the child pops it before the program
+    cmd = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"])
     init_shell = "--kill-child" in prefix
-    if init_shell:  # a shell is PID 1 (init ignores its own default signals), python is PID 2
-        cmd = [*prefix, shutil.which("sh") or "/bin/sh", "-c", '"$@"; exit $?', "pcg-init", *cmd]
-    else:
-        cmd = [*prefix, *cmd]
     with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
         try:
             proc = subprocess.Popen(cmd, cwd=inner_cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

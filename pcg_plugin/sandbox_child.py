@@ -181,16 +181,10 @@ def run_trial(spec: dict[str, Any], channel: Channel) -> None:
 
 
 def main() -> int:
-    """A new interpreter for one trial (``--pcg-sandbox-start exec``): the trial's facts come in the environment."""
-    env = os.environ
-    read_fd, write_fd = (int(x) for x in env.pop("PCG_SANDBOX_FDS").split(","))
-    entry = env.pop("PCG_SANDBOX_ENTRY")
-    spec = {"entry": entry, "letter": env.pop("PCG_SANDBOX_LETTER"),
-            "roots": env.pop("PCG_SANDBOX_ROOTS").split(os.pathsep),
-            "paths": env.pop("PCG_SANDBOX_PATHS", str(Path(entry).parent)).split(os.pathsep),
-            "team": env.pop("PCG_SANDBOX_TEAM", Path(entry).parent.name), "trial": env.pop("PCG_SANDBOX_TRIAL", "1"),
-            "model": env.pop("PCG_SANDBOX_MODEL", "")}  # fmt: skip
-    run_trial(spec, Channel(read_fd, write_fd))
+    """A new interpreter for one trial (``--pcg-sandbox-start exec``): the trial's facts, the same the fork server
+    sends, come as one JSON value in the environment, taken out before the program runs."""
+    spec = json.loads(os.environ.pop("PCG_SANDBOX_TRIAL"))
+    run_trial(spec, Channel(*spec["fds"]))
     return 0
 
 

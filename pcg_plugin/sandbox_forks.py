@@ -20,6 +20,7 @@ socket before any program code.
 from __future__ import annotations
 
 import atexit
+import importlib
 import json
 import os
 import select
@@ -41,10 +42,7 @@ START_TIMEOUT_S = 10.0  # a fork takes a millisecond; a server that does not ans
 
 def serve(sock_fd: int, *, pid_namespace: bool) -> int:
     """The server's loop: fork a child per command, wait for it, clear up after it, report its exit status."""
-    from pcg_plugin import sandbox_child  # loaded once here, so every forked child starts with it
-
-    del sandbox_child
-
+    importlib.import_module("pcg_plugin.sandbox_child")  # loaded once here, so every forked child starts with it
     sock = socket.socket(fileno=sock_fd)
     while True:
         try:
@@ -60,8 +58,6 @@ def serve(sock_fd: int, *, pid_namespace: bool) -> int:
                 os.close(fd)
             sock.send(json.dumps({"op": "failed", "error": f"fork: {exc}"}).encode())
             continue
-        if pid:
-            sock.send(b'{"op": "started"}')
         if pid == 0:  # pragma: no cover - runs in the forked child, which always ends in os._exit
             code = 70
             try:
@@ -75,6 +71,7 @@ def serve(sock_fd: int, *, pid_namespace: bool) -> int:
             finally:
                 _flush()
                 os._exit(code)
+        sock.send(b'{"op": "started"}')
         for fd in fds:
             os.close(fd)
         _pid, status = os.waitpid(pid, 0)
@@ -139,14 +136,11 @@ def _end_leftovers(pid: int, pid_namespace: bool) -> None:
 class ForkServer:
     """The harness's handle on one fork server: start it, hand it trials, read exit statuses, stop it."""
 
-    def __init__(self, prefix: tuple[str, ...], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], pid_namespace: bool) -> None:
+        """``argv`` starts this module in the sandbox's namespaces; the socket's fd number (and whether it is PID 2 of
+        a PID namespace of its own) go after it."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        cmd = [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_forks", str(theirs.fileno())]
-        self.pid_namespace = "--kill-child" in prefix
-        if self.pid_namespace:  # a shell is PID 1 (init ignores its own default signals), the server PID 2
-            cmd = [*prefix, "/bin/sh", "-c", '"$@"; exit $?', "pcg-init", *cmd, "--pid-namespace"]
-        else:
-            cmd = [*prefix, *cmd]
+        cmd = [*argv, str(theirs.fileno()), *(["--pid-namespace"] if pid_namespace else [])]
         try:
             self.proc = subprocess.Popen(cmd, cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          pass_fds=(theirs.fileno(),), start_new_session=True)  # fmt: skip
@@ -224,12 +218,12 @@ _GUARD = threading.Lock()
 
 
 @contextmanager
-def lease(prefix: tuple[str, ...], env: dict[str, str]) -> Iterator[ForkServer | None]:
-    """This process's fork server for ``prefix`` and ``env`` (started on first use, started again after one that
+def lease(argv: list[str], env: dict[str, str], *, pid_namespace: bool) -> Iterator[ForkServer | None]:
+    """This process's fork server started by ``argv`` with ``env`` (started on first use, started again after one that
     had to be stopped), or None while another thread of this process is using it (the caller then starts a
     fresh interpreter, as it does where no fork server can be started). The caller leaves the server usable or
     calls ``stop``."""
-    key = (prefix, tuple(sorted(env.items())))
+    key = (tuple(argv), tuple(sorted(env.items())))
     with _GUARD:
         server = _SERVERS.get(key)
         if server is not None and not server.lock.acquire(blocking=False):
@@ -239,7 +233,7 @@ def lease(prefix: tuple[str, ...], env: dict[str, str]) -> Iterator[ForkServer |
                 server.stop()
                 server.lock.release()
             try:
-                server = _SERVERS[key] = ForkServer(prefix, env)
+                server = _SERVERS[key] = ForkServer(argv, env, pid_namespace)
             except OSError:  # no SOCK_SEQPACKET Unix sockets here (not Linux): a new interpreter per trial
                 _SERVERS.pop(key, None)
                 server = None
