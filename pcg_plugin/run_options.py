@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import pytest
 
 from pcg_plugin.core.options import option_value
+from pcg_plugin.core.rundir import DEFAULT_OUT
 from pcg_plugin.llm import BACKEND_KINDS, wants_openai
 from pcg_plugin.llm.store import RECORD_MODES
 
@@ -134,8 +135,6 @@ class Basics:
 def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Basics:
     """The shared options of a run, checked; relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where
     pytest was invoked), the default store lives under ``<rootdir>/pcg-runs``."""
-    from pcg_plugin.core.rundir import DEFAULT_OUT
-
     record, backend = given(raw, "pcg_record") or "once", given(raw, "pcg_backend")
     check_choice("pcg_record", record, RECORD_MODES)
     check_choice("pcg_backend", backend, BACKENDS)

@@ -18,9 +18,7 @@ CONTEXT_KEY = pytest.StashKey["BenchContext"]()
 # No competition fixed these: the 2024 ChatGPT4PCG guards (T=1, 60 s client timeout, 120 s and 25 000 tokens a
 # trial), without its fixed seed so that trials of one instance can differ (diversity is scored).
 TEMPERATURE, CLIENT_TIMEOUT, MAX_TIME, TOKEN_LIMIT = 1.0, 60.0, 120.0, 25_000
-
-
-FREE_ANSWER_TOKENS = 400  # arcade's rule set: about 5 tokens a key and value, 60 values
+FREE_ANSWER_TOKENS = 400  # arcade's rule set (no answer language): about 5 tokens a key and value, 60 values
 
 
 @dataclass
@@ -55,15 +53,14 @@ class BenchContext:
         from pcg_plugin.problems.pcgbench.registry import get_problem
 
         threads = threads_per_worker(self.workers)
-        kind = get_problem(s.problem).content
-        regex = kind.answer_regex() if s.constrain == "content" else None
+        language = get_problem(s.problem).content.answer_regex()
+        regex = language if s.constrain == "content" else None
         if s.offline_default or s.backend == "offline":
             from pcg_plugin.llm.constrain import answer_budget
             from pcg_plugin.llm.transformers_backend import offline_default
 
             # room for the longest answer the variant's language allows (free or constrained), never less than
             # the default; a kind without a language (arcade's rule set) gets the room of its JSON object
-            language = kind.answer_regex()
             tokens = max(160, answer_budget(language) if language else FREE_ANSWER_TOKENS)
             return offline_default(device=s.device, threads=threads, max_new_tokens=tokens, constrain=s.constrain,
                                    answer_regex=regex)  # fmt: skip
