@@ -16,6 +16,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from pcg_plugin import jsontext
 from pcg_plugin.atomic import atomic_write
 from pcg_plugin.errors import Reason, ResultsError
 
@@ -351,7 +352,7 @@ def coerce(results: Results | Mapping[str, Any]) -> Results:
 
 def dumps(results: Results) -> str:
     """The exact text of results.json."""
-    return json.dumps(results.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return jsontext.dumps(results.to_dict(), indent=2, allow_nan=False) + "\n"
 
 
 def read(path: Path) -> Results:

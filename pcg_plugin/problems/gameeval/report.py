@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin import jsontext
 from pcg_plugin.atomic import atomic_write
 from pcg_plugin.paths import template_source
 from pcg_plugin.problems.gameeval import REFERENCE
@@ -59,7 +60,7 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any) -> tuple[dict
            "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
     run_dir = Path(run["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / RESULTS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    atomic_write(run_dir / RESULTS_FILE, jsontext.dumps(doc, indent=1) + "\n")
     report = run_dir / REPORT_FILE
     atomic_write(report, render(game, doc, ordered))
     return doc, report

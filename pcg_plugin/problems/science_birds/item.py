@@ -101,12 +101,15 @@ def generate(
             from pcg_plugin.problems.science_birds.editions import program_limits
             from pcg_plugin.sandbox import run_program_trial
 
-            with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
-                response = run_program_trial(sub.entry, letter=letter, chat=chat.chat,
+            def run() -> str:
+                with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
+                    return run_program_trial(sub.entry, letter=letter, chat=chat.chat,
                                              limits=program_limits(ctx.settings.edition),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                              cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
                                              model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip
+
+            response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise
