@@ -81,12 +81,12 @@ class BlocksKind:
     def check(self, content: Any) -> str | None:
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
             return "not blocks: expected a list of drops"
-        if len(content) != self.count:
+        if len(content) < self.count:
             return f"wrong count: {len(content)} drops, expected {self.count}"
         limits = {"x": self.width, "y": self.length, "type": len(TYPES)}
         for n, drop in enumerate(content):
-            if not isinstance(drop, Mapping) or set(drop) != set(KEYS):
-                return f"not blocks: drop {n} is not an object with exactly x, y and type"
+            if not isinstance(drop, Mapping) or not set(KEYS) <= set(drop):
+                return f"not blocks: drop {n} is not an object with x, y and type"
             for key in KEYS:
                 v = drop[key]
                 if isinstance(v, bool) or not isinstance(v, int | np.integer):

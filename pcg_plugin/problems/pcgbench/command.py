@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="pcgbench_command", required=True, metavar="ACTION")
     ev = sub.add_parser("eval", help="score a JSONL of contents: one output line per input line, then diversity")
     ev.add_argument("problem", type=variant, metavar="VARIANT", help="e.g. zelda-large-v0 or pcgbench/zelda-large-v0")
-    ev.add_argument("file", help='JSONL, one {"content": ..., "control": {...}} per line, or - for stdin')
+    ev.add_argument("file", help='JSONL, one {"content": ..., "control": ...} per line in the benchmark\'s own JSON '
+                    '(e.g. talakat {"bullets": [90, 98, 79, 91, 79]}, arcade the layout as rows of 0/1; control '
+                    'optional), or - for stdin')
     ev.add_argument("--json", action="store_true", help="JSON lines (the contract); default: a short text table")
     ev.set_defaults(_action=_eval)
     rnd = sub.add_parser("random", help="best quality of uniform samples at generations 0, 50, 100, 200")

@@ -86,7 +86,9 @@ class SliceIds:
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
             return "not slice ids: expected a list of integers"
         if len(content) != self.width:
-            return f"wrong length: {len(content)} slice ids, expected {self.width}"
+            more = "" if len(content) < self.width else (
+                " (the benchmark's space takes more, but its diversity cannot compare levels of different widths)")
+            return f"wrong length: {len(content)} slice ids, expected {self.width}{more}"
         for x, v in enumerate(content):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < self.count:
                 return f"wrong value: column {x} is {v!r}, expected an integer 0..{self.count - 1}"
@@ -160,4 +162,5 @@ class TileRows(GridKind):
 
 def tile_rows(width: int, height: int = 16) -> TileRows:
     """smbtile's kind at one width: the legend names the ten symbols in code order."""
-    return TileRows(height, width, tuple(f"{s} ({TILE_NAMES[s]})" for s in SYMBOLS))
+    return TileRows(height, width, tuple(f"{s} ({TILE_NAMES[s]})" for s in SYMBOLS),
+                    no_extra="its evaluation fails on extra rows, and its diversity on levels of different widths")
