@@ -29,8 +29,8 @@ PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b
            "#bab0ac")  # fmt: skip
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
-    "not_a_grid": "the last fenced block is empty, holds a line that is not codes, or JSON that is not a list of "
-                  "lists of integers",
+    "not_a_grid": "the last fenced block is empty, holds a line that is not codes (or a number of more than 100 "
+                  "digits), or JSON that is not a list of lists of integers",
     "wrong_shape": "the grid has fewer rows or cells in a row than the variant's size, more where the benchmark "
                    "cannot score more, or rows of different lengths",
     "wrong_alphabet": "a cell is not one of the problem's tile codes",

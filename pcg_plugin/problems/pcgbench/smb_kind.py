@@ -19,7 +19,7 @@ import numpy as np
 from pcg_plugin.problems.pcgbench.grid_kind import REASONS as GRID_REASONS
 from pcg_plugin.problems.pcgbench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.json_reply import NO_BLOCK
-from pcg_plugin.problems.pcgbench.parse import last_fenced_block
+from pcg_plugin.problems.pcgbench.parse import last_fenced_block, long_number
 from pcg_plugin.problems.pcgbench.smb_level import ENEMIES, SYMBOLS, slice_level, slices, tile_level
 
 TILE = 8  # pixels per tile in the report
@@ -33,7 +33,7 @@ PATH_COLOUR = "#ffffff"
 SLICE_REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_slice_ids": "the last fenced block is not a JSON list of integers (nor integers separated by commas or "
-                     "spaces)",
+                     "spaces), or holds a number of more than 100 digits",
     "wrong_length": "not exactly one slice id per level column",
     "wrong_value": "a slice id is not an integer 0..125",
     "no_enemy": "no slice with an enemy: the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)",
@@ -115,7 +115,11 @@ class SliceIds:
             return None, NO_BLOCK
         if not _INTS.match(body):
             return None, "not slice ids: the fenced block is not a list of integers"
-        return [int(v) for v in re.findall(r"-?\d+", body)], None
+        tokens = re.findall(r"-?\d+", body)
+        digits = long_number(tokens)
+        if digits is not None:
+            return None, f"not slice ids: the fenced block holds a number of {digits} digits"
+        return [int(v) for v in tokens], None
 
     def draw(self, content: Sequence[int]) -> str:
         return level_svg(slice_level(content), _path(self.locate, content))
