@@ -43,6 +43,10 @@ ControlSpace = Mapping[str, tuple[int, int]]  # key -> [low, high), as the bench
 
 # The placeholders every prompt may use whatever the content; each kind adds its own (`ContentKind.placeholders`).
 COMMON_PLACEHOLDERS = ("<PROBLEM>", "<CONTROL>", "<GOAL>", "<EXAMPLES>")
+# Every kind's own placeholders, over all variants: a prompt using one its variant does not fill is refused by name
+# (a grid prompt's <LEGEND> on talakat would reach the model as the literal text).
+KIND_PLACEHOLDERS = ("<WIDTH>", "<HEIGHT>", "<LEGEND>", "<LENGTH>", "<BLOCKS>", "<TYPES>", "<CELLS>", "<DOORS>",
+                     "<TILES>", "<ROWS>", "<ROW_LENGTH>", "<LAYOUT>", "<SLICES>")
 
 
 def reason_code(message: str) -> str:
