@@ -4,7 +4,8 @@ the benchmark's own JSON (talakat's {"bullets": [...]}, arcade's 0/1 rows), eval
 quality and controllability, and their set diversity to its `PCGEnv.diversity`. The same contents with extra
 length (an extra row, column, letter, drop, key ...) and each problem's README examples, which the benchmark's
 spaces accept, are scored exactly as the reference scores them, or refused by name where the reference fails
-on them. The default run checks the first 3 samples of every variant; `-m slow` all 20."""
+on them. The default run checks the first 3 samples of every variant and its sample of lowest controllability;
+`-m slow` all 20."""
 
 from __future__ import annotations
 
@@ -94,24 +95,29 @@ def check_item(name: str, content: Any, control: Any, ref: dict[str, Any]) -> di
     return ev["info"]
 
 
-def check_samples(name: str, count: int | None) -> None:
+def check_samples(name: str, quick: bool) -> None:
+    """All 20 samples and their set diversity; `quick`: the first 3 (and their set diversity) and the sample of
+    lowest controllability (the deepest control branch, e.g. an arcade player off the map's 1 cells)."""
     doc = golden(name)
-    items = list(zip(doc["contents"], doc["controls"], doc["items"]))[:count]
-    infos = [check_item(name, content, control, ref) for content, control, ref in items]
-    want = doc["set_diversity_quick"] if count == 3 else doc["set_diversity"]
+    items = list(zip(doc["contents"], doc["controls"], doc["items"]))
+    chosen = items[:3] if quick else items
+    infos = [check_item(name, content, control, ref) for content, control, ref in chosen]
+    want = doc["set_diversity_quick"] if quick else doc["set_diversity"]
     fraction, per_item = set_diversity(get_problem(name), [i for i in infos if i is not None])
     assert close(fraction, want["fraction"]) and close(per_item, want["per_item"]), name
+    if quick:
+        check_item(name, *min(items, key=lambda item: item[2].get("controllability", 1.0)))
 
 
 @pytest.mark.parametrize("name", names())
 def test_the_reference_samples_score_as_the_reference_scores_them(name: str) -> None:
-    check_samples(name, 3)
+    check_samples(name, quick=True)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", names())
 def test_every_reference_sample_scores_as_the_reference_scores_it(name: str) -> None:
-    check_samples(name, None)
+    check_samples(name, quick=False)
 
 
 def test_every_variant_has_its_reference_samples() -> None:
@@ -171,8 +177,11 @@ def test_extra_length_is_scored_as_the_reference_scores_it_arcade(name: str) -> 
     check_extended(name)
 
 
-def readme_cases() -> list[tuple[str, int]]:
-    return [(name, i) for i, problem in enumerate(readme()["problems"]) for name in problem["variants"]]
+def readme_cases() -> list:
+    """(variant, problem index); the larger arcade variants (three games per content) run under `slow`."""
+    slow = ("arcade-wide-v0", "arcade-large-v0")
+    return [pytest.param(name, i, marks=[pytest.mark.slow] if name in slow else [])
+            for i, problem in enumerate(readme()["problems"]) for name in problem["variants"]]
 
 
 @pytest.mark.parametrize(("name", "problem"), readme_cases())

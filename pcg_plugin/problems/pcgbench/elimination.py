@@ -15,6 +15,7 @@ The two word files ship in `data/elimination/` and are read once per process, on
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -62,9 +63,15 @@ def common_ranks() -> dict[str, float]:
 
 
 @cache
-def prefixes() -> frozenset[str]:
-    """Every prefix of every dictionary word (the empty one too): the search below stops where none continues."""
-    return frozenset(word[:k] for word in dictionary() for k in range(len(word) + 1))
+def sorted_words() -> tuple[str, ...]:
+    return tuple(sorted(dictionary()))
+
+
+def starts_a_word(prefix: str) -> bool:
+    """Whether some dictionary word starts with `prefix` (the search below stops where none does)."""
+    words = sorted_words()
+    i = bisect_left(words, prefix)
+    return i < len(words) and words[i].startswith(prefix)
 
 
 def spelt_words(letters: str) -> list[tuple[str, int]]:
@@ -73,7 +80,7 @@ def spelt_words(letters: str) -> list[tuple[str, int]]:
     In the benchmark's order: subsets as n-bit masks 0..2ⁿ−1, the first letter the most significant bit. The
     benchmark tries all 2ⁿ masks; here only subsets that spell a prefix of some word are grown (the same list).
     """
-    n, words, heads = len(letters), dictionary(), prefixes()
+    n, words = len(letters), dictionary()
     found: list[tuple[int, str, int]] = []
 
     def grow(start: int, word: str, chosen: tuple[int, ...]) -> None:
@@ -85,7 +92,7 @@ def spelt_words(letters: str) -> list[tuple[str, int]]:
                 best = max(best, run)
             found.append((mask, word, best))
         for i in range(start, n):
-            if word + letters[i] in heads:
+            if starts_a_word(word + letters[i]):
                 grow(i + 1, word + letters[i], (*chosen, i))
 
     grow(0, "", ())
