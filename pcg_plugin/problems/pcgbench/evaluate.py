@@ -2,7 +2,8 @@
 
 A content the variant's kind rejects (`ContentKind.check`: wrong type, shape or alphabet) is a zero with a
 named reason, never an exception; so is one the benchmark's space accepts but its evaluation raises on, where
-that depends on more than the shape (`errors.BenchmarkFails`, raised by `info`: reason `benchmark_fails`).
+that depends on more than the shape (`errors.BenchmarkFails`, raised by `info` or `controllability`: reason
+`benchmark_fails`).
 """
 
 from __future__ import annotations
