@@ -111,6 +111,12 @@ def test_program_examples_run_on_every_variant_they_serve(name: str) -> None:
             answer = run_program_trial(entry, letter=task_json(problem, inst.id, inst.control), chat=chat,
                                        workdir=Path(work), root=example)
         assert answer == good and len(asked) == 2 and "triple backticks" in asked[1], (example.name, asked)
+        calls: list[int] = []
+        with tempfile.TemporaryDirectory() as work:  # a good first answer is not asked again
+            again = run_program_trial(entry, letter=task_json(problem, inst.id, inst.control),
+                                      chat=lambda messages, n: calls.append(n) or [good], workdir=Path(work),
+                                      root=example)
+        assert again == good and len(calls) == 1, (example.name, name)
         record = BenchRecord(nodeid="n", submission=example.name, instance=inst.id, control=inst.control, trial=1,
                              format=PROGRAM)
         assert judge(problem, record, answer).reason in (None, "no_enemy"), name

@@ -2,7 +2,8 @@
 
 Works on every PCG Benchmark variant: a tile grid (the task has a `legend`) is asked as rows of codes and checked
 for its size and codes; any other content (slice ids, spawner rows, a rule set, drops, a floor plan, letters) is
-asked as JSON like the task's `examples` and checked to be JSON.
+asked as JSON like the task's `examples` and checked to be a non-empty block (valid JSON where it starts like
+JSON).
 """
 
 import json
@@ -32,15 +33,18 @@ def grid_problem(answer: str, width: int, height: int, codes: set) -> str:
     return ""
 
 
-def json_problem(answer: str) -> str:
-    """What is wrong with the answer's last code block as JSON ("" when it parses)."""
+def block_problem(answer: str) -> str:
+    """What is wrong with the answer's last code block ("" when it has one, and its JSON parses where it starts
+    like JSON; a word of letters or lines of numbers are fine for the variants that read them)."""
     blocks = FENCE.findall(answer)
-    if not blocks:
-        return "there is no code block fenced by triple backticks"
-    try:
-        json.loads(blocks[-1])
-    except ValueError as exc:
-        return f"the code block is not valid JSON ({exc})"
+    if not blocks or not blocks[-1].strip():
+        return "there is no code block fenced by triple backticks, or it is empty"
+    body = blocks[-1].strip()
+    if body[0] in "[{":
+        try:
+            json.loads(body)
+        except ValueError as exc:
+            return f"the code block is not valid JSON ({exc})"
     return ""
 
 
@@ -69,7 +73,7 @@ class SelfCheck(TrialLoop):
         grid = "legend" in t and "width" in t and "height" in t
         messages = [{"role": "user", "content": grid_prompt(t) if grid else json_prompt(t)}]
         answer = chat_with_llm(ctx, messages)[0]
-        mistake = grid_problem(answer, t["width"], t["height"], set(t["legend"])) if grid else json_problem(answer)
+        mistake = grid_problem(answer, t["width"], t["height"], set(t["legend"])) if grid else block_problem(answer)
         if mistake:
             what = "level" if grid else "answer"
             messages += [{"role": "assistant", "content": answer},
