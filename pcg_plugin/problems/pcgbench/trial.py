@@ -46,7 +46,7 @@ def judge(problem: BenchProblem, record: BenchRecord, response: str) -> BenchRec
 def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str, ctx: BenchContext) -> BenchRecord:
     """The whole trial; official failures (a program's error, a guard) are a zero with a reason, anything else
     raises (the item errors and the trial is reported missing)."""
-    record = BenchRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=dict(instance.control),
+    record = BenchRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=instance.control,
                         trial=trial, format=sub.format)  # fmt: skip
     t = time.perf_counter()
     try:
