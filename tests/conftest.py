@@ -1,5 +1,5 @@
-"""Shared fixtures: the reference data (committed in tests/data, and the others' text beside the repo),
-hypothesis profiles."""
+"""Shared fixtures: the reference data (committed in tests/data, and the others' text beside the repo), the
+checkout every subprocess imports, hypothesis profiles."""
 
 from __future__ import annotations
 
@@ -27,6 +27,14 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
+
+# Subprocesses the tests start (pytester's runpytest_subprocess, `python -m pcg_plugin ...`) import pcg_plugin from
+# PYTHONPATH before the interpreter's installed copy: pin it to this checkout, so that they run the code the
+# in-process tests run even where the installed package is another checkout (a mutated scratch copy, a second
+# worktree). Fixtures that add a folder of their own prepend it. (The sandbox's `python -I` children ignore
+# PYTHONPATH: tests/test_checkout.py checks that the installed package is this checkout's code.)
+if str(REPO) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
 
 REQUIRE_SHARED = "PCG_REQUIRE_SHARED"  # "1" (CI, .ci/run): a test that needs ../shared fails instead of skipping
 SHARED_FOLDERS = {
