@@ -20,8 +20,8 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return rc, out.out, out.err
 
 
-def test_prompt_json_records_and_exit_codes(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    prompts = shared / "official-2023-results" / "prompts"
+def test_prompt_json_records_and_exit_codes(prompts_2023: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompts = prompts_2023
     rc, out, _ = _run(["rules", "--json", str(prompts / "Hope.txt")], capsys)
     (record,) = [json.loads(line) for line in out.splitlines()]
     assert rc == 0
@@ -41,8 +41,8 @@ def test_prompt_json_records_and_exit_codes(shared: Path, capsys: pytest.Capture
     assert (team["word_count"], team["has_placeholder"], team["first_failure"]) == (905, False, "prompt-length")
 
 
-def test_text_output_one_line_per_rule_and_verdict(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    prompt = shared / "official-2023-results" / "prompts" / "BirdBirdBird.txt"
+def test_text_output_one_line_per_rule_and_verdict(prompts_2023: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = prompts_2023 / "BirdBirdBird.txt"
     rc, out, _ = _run(["rules", str(prompt)], capsys)
     assert rc == 1
     assert "  FAIL prompt-length: " in out and "word count is 915" in out
@@ -188,8 +188,8 @@ def test_real_shapes_get_the_organizers_verdicts(tmp_path: Path, capsys: pytest.
     assert failed == ["program-trial-loop", "program-chat-only"]
 
 
-def test_official_examples_pass_as_they_are(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repos = [shared / "official-examples" / name for name in ("2024-pe-examples", "2025-llms4pcg-pe-examples")]
+def test_official_examples_pass_as_they_are(official_examples: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repos = [official_examples / name for name in ("2024-pe-examples", "2025-llms4pcg-pe-examples")]
     rc, out, _ = _run(["rules", "--json", *map(str, repos)], capsys)
     records = [json.loads(line) for line in out.splitlines()]
     assert rc == 0 and len(records) == 14 and all(r["passed"] for r in records)

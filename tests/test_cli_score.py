@@ -44,9 +44,9 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def scored_2023(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> tuple[Path, Path, str]:
+def scored_2023(tmp_path_factory: pytest.TempPathFactory, reference: Path) -> tuple[Path, Path, str]:
     src = tmp_path_factory.mktemp("official2023")
-    data = shared / OFFICIAL
+    data = reference / OFFICIAL
     rebuild_2023(src, data)
     import contextlib
     import io

@@ -44,9 +44,9 @@ def test_rule_items_per_submission(competition):
     assert not (competition.path / "pcg-runs").exists()  # no run folder, no model, no store
 
 
-def test_official_2023_prompts_qualify_as_in_2023(pytester: pytest.Pytester, shared: Path):
+def test_official_2023_prompts_qualify_as_in_2023(pytester: pytest.Pytester, prompts_2023: Path):
     """BirdBirdBird, BirdsTeam and pixelArt were disqualified in 2023; the 15 others qualified."""
-    shutil.copytree(shared / "official-2023-results" / "prompts", pytester.path / "submissions")
+    shutil.copytree(prompts_2023, pytester.path / "submissions")
     result = pytester.runpytest_subprocess(*RULES, "-v")
     failed = {n.split("::")[0].split("/")[-1] for n, v in outcomes(result).items() if v == "FAILED"}
     assert failed == {"BirdBirdBird.txt", "BirdsTeam.TXT", "pixelArt.txt"}

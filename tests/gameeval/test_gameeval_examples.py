@@ -38,7 +38,7 @@ def args(problem: str, *extra: str) -> list[str]:
 
 @pytest.fixture
 def subs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.setenv("PYTHONPATH", HERE, prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / "cache"))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
@@ -80,7 +80,7 @@ class Server(loopback_llm.FakeOpenAI):
                                      for p in sorted(GAMES)])  # one N-player game by default, all four when slow
 def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(pytester: pytest.Pytester, subs: Path,
                                                                     problem: str) -> None:  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": HERE}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [HERE, os.environ.get("PYTHONPATH")]))}
     env.pop("OPENAI_API_KEY", None)
     server = Server()
     with loopback_llm.serve(server):

@@ -4,6 +4,7 @@ response store, -n 0 and -n 2 alike, results.json, the leaderboard, the report a
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ GIVER_PROMPT = "Describe this picture to me, one row per command, then say Comma
 @pytest.fixture
 def game(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     monkeypatch.syspath_prepend(HERE)
-    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.setenv("PYTHONPATH", HERE, prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     subs = {
         "perfect": {"imagegame.toml": 'model = "ig_doubles:respond_perfect"\n'},

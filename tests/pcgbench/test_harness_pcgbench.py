@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -35,7 +36,7 @@ def grid(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     """A pytester folder where the scripted double imports (in this process and in xdist workers)."""
     shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
     monkeypatch.syspath_prepend(str(pytester.path))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return pytester
