@@ -114,7 +114,7 @@ def rule_verdict(sub: collect.Submission) -> str:
             results = rules.check_program(sub.entry, sub.format.rsplit("-", 1)[1], scope=sub.path)
     except OSError as exc:
         return f"FAIL cannot read: {exc}"
-    failed = [r.rule for r in results if not r.passed]
+    failed = [r.rule for r in results if r.status == "fail"]  # a rule not run is named by the one that stopped it
     warned = sum(len(r.warnings) for r in results)
     if failed:
         return "FAIL " + ", ".join(failed)
