@@ -1283,8 +1283,9 @@ RUNTIME_RULES: tuple[tuple[str, str], ...] = (
                    "exec; a blocked action fails the trial with sandbox_violation"),
     ("api-key-hidden", "the child's environment holds only PATH, locale, TZ, HOME and TMPDIR: no OPENAI_API_KEY; "
                        "reading another process's /proc/<pid>/ is refused"),
-    ("unmodified-response", "every model response is stored before the program sees it; the dry run "
-                            "(--pcg-dry-run) fails when the returned string is not one of the model's answers"),
+    ("unmodified-response", "every model response is stored before the program sees it; a trial whose returned "
+                            "string is not one of the model's answers scores 0 with reason modified_response "
+                            "(unless --pcg-unmodified-response off), and the dry run (--pcg-dry-run) fails"),
     ("no-tampering", "the token counters and the timer live in the harness process; changes the program makes to "
                      "ctx or TrialContext change nothing"),
     ("size-limit", "the submission folder is copied to a scratch folder of at most 1 GiB; files the program "
