@@ -50,7 +50,7 @@ class ScienceBirds:
         rows, envs = [], {}
         for path in preflight.targets(list(roots)):
             sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
-            display = preflight.display_name(path, Path(config.invocation_params.dir))
+            display = preflight.display_name(path, Path(config.invocation_params.dir), roots)
             verdict = preflight.rule_verdict(sub) if sub is not None else ""
             requirements, problems, label = "", [], ""
             if sub is not None and sub.format != "prompt-2023":
