@@ -81,7 +81,7 @@ class ScienceBirds:
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
         from pcg_plugin.problems.science_birds.report_terminal import header_lines
 
-        lines = header_lines(settings, run["run_dir"])
+        lines = header_lines(settings)
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
             lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
                          "are served by the harness's stand-ins, never installed")  # fmt: skip
