@@ -45,6 +45,9 @@ class Reason(StrEnum):
     SANDBOX_VIOLATION = "sandbox_violation"
     """The program did something the sandbox forbids (network, processes, writes outside, oversized folder or
     file, garbage on the pipe): the trial scores 0, even if the program caught the PermissionError."""
+    MODIFIED_RESPONSE = "modified_response"
+    """The final response is not one of the model's answers, unmodified (the rules disqualify it; the dry run and,
+    unless ``--pcg-unmodified-response off``, a real run check it): the trial scores 0."""
     BAD_RETURN = "bad_return"
     """``run()`` returned no ``str`` or text that is not valid (lone surrogates): the trial scores 0."""
     RESPONSE_TOO_LARGE = "response_too_large"

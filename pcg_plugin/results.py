@@ -154,6 +154,7 @@ class Settings(Part):
     disable_weights: bool | None = None
     tie_break: str | None = None
     constrained_decoding: str | None = None
+    unmodified_response: str | None = None  # zero | off (--pcg-unmodified-response); absent in older files
     notes: tuple[str, ...] | None = _tuple(None)
     models: tuple[str, ...] | None = _tuple(None)
 

@@ -195,3 +195,46 @@ def test_official_examples_pass_as_they_are(official_examples: Path, capsys: pyt
     assert rc == 0 and len(records) == 14 and all(r["passed"] for r in records)
     assert {r["edition"] for r in records} == {"2024", "2025"}
     assert all(not r["warnings"] for rec in records for r in rec["rules"])
+
+
+CODE_RULES = ("program-chat-only", "program-no-hardcoded-assistant", "program-no-tampering",
+              "program-unmodified-response")  # fmt: skip
+
+
+def test_a_program_that_does_not_parse_passes_no_rule_it_could_not_run(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The code rules cannot look into a file that does not parse: NOT RUN, never PASS (the size rule, which
+    reads the folder, still runs)."""
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "main.py").write_text((REPO / "submissions/zero_shot/zero_shot.py").read_text() + "\ndef broken(:\n")
+    rc, out, _ = _run(["rules", str(team)], capsys)
+    assert rc == 1 and "  FAIL program-parses [not an official rule]: " in out
+    for rule in CODE_RULES:
+        assert f"  PASS {rule}" not in out and f"  NOT RUN {rule}: not checked: " in out, rule
+    assert f"  NOT RUN program-chat-only: not checked: {team / 'main.py'} does not parse (see program-parses)" in out
+    assert "  PASS program-size: " in out
+    rc, out, _ = _run(["rules", "--json", str(team)], capsys)
+    by_rule = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert [(by_rule[r]["passed"], by_rule[r]["ran"]) for r in CODE_RULES] == [(False, False)] * len(CODE_RULES)
+    assert (by_rule["program-size"]["passed"], by_rule["program-size"]["ran"]) == (True, True)
+
+
+def test_an_imported_file_that_does_not_parse_leaves_clean_rules_unrun(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The entry parses and imports a helper that does not: a finding in the entry still breaks its rule; a rule
+    that found nothing there was not run on the helper, so it is not a PASS either."""
+    team = tmp_path / "team"
+    team.mkdir()
+    source = (REPO / "submissions/zero_shot/zero_shot.py").read_text()
+    (team / "main.py").write_text("import socket\nimport helper\n" + source)
+    (team / "helper.py").write_text("def oops(:\n    pass\n")
+    rc, out, _ = _run(["rules", "--json", str(team)], capsys)
+    by_rule = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert rc == 1
+    assert (by_rule["program-chat-only"]["passed"], by_rule["program-chat-only"]["ran"]) == (False, True)
+    tampering = by_rule["program-no-tampering"]
+    assert (tampering["passed"], tampering["ran"]) == (False, False)
+    assert tampering["message"] == (f"not checked: {team / 'helper.py'} does not parse (see program-parses); "
+                                    "nothing found in the 1 file(s) that parse")  # fmt: skip
+    assert by_rule["program-unmodified-response"]["passed"]  # the entry's run method parses: judged

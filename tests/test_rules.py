@@ -247,7 +247,7 @@ def test_failures_name_file_line_col(tmp_path: Path) -> None:
         folder.mkdir()
         shutil.copy(path, folder / "main.py")
         for r in check_program(folder / "main.py", "2024"):
-            if not r.passed:
+            if r.status == "fail":  # a rule not run has no finding: its message names the rule that stopped it
                 f = r.findings[0]
                 assert f.line >= 1 and f.col >= 1 and f"{f.path}:{f.line}" in r.message, (path.name, r)
 

@@ -16,6 +16,17 @@ from pcg_plugin.errors import FolderProblem, InfrastructureError
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
+NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
+
+
+def is_run_item(nodeid: str) -> bool:
+    """Whether a node id is one of a run's items (``sub::target::trial``, ``sub::model::target::trial``,
+    ``sub::not-evaluated``), whose report the run folder is written from, rather than a test of a Python
+    module (``tests/test_x.py::test_y[1]``). Under xdist the controller sees node ids only."""
+    parts = nodeid.split("::")
+    if len(parts) < 2 or parts[0].endswith(".py"):
+        return False
+    return parts[-1] == NOT_EVALUATED or (len(parts) >= 3 and parts[-1].isdigit())
 
 
 def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
@@ -80,7 +91,7 @@ class _Broken:
         self.problem = problem
 
     def collect(self) -> Iterator[pytest.Item]:
-        yield FolderProblemItem.from_parent(self, name="not-evaluated", problem=self.problem)  # type: ignore[arg-type]
+        yield FolderProblemItem.from_parent(self, name=NOT_EVALUATED, problem=self.problem)  # type: ignore[arg-type]
 
 
 class BrokenSubmission(_Broken, pytest.Directory):

@@ -134,10 +134,11 @@ def read_program_dir(
 
 
 def read_layout(
-    src: Path, letters: Sequence[str] = LETTERS, *, edition: str = "2024"
+    src: Path, letters: Sequence[str] = LETTERS, *, edition: str = "2024", names: Sequence[str] | None = None
 ) -> dict[str, dict[str, LetterInput]]:
-    """Every program under SRC. All count mismatches are reported together, before anything is scored."""
-    progs = program_dirs(Path(src))
+    """Every program under SRC (or the folders ``names`` under it: an absent one has no files and scores 0).
+    All count mismatches are reported together, before anything is scored."""
+    progs = program_dirs(Path(src)) if names is None else [Path(src) / n for n in names]
     problems = []
     for p in progs:
         try:

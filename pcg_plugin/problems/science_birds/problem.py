@@ -50,7 +50,7 @@ class ScienceBirds:
         rows, envs = [], {}
         for path in preflight.targets(list(roots)):
             sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
-            display = preflight.display_name(path, Path(config.invocation_params.dir))
+            display = preflight.display_name(path, Path(config.invocation_params.dir), roots)
             verdict = preflight.rule_verdict(sub) if sub is not None else ""
             requirements, problems, label = "", [], ""
             if sub is not None and sub.format != "prompt-2023":
@@ -81,7 +81,7 @@ class ScienceBirds:
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
         from pcg_plugin.problems.science_birds.report_terminal import header_lines
 
-        lines = header_lines(settings, run["run_dir"])
+        lines = header_lines(settings)
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
             lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
                          "are served by the harness's stand-ins, never installed")  # fmt: skip

@@ -16,7 +16,7 @@ EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs 
                 "pittawat/vit-base-uppercase-english-characters)"
 
 
-def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
+def header_lines(settings: Settings) -> list[str]:
     """Edition, backend (loudly when it is the offline default), model, record mode, seeds, classifier."""
     backend = settings.backend or "auto"
     if settings.offline_default:
@@ -29,7 +29,6 @@ def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
         f"pcg: record mode {settings.record}, store {settings.store}",
         "pcg: seeds: the edition's API seed policy; per-trial seeds derived from submission/letter/trial",
         f"pcg: classifier {settings.classifier or EMBEDDED_NOTE} on {settings.device} ({settings.classify_mode})",
-        f"pcg: run folder {run_dir}",
     ]
     if settings.constrain != "off":
         lines.insert(4, f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "

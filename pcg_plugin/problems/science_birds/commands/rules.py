@@ -106,10 +106,11 @@ def _print_text(record: dict[str, Any]) -> None:
     print(f"{record['path']} ({record['format']}{edition})")
     for r in record["rules"]:
         official = "" if r["official"] else " [not an official rule]"
-        print(f"  {'PASS' if r['passed'] else 'FAIL'} {r['rule']}{official}: {r['message']}")
-        shown = r["findings"] if not r["passed"] else r["warnings"]
+        label = "PASS" if r["passed"] else "FAIL" if r.get("ran", True) else "NOT RUN"
+        print(f"  {label} {r['rule']}{official}: {r['message']}")
+        shown = r["findings"] if not r["passed"] and r["findings"] else r["warnings"]
         for f in shown[:10]:
-            print(f"       {'' if not r['passed'] else 'warning: '}{f['path']}:{f['line']}:{f['col']}: {f['text']}")
+            print(f"       {'warning: ' if shown is r['warnings'] else ''}{f['path']}:{f['line']}:{f['col']}: {f['text']}")
         if len(shown) > 10:
             print(f"       ... {len(shown) - 10} more")
     if record.get("first_failure"):
