@@ -184,6 +184,16 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
+    """A report crosses to the xdist controller as text: a path or message in it whose name is not UTF-8 is
+    ``shown`` escaped (execnet takes only UTF-8), so one such folder never stops the workers."""
+    from pcg_plugin.names import shown_all
+
+    data = yield
+    return shown_all(data) if data is not None else None
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:

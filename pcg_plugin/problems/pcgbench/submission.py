@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pcg_plugin import collect
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin.names import shown
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"
 MANIFEST = collect.MANIFEST
@@ -80,8 +81,9 @@ def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, place
     if prompt is not None and not any(p in prompt for p in placeholders):
         raise SubmissionError(f"{entry}: a prompt must use at least one of {', '.join(placeholders)} (it would ask "
                               "every instance the same question)")  # fmt: skip
+    name = shown(name)  # text: a folder name that is not UTF-8 shown escaped
     return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=collect.files_hash(path),
-                          team=team or name, prompt=prompt)  # fmt: skip
+                          team=shown(team or name), prompt=prompt)  # fmt: skip
 
 
 def _ours(folder: Path) -> bool:

@@ -13,6 +13,7 @@ from pcg_plugin.problems.science_birds.editions import STAGES
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.errors import PcgError
 from pcg_plugin.letters import LETTERS, letter_at, letter_index, stem
+from pcg_plugin.names import shown
 from pcg_plugin.problems.science_birds.scoring import LetterInput, ScoreResult, fmt, to_decimal
 
 SKIPPED_DIRS = ("logs", "result")
@@ -80,7 +81,7 @@ def check_file_counts(program: Path, stages: Sequence[str] = STAGES) -> None:
         f"  {s}/: {len(files[s])} files, missing {', '.join(sorted(everything - stems[s])) or '-'}" for s in stages
     ]
     raise PcgError(
-        f"program {program.name!r}: the stage folders hold different numbers of files; the official scorer "
+        f"program '{shown(program.name)}': the stage folders hold different numbers of files; the official scorer "
         "aborts without writing any result here (\"Number of stability files and similarity files are not "
         "equal.\").\n" + "\n".join(lines)
     )
@@ -136,7 +137,8 @@ def read_program_dir(
 def read_layout(
     src: Path, letters: Sequence[str] = LETTERS, *, edition: str = "2024"
 ) -> dict[str, dict[str, LetterInput]]:
-    """Every program under SRC. All count mismatches are reported together, before anything is scored."""
+    """Every program under SRC, by its folder's name as text (a name that is not UTF-8 ``shown`` escaped: the
+    result CSVs and JSON are UTF-8). All count mismatches are reported together, before anything is scored."""
     progs = program_dirs(Path(src))
     problems = []
     for p in progs:
@@ -146,7 +148,7 @@ def read_layout(
             problems.append(str(exc))
     if problems:
         raise PcgError("\n".join(problems))
-    return {p.name: read_program_dir(p, letters, edition=edition, check_counts=False) for p in progs}
+    return {shown(p.name): read_program_dir(p, letters, edition=edition, check_counts=False) for p in progs}
 
 
 def _write_text(path: Path, text: str) -> Path:

@@ -34,12 +34,16 @@ def _letters(text: str) -> list[str]:
     return sorted(set(letters))
 
 
-def _prompt_lengths(src: Path, names: list[str]) -> dict[str, int]:
+def _prompt_lengths(src: Path) -> dict[str, int]:
+    """Each program's ``prompt.txt`` length, by the name ``read_layout`` gives the program."""
+    from pcg_plugin.names import shown
+    from pcg_plugin.problems.science_birds.official_layout import program_dirs
+
     out = {}
-    for name in names:
-        prompt = src / name / "prompt.txt"
+    for folder in program_dirs(src):
+        prompt = folder / "prompt.txt"
         if prompt.is_file():
-            out[name] = len(prompt.read_text(encoding="utf-8-sig"))
+            out[shown(folder.name)] = len(prompt.read_text(encoding="utf-8-sig"))
     return out
 
 
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"pcg score: {src}: no program folders (every sub-folder except logs/ and result/ is one)",
                   file=sys.stderr)  # fmt: skip
             return 2
-        lengths = _prompt_lengths(src, list(programs)) if args.tie_break else None
+        lengths = _prompt_lengths(src) if args.tie_break else None
         result = scoring.score(
             programs, edition=args.edition, trials=args.trials, letters=letters,
             disable_weights=args.disable_weights, tie_break=args.tie_break, prompt_lengths=lengths,
