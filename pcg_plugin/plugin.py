@@ -72,6 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
         run_id = new_run_id()
         run_dir = settings.out or Path(config.rootpath) / DEFAULT_OUT / run_id
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
+        _check_folders(config, settings, run_dir)
         service = None
         if _evaluating(config):
             run.update(problem.preflight(config, settings, _roots(config)))
@@ -84,6 +85,23 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
     config.stash[SETTINGS_KEY] = settings
     problem.start_process(config, settings, run, workers, service)
+
+
+def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:
+    """The run folder, the response store (written unless ``--pcg-record none``) and the cache can be written:
+    a usage error naming each that cannot, before collection and any model call."""
+    from pcg_plugin.core.cache_dir import ENV_CACHE_DIR, default_cache_dir
+    from pcg_plugin.core.writable import check_writable
+
+    folders = [("--pcg-out" if settings.out else f"the run folder (--pcg-out, default <rootdir>/{DEFAULT_OUT}/...)",
+                run_dir), (f"the cache ({ENV_CACHE_DIR})", default_cache_dir())]  # fmt: skip
+    store = getattr(settings, "store", None)  # a problem without a response store has none
+    if store is not None and getattr(settings, "record", "once") != "none":
+        folders.insert(1, ("--pcg-store", Path(store)))
+    problems = check_writable(folders)
+    if problems:
+        raise pytest.UsageError("; ".join(problems) + ": nothing was run and no model was called; name folders "
+                                "that can be written")  # fmt: skip
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
