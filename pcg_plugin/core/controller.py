@@ -103,7 +103,7 @@ class Controller:
         if self._preflight_done:
             return
         self._preflight_done = True
-        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids)
+        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids, self.run)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if line and reporter is not None:
             reporter.write_line(line, yellow=True)
