@@ -4,6 +4,7 @@ work; the harness in ``pcg_plugin.core`` gives it items, per-process resources, 
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,9 @@ def pytest_configure(config: pytest.Config) -> None:
         run_dir = settings.out or Path(config.rootpath) / DEFAULT_OUT / run_id
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
         _check_folders(config, settings, run_dir)
+        from pcg_plugin.core.trial_dirs import clean_stale
+
+        run["stale_trial_dirs"] = len(clean_stale())  # left by a run killed mid-trial (kill -9): theirs, not ours
         service = None
         if _evaluating(config):
             run.update(problem.preflight(config, settings, _roots(config)))
@@ -119,7 +123,12 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     controller = config.pluginmanager.get_plugin("pcg-controller")
     if settings is None or controller is None or not _evaluating(config):
         return None
-    return problem_of(config).header_lines(config, settings, controller.run)
+    lines = problem_of(config).header_lines(config, settings, controller.run)
+    stale = controller.run.get("stale_trial_dirs")
+    if stale:
+        lines.append(f"pcg: removed {stale} trial folder(s) in {tempfile.gettempdir()} left by runs that ended "
+                     "without cleaning up (their processes are gone)")  # fmt: skip
+    return lines
 
 
 def _roots(config: pytest.Config) -> list[Path]:
