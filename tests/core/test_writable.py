@@ -10,8 +10,6 @@ from pathlib import Path
 import loopback_llm
 import pytest
 
-from pcg_plugin.core.writable import check_writable, why_not_writable
-
 # one tiny submission and run of each problem, asking a loopback OpenAI-compatible server
 PROBLEMS = {
     "science-birds": ({"prompt.txt": "Draw <OBJECT> with blocks."}, ("--pcg-letters", "A", "--pcg-trials", "1")),
@@ -22,6 +20,8 @@ PROBLEMS = {
 
 
 def test_a_file_or_a_path_through_a_file_is_named(tmp_path: Path) -> None:
+    from pcg_plugin.core.writable import check_writable, why_not_writable
+
     (tmp_path / "afile").write_text("x")
     assert why_not_writable(tmp_path / "new" / "deeper") is None  # made on demand: its parent can be written
     assert why_not_writable(tmp_path / "afile") == "it is a file, not a folder"
@@ -34,6 +34,8 @@ def test_a_file_or_a_path_through_a_file_is_named(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into any folder")
 def test_a_folder_without_write_permission_is_named(tmp_path: Path) -> None:
+    from pcg_plugin.core.writable import why_not_writable
+
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o555)
     try:

@@ -3,8 +3,10 @@ folder of a run that is still going (pcg_plugin/core/trial_dirs.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from e2e_support import program, run_args
-from pcg_plugin.core import trial_dirs
 
 SLOW = 'import time\n        time.sleep(120)\n        return "```\\ndrop_block(\'b11\', 5)\\n```"'
 
@@ -40,7 +41,8 @@ def test_a_killed_runs_trial_folder_is_removed_by_the_next_run_and_a_live_ones_i
     assert len(left) == 1, "the killed run's trial folder should be left behind"
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     try:
-        other_run = tmp / f"pcg-trial-{trial_dirs._host()}.{live.pid}-running"
+        host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]  # the owner's name: host and pid
+        other_run = tmp / f"pcg-trial-{host}.{live.pid}-running"
         other_run.mkdir()
         result = competition.runpytest_subprocess(*run_args("next", "--pcg-letters", "A", "--pcg-trials", "1"),
                                                   timeout=300)  # fmt: skip
