@@ -38,7 +38,8 @@ def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
     return lines
 
 
-def preflight_line(settings: Settings, nodeids: Sequence[str], prompt_chars: Mapping[str, int]) -> str | None:
+def preflight_line(settings: Settings, nodeids: Sequence[str],
+                   prompt_chars: Mapping[str, int] | None = None) -> str | None:
     """The estimated cost of the calls this run will pay for (None for local, offline, scripted, replay-only);
     ``prompt_chars``: the characters of each 2023 prompt by submission name (its calls' real size)."""
     from types import SimpleNamespace
@@ -67,7 +68,8 @@ def preflight_line(settings: Settings, nodeids: Sequence[str], prompt_chars: Map
             continue
         profile_model = profile_for(settings.edition, model=model, base_url=settings.base_url).model
         paths = {p[0] for p in ids}
-        known = [tokens_in(prompt_chars[n]) for n in map(submission_name, paths) if n in prompt_chars]
+        sizes = prompt_chars or {}
+        known = [tokens_in(sizes[n]) for n in map(submission_name, paths) if n in sizes]
         text = preflight_text(SimpleNamespace(name=name), store, edition=settings.edition, model=profile_model,
                               submissions=len(paths), letters=len({p[-2] for p in ids}), trials=settings.trials,
                               mode=settings.record, known_prompt_tokens=known)  # fmt: skip
