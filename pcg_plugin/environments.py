@@ -38,6 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from pcg_plugin.atomic import locked
+from pcg_plugin.core.trial_dirs import owned_temp_dir
 from pcg_plugin.classify.cache import default_cache_dir
 from pcg_plugin.compat import SHIMS
 from pcg_plugin.imports import ImportGraph, ImportSite, reachable
@@ -400,7 +401,7 @@ def _build(lines: Sequence[Line], mode: str, cache_dir: Path | None) -> tuple[st
         folder = environments_dir(cache_dir) / environment_key(lines)
         status, failed, good = _install(lines, folder)
         return status, None if failed else folder, failed, good
-    with tempfile.TemporaryDirectory(prefix="pcg-check-") as scratch:
+    with owned_temp_dir("check") as scratch:
         failed, _ = _try_lines(lines, Path(scratch), dry_run=True)
     return "error" if failed else "checked", None, failed, set()
 

@@ -13,12 +13,16 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
   ``pcg rules`` for one PATH.
 - ``BaselineError``: a baseline that cannot be used.
 
-This module imports only the standard library: the sandbox child imports it before the program runs.
+This module imports only the standard library (and ``names``, which does too): the sandbox child imports it
+before the program runs.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
+
+from pcg_plugin.names import shown
 
 
 class Reason(StrEnum):
@@ -62,7 +66,11 @@ class Reason(StrEnum):
 
 
 class PcgError(Exception):
-    """Root of every error pytest-pcg raises on purpose."""
+    """Root of every error pytest-pcg raises on purpose. Its message is text every writer takes: a path in it
+    whose name is not UTF-8 is ``shown`` escaped (``t\\xe9am``), so no report, results file or terminal fails on it."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(shown(a) if isinstance(a, str) else a for a in args))
 
 
 class OfficialFailure(PcgError):

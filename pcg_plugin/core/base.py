@@ -36,7 +36,7 @@ class BaseProblem:
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
         return []
 
-    def cost_line(self, settings: Any, nodeids: Sequence[str]) -> str | None:
+    def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
         return None
 
     def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:

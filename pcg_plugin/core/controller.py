@@ -110,7 +110,7 @@ class Controller:
             return
         if not self.config.option.collectonly and any(is_run_item(n) for n in nodeids):
             reporter.write_line(f"pcg: run folder {self.run['run_dir']}")
-        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids)
+        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids, self.run)
         if line:
             reporter.write_line(line, yellow=True)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from pcg_plugin import collect
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.problems.pcgbench.bench_problem import KIND_PLACEHOLDERS
+from pcg_plugin.names import shown
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"
 MANIFEST = collect.MANIFEST
@@ -87,8 +88,9 @@ def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, place
     if unfilled:
         raise SubmissionError(f"{entry}: uses {', '.join(unfilled)}, which this variant does not fill (it fills "
                               f"{', '.join(placeholders)}): a prompt for other variants")  # fmt: skip
+    name = shown(name)  # text: a folder name that is not UTF-8 shown escaped
     return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=collect.files_hash(path),
-                          team=team or name, prompt=prompt)  # fmt: skip
+                          team=shown(team or name), prompt=prompt)  # fmt: skip
 
 
 def _ours(folder: Path) -> bool:

@@ -8,12 +8,12 @@ model's answers unmodified. The double answers every call with a ``drop_block`` 
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pcg_plugin.core.trial_dirs import owned_temp_dir
 from pcg_plugin.collect import Submission
 from pcg_plugin.problems.science_birds.answers import AnswerLog, not_an_answer
 from pcg_plugin.errors import OfficialFailure
@@ -59,7 +59,7 @@ def dry_run(sub: Submission, letter: str, *, edition: str, workdir: Path | None 
         return DryRun(letter, False, "requirements cannot be met: " + "; ".join(env.problems))
     sites = env.site_dirs
     if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="pcg-dry-run-") as tmp:
+        with owned_temp_dir("dry-run") as tmp:
             return _program_dry_run(sub, letter, edition, Path(tmp), sites)
     return _program_dry_run(sub, letter, edition, workdir, sites)
 

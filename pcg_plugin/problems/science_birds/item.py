@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.core.trial_dirs import owned_temp_dir
 from pcg_plugin.problems.science_birds import outputs
 from pcg_plugin.problems.science_birds.answers import AnswerLog, not_an_answer
 from pcg_plugin.collect import Submission
@@ -107,7 +107,7 @@ def generate(
             from pcg_plugin.problems.science_birds.editions import program_limits
             from pcg_plugin.sandbox import run_program_trial
 
-            with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
+            with owned_temp_dir("trial") as work:
                 response = run_program_trial(sub.entry, letter=letter, chat=log.chat,
                                              limits=program_limits(ctx.settings.edition),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,

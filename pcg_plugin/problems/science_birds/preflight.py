@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pcg_plugin import collect
 from pcg_plugin.core import zips
+from pcg_plugin.names import shown
 
 if TYPE_CHECKING:
     from pcg_plugin.environments import Environment
@@ -33,6 +34,10 @@ class FolderRow:
     rules: str = ""
     message: str = ""
     environment: str = ""  # which environment the program runs in: "official 2024", "official 2024 + own ..."
+
+    def __post_init__(self) -> None:
+        for key, value in asdict(self).items():  # text: a name that is not UTF-8 shown escaped
+            object.__setattr__(self, key, shown(value))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

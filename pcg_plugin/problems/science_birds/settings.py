@@ -157,7 +157,8 @@ def resolve(
         raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(YEARS)}")
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     backend, offline = run.backend, run.offline
-    letters_raw, trials_raw = get("pcg_letters"), get("pcg_trials")
+    letters_raw = run_options.chosen(raw, "pcg_letters", "name at least one letter, e.g. A,I,L or A-E")
+    trials_raw = get("pcg_trials")
     notes: list[str] = []
     letters = parse_letters(letters_raw) if letters_raw else LETTERS
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS

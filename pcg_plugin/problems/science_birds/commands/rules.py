@@ -11,6 +11,7 @@ from typing import Any
 
 from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
+from pcg_plugin.names import shown_all
 
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
 
@@ -98,7 +99,7 @@ def _check(path: Path, edition: str | None) -> dict[str, Any]:
         raise UsageProblem(f"{path}: cannot read: {exc.strerror or exc}") from None
     record["passed"] = all(r.passed for r in results)
     record["rules"] = [{**asdict(r), "findings": [asdict(f) for f in r.findings]} for r in results]
-    return record
+    return shown_all(record)  # text: a path whose name is not UTF-8 printed escaped
 
 
 def _print_text(record: dict[str, Any]) -> None:

@@ -40,12 +40,16 @@ def _letters(text: str) -> list[str]:
     return sorted(set(letters))
 
 
-def _prompt_lengths(src: Path, names: list[str]) -> dict[str, int]:
+def _prompt_lengths(src: Path) -> dict[str, int]:
+    """Each program's ``prompt.txt`` length, by the name ``read_layout`` gives the program."""
+    from pcg_plugin.names import shown
+    from pcg_plugin.problems.science_birds.official_layout import program_dirs
+
     out = {}
-    for name in names:
-        prompt = src / name / "prompt.txt"
+    for folder in program_dirs(src):
+        prompt = folder / "prompt.txt"
         if prompt.is_file():
-            out[name] = len(prompt.read_text(encoding="utf-8-sig"))
+            out[shown(folder.name)] = len(prompt.read_text(encoding="utf-8-sig"))
     return out
 
 
@@ -60,7 +64,7 @@ def _official_folder(src: Path, args: argparse.Namespace) -> int:
         print(f"pcg score: {src}: no program folders (every sub-folder except logs/ and result/ is one)",
               file=sys.stderr)  # fmt: skip
         return 2
-    lengths = _prompt_lengths(src, list(programs)) if args.tie_break else None
+    lengths = _prompt_lengths(src) if args.tie_break else None
     result = scoring.score(
         programs, edition=edition, trials=args.trials or 10, letters=letters,
         disable_weights=bool(args.disable_weights), tie_break=args.tie_break, prompt_lengths=lengths,
