@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin.names import name_bytes, shown
 
 MANIFEST = "submission.toml"
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
@@ -45,6 +46,10 @@ class Submission:
     team: str
     workdir: Path | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        for key in ("name", "team", "note"):  # text: a folder name that is not UTF-8 shown escaped
+            object.__setattr__(self, key, shown(getattr(self, key)))
 
     @property
     def prompt_length(self) -> int | None:
@@ -155,13 +160,14 @@ def _visible(path: Path) -> bool:
 
 
 def files_hash(path: Path) -> str:
-    """sha256 over the relative names and bytes of every visible file: a changed program is a new submission."""
+    """sha256 over the relative names and bytes of every visible file: a changed program is a new submission.
+    Names are hashed as the bytes they are on disk (one that is not UTF-8 too)."""
     h = hashlib.sha256()
     files = [path] if path.is_file() else sorted(p for p in _walk(path) if p.is_file())
     budget = _MAX_HASHED_BYTES
     for file in files:
         rel = file.name if path.is_file() else file.relative_to(path).as_posix()
-        h.update(rel.encode() + b"\0")
+        h.update(name_bytes(rel) + b"\0")
         data = file.read_bytes()[: max(0, budget)]
         budget -= len(data)
         h.update(hashlib.sha256(data).digest())
@@ -305,7 +311,7 @@ def _from_manifest(folder: Path, require_placeholder: bool) -> Submission:
         if not workdir.is_dir() or not workdir.is_relative_to(folder.resolve()):
             raise SubmissionError(f"{folder / MANIFEST}: workdir {data['workdir']!r} is not a folder inside the submission")
         note = "; ".join(x for x in (note, f"workdir from {MANIFEST}") if x)
-    return _build(folder, folder.name, fmt, entry, data.get("team"), require_placeholder, workdir, note)
+    return _build(folder, shown(folder.name), fmt, entry, data.get("team"), require_placeholder, workdir, note)
 
 
 def not_a_submission(folder: Path) -> str:
@@ -336,13 +342,13 @@ def detect_folder(folder: Path, *, manifest_only: bool = False, require_placehol
     programs = find_programs(folder)
     if programs:
         entry = _one_program(folder, programs)
-        return _build(folder, folder.name, program_format(_read(entry)), entry, None)
+        return _build(folder, shown(folder.name), program_format(_read(entry)), entry, None)
     prompts = top_level_prompts(folder, require_placeholder)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)
         raise SubmissionError(f"{folder}: several 2023 prompts ({names}); add {MANIFEST} with entry = \"...\"")
     if prompts:
-        return _build(folder, folder.name, "prompt-2023", prompts[0], None, require_placeholder)
+        return _build(folder, shown(folder.name), "prompt-2023", prompts[0], None, require_placeholder)
     return None
 
 
@@ -357,8 +363,8 @@ def detect_prompt_file(path: Path, *, require_placeholder: bool = True) -> Submi
     text = _read(path)
     if require_placeholder and not is_prompt_text(text):
         return None
-    return Submission(name=path.stem, path=path, format="prompt-2023", entry=path, prompt=text,
-                      files_hash=files_hash(path), team=path.stem)  # fmt: skip
+    return Submission(name=shown(path.stem), path=path, format="prompt-2023", entry=path, prompt=text,
+                      files_hash=files_hash(path), team=shown(path.stem))  # fmt: skip
 
 
 def looks_like_test_folder(folder: Path) -> bool:

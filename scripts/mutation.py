@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+PACKAGE = "pcg_plugin/problems/science_birds"  # where the modules below live
 
 # module -> the fast tests that exercise it (no subprocess, no pytester, no slow marker)
 MODULES: dict[str, list[str]] = {
@@ -57,7 +58,7 @@ def prepare(module: str, work: Path, repo: Path = REPO) -> None:
     shutil.copy2(repo / "conftest.py", work / "conftest.py")
     config = {
         "source_paths": ["pcg_plugin/"],
-        "only_mutate": [f"pcg_plugin/{module}.py"],
+        "only_mutate": [f"{PACKAGE}/{module}.py"],
         "pytest_add_cli_args_test_selection": MODULES[module],
         "pytest_add_cli_args": PYTEST_ARGS,
     }
@@ -67,7 +68,7 @@ def prepare(module: str, work: Path, repo: Path = REPO) -> None:
 
 
 def mutmut(work: Path, names: list[str], time_box: float) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PCG_SHARED": str(Path(os.environ.get("PCG_SHARED", REPO.parent / "shared")))}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names]
     try:
         subprocess.run(cmd, cwd=work, env=env, timeout=time_box, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -80,7 +81,7 @@ def results(work: Path, module: str) -> dict[str, str]:
     """mutant name -> mutmut status (killed, survived, no tests, timeout, not checked, ...)."""
     from mutmut.stats import status_by_exit_code
 
-    meta = work / "mutants" / "pcg_plugin" / f"{module}.py.meta"
+    meta = work / "mutants" / PACKAGE / f"{module}.py.meta"
     if not meta.is_file():
         return {}
     codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
@@ -88,7 +89,7 @@ def results(work: Path, module: str) -> dict[str, str]:
 
 
 def _in_functions(name: str, functions: list[str] | None) -> bool:
-    """Whether mutant ``pcg_plugin.MODULE.x_FUNC__mutmut_N`` mutates one of the module-level FUNCTIONS."""
+    """Whether mutant ``<package>.MODULE.x_FUNC__mutmut_N`` mutates one of the module-level FUNCTIONS."""
     return not functions or name.rsplit(".", 1)[-1].split("__mutmut_")[0] in {f"x_{f}" for f in functions}
 
 
@@ -98,7 +99,7 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
     names: list[str] = []
     everything: list[str] = []
     if args.sample:
-        mutmut(work, [f"pcg_plugin.{module}.no_such_mutant*"], args.time_box)  # generate + collect stats only
+        mutmut(work, [f"{PACKAGE.replace('/', '.')}.{module}.no_such_mutant*"], args.time_box)  # stats only
         everything = sorted(n for n in results(work, module) if _in_functions(n, args.functions))
         names = sorted(random.Random(args.seed).sample(everything, min(args.sample, len(everything))))
     mutmut(work, names, args.time_box)

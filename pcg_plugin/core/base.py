@@ -31,13 +31,12 @@ class BaseProblem:
         return None
 
     def header_lines(self, config: pytest.Config, settings: Any, run: Mapping[str, Any]) -> list[str]:
-        return [f"pcg: problem {self.name}, {len(settings.targets)} targets, {settings.trials} trials; "
-                f"run folder {run['run_dir']}"]  # fmt: skip
+        return [f"pcg: problem {self.name}, {len(settings.targets)} targets, {settings.trials} trials"]
 
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
         return []
 
-    def cost_line(self, settings: Any, nodeids: Sequence[str]) -> str | None:
+    def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
         return None
 
     def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:

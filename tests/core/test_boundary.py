@@ -1,5 +1,5 @@
 """The harness knows no problem: no module of pcg_plugin.core (nor the pytest entry point and hook specs) imports
-anything of ours but the core itself and the shared error and hook modules (read with ast by
+anything of ours but the core itself and the shared error, hook and name modules (read with ast by
 tests/import_graph.py, so an import inside a function counts as much as one at the top)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from import_graph import arrows_between, build_graph
 
 CORE = ("pcg_plugin.core", "pcg_plugin.plugin", "pcg_plugin.hooks")
-SHARED = ("pcg_plugin.errors", "pcg_plugin.hooks")  # what the core may use besides itself
+SHARED = ("pcg_plugin.errors", "pcg_plugin.hooks", "pcg_plugin.names")  # what the core may use besides itself
 
 
 def test_the_core_imports_no_problem():

@@ -48,7 +48,7 @@ class GameEvalProblem(EpisodeProblem):
         backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
         lines = [f"pcg: problem {self.name} ({self.game.title}, {REFERENCE}), {len(settings.targets)} "
                  f"{self.game.target_label}(s) x {settings.trials} trial(s), seed {settings.seed}; backend {backend}, "
-                 f"model {settings.model or 'default'}; run folder {run['run_dir']}"]  # fmt: skip
+                 f"model {settings.model or 'default'}"]  # fmt: skip
         return lines + self.requirement_lines(settings, run)
 
     def detect(self, path: Path) -> Any:

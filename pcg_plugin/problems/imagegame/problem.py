@@ -50,8 +50,7 @@ class ImageGame(EpisodeProblem):
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
         backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
         lines = [f"pcg: problem imagegame (clembench 2.0.0, variant {settings.variant}), {len(settings.instances)} "
-                 f"instance(s) x {settings.trials} trial(s); backend {backend}, model {settings.model or 'default'}; "
-                 f"run folder {run['run_dir']}"]  # fmt: skip
+                 f"instance(s) x {settings.trials} trial(s); backend {backend}, model {settings.model or 'default'}"]
         return lines + self.requirement_lines(settings, run)
 
     def submission_meta(self, sub: Any) -> dict[str, Any]:

@@ -47,11 +47,13 @@ class ScienceBirds:
         from pcg_plugin.core import zips
         from pcg_plugin.problems.science_birds import preflight
 
-        rows, envs = [], {}
+        rows, envs, prompts = [], {}, {}
         for path in preflight.targets(list(roots)):
             sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
-            display = preflight.display_name(path, Path(config.invocation_params.dir))
+            display = preflight.display_name(path, Path(config.invocation_params.dir), roots)
             verdict = preflight.rule_verdict(sub) if sub is not None else ""
+            if sub is not None and sub.prompt is not None:  # a 2023 prompt is the message: the estimate reads it
+                prompts[sub.name] = len(sub.prompt)
             requirements, problems, label = "", [], ""
             if sub is not None and sub.format != "prompt-2023":
                 env = preflight.environment(sub, settings.requirements)
@@ -59,7 +61,7 @@ class ScienceBirds:
                 requirements, problems, label = env.summary(sub.path), env.problems, env.label()
             rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict, requirements=requirements,
                                           problems=problems, environment=label).to_dict())  # fmt: skip
-        return {"folders": rows, "environments": envs}
+        return {"folders": rows, "environments": envs, "prompt_chars": prompts}
 
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
         """The run's one classification service when the mode resolves to ``service`` (a GPU, or
@@ -81,7 +83,7 @@ class ScienceBirds:
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
         from pcg_plugin.problems.science_birds.report_terminal import header_lines
 
-        lines = header_lines(settings, run["run_dir"])
+        lines = header_lines(settings)
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
             lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
                          "are served by the harness's stand-ins, never installed")  # fmt: skip
@@ -95,10 +97,10 @@ class ScienceBirds:
             return []
         return list(table([FolderRow(**row) for row in run["folders"]]))
 
-    def cost_line(self, settings: Settings, nodeids: Sequence[str]) -> str | None:
+    def cost_line(self, settings: Settings, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
         from pcg_plugin.problems.science_birds.report_terminal import preflight_line
 
-        return preflight_line(settings, nodeids)
+        return preflight_line(settings, nodeids, run.get("prompt_chars", {}))
 
     # -- collection --------------------------------------------------------------------------------------------
 
