@@ -5,7 +5,7 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
 - ``OfficialFailure``: a trial failed for an official reason (a ``Reason``) and scores 0; ``NoCode``,
   ``ConversionError``.
 - ``InfrastructureError``: something outside the submission broke, the item errors; ``LLMError`` and its
-  retry family (``EmptyReply``: the provider answered nothing usable; ``DeadlineExceeded``: the trial's deadline
+  retry family (``AccessDenied``: the server refuses the harness; ``EmptyReply``: the provider answered nothing usable; ``DeadlineExceeded``: the trial's deadline
   left no time to wait), ``ReplayMiss``, ``StoreWriteFailed`` (the run stops paying).
 - ``EnvironmentProblem``: a submission's requirements cannot be met.
 - ``SubmissionError`` (also ``ValueError``), ``FolderProblem``: a folder that cannot be evaluated as a submission.
@@ -156,7 +156,14 @@ class DeadlineExceeded(LLMError):
 
 
 class BadRequest(LLMError):
-    """HTTP 4xx other than 429: retrying cannot help (bad model name, context too long, bad key)."""
+    """HTTP 4xx other than 429 and those of ``AccessDenied``: the request itself is refused (context too long, a
+    content filter); retrying cannot help. The trial fails (``llm_bad_request``) and the refusal is stored."""
+
+
+class AccessDenied(LLMError):
+    """HTTP 401, 403 or 404, or no key at all: the server refuses the harness (a bad or missing key, no access, a
+    model name it does not serve). The organizer's to fix, never a team's zero: the item errors, nothing is
+    stored, and a rerun with the setting fixed pays for the call."""
 
 
 class ReplayMiss(InfrastructureError):

@@ -6,15 +6,19 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin.errors import BadRequest, ConnectionFailed, EmptyReply, LLMError, RateLimited, ServerError, Timeout
-from pcg_plugin.llm.base import ChatResult
 from pcg_plugin import jsontext
+from pcg_plugin.errors import (AccessDenied, BadRequest, ConnectionFailed, EmptyReply, LLMError, RateLimited,
+                               ServerError, Timeout)  # fmt: skip
 from pcg_plugin.jsontext import LONE_SURROGATE
+from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
 
 CLIENT_DEFAULT_TIMEOUT = 600.0  # the openai client's own (openai>=1, and openai<1's request default): "client default"
+
+
+ACCESS_STATUSES = (401, 403, 404)  # the harness's key, access or model name: never the team's request
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -49,6 +53,9 @@ def map_error(exc: Exception) -> LLMError:
                                retry_after=retry_after_seconds(getattr(exc.response, "headers", None)))  # fmt: skip
         if status >= 500:
             return ServerError(f"{status} server error: {exc.message}")
+        if status in ACCESS_STATUSES:
+            return AccessDenied(f"{status}: the model server refuses the harness (check the key, the access and the "
+                                f"model name): {exc.message}")  # fmt: skip
         return BadRequest(f"{status}: {exc.message}")
     return LLMError(f"{type(exc).__name__}: {exc}")
 
@@ -78,7 +85,7 @@ class OpenAIBackend:
             import openai
 
             if not self.api_key:
-                raise BadRequest("no OPENAI_API_KEY and no base URL: set one, or use the offline default")
+                raise AccessDenied("no OPENAI_API_KEY and no base URL: set one, or use the offline default")
             kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
             if timeout is not None:  # llms4pcg 2.0.1 passed none, so the client's own default applies
                 kwargs["timeout"] = timeout

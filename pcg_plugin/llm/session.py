@@ -57,6 +57,8 @@ class TrialChat:
         self._idx = 0
         self._truncate = False
         self._program_failed = False
+        self._program_ran = False  # the program ran in this run (not reused): its calls may differ from the recording
+        self.reused_answers: list[str] = []  # every choice of the recorded calls of a program reused as recorded
 
     @property
     def where(self) -> str:
@@ -117,6 +119,7 @@ class TrialChat:
         reused = self._reuse(final_is_result)
         if reused is not None:
             return reused
+        self._program_ran = True
         try:
             result = run()
         except OfficialFailure as failure:  # the trial is finished: a rerun raises this again, runs nothing
@@ -136,7 +139,7 @@ class TrialChat:
         result, calls = rec.program_result, rec.program_calls
         if result is None and final_is_result and rec.status == "complete" and rec.final_response is not None:
             result, calls = rec.final_response, len(rec.calls)
-        if rec.status == "failed":
+        if rec.status == "failed" and rec.program_result is None:  # the program failed (else a later call did)
             self._program_failed = True
             for call in self._recorded:
                 self._account(call.choices, call.prompt_tokens, call.completion_tokens, False, check=False)
@@ -146,7 +149,7 @@ class TrialChat:
             return None
         for call in self._recorded[:calls]:
             self.guard.credited += call.duration
-            self._account(call.choices, call.prompt_tokens, call.completion_tokens, False)
+            self.reused_answers += self._account(call.choices, call.prompt_tokens, call.completion_tokens, False)
         return result
 
     def _replay(self, digest: str, request: dict[str, Any]) -> RecordedCall | None:
@@ -157,7 +160,7 @@ class TrialChat:
             if rec.request_hash == digest:
                 self.guard.credited += rec.duration
                 return rec
-            if self.mode == "none" or (self.mode == "once" and self._finished_before):
+            if self.mode == "none" or (self.mode == "once" and self._strict()):
                 raise ReplayMiss(
                     f"{where}: the request differs from the recording (recorded {rec.request_hash[:12]}, now "
                     f"{digest[:12]}; last recorded user message {_last_user(rec.request)!r:.80}); "
@@ -175,13 +178,19 @@ class TrialChat:
         if self.mode == "none":
             what = "no recording of this trial" if not self._had_record else "the recording has no such call"
             raise ReplayMiss(f"{where}: {what} in {self.store.path} and --pcg-record none never calls a model")
-        if self.mode == "once" and self._finished_before:
+        if self.mode == "once" and self._strict():
             rec_status = self._record.status if self._record is not None else None
             if rec_status == "failed" and self._record is not None:  # the failing call was never stored
                 raise OfficialFailure(self._record.message or f"recorded as failed ({self._record.reason})",
                                       reason=self._record.reason or Reason.OFFICIAL_FAILURE)  # fmt: skip
             raise ReplayMiss(f"{where}: the finished recording has no such call; use --pcg-record new to add it")
         return None
+
+    def _strict(self) -> bool:
+        """A finished recording is replayed strictly (a different call is a ReplayMiss), unless the program ran
+        again because the store holds no result of it (a store written before results were stored): that program
+        may ask something else, and is recorded past the divergence like an unfinished trial."""
+        return self._finished_before and not self._program_ran
 
     def _pay(self, messages: list[dict], n: int) -> tuple[ChatResult, float, float]:
         if self.store.broken:  # a reply paid now could not be stored: pay for nothing more
@@ -262,8 +271,12 @@ class TrialChat:
     def finish(self, final_response: str) -> None:
         """The trial ended: mark it complete so ``once`` reuses it, and release it (a program that failed keeps
         the trial failed, with its reason and message, whatever the caller makes of the failure)."""
+        rec = self._record
         if self._program_failed:
             self.close()
+        elif self._finished_before and rec is not None and rec.status == "complete" and rec.final_response == \
+                final_response and self._idx == len(self._recorded):  # fmt: skip
+            self.close()  # replayed as it was: nothing to write again (a huge final response would be)
         elif self.mode != "none":
             self.store.finish(self.key, self._owner, status="complete", final_response=final_response)
 

@@ -4,8 +4,14 @@ Format 2 (written since issue 38) keeps each message once: a call's row holds it
 the earlier call of the trial whose messages it continues (``prefix_idx``, ``prefix_len``) and the hashes of
 the messages it adds; ``messages`` maps a hash to the message's canonical JSON, shared by every call and trial
 that sends it (a conversation's history, a prompt sent in every trial). The choices are such messages too, so a
-reply that comes back in the next request's history is not stored twice. Format 1 rows (the whole request and
-the choices as JSON) are still read as they are; a store gets the new columns when a process opens it.
+reply that comes back in the next request's history is not stored twice: a conversation costs what was said,
+not the square of it. A trial's final response and its program's result are such messages too (``final_hash``,
+``program_hash``): the reply they usually are is not stored again, and the trial's row stays small. Format 1 rows (the whole request and the choices as JSON, written before) are still read
+as they are; a store gets the new columns when a process opens it, and its old rows are never rewritten.
+
+A call dropped from a recording (a program that asked something else; ``--pcg-record all``) is moved to
+``dropped_calls``: a reply once paid for is never deleted. A write the disk refuses (full, read-only) breaks
+the store for the process (``StoreWriteFailed``): it pays for no further call.
 
 Every JSON text is written with lone surrogates escaped (``\\ud83d``): any string JSON can carry is stored and
 replayed exactly, and SQLite only ever sees valid UTF-8.
@@ -51,10 +57,22 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_id, idx)
 );
 CREATE TABLE IF NOT EXISTS messages (hash TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dropped_calls (
+    key_id TEXT NOT NULL, idx INTEGER NOT NULL, request_hash TEXT NOT NULL, request TEXT NOT NULL,
+    choices TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+    started REAL NOT NULL, duration REAL NOT NULL, created REAL NOT NULL, format INTEGER NOT NULL,
+    prefix_idx INTEGER, prefix_len INTEGER, messages TEXT, error TEXT, dropped REAL NOT NULL
+);
 """
+# A call dropped from a recording (a program that asked something else, ``--pcg-record all``) is moved to
+# ``dropped_calls``, never deleted: every reply paid for stays in the store.
+CALL_COLUMNS = ("key_id, idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
+                " created, format, prefix_idx, prefix_len, messages, error")
+# Why SQLite refused a write that the disk, not the run, is to blame for: the store is broken for this process.
+DISK_ERRORS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_CORRUPT", "SQLITE_NOTADB")
 # Columns of format 2, added to a store written before them (a format 1 row has them NULL, ``format`` 1).
 ADDED_COLUMNS = {
-    "trials": ("message TEXT", "final_json TEXT", "program_result TEXT", "program_calls INTEGER"),
+    "trials": ("message TEXT", "final_hash TEXT", "program_hash TEXT", "program_calls INTEGER"),
     "calls": ("format INTEGER NOT NULL DEFAULT 1", "prefix_idx INTEGER", "prefix_len INTEGER", "messages TEXT",
               "error TEXT"),
 }
@@ -70,6 +88,24 @@ def message_body(message: Any) -> tuple[str, str]:
     """A message's canonical JSON (keys sorted) and its hash: equal messages are stored once."""
     body = dumps(message, sort_keys=True)
     return hashlib.sha256(body.encode()).hexdigest(), body
+
+
+def disk_refused(exc: BaseException) -> bool:
+    """True for a write the disk refused (full, read-only, gone, an I/O error), not a lock or a constraint."""
+    if isinstance(exc, OSError):
+        return True
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name:
+        return name.startswith(DISK_ERRORS)
+    text = str(exc).lower()  # an SQLite too old to name its errors
+    return any(w in text for w in ("disk is full", "disk i/o", "readonly", "unable to open"))
+
+
+def _drop_calls(db: sqlite3.Connection, key: TrialKey, start: int) -> None:
+    """Move the trial's calls from ``start`` on to ``dropped_calls`` (kept, no longer replayed)."""
+    db.execute(f"INSERT INTO dropped_calls ({CALL_COLUMNS}, dropped) SELECT {CALL_COLUMNS}, ? FROM calls"
+               " WHERE key_id=? AND idx>=?", (time.time(), key.id, start))  # fmt: skip
+    db.execute("DELETE FROM calls WHERE key_id=? AND idx>=?", (key.id, start))
 
 
 def common_prefix(a: list[str], b: list[str]) -> int:
@@ -210,7 +246,10 @@ class ResponseStore:
 
         def __exit__(self, exc_type: object, *_: object) -> None:
             try:
-                self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+                if not exc_type:
+                    self.conn.execute("COMMIT")
+                elif self.conn.in_transaction:  # SQLite already rolled back after some errors (a full disk)
+                    self.conn.execute("ROLLBACK")
             finally:
                 self.lock.release()
 
@@ -227,6 +266,8 @@ class ResponseStore:
             with self._tx() as db:
                 yield db
         except (sqlite3.Error, OSError) as exc:
+            if not disk_refused(exc):
+                raise  # a lock held too long, a constraint: this item's error, the store is fine
             self.broken = (f"the response store {self.path} could not be written ({type(exc).__name__}: {exc}) "
                            f"while {what}; the run stops paying for calls it cannot store")  # fmt: skip
             raise StoreWriteFailed(self.broken) from exc
@@ -243,7 +284,7 @@ class ResponseStore:
 
     def _load(self, key: TrialKey) -> TrialRecord | None:
         db = self._db()
-        row = db.execute("SELECT status, final_response, reason, message, final_json, program_result, program_calls"
+        row = db.execute("SELECT status, final_response, reason, message, final_hash, program_hash, program_calls"
                          " FROM trials WHERE key_id=?", (key.id,)).fetchone()  # fmt: skip
         if row is None:
             return None
@@ -259,8 +300,9 @@ class ResponseStore:
                 request["messages"] = [bodies[m] for m in hashes[i]]
                 choices = [bodies[c]["content"] for c in choices]
             calls.append(RecordedCall(i, h, request, choices, pt, ct, st, du, json.loads(err) if err else None))
-        final = json.loads(row[4]) if row[4] is not None else row[1]
-        program = json.loads(row[5]) if row[5] is not None else None
+        texts = self._bodies(db, {h for h in (row[4], row[5]) if h})
+        final = texts[row[4]]["content"] if row[4] else row[1]
+        program = texts[row[5]]["content"] if row[5] else None
         return TrialRecord(key, row[0], final, row[2], calls, row[3], program, row[6])
 
     @staticmethod
@@ -311,9 +353,9 @@ class ResponseStore:
                         db.execute("UPDATE trials SET owner=?, lease_until=?, updated=? WHERE key_id=?",
                                    (me, now + LEASE_S, now, key.id))  # fmt: skip
                     if reset:
-                        db.execute("DELETE FROM calls WHERE key_id=?", (key.id,))
+                        _drop_calls(db, key, 0)
                         db.execute("UPDATE trials SET status='open', final_response=NULL, reason=NULL, message=NULL,"
-                                   " final_json=NULL, program_result=NULL, program_calls=NULL WHERE key_id=?",
+                                   " final_hash=NULL, program_hash=NULL, program_calls=NULL WHERE key_id=?",
                                    (key.id,))  # fmt: skip
                     return me
             if time.monotonic() > deadline:
@@ -329,8 +371,8 @@ class ResponseStore:
             if held is None or held[0] != owner:
                 raise InfrastructureError(f"lost the claim on trial {key.submission}/{key.letter}/{key.trial}")
             if truncate:
-                db.execute("DELETE FROM calls WHERE key_id=? AND idx>=?", (key.id, call.idx))
-                db.execute("UPDATE trials SET status='open', final_response=NULL, final_json=NULL, program_result=NULL,"
+                _drop_calls(db, key, call.idx)
+                db.execute("UPDATE trials SET status='open', final_response=NULL, final_hash=NULL, program_hash=NULL,"
                            " program_calls=NULL WHERE key_id=?", (key.id,))  # fmt: skip
             hashes = [self._put(db, m) for m in call.request.get("messages", [])]
             choices = [self._put(db, {"role": "assistant", "content": c}) for c in call.choices]
@@ -356,6 +398,12 @@ class ResponseStore:
             )  # fmt: skip
             db.execute("UPDATE trials SET lease_until=?, updated=? WHERE key_id=?", (now + LEASE_S, now, key.id))
 
+    @classmethod
+    def _put_text(cls, db: sqlite3.Connection, text: str) -> str:
+        """A final response or a program's result, kept as the assistant message of that text: the reply it
+        usually is is stored once, and the trial's row stays small (it is rewritten at every claim)."""
+        return cls._put(db, {"role": "assistant", "content": text})
+
     @staticmethod
     def _put(db: sqlite3.Connection, message: Any) -> str:
         digest, body = message_body(message)
@@ -366,20 +414,19 @@ class ResponseStore:
         """What the participant's program returned and how many calls it made: a rerun reuses it instead of
         running the program again (whose prompt may differ: unseeded sampling)."""
         with self._write(f"storing the program's result of trial {key.submission}/{key.letter}/{key.trial}") as db:
-            db.execute("UPDATE trials SET program_result=?, program_calls=?, updated=? WHERE key_id=?"
-                       " AND (owner IS NULL OR owner=?)", (dumps(result), int(calls), time.time(), key.id, owner))
+            db.execute("UPDATE trials SET program_hash=?, program_calls=?, updated=? WHERE key_id=?"
+                       " AND (owner IS NULL OR owner=?)", (self._put_text(db, result), int(calls), time.time(),
+                                                           key.id, owner))  # fmt: skip
 
     def finish(self, key: TrialKey, owner: str | None, *, status: str, final_response: str | None = None,
                reason: str | None = None, message: str | None = None) -> None:  # fmt: skip
         """Mark the trial complete (with its final response) or failed (its reason and message), and release it."""
-        plain, encoded = final_response, None
-        if final_response is not None and jsontext.LONE_SURROGATE.search(final_response):
-            plain, encoded = None, dumps(final_response)  # not UTF-8: kept as JSON text instead
         with self._write(f"finishing trial {key.submission}/{key.letter}/{key.trial}") as db:
+            final = self._put_text(db, final_response) if final_response is not None else None
             db.execute(
-                "UPDATE trials SET status=?, final_response=?, final_json=?, reason=?, message=?, owner=NULL,"
+                "UPDATE trials SET status=?, final_response=NULL, final_hash=?, reason=?, message=?, owner=NULL,"
                 " lease_until=NULL, updated=? WHERE key_id=? AND (owner IS NULL OR owner=?)",
-                (status, plain, encoded, reason, message, time.time(), key.id, owner),
+                (status, final, reason, message, time.time(), key.id, owner),
             )
 
     def release(self, key: TrialKey, owner: str) -> None:
@@ -389,6 +436,12 @@ class ResponseStore:
             db.execute("UPDATE trials SET owner=NULL, lease_until=NULL WHERE key_id=? AND owner=?", (key.id, owner))
 
     # -- queries and export -----------------------------------------------------------------------------------
+    def replies_held(self) -> dict[str, int]:
+        """Calls in recordings and calls dropped from them: every reply this store was paid for holds one."""
+        db = self._db()
+        return {"recorded": int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]),
+                "dropped": int(db.execute("SELECT COUNT(*) FROM dropped_calls").fetchone()[0])}  # fmt: skip
+
     def trials(self, *, edition: str | None = None, model: str | None = None,
                submission: str | None = None) -> Iterator[TrialRecord]:  # fmt: skip
         """Every recorded trial matching the filters, with its calls."""

@@ -116,6 +116,7 @@ def generate(
                                              model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip
 
             response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
+            log.answers.extend(chat.reused_answers)  # what the program was answered when it ran
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise
