@@ -258,6 +258,11 @@ def surrogate(server: CaseServer, body: dict[str, Any]) -> tuple[Any, ...]:
     return ("reply", server.answer(body)[0] + "\ud83d")
 
 
+def padded_5mb(server: CaseServer, body: dict[str, Any]) -> tuple[Any, ...]:
+    """The normal answer followed by 5 MB of blanks (a model that rambles on): the game reads the answer."""
+    return ("reply", server.answer(body)[0] + "\n" + " " * 5_000_000)
+
+
 def big_thought(server: CaseServer, body: dict[str, Any]) -> tuple[Any, ...]:
     """A 5 MB reply the game still accepts: the double's JSON answer with a 5 MB "thought"."""
     reply = json.loads(server.answer(body)[0])
@@ -311,6 +316,7 @@ def cases() -> list[Case]:
                     store_mb=1.0))
     out.append(Case("5mb-reply-gameeval", "9", "gameeval", big_thought, (Run("first run"),), mark=None,
                     opts={"selfplay_only": True}))
+    out.append(Case("5mb-reply-askguess", "9", "gameeval", padded_5mb, (Run("first run"),)))
     return out
 
 

@@ -145,7 +145,12 @@ def test_killed_faulty_run_resumes_to_the_clean_result(tmp_path: Path) -> None:
 FAST = {"PCG_TRIAL_DEADLINE": "8"}  # a hung call waits 8 s, not the 3 to 30 minutes of a real run
 
 
-@pytest.mark.parametrize("problem", ["sb2023", "sb2024", "sb2025", "pcgbench", "imagegame", "gameeval"])
+SLOW = pytest.mark.slow
+EVERY_PROBLEM = ["sb2024", "pcgbench", "gameeval", pytest.param("sb2023", marks=SLOW),
+                 pytest.param("sb2025", marks=SLOW), pytest.param("imagegame", marks=SLOW)]  # fmt: skip
+
+
+@pytest.mark.parametrize("problem", EVERY_PROBLEM)
 def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> None:
     """One team per fault (``tests/fault_cases.py``), all in one run: the retried faults score as the clean team
     does, the replies taken as received are stored and replayed identically, the two waits past the deadline
@@ -186,6 +191,81 @@ def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> N
         again = outcomes(third.results)
         assert again == {**got, **{team_name(k): ["ok"] for k in PAST_DEADLINE}}  # replayed as it was scored
         assert third.report and third.held == second.held
+
+
+# The competition's conftest.py (loaded by the run under test): from the Nth stored call on, the store's disk is
+# full (SQLite's SQLITE_FULL, raised where the call's messages are written, inside the store's transaction).
+DISK_FULL_CONFTEST = """
+import os, sqlite3
+from pcg_plugin.llm import store
+
+AT = int(os.environ.get("PCG_TEST_DISK_FULL_AT", "0"))
+_record, _put, _recording = store.ResponseStore.record_call, store.ResponseStore._put, []
+
+def record_call(self, *args, **kwargs):
+    _recording.append(True)
+    try:
+        return _record(self, *args, **kwargs)
+    finally:
+        _recording.pop()
+
+def full_put(db, message):
+    if AT and _recording and db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] >= AT - 1:
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorname = "SQLITE_FULL"
+        raise exc
+    return _put(db, message)
+
+store.ResponseStore.record_call, store.ResponseStore._put = record_call, staticmethod(full_put)
+"""
+
+
+@pytest.mark.parametrize("problem", ["pcgbench", "sb2024", pytest.param("gameeval", marks=SLOW)])
+def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Path, problem: str) -> None:
+    """The store's disk fills at the second call: that reply is paid and lost, no later call is paid, the run
+    ends naming the error with results.json and the report of what was done; a rerun (disk freed) pays for the
+    rest and scores every team."""
+    import loopback_llm
+    from fault_cases import PROBLEMS, FaultServer, outcomes, run_pytest
+
+    p = PROBLEMS[problem]
+    teams = {f"t{i}": None for i in range(1, 5)}
+    args = p.setup(tmp_path, teams, {})
+    (tmp_path / "conftest.py").write_text(DISK_FULL_CONFTEST, encoding="utf-8")
+    with loopback_llm.serve(FaultServer(p.answer)) as server:
+        first = run_pytest(tmp_path, server, p, args, "out1", env={"PCG_TEST_DISK_FULL_AT": "2"})
+        assert first.returncode != 0
+        assert "pytest-pcg stopped the run" in first.output and "could not be written" in first.output, \
+            first.output[-3000:]
+        assert first.results is not None and first.report, first.output[-3000:]
+        assert first.requests == first.answered == first.recorded + 1  # the one lost, nothing paid after it
+        done = outcomes(first.results)
+        assert "ok" in done.get("t1", []), done
+        assert "ok" not in done.get("t2", []) and "ok" not in done.get("t3", []) + done.get("t4", []), done
+        second = run_pytest(tmp_path, server, p, args, "out2", env={"PCG_TEST_DISK_FULL_AT": "0"})
+        assert second.returncode == 0, second.output[-3000:]
+        assert set(outcomes(second.results)) == set(teams)
+        assert all(o == ["ok"] for o in outcomes(second.results).values()), outcomes(second.results)
+        assert second.requests == second.recorded - first.recorded  # only what was not stored is paid again
+
+
+@pytest.mark.parametrize("problem", EVERY_PROBLEM)
+def test_an_unseeded_program_is_resumed_from_its_recording(tmp_path: Path, problem: str) -> None:
+    """A program whose prompt differs every run (a hint drawn anew): a rerun on the same store reuses every
+    finished trial as recorded (nothing paid, the same outcomes and scores) instead of failing it."""
+    import loopback_llm
+    from fault_cases import PROBLEMS, FaultServer, outcomes, run_pytest, scores
+
+    p = PROBLEMS[problem]
+    teams = {"t1": None, "t2": None}
+    args = p.setup(tmp_path, teams, {"unseeded": True, "trials": 2})
+    with loopback_llm.serve(FaultServer(p.answer)) as server:
+        first = run_pytest(tmp_path, server, p, args, "out1", cache=False)
+        assert first.returncode == 0 and first.requests == first.recorded > 0, first.output[-3000:]
+        second = run_pytest(tmp_path, server, p, args, "out2", cache=False)
+        assert second.returncode == 0, second.output[-3000:]
+        assert second.requests == 0 and second.held == first.held
+        assert outcomes(second.results) == outcomes(first.results) and scores(second.results) == scores(first.results)
 
 
 if __name__ == "__main__":

@@ -274,6 +274,9 @@ def test_a_write_the_disk_refuses_stops_every_later_payment(tmp_path):
     with pytest.raises(StoreWriteFailed, match="could not be written .*disk is full.*stops paying"):
         chat.chat(big)
     assert server.paid == 2 and store.broken
+    with pytest.raises(StoreWriteFailed):  # a program that catches the error and asks again pays nothing
+        chat.chat(MSG)
+    assert server.paid == 2
     with pytest.raises(StoreWriteFailed):
         chat_for(store, server, clock, trial=3)  # claiming the next trial already fails, before any payment
     assert server.paid == 2
