@@ -62,6 +62,43 @@ AS_RECEIVED = ("huge-reply", "lone-surrogate")  # the model's answer, stored and
 PAST_DEADLINE = ("hang", "429-retry-after-3600")  # the item errors at the trial's deadline; --lf finishes it
 FAULT_MARK = re.compile(r"FAULT=([\w-]+)")
 
+# A competition's conftest.py that fills the store's disk (write it to the competition's folder): from the Nth
+# stored call on (PCG_TEST_DISK_FULL_AT), SQLite's SQLITE_FULL is raised where the call's messages are written,
+# inside the store's transaction; a store without that step (before format 2) gets it from record_call.
+DISK_FULL_CONFTEST = """
+import os, sqlite3
+from pcg_plugin.llm import store
+
+AT = int(os.environ.get("PCG_TEST_DISK_FULL_AT", "0"))
+_record, _recording = store.ResponseStore.record_call, []
+
+def full(db):
+    if AT and db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] >= AT - 1:
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorname = "SQLITE_FULL"
+        raise exc
+
+def record_call(self, *args, **kwargs):
+    if not hasattr(store.ResponseStore, "_put"):
+        full(self._db())
+    _recording.append(True)
+    try:
+        return _record(self, *args, **kwargs)
+    finally:
+        _recording.pop()
+
+if hasattr(store.ResponseStore, "_put"):
+    _put = store.ResponseStore._put
+
+    def full_put(db, message):
+        if _recording:
+            full(db)
+        return _put(db, message)
+
+    store.ResponseStore._put = staticmethod(full_put)
+store.ResponseStore.record_call = record_call
+"""
+
 
 class FaultServer(loopback_llm.FakeOpenAI):  # type: ignore[misc]
     """Answers as ``answer`` does; the first ``budget`` requests carrying ``FAULT=<kind>`` (one team's prompt)

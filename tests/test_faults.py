@@ -193,31 +193,7 @@ def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> N
         assert third.report and third.held == second.held
 
 
-# The competition's conftest.py (loaded by the run under test): from the Nth stored call on, the store's disk is
-# full (SQLite's SQLITE_FULL, raised where the call's messages are written, inside the store's transaction).
-DISK_FULL_CONFTEST = """
-import os, sqlite3
-from pcg_plugin.llm import store
 
-AT = int(os.environ.get("PCG_TEST_DISK_FULL_AT", "0"))
-_record, _put, _recording = store.ResponseStore.record_call, store.ResponseStore._put, []
-
-def record_call(self, *args, **kwargs):
-    _recording.append(True)
-    try:
-        return _record(self, *args, **kwargs)
-    finally:
-        _recording.pop()
-
-def full_put(db, message):
-    if AT and _recording and db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] >= AT - 1:
-        exc = sqlite3.OperationalError("database or disk is full")
-        exc.sqlite_errorname = "SQLITE_FULL"
-        raise exc
-    return _put(db, message)
-
-store.ResponseStore.record_call, store.ResponseStore._put = record_call, staticmethod(full_put)
-"""
 
 
 @pytest.mark.parametrize("problem", ["pcgbench", "sb2024", pytest.param("gameeval", marks=SLOW)])
@@ -226,7 +202,7 @@ def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Pa
     ends naming the error with results.json and the report of what was done; a rerun (disk freed) pays for the
     rest and scores every team."""
     import loopback_llm
-    from fault_cases import PROBLEMS, FaultServer, outcomes, run_pytest
+    from fault_cases import DISK_FULL_CONFTEST, PROBLEMS, FaultServer, outcomes, run_pytest
 
     p = PROBLEMS[problem]
     teams = {f"t{i}": None for i in range(1, 5)}

@@ -235,6 +235,26 @@ def test_a_conversation_stores_each_message_once(tmp_path):
     assert [c.request["messages"] for c in ResponseStore(tmp_path).load(key()).calls][-1] == history[:-2]
 
 
+def test_each_call_of_a_long_conversation_stores_only_what_it_adds(tmp_path):
+    """A call continues the longest earlier call's messages it shares: its row lists the hashes of the 2 messages
+    it adds, not the whole history (without the shared prefix: 200 calls x up to 400 hashes, quadratic)."""
+    import sqlite3
+
+    store = ResponseStore(tmp_path)
+    chat = TrialChat(key(), backend=ScriptedBackend(lambda m, n: [f"reply {len(m)}"] * n), profile=P, store=store)
+    history = [{"role": "user", "content": "start"}]
+    for turn in range(200):
+        answer = chat.chat(history)[0]
+        history += [{"role": "assistant", "content": answer}, {"role": "user", "content": f"turn {turn}"}]
+    chat.finish(answer)
+    store.close()
+    db = sqlite3.connect(tmp_path / "responses.sqlite3")
+    listed = db.execute("SELECT SUM(LENGTH(messages)) FROM calls").fetchone()[0]
+    db.close()
+    assert listed < 200 * 2 * 70  # a hash in JSON is 67 characters: two per call
+    assert ResponseStore(tmp_path).load(key()).calls[-1].request["messages"] == history[:-2]
+
+
 def test_a_format_1_store_is_read_resumed_and_extended(tmp_path, reference):
     import shutil
 
