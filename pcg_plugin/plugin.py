@@ -37,7 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          f"{zips.MAX_TOTAL_MB})")  # fmt: skip
     group.addoption("--pcg-zip-max-files", dest="pcg_zip_max_files", type=int, default=None,
                     help=f"a submission .zip holding more files than this is refused (default {zips.MAX_FILES})")
-    from pcg_plugin.core import sandbox_start
+    from pcg_plugin.sandbox import start as sandbox_start
 
     group.addoption("--pcg-sandbox-start", dest="pcg_sandbox_start", choices=sandbox_start.START_METHODS, default="fork",
                     help="how a participant program's trial starts: 'fork' from one started sandbox process per "
@@ -53,7 +53,7 @@ def _evaluating(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from pcg_plugin.core.sandbox_start import use_start_method
+    from pcg_plugin.sandbox.start import use_start_method
 
     use_start_method(config.getoption("pcg_sandbox_start", None) or "fork")  # in every process: workers too
     problem = problems.load(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM, config)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.compat import TrialContext, TrialLoop, chat_with_chatgpt, chat_with_llm
+from pcg_plugin.sandbox.official_api import TrialContext, TrialLoop, chat_with_chatgpt, chat_with_llm
 from pcg_plugin.problems.science_birds.standalone import run_evaluation
-from pcg_plugin.compat.logfile import log_file_name
+from pcg_plugin.sandbox.official_api.logfile import log_file_name
 from pcg_plugin.problems.science_birds.standalone import check_arguments
 from pcg_plugin.llm.scripted import ScriptedBackend
 
@@ -129,7 +129,7 @@ def test_log_file_name_ends_with_empty_zone() -> None:
 def test_shims_are_not_importable_outside_the_sandbox() -> None:
     import importlib.util
 
-    from pcg_plugin.compat import SHIMS
+    from pcg_plugin.sandbox.official_api import SHIMS
 
     assert (SHIMS / "chatgpt4pcg" / "competition.py").is_file()
     spec = importlib.util.find_spec("chatgpt4pcg")

@@ -17,17 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin import environments
+from pcg_plugin.sandbox import environments
 from local_wheels import make_wheel as _wheel
-from pcg_plugin.environments import (
-    MARKER,
-    distributions,
-    find_requirements,
-    is_official,
-    prepare,
-    publish,
-    read_requirements,
-)
+from pcg_plugin.sandbox.environments import (
+    MARKER, distributions, find_requirements, is_official, prepare, publish, read_requirements)
 
 @pytest.fixture
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -217,7 +210,7 @@ def test_publish_keeps_the_first_folder(tmp_path: Path) -> None:
 _RACER = """
 import json, sys
 from pathlib import Path
-from pcg_plugin.environments import prepare
+from pcg_plugin.sandbox.environments import prepare
 root = Path(sys.argv[1])
 env = prepare(root, root / "tot/tot.py")
 print(json.dumps([env.status, str(env.site_dir), env.problems]))

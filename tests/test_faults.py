@@ -47,7 +47,7 @@ def drive(root: Path, rate: float, run: int) -> None:
     from pcg_plugin.llm.scripted import Faults, ScriptedBackend
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey, request_hash
-    from pcg_plugin.sandbox import SandboxLimits, run_program_trial
+    from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
 
     profile = profile_for("2024", model="double")
     store = ResponseStore(root / "store.sqlite")

@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.imports import reachable
+from pcg_plugin.sandbox.imports import reachable
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

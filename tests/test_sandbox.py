@@ -17,7 +17,7 @@ import pytest
 
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
 from pcg_plugin.problems.science_birds.editions import program_limits
-from pcg_plugin.sandbox import START_METHODS, SandboxLimits, run_program_trial, use_start_method
+from pcg_plugin.sandbox.run import START_METHODS, SandboxLimits, run_program_trial, use_start_method
 
 HOSTILE = Path(__file__).parent / "hostile"
 GOOD = '''
@@ -237,7 +237,7 @@ def test_hostile_programs_leave_the_others_unaffected(tmp_path: Path) -> None:
 
 
 def test_scrubbed_environment_keeps_only_basics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pcg_plugin.sandbox import _scrubbed_env
+    from pcg_plugin.sandbox.run import _scrubbed_env
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
@@ -280,7 +280,7 @@ def _processes_in(folder: Path) -> list[int]:
     return pids
 
 
-@pytest.mark.skipif("--kill-child" not in __import__("pcg_plugin.sandbox").sandbox.network_namespace_prefix(),
+@pytest.mark.skipif("--kill-child" not in __import__("pcg_plugin.sandbox.run").sandbox.run.network_namespace_prefix(),
                     reason="no unprivileged PID namespace here: a native fork + setsid can outlive the trial")
 def test_native_fork_that_leaves_the_group_dies_with_the_pid_namespace(tmp_path: Path) -> None:
     entry = program(tmp_path, "native_fork")

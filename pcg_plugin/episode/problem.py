@@ -52,8 +52,8 @@ class EpisodeProblem(BaseProblem):
 
     def preflight(self, config: pytest.Config, settings: Any, roots: Sequence[Path]) -> dict[str, Any]:
         """Before any model call: each program's requirements.txt installed into its cached environment (as
-        Science Birds does; ``pcg_plugin.environments``) and its imports checked, once for all workers."""
-        from pcg_plugin import environments
+        Science Birds does; ``pcg_plugin.sandbox.environments``) and its imports checked, once for all workers."""
+        from pcg_plugin.sandbox import environments
 
         envs: dict[str, dict[str, Any]] = {}
         for sub in self.program_submissions(roots):

@@ -106,7 +106,7 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
     if sub.format == "gameeval_prompt":
         assert sub.prompt is not None
         return {sub.role: sub.prompt}
-    from pcg_plugin.sandbox import run_program_trial
+    from pcg_plugin.sandbox.run import run_program_trial
 
     owner = names[game.prompt_owner(sub.role)]
     chat = chats.get(owner)

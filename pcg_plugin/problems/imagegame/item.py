@@ -73,7 +73,7 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
         assert sub.prompt is not None
         return fill_prompt(sub.prompt, instance.target_grid, instance.grid_dimension, instance.player_1_question)
     if sub.format == "imagegame_program":
-        from pcg_plugin.sandbox import run_program_trial
+        from pcg_plugin.sandbox.run import run_program_trial
 
         with tempfile.TemporaryDirectory(prefix="pcg-imagegame-") as work:
             return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),

@@ -9,7 +9,7 @@
 - ``giver_program = "giver.py"`` (optional, instead of ``giver_prompt``): a TrialLoop program run in the sandbox;
   ``run(ctx, target_grid)`` returns the Giver's first message. Its own ``chat_with_chatgpt`` calls go through the
   episode's response store before the Giver's first turn. It may import its own modules (from its folder and
-  the submission folder) and what a ``requirements.txt`` installs (``pcg_plugin.environments``, as for Science
+  the submission folder) and what a ``requirements.txt`` installs (``pcg_plugin.sandbox.environments``, as for Science
   Birds programs).
 
 A manifest with neither prompt nor program is a model entry: the standard prompts, both roles the model.

@@ -74,7 +74,7 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
             choices = chat.chat([{"role": "user", "content": text}], 1)
             response = choices[0] if choices else ""
         else:
-            from pcg_plugin.sandbox import SandboxLimits, run_program_trial
+            from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
             from pcg_plugin.problems.pcgbench.worker import MAX_TIME
 
             with tempfile.TemporaryDirectory(prefix="pcg-grid-trial-") as work:

@@ -78,7 +78,7 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, 
     from pcg_plugin.llm.scripted import ScriptedBackend, approx_usage
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
-    from pcg_plugin.sandbox import run_program_trial
+    from pcg_plugin.sandbox.run import run_program_trial
 
     profile = profile_for(edition)
     backend = ScriptedBackend(lambda messages, n: [double_answer(letter)] * n, usage=approx_usage,

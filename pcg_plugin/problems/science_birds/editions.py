@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pcg_plugin.llm.profiles import Profile
-from pcg_plugin.sandbox import SandboxLimits
+from pcg_plugin.sandbox.run import SandboxLimits
 
 # 2023 had neither limit; finite stand-ins keep profiles JSON-safe (results files refuse Infinity).
 NO_TIME_LIMIT = 1e9

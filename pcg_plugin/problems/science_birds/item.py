@@ -99,7 +99,7 @@ def generate(
             response = choices[0] if choices else ""
         else:
             from pcg_plugin.problems.science_birds.editions import program_limits
-            from pcg_plugin.sandbox import run_program_trial
+            from pcg_plugin.sandbox.run import run_program_trial
 
             with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
                 response = run_program_trial(sub.entry, letter=letter, chat=chat.chat,

@@ -17,7 +17,7 @@ from pcg_plugin import collect
 from pcg_plugin.core import zips
 
 if TYPE_CHECKING:
-    from pcg_plugin.environments import Environment
+    from pcg_plugin.sandbox.environments import Environment
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def detect(path: Path, *, require_placeholder: bool = True,
 def environment(sub: collect.Submission, mode: str) -> Environment:
     """The program's environment (``mode``: install | check | off): its edition's official environment, the
     organizers' requirements every entry ran with, and its own requirements on top."""
-    from pcg_plugin import environments
+    from pcg_plugin.sandbox import environments
     from pcg_plugin.problems.science_birds.editions import edition
 
     year = sub.format.rsplit("-", 1)[1]

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.collect import PLACEHOLDER
-from pcg_plugin.imports import reachable
+from pcg_plugin.sandbox.imports import reachable
 
 if TYPE_CHECKING:
     from pcg_plugin.collect import Submission

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core.sandbox_start import START_METHODS, start_method, use_start_method
+from pcg_plugin.sandbox.start import START_METHODS, start_method, use_start_method
 from pcg_plugin.errors import OfficialFailure, Reason
 
 GiB = 1 << 30
@@ -180,9 +180,9 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
     if start_method() == "fork":
-        from pcg_plugin import sandbox_forks
+        from pcg_plugin.sandbox import forks as sandbox_forks
 
-        argv = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_forks"])
+        argv = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox.forks"])
         with sandbox_forks.lease(argv, _scrubbed_env(None, None), pid_namespace="--kill-child" in prefix) as server:
             if server is not None:
                 command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp), rlimits=_rlimits(limits))
@@ -196,7 +196,7 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
                     return _exchange(from_child_r, to_child_w, chat, limits, workdir, server.exit_code, server.release)
     env = _scrubbed_env(home, tmp)
     env[TRIAL_ENV] = json.dumps({**command, "fds": [to_child_r, from_child_w]})  # the child pops it before the program
-    cmd = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox_child"])
+    cmd = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox.child"])
     init_shell = "--kill-child" in prefix
     with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
         try:
@@ -302,7 +302,7 @@ def _answer(chat: Callable[[list[dict], int], list[str]], message: dict[str, Any
     messages, n = message.get("messages"), message.get("n", 1)
     if not isinstance(messages, list) or not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128:
         return {"error": "bad_request", "message": "messages must be a list and 1 <= n <= 128"}, failure
-    from pcg_plugin.compat.guards import tokens_used
+    from pcg_plugin.sandbox.official_api.guards import tokens_used
 
     before = tokens_used(chat)
     try:

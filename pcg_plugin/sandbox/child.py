@@ -1,7 +1,7 @@
 """The sandbox child: load the participant's module, guard it with an audit hook, run one trial, report by pipe.
 
-Run as ``python -m pcg_plugin.sandbox_child`` for one trial, or forked from the fork server
-(``pcg_plugin.sandbox_forks``), which calls ``run_trial`` in each forked child."""
+Run as ``python -m pcg_plugin.sandbox.child`` for one trial, or forked from the fork server
+(``pcg_plugin.sandbox.forks``), which calls ``run_trial`` in each forked child."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.compat.guards import credit, official_exception
-from pcg_plugin.compat.models import TrialContext, TrialLoop
-from pcg_plugin.compat.registry import registered
+from pcg_plugin.sandbox.official_api.guards import credit, official_exception
+from pcg_plugin.sandbox.official_api.models import TrialContext, TrialLoop
+from pcg_plugin.sandbox.official_api.registry import registered
 from pcg_plugin.errors import SandboxViolation
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -147,7 +147,7 @@ def run_trial(spec: dict[str, Any], channel: Channel) -> None:
     ``spec``: ``entry``, ``letter``, ``roots`` (the folders the program may write), ``paths`` (its import folders,
     in order), ``team``, ``trial``, ``model`` (None: ``ctx.get_model_name()`` has none).
     """
-    from pcg_plugin.compat import SHIMS
+    from pcg_plugin.sandbox.official_api import SHIMS
 
     entry, letter = Path(spec["entry"]), spec["letter"]
     sys.path[:0] = [str(SHIMS), *spec["paths"]]  # the entry's folder, the submission root, its installed requirements

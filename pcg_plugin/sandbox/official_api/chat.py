@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from time import perf_counter
 
-from pcg_plugin.compat.logfile import write_log
-from pcg_plugin.compat.models import TrialContext
+from pcg_plugin.sandbox.official_api.logfile import write_log
+from pcg_plugin.sandbox.official_api.models import TrialContext
 
 
 def chat_with_chatgpt(ctx: TrialContext, messages: list, n: int = 1) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pcg_plugin.compat.chat import chat_with_chatgpt, chat_with_llm
-from pcg_plugin.compat.models import TrialContext, TrialLoop
+from pcg_plugin.sandbox.official_api.chat import chat_with_chatgpt, chat_with_llm
+from pcg_plugin.sandbox.official_api.models import TrialContext, TrialLoop
 
 SHIMS = Path(__file__).parent / "shims"
 """Folder put first on the sandbox child's sys.path only: ``import chatgpt4pcg`` / ``llms4pcg`` resolve here there."""

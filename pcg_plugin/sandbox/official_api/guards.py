@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pcg_plugin.compat.logfile import write_log
+from pcg_plugin.sandbox.official_api.logfile import write_log
 from pcg_plugin.errors import OfficialFailure, Reason
 
 

@@ -42,7 +42,7 @@ START_TIMEOUT_S = 10.0  # a fork takes a millisecond; a server that does not ans
 
 def serve(sock_fd: int, *, pid_namespace: bool) -> int:
     """The server's loop: fork a child per command, wait for it, clear up after it, report its exit status."""
-    importlib.import_module("pcg_plugin.sandbox_child")  # loaded once here, so every forked child starts with it
+    importlib.import_module("pcg_plugin.sandbox.child")  # loaded once here, so every forked child starts with it
     sock = socket.socket(fileno=sock_fd)
     while True:
         try:
@@ -81,7 +81,7 @@ def serve(sock_fd: int, *, pid_namespace: bool) -> int:
 
 def _child(command: dict[str, Any], fds: list[int]) -> None:
     """One trial in the forked child: its own session, files, limits, folder and environment, then the program."""
-    from pcg_plugin.sandbox_child import Channel, run_trial
+    from pcg_plugin.sandbox.child import Channel, run_trial
 
     data_r, data_w, out, err = fds
     os.setsid()  # its own process group: the server kills the group after the trial

@@ -39,8 +39,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from pcg_plugin.classify.cache import default_cache_dir
-from pcg_plugin.compat import SHIMS
-from pcg_plugin.imports import ImportGraph, ImportSite, reachable
+from pcg_plugin.sandbox.official_api import SHIMS
+from pcg_plugin.sandbox.imports import ImportGraph, ImportSite, reachable
 
 MODES = ("install", "check", "off")
 REQUIREMENTS = "requirements.txt"
