@@ -16,7 +16,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import Reason, ResultsError
 
 SCHEMA = "pytest-pcg/results/1"

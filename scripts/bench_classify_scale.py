@@ -242,7 +242,7 @@ def _run_one(args: argparse.Namespace, mode: str, n: str, model: str, loader: st
 
 def _auto(n: str) -> int:
     if n in ("auto", "logical"):
-        from pcg_plugin.devices import available_cores
+        from pcg_plugin._util.devices import available_cores
 
         return available_cores()
     return int(n)
@@ -254,7 +254,7 @@ def _model_only(args: argparse.Namespace, model: str, loader: str | None) -> Non
 
     from pcg_plugin.classify import wire
     from pcg_plugin.classify.local import load_classifier
-    from pcg_plugin.devices import resolve_device
+    from pcg_plugin._util.devices import resolve_device
 
     device = resolve_device(args.device)
     clf = load_classifier(model, device=device, threads=None, dtype=args.dtype, loader=loader)

@@ -34,7 +34,7 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def load_sets(names: list[str], variants: int) -> dict[str, list]:  # type: ignore[type-arg]
     """The named level sets, parsed by whichever pcg_plugin is first on sys.path."""
-    from pcg_plugin.paths import shared_data
+    from pcg_plugin._util.paths import shared_data
     from pcg_plugin.problems.science_birds.glyphs import letter_program
     from pcg_plugin.problems.science_birds.levelxml import parse_level
     from pcg_plugin.problems.science_birds.pipeline import build_level

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PIL import Image  # noqa: E402
 
 from pcg_plugin.problems.science_birds.levelxml import parse_level  # noqa: E402
-from pcg_plugin.paths import shared_data  # noqa: E402
+from pcg_plugin._util.paths import shared_data  # noqa: E402
 from pcg_plugin.problems.science_birds.physics import PhysicsSettings  # noqa: E402
 from pcg_plugin.problems.science_birds.pipeline import evaluate_level  # noqa: E402
 from pcg_plugin.problems.science_birds.render import iou  # noqa: E402

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 
 import pcg_plugin.errors  # noqa: F401  (see below)
 import pcg_plugin.results  # noqa: F401  (see below)
-from pcg_plugin.paths import shared_data
+from pcg_plugin._util.paths import shared_data
 
 # pytester's in-process runs drop from sys.modules every module first imported during the run, while the package
 # keeps its attribute: a later `from pcg_plugin import results` then gets the old copy and `from

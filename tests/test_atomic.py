@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin import atomic
-from pcg_plugin.atomic import atomic_save, atomic_write
+from pcg_plugin._util import atomic
+from pcg_plugin._util.atomic import atomic_save, atomic_write
 
 _ANY_DIR = settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
 _TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=200)  # lone surrogates cannot be UTF-8

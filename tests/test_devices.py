@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin import devices
+from pcg_plugin._util import devices
 from pcg_plugin.llm import transformers_backend
 
 

@@ -34,7 +34,7 @@ from pcg_plugin.classify.service import (
     start_service,
 )
 from pcg_plugin.classify.wire import ServiceInfo
-from pcg_plugin.devices import resolve_device, threads_per_worker
+from pcg_plugin._util.devices import resolve_device, threads_per_worker
 from pcg_plugin.errors import InfrastructureError
 
 __all__ = [

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.classify.base import ClassifierLike, ClassifierWrapper
-from pcg_plugin.core.cache_dir import ENV_CACHE_DIR, default_cache_dir  # noqa: F401 (re-exported: its users import it from here)
+from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir  # noqa: F401 (re-exported: its users import it from here)
 
 _MAGIC = b"PCGC1"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.classify.base import LETTERS, Classification
-from pcg_plugin.devices import resolve_device
+from pcg_plugin._util.devices import resolve_device
 from pcg_plugin.errors import InfrastructureError
-from pcg_plugin.paths import PACKAGE_DIR
+from pcg_plugin._util.paths import PACKAGE_DIR
 
 OFFICIAL_MODEL_ID = "pittawat/vit-base-uppercase-english-characters"
 EMBEDDED_MODEL_DIR = PACKAGE_DIR / "models" / "pcg-letters"

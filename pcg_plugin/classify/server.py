@@ -24,7 +24,7 @@ from typing import Any
 from pcg_plugin.classify.base import ClassifierLike
 from pcg_plugin.classify.local import load_classifier
 from pcg_plugin.classify.wire import ServiceInfo, from_wire, preresize_plan
-from pcg_plugin.devices import resolve_device
+from pcg_plugin._util.devices import resolve_device
 
 
 @dataclass

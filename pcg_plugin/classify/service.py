@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.classify.base import Classification
 from pcg_plugin.classify.local import Dtype
 from pcg_plugin.classify.wire import ServiceInfo, to_wire
-from pcg_plugin.devices import pid_alive
+from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
 
 ENV_VAR = "PCG_CLASSIFY_SERVICE"  # JSON ServiceInfo, inherited by xdist workers

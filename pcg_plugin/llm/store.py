@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.devices import pid_alive
+from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError, ReplayMiss
 from pcg_plugin.letters import stem
 from pcg_plugin.llm import wal

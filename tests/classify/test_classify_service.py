@@ -19,7 +19,7 @@ from pcg_plugin import classify
 from pcg_plugin.classify import service as cs
 from pcg_plugin.classify.local import load_classifier
 from pcg_plugin.classify.wire import preresize_plan
-from pcg_plugin.devices import pid_alive
+from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
 
 TESTS_DIR = str(Path(__file__).resolve().parent)

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
 from pcg_plugin.problems.gameeval import REFERENCE
 from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.problems.gameeval.leaderboard import rows

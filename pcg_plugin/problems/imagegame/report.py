@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
 from pcg_plugin.problems.imagegame.leaderboard import Row, rows
 from pcg_plugin.problems.imagegame.outputs import RESULTS_FILE, episode_rows

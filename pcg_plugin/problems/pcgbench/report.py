@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
 
 REPORT_FILE = "report.html"
 TEMPLATE = "pcgbench_report.html.j2"

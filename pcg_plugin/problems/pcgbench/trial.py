@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.problems.pcgbench.evaluate import evaluate_item, shown_info
 from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, reason_code

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.devices import threads_per_worker
+from pcg_plugin._util.devices import threads_per_worker
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
 

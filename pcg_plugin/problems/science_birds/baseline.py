@@ -17,7 +17,7 @@ from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.results import SCHEMA as RESULTS_SCHEMA
 from pcg_plugin.results import Letter, ModelResults, ModelSubmission, Results, Settings, Submission, coerce

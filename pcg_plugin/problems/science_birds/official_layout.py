@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.science_birds.editions import STAGES
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.errors import PcgError

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin import results
-from pcg_plugin.atomic import atomic_save, atomic_write
+from pcg_plugin._util.atomic import atomic_save, atomic_write
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.letters import stem as file_stem
 from pcg_plugin.problems.science_birds.official_layout import model_folder
@@ -111,10 +111,10 @@ def finish_run(
     """Controller, once: score, write the official stage files, result/, results.json and the HTML report."""
     from datetime import timezone
 
-    from pcg_plugin import provenance
+    from pcg_plugin._util import provenance
 
     from pcg_plugin.problems.science_birds import aggregate, official_layout
-    from pcg_plugin.paths import REPO_ROOT
+    from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.core.problem import SETTINGS_KEY
     from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY
 

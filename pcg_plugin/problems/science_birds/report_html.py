@@ -8,8 +8,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
 from pcg_plugin.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"

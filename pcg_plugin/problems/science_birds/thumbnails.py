@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_save
+from pcg_plugin._util.atomic import atomic_save
 
 THUMBS_DIR = "thumbs"
 REDUCE = 8  # 1024 px -> 128 px (box average)

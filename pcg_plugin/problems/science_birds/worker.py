@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.collect import Submission
-from pcg_plugin.devices import threads_per_worker
+from pcg_plugin._util.devices import threads_per_worker
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.llm.scripted import load_callable  # noqa: F401  (re-exported: its home was here)
 from pcg_plugin.problems.science_birds.settings import Settings
