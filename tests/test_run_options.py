@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, check_choice, is_offline_default, split_models
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, check_choice, is_offline_default, split_models
 
 
 def test_a_second_problem_asking_for_the_shared_options_adds_no_duplicate(pytester):
     # Science Birds has registered COMMON already (it is installed); a second problem asks for them again plus one
     # of its own: no argparse conflict, and both the shared and the new option parse.
     pytester.makeconftest(
-        "from pcg_plugin.run_options import COMMON, Option, add_options, raw_options\n"
+        "from pcg_plugin.llm.options import COMMON, Option, add_options, raw_options\n"
         "MINE = (Option('--pcg-toy-size', 'a toy option'),)\n"
         "def pytest_addoption(parser):\n"
         "    add_options(parser, COMMON + MINE)\n"

@@ -13,7 +13,7 @@ from pcg_plugin.problems.science_birds.settings import (
     COMMON, LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, parse_bool, parse_letters, parse_trials,
     resolve,
 )  # fmt: skip
-from pcg_plugin.run_options import is_offline_default
+from pcg_plugin.llm.options import is_offline_default
 
 
 KEY = {"OPENAI_API_KEY": "sk-test"}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
+from pcg_plugin.llm import options as run_options
 from pcg_plugin.problems.gameeval.games import Game
-from pcg_plugin.run_options import COMMON, Option
+from pcg_plugin.llm.options import COMMON, Option
 
 DEFAULT_SEED = 0
 OFFLINE_MAX_TOKENS = 48  # the offline default's reply cap: a question, an answer or a short JSON reply

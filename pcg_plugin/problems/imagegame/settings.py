@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, Option
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option
 
 VARIANTS = ("v2.0", "head")
 DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, Option, parse_trials
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option, parse_trials
 
 DEFAULT_INSTANCES = 3
 DEFAULT_TRIALS = 3

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, Option, parse_bool, parse_trials, split_models
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option, parse_bool, parse_trials, split_models
 from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
