@@ -13,7 +13,7 @@ import time
 from PIL import Image, ImageDraw
 
 from pcg_plugin.problems.science_birds import glyphs
-from pcg_plugin.classify import Classifier
+from pcg_plugin.problems.science_birds.classify import Classifier
 
 
 def level_images(n: int) -> list[Image.Image]:

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import pcg_plugin.errors  # noqa: F401  (see below)
-import pcg_plugin.results  # noqa: F401  (see below)
+import pcg_plugin.problems.science_birds.results  # noqa: F401  (see below)
 from pcg_plugin._util.paths import shared_data
 
 # pytester's in-process runs drop from sys.modules every module first imported during the run, while the package
 # keeps its attribute: a later `from pcg_plugin import results` then gets the old copy and `from
-# pcg_plugin.results import Results` a new one (two Results classes in one worker; seen with
+# pcg_plugin.problems.science_birds.results import Results` a new one (two Results classes in one worker; seen with
 # `pytest -n 2 tests/llm tests/e2e tests/pcgbench tests/imagegame`). Imported here, before any run, each stays one.
 
 settings.register_profile("dev", deadline=None, max_examples=60)

@@ -13,7 +13,7 @@ from pcg_plugin.problems.science_birds.aggregate import (
 )  # fmt: skip
 from pcg_plugin.core.controller import Collected
 from pcg_plugin.problems.science_birds.records import TrialRecord
-from pcg_plugin.results import ERROR_REASON, Usage
+from pcg_plugin.problems.science_birds.results import ERROR_REASON, Usage
 
 
 def rec(sub="a", letter="A", trial=1, **kw):

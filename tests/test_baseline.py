@@ -467,7 +467,7 @@ GATED = ("team_a", "A", "char_score")
 def expected_lower_bound(base: dict[str, Any]) -> Decimal:
     """The 95 % lower end by hand: 200 resamples (seed 0), sorted, order statistic floor(0.025·199) = the 5th."""
     from pcg_plugin.problems.science_birds.bootstrap import resampled_scores, setup_from_settings
-    from pcg_plugin.results import Letter, Settings
+    from pcg_plugin.problems.science_birds.results import Letter, Settings
 
     subs = {name: {c: Letter.read(d, c) for c, d in s["letters"].items()}
             for name, s in base["scores"]["submissions"].items()}  # a baseline's letters read as results letters

@@ -23,7 +23,7 @@ from pcg_plugin.problems.science_birds.bootstrap import (
 )
 from pcg_plugin.problems.science_birds.report_html import rank_intervals
 from pcg_plugin.errors import ResultsError
-from pcg_plugin.results import Letter, Results, Settings
+from pcg_plugin.problems.science_birds.results import Letter, Results, Settings
 from pcg_plugin.problems.science_birds.scoring import LetterInput, score, to_decimal
 
 D = Decimal

@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 
 from tiny_vit import save_tiny_vit  # tests/ is on sys.path (rootdir conftest, prepend import mode)
 
-from pcg_plugin.classify import LETTERS
+from pcg_plugin.problems.science_birds.classify import LETTERS
 from pcg_plugin.cli import main
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.collect import (
+from pcg_plugin.problems.science_birds.submissions import (
     SubmissionError, auto_detect_allowed, defines_trial_loop, detect_folder, detect_prompt_file, files_hash,
     program_format, prompt_file_allowed,
 )  # fmt: skip
@@ -148,7 +148,7 @@ def test_vanished_or_foreign_folders_are_not_submissions(tmp_path):
 # Real-submission shapes (issue 12): tests/submission_shapes.py builds each as a small working folder.
 import submission_shapes as shapes  # noqa: E402
 
-from pcg_plugin.collect import entry_rank, find_programs, folder_role, not_a_submission  # noqa: E402
+from pcg_plugin.problems.science_birds.submissions import entry_rank, find_programs, folder_role, not_a_submission  # noqa: E402
 
 
 @pytest.mark.parametrize("shape", sorted(shapes.SHAPES))

@@ -15,7 +15,7 @@ import pytest
 import submission_shapes as shapes
 from local_wheels import make_wheel
 from pcg_plugin.sandbox import environments
-from pcg_plugin.collect import detect_folder
+from pcg_plugin.problems.science_birds.submissions import detect_folder
 from pcg_plugin.problems.science_birds import preflight
 from pcg_plugin.problems.science_birds.editions import EDITIONS, PROGRAM_YEARS, edition
 from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.letters import LETTERS, letter_at, letter_index, stem
+from pcg_plugin.problems.science_birds.letters import LETTERS, letter_at, letter_index, stem
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pcg_plugin"
 # The alphabet and its arithmetic are spelled only in letters.py.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pcg_plugin.problems.science_birds.report_terminal import header_lines, ranking_table, reason_counts, summary_lines
-from pcg_plugin.results import Results
+from pcg_plugin.problems.science_birds.results import Results
 from pcg_plugin.problems.science_birds.settings import resolve
 
 
@@ -19,7 +19,7 @@ def test_header_flags_the_offline_default(tmp_path):
 
 def test_header_names_the_classifier_that_really_runs(tmp_path):
     """Without --pcg-classifier the embedded approximation runs (classify._resolve), never the official ViT."""
-    from pcg_plugin.classify.hf import OFFICIAL_MODEL_ID, _resolve
+    from pcg_plugin.problems.science_birds.classify.hf import OFFICIAL_MODEL_ID, _resolve
 
     default = [ln for ln in header_lines(resolve({}, rootdir=tmp_path, env={}), "r") if "classifier" in ln][0]
     assert _resolve(None)[1].startswith("pcg-letters") and "pcg-letters (embedded approximation" in default

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds import rules
-from pcg_plugin.collect import Submission, detect_folder, detect_prompt_file
+from pcg_plugin.problems.science_birds.submissions import Submission, detect_folder, detect_prompt_file
 from pcg_plugin.problems.science_birds.rules import (
     RUNTIME_RULES,
     check_program,

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
-from pcg_plugin.classify.cache import (
+from pcg_plugin.problems.science_birds.classify.cache import (
     CachedClassifier,
     ClassificationCache,
     cache_namespace,

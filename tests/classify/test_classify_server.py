@@ -9,8 +9,8 @@ from typing import Any
 
 from PIL import Image
 
-from pcg_plugin.classify import server as srv
-from pcg_plugin.classify.wire import to_wire
+from pcg_plugin.problems.science_birds.classify import server as srv
+from pcg_plugin.problems.science_birds.classify.wire import to_wire
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-from pcg_plugin import classify
-from pcg_plugin.classify import service as cs
-from pcg_plugin.classify.local import load_classifier
-from pcg_plugin.classify.wire import preresize_plan
+from pcg_plugin.problems.science_birds import classify
+from pcg_plugin.problems.science_birds.classify import service as cs
+from pcg_plugin.problems.science_birds.classify.local import load_classifier
+from pcg_plugin.problems.science_birds.classify.wire import preresize_plan
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
 
@@ -199,7 +199,7 @@ CRASHING_CLIENT = """
 import os, sys
 from multiprocessing.connection import Client
 from PIL import Image
-from pcg_plugin.classify.wire import ServiceInfo, to_wire
+from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo, to_wire
 info = ServiceInfo.from_env(sys.argv[1])
 conn = Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
 conn.send(("classify", [to_wire(Image.new("RGB", (40, 40), "white"))] * 64))
@@ -229,7 +229,7 @@ def test_bad_image_from_one_worker_reports_and_service_survives(service: Any) ->
 PARENT_THAT_DIES = """
 import sys, time
 from pathlib import Path
-from pcg_plugin.classify import service as cs
+from pcg_plugin.problems.science_birds.classify import service as cs
 h = cs.start_service(model=sys.argv[1], device="cpu", run_dir=Path(sys.argv[2]))
 print(h.info.pid, flush=True)
 time.sleep(600)
@@ -341,7 +341,7 @@ import os
 from pathlib import Path
 import pytest
 from PIL import Image
-from pcg_plugin import classify
+from pcg_plugin.problems.science_birds import classify
 
 RUN, MODEL = Path(os.environ["T_RUN"]), os.environ["T_MODEL"]
 _CLF = []

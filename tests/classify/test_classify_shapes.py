@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pcg_plugin import classify
+from pcg_plugin.problems.science_birds import classify
 
 from pcg_plugin.problems.science_birds import glyphs, pipeline, render
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PIL import Image, ImageDraw
 
-from pcg_plugin.classify import wire
+from pcg_plugin.problems.science_birds.classify import wire
 
 
 def _picture() -> Image.Image:

@@ -75,10 +75,10 @@ def run_args(out: str, *extra: str) -> list[str]:
 
 def load_results(root: Path, out: str) -> dict[str, Any]:
     """A run's results.json; every e2e run also checks that the typed document gives back its exact text."""
-    from pcg_plugin import results
+    from pcg_plugin.problems.science_birds import results
 
     text = (root / out / results.FILE).read_text(encoding="utf-8")
-    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.results does not round-trip this run"
+    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.problems.science_birds.results does not round-trip this run"
     return json.loads(text)  # type: ignore[no-any-return]
 
 

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.letters import LETTERS
+from pcg_plugin.problems.science_birds.letters import LETTERS
 from pcg_plugin.problems.imagegame import grid, rules
 
 ALPHABET = "".join(LETTERS)

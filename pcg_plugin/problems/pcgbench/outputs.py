@@ -1,7 +1,7 @@
 """The end of a PCG Benchmark run: score, write `results.json` (schema `pytest-pcg/pcgbench-results/1`, described
 in docs/pcgbench-results.md) and the HTML leaderboard, and the terminal summary lines.
 
-Science Birds' typed document (`pcg_plugin/results.py`) is built around letters, official weights and stage
+Science Birds' typed document (`pcg_plugin/problems/science_birds/results.py`) is built around letters, official weights and stage
 files; these problems have none of them, so they write their own, smaller document.
 """
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pcg_plugin import collect
+from pcg_plugin.problems.science_birds import submissions as collect
 from pcg_plugin.errors import SubmissionError
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"

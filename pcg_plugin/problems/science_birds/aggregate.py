@@ -1,11 +1,11 @@
-"""Controller side: trial records -> official scoring inputs -> one results document (``pcg_plugin.results``)."""
+"""Controller side: trial records -> official scoring inputs -> one results document (``pcg_plugin.problems.science_birds.results``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pcg_plugin import results
+from pcg_plugin.problems.science_birds import results
 from pcg_plugin.core.controller import Collected
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.errors import Reason

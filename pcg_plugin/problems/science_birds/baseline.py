@@ -19,8 +19,8 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import BaselineError, ResultsError
-from pcg_plugin.results import SCHEMA as RESULTS_SCHEMA
-from pcg_plugin.results import Letter, ModelResults, ModelSubmission, Results, Settings, Submission, coerce
+from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
+from pcg_plugin.problems.science_birds.results import Letter, ModelResults, ModelSubmission, Results, Settings, Submission, coerce
 
 BASELINE_SCHEMA = "pytest-pcg/baseline/1"
 METHODS = ("plain", "bootstrap")

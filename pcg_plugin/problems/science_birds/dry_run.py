@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pcg_plugin.collect import Submission
+from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.errors import OfficialFailure
 
 if TYPE_CHECKING:

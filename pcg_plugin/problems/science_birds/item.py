@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.problems.science_birds import outputs
-from pcg_plugin.collect import Submission
+from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
-from pcg_plugin.letters import letter_index
+from pcg_plugin.problems.science_birds.letters import letter_index
 from pcg_plugin.problems.science_birds.records import TrialRecord, top_letter, trial_seed
 from pcg_plugin.problems.science_birds.worker import WorkerContext
 

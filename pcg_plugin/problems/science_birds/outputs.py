@@ -8,14 +8,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin import results
+from pcg_plugin.problems.science_birds import results
 from pcg_plugin._util.atomic import atomic_save, atomic_write
 from pcg_plugin.problems.science_birds.editions import edition
-from pcg_plugin.letters import stem as file_stem
+from pcg_plugin.problems.science_birds.letters import stem as file_stem
 from pcg_plugin.problems.science_birds.official_layout import model_folder
 from pcg_plugin.problems.science_birds.records import TrialRecord
-from pcg_plugin.results import Results, Run
-from pcg_plugin.results import Settings as ResultsSettings
+from pcg_plugin.problems.science_birds.results import Results, Run
+from pcg_plugin.problems.science_birds.results import Settings as ResultsSettings
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import collect
+from pcg_plugin.problems.science_birds import submissions as collect
 from pcg_plugin.core import zips
 
 if TYPE_CHECKING:

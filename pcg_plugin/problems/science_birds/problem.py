@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin import collect
+from pcg_plugin.problems.science_birds import submissions as collect
 
 from pcg_plugin.problems.science_birds import settings as settings_mod
 from pcg_plugin.errors import SubmissionError
@@ -64,7 +64,7 @@ class ScienceBirds:
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
         """The run's one classification service when the mode resolves to ``service`` (a GPU, or
         ``--pcg-classify-mode service``); workers get it through workerinput, ``stop_services`` stops it."""
-        from pcg_plugin import classify as cs
+        from pcg_plugin.problems.science_birds import classify as cs
 
         if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
             return None

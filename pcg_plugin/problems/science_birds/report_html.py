@@ -10,7 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
-from pcg_plugin.results import Letter, Results, Submission, Trial, Weight, coerce
+from pcg_plugin.problems.science_birds.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
 TEMPLATE = "report.html.j2"

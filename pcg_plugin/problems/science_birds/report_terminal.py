@@ -7,11 +7,11 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
+from pcg_plugin.problems.science_birds.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
 from pcg_plugin.problems.science_birds.settings import Settings
 
 
-# What runs without --pcg-classifier (pcg_plugin.classify.hf._resolve), said so that nobody mistakes it for official.
+# What runs without --pcg-classifier (pcg_plugin.problems.science_birds.classify.hf._resolve), said so that nobody mistakes it for official.
 EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs --pcg-classifier " \
                 "pittawat/vit-base-uppercase-english-characters)"
 

@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 
 from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
-from pcg_plugin.collect import PLACEHOLDER
+from pcg_plugin.problems.science_birds.submissions import PLACEHOLDER
 from pcg_plugin.sandbox.imports import reachable
 
 if TYPE_CHECKING:
-    from pcg_plugin.collect import Submission
+    from pcg_plugin.problems.science_birds.submissions import Submission
 
 
 @dataclass(frozen=True)

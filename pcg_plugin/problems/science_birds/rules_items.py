@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.collect import Submission
+from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.core.options import flag
 from pcg_plugin.core.problem import SETTINGS_KEY
 from pcg_plugin.errors import RuleBroken

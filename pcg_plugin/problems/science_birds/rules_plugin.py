@@ -115,7 +115,7 @@ class BaselineGate:
     def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
         from pcg_plugin.problems.science_birds import baseline
         from pcg_plugin.errors import ResultsError
-        from pcg_plugin.results import coerce
+        from pcg_plugin.problems.science_birds.results import coerce
 
         self.finished = True
         try:

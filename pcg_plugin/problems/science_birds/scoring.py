@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal
 
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
-from pcg_plugin.letters import LETTERS
+from pcg_plugin.problems.science_birds.letters import LETTERS
 TIE_BREAKS = (None, "prompt-length")
 PAIRINGS = ("index", "position")
 PLACES = Decimal("1e-20")  # bignumber.js DECIMAL_PLACES=20, ROUND_HALF_UP for every division

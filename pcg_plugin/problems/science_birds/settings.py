@@ -15,7 +15,7 @@ from pcg_plugin.llm.options import COMMON, Option, parse_bool, parse_trials, spl
 from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
-from pcg_plugin.letters import LETTERS, letter_index
+from pcg_plugin.problems.science_birds.letters import LETTERS, letter_index
 
 REQUIREMENTS_MODES = ("install", "check", "off")
 DEFAULT_TRIALS = 10

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pcg_plugin.problems.science_birds.editions import DEFAULT, YEARS
-from pcg_plugin.letters import LETTERS
+from pcg_plugin.problems.science_birds.letters import LETTERS
 
 HELP = "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
 

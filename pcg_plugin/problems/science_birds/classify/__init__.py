@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pcg_plugin.classify.base import LETTERS, Classification, ClassifierLike, ClassifierWrapper
-from pcg_plugin.classify.cache import CachedClassifier, ClassificationCache, cache_namespace, default_cache_dir
-from pcg_plugin.classify.hf import (
+from pcg_plugin.problems.science_birds.classify.base import LETTERS, Classification, ClassifierLike, ClassifierWrapper
+from pcg_plugin.problems.science_birds.classify.cache import CachedClassifier, ClassificationCache, cache_namespace, default_cache_dir
+from pcg_plugin.problems.science_birds.classify.hf import (
     OFFICIAL_MODEL_ID,
     Classifier,
     diversity_vector,
@@ -22,8 +22,8 @@ from pcg_plugin.classify.hf import (
     is_local_model,
     letter_order,
 )
-from pcg_plugin.classify.local import Dtype, _local_classifier, load_classifier
-from pcg_plugin.classify.service import (
+from pcg_plugin.problems.science_birds.classify.local import Dtype, _local_classifier, load_classifier
+from pcg_plugin.problems.science_birds.classify.service import (
     DEFAULT_MAX_BATCH,
     DEFAULT_MAX_WAIT_MS,
     ENV_VAR,
@@ -33,7 +33,7 @@ from pcg_plugin.classify.service import (
     ensure_service,
     start_service,
 )
-from pcg_plugin.classify.wire import ServiceInfo
+from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo
 from pcg_plugin._util.devices import resolve_device, threads_per_worker
 from pcg_plugin.errors import InfrastructureError
 

@@ -1,6 +1,6 @@
 """The classification service's own process: load one model, accept workers, batch their requests, answer.
 
-Started by ``service.start_service`` as ``python -m pcg_plugin.classify.server --serve CONFIG``. It announces
+Started by ``service.start_service`` as ``python -m pcg_plugin.problems.science_birds.classify.server --serve CONFIG``. It announces
 itself with one JSON line on stdout (a ServiceInfo, or an error), then batches until its stdin, a pipe from the
 process that started it, closes. The wire format it shares with the clients is ``wire``.
 """
@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pcg_plugin.classify.base import ClassifierLike
-from pcg_plugin.classify.local import load_classifier
-from pcg_plugin.classify.wire import ServiceInfo, from_wire, preresize_plan
+from pcg_plugin.problems.science_birds.classify.base import ClassifierLike
+from pcg_plugin.problems.science_birds.classify.local import load_classifier
+from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo, from_wire, preresize_plan
 from pcg_plugin._util.devices import resolve_device
 
 
@@ -266,7 +266,7 @@ def _serve(config: dict[str, Any]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pcg_plugin.classify.server")
+    parser = argparse.ArgumentParser(prog="python -m pcg_plugin.problems.science_birds.classify.server")
     parser.add_argument("--serve", required=True, help="JSON config (internal: written by service.start_service)")
     args = parser.parse_args(argv)
     return _serve(json.loads(args.serve))

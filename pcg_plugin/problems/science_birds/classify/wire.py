@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pcg_plugin.classify.base import ClassifierLike
+from pcg_plugin.problems.science_birds.classify.base import ClassifierLike
 
 _RAW_MODES = {"1", "L", "LA", "RGB", "RGBA", "I", "F", "I;16"}  # modes whose tobytes() is the whole picture
 

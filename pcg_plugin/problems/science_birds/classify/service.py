@@ -27,16 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.classify.base import Classification
-from pcg_plugin.classify.local import Dtype
-from pcg_plugin.classify.wire import ServiceInfo, to_wire
+from pcg_plugin.problems.science_birds.classify.base import Classification
+from pcg_plugin.problems.science_birds.classify.local import Dtype
+from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo, to_wire
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
 
 ENV_VAR = "PCG_CLASSIFY_SERVICE"  # JSON ServiceInfo, inherited by xdist workers
 INFO_FILE = ".pcg-classify-service.json"
 LOCK_FILE = ".pcg-classify-service.lock"
-SERVER_MODULE = "pcg_plugin.classify.server"  # run as ``python -m``: a fresh process, not an import
+SERVER_MODULE = "pcg_plugin.problems.science_birds.classify.server"  # run as ``python -m``: a fresh process, not an import
 DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_WAIT_MS = 5.0
 

@@ -1,6 +1,6 @@
 """What every classifier shares: the result of one image, the interface, and the base of wrappers.
 
-Imports no torch and of ours only the alphabet (``pcg_plugin.letters``), so every other module of the package (and its users) can start here.
+Imports no torch and of ours only the alphabet (``pcg_plugin.problems.science_birds.letters``), so every other module of the package (and its users) can start here.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pcg_plugin.letters import LETTERS
+from pcg_plugin.problems.science_birds.letters import LETTERS
 
 
 @dataclass(frozen=True)

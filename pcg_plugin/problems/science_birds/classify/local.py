@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pcg_plugin.classify.base import ClassifierLike, ClassifierWrapper
-from pcg_plugin.classify.hf import Classifier
+from pcg_plugin.problems.science_birds.classify.base import ClassifierLike, ClassifierWrapper
+from pcg_plugin.problems.science_birds.classify.hf import Classifier
 
 Dtype = Literal["fp32", "bf16", "fp16"]
 
