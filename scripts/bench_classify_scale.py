@@ -136,8 +136,8 @@ _PHYSICS = []
 
 def _pipeline(i):
     """The plugin's own stages (pcg_plugin.problems.science_birds.item.run_trial): build the level, simulate, render."""
-    from pcg_plugin.problems.science_birds import glyphs, pipeline
-    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.level import glyphs, pipeline
+    from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
 
     if not _PHYSICS:
         _PHYSICS.append(PhysicsSettings())
@@ -159,7 +159,7 @@ def _have(module: str) -> bool:
 def _pipeline_ready() -> bool:
     if not all(_have(f"pcg_plugin.{m}") for m in ("pipeline", "glyphs", "physics")):
         return False
-    from pcg_plugin.problems.science_birds import glyphs, pipeline
+    from pcg_plugin.problems.science_birds.level import glyphs, pipeline
 
     return all(hasattr(pipeline, f) for f in ("build_level", "evaluate_level")) and hasattr(glyphs, "letter_program")
 
@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.source == "auto":
         args.source = "pipeline" if _pipeline_ready() else "synthetic"
     if args.source == "pipeline" and not _pipeline_ready():
-        raise SystemExit("--source pipeline needs pcg_plugin.problems.science_birds.pipeline (build_level, evaluate_level) and glyphs")
+        raise SystemExit("--source pipeline needs pcg_plugin.problems.science_birds.level.pipeline (build_level, evaluate_level) and glyphs")
     loader = None  # pcg_plugin.problems.science_birds.classify.hf.Classifier.load: the plugin's own classifier
     with tempfile.TemporaryDirectory(prefix="pcg-bench-") as tmp:
         work = Path(tmp)

@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import classifier_data as cd  # noqa: E402
 
-from pcg_plugin.problems.science_birds import glyphs  # noqa: E402
+from pcg_plugin.problems.science_birds.level import glyphs  # noqa: E402
 
 FONT_PACKAGES = (
     "fonts-dejavu fonts-liberation fonts-freefont-ttf fonts-urw-base35 fonts-crosextra-carlito "
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--letters", default=cd.LETTERS, help="only these letters (smoke tests)")
     ap.add_argument("--no-pipeline", dest="pipeline", action="store_false",
-                    help="skip block letters run through pcg_plugin.problems.science_birds.pipeline (physics + render)")
+                    help="skip block letters run through pcg_plugin.problems.science_birds.level.pipeline (physics + render)")
     ap.add_argument("--install-fonts", action="store_true", help="apt-get install the Debian font packages first")
     args = ap.parse_args(argv)
     if args.install_fonts:

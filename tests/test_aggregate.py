@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from decimal import Decimal
 
-from pcg_plugin.problems.science_birds.aggregate import (
+from pcg_plugin.problems.science_birds.scoring.aggregate import (
     diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
     usage_totals,
 )  # fmt: skip
@@ -81,9 +81,9 @@ def test_several_models_scored_per_model_and_summed():
     from decimal import Decimal
     from types import SimpleNamespace
 
-    from pcg_plugin.problems.science_birds.aggregate import per_model_document, score_models
-    from pcg_plugin.problems.science_birds.scoring import LetterInput
-    from pcg_plugin.problems.science_birds.scoring import score_models as official
+    from pcg_plugin.problems.science_birds.scoring.aggregate import per_model_document, score_models
+    from pcg_plugin.problems.science_birds.scoring.official import LetterInput
+    from pcg_plugin.problems.science_birds.scoring.official import score_models as official
 
     e1, e2 = (1.0, 0.0), (0.0, 1.0)  # two trials with orthogonal embeddings: diversity 1 / (3 - 2) = 1
     col = Collected()

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.baseline import (
+from pcg_plugin.problems.science_birds.scoring.baseline import (
     lower_bounds,
     BASELINE_SCHEMA,
     BaselineError,
@@ -25,7 +25,7 @@ from pcg_plugin.problems.science_birds.baseline import (
     load_baseline,
     save_baseline,
 )
-from pcg_plugin.problems.science_birds.scoring import LetterInput, score, to_decimal
+from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score, to_decimal
 
 D = Decimal
 LETTERS = ("A", "B")
@@ -466,7 +466,7 @@ GATED = ("team_a", "A", "char_score")
 
 def expected_lower_bound(base: dict[str, Any]) -> Decimal:
     """The 95 % lower end by hand: 200 resamples (seed 0), sorted, order statistic floor(0.025·199) = the 5th."""
-    from pcg_plugin.problems.science_birds.bootstrap import resampled_scores, setup_from_settings
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import resampled_scores, setup_from_settings
     from pcg_plugin.problems.science_birds.results import Letter, Settings
 
     subs = {name: {c: Letter.read(d, c) for c, d in s["letters"].items()}

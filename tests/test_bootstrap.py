@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_baseline import NOISY, make_results
 
-from pcg_plugin.problems.science_birds.bootstrap import (
+from pcg_plugin.problems.science_birds.scoring.bootstrap import (
     LetterTrials,
     Setup,
     draw,
@@ -21,16 +21,16 @@ from pcg_plugin.problems.science_birds.bootstrap import (
     resampled_scores,
     setup_from_settings,
 )
-from pcg_plugin.problems.science_birds.report_html import rank_intervals
+from pcg_plugin.problems.science_birds.report.html import rank_intervals
 from pcg_plugin.errors import ResultsError
 from pcg_plugin.problems.science_birds.results import Letter, Results, Settings
-from pcg_plugin.problems.science_birds.scoring import LetterInput, score, to_decimal
+from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score, to_decimal
 
 D = Decimal
 
 
 def old_rank_intervals(results: dict[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
-    """report_html.rank_intervals as it was before the resampling moved to pcg_plugin.problems.science_birds.bootstrap (reference)."""
+    """report_html.rank_intervals as it was before the resampling moved to pcg_plugin.problems.science_birds.scoring.bootstrap (reference)."""
     settings = results.get("settings") or {}
     subs = results.get("submissions") or []
     letters = list(settings.get("letters") or [])
@@ -180,8 +180,8 @@ def test_interval_matches_the_old_95_percent_rule(values: list[int]) -> None:
 
 def test_several_models_resample_each_model_and_sum():
     """With one trial per letter every draw is the data itself: each draw equals scoring.score_models."""
-    from pcg_plugin.problems.science_birds.bootstrap import Setup, resampled_model_scores
-    from pcg_plugin.problems.science_birds.scoring import LetterInput, score_models, to_decimal
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import Setup, resampled_model_scores
+    from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score_models, to_decimal
 
     sims = {"m1": {"a": 0.5, "b": 0.25}, "m2": {"a": 0.125, "b": 0.75}}
     per_model = {m: {n: letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": v}]}}) for n, v in subs.items()}

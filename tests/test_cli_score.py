@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.cli import main
-from pcg_plugin.problems.science_birds.official_layout import write_similarity_json, write_stability_json
+from pcg_plugin.problems.science_birds.report.official_layout import write_similarity_json, write_stability_json
 
 OFFICIAL = "official-2023-results"
 
@@ -119,7 +119,7 @@ def test_not_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_2024_layout_writes_official_columns(tmp_path: Path) -> None:
-    from pcg_plugin.problems.science_birds.official_layout import write_diversity_json
+    from pcg_plugin.problems.science_birds.report.official_layout import write_diversity_json
 
     for team, sta in (("a", 1.0), ("b", 0.5)):
         prog = tmp_path / team

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.diversity import cosine_distance, denominator, diversity, pair_distances
+from pcg_plugin.problems.science_birds.scoring.diversity import cosine_distance, denominator, diversity, pair_distances
 
 
 def _softmax(logits: list[float]) -> list[float]:
@@ -97,7 +97,7 @@ def test_cosine_distance_equals_scipy_to_the_last_bit():
 
     doc = json.loads((Path(__file__).parent / "data" / "cosine_golden.json").read_text())
     child = ("import json, sys\n"
-             "from pcg_plugin.problems.science_birds.diversity import cosine_distance\n"
+             "from pcg_plugin.problems.science_birds.scoring.diversity import cosine_distance\n"
              "cases = json.load(sys.stdin)\n"
              "print(json.dumps([cosine_distance([float.fromhex(x) for x in c['u']],"
              " [float.fromhex(x) for x in c['v']]).hex() for c in cases]))\n")

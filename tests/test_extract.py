@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.extract import extract_code
+from pcg_plugin.problems.science_birds.level.extract import extract_code
 
 
 def _golden(shared):  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds import glyphs
+from pcg_plugin.problems.science_birds.level import glyphs
 
 LINE = re.compile(r"^drop_block\('(b11|b31|b13)', (\d+)\)$")
 

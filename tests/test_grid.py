@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.grid import HEIGHT_ERROR, TYPE_ERROR, WIDTH_ERROR, drop_blocks, parse_line
+from pcg_plugin.problems.science_birds.level.grid import HEIGHT_ERROR, TYPE_ERROR, WIDTH_ERROR, drop_blocks, parse_line
 
 from strategies import drop_program
 

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.grid import drop_blocks
-from pcg_plugin.problems.science_birds.level import Block, Level
-from pcg_plugin.problems.science_birds.levelxml import grid_to_xml, level_to_xml, parse_level
+from pcg_plugin.problems.science_birds.level.grid import drop_blocks
+from pcg_plugin.problems.science_birds.level.types import Block, Level
+from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml, level_to_xml, parse_level
 
 from strategies import valid_levels
 

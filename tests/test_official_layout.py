@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds import official_layout as ol
+from pcg_plugin.problems.science_birds.report import official_layout as ol
 from pcg_plugin.errors import PcgError
 from pcg_plugin.problems.science_birds.records import TrialRecord
-from pcg_plugin.problems.science_birds.scoring import LetterInput, score
+from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score
 
 D = Decimal
 
@@ -100,7 +100,7 @@ def _record(team: str, letter: str, trial: int, sta: float | None, sim: float | 
 
 def test_stage_files_from_records_round_trip_into_the_scorer(tmp_path: Path) -> None:
     """The plugin's records -> stage files -> reader -> scorer gives what scoring the records directly gives."""
-    from pcg_plugin.problems.science_birds.diversity import diversity
+    from pcg_plugin.problems.science_birds.scoring.diversity import diversity
 
     recs = {
         "a": [_record("a", "A", 1, 1.0, 0.9), _record("a", "A", 2, 0.5, 0.4), _record("a", "A", 3, None, None)],

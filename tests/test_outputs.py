@@ -51,7 +51,7 @@ def test_provenance_names_versions(tmp_path):
 
 
 def test_one_official_tree_per_model():
-    from pcg_plugin.problems.science_birds.official_layout import model_folder, model_folders
+    from pcg_plugin.problems.science_birds.report.official_layout import model_folder, model_folders
 
     assert model_folder("qwen2.5:32b-instruct-fp16") == "qwen2.5_32b-instruct-fp16"
     assert model_folder("Qwen/Qwen2.5-32B") == "Qwen_Qwen2.5-32B"

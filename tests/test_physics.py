@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.level import Block, Level
-from pcg_plugin.problems.science_birds.levelxml import parse_level
-from pcg_plugin.problems.science_birds.physics import PhysicsSettings, simulate
-from pcg_plugin.problems.science_birds.render import render_level
+from pcg_plugin.problems.science_birds.level.types import Block, Level
+from pcg_plugin.problems.science_birds.level.levelxml import parse_level
+from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
+from pcg_plugin.problems.science_birds.level.render import render_level
 
 from strategies import valid_levels
 

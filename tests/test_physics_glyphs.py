@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.problems.science_birds.glyphs import letter_program
-from pcg_plugin.problems.science_birds.physics import PhysicsSettings, simulate
-from pcg_plugin.problems.science_birds.pipeline import build_level
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program
+from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
+from pcg_plugin.problems.science_birds.level.pipeline import build_level
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "physics" / "glyph_outcomes.json").read_text())
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pcg_plugin.errors import ConversionError, NoCode
-from pcg_plugin.problems.science_birds.pipeline import build_level, evaluate_level
+from pcg_plugin.problems.science_birds.level.pipeline import build_level, evaluate_level
 
 
 def test_golden_cases_through_build_level(shared) -> None:
@@ -48,7 +48,7 @@ def test_grid_capacity_level_is_bounded() -> None:
 
 
 def test_level_whose_blocks_all_leave_gets_a_white_image() -> None:
-    from pcg_plugin.problems.science_birds.level import Block, Level
+    from pcg_plugin.problems.science_birds.level.types import Block, Level
 
     ev = evaluate_level(Level((Block("SquareTiny", "wood", 40.0, 0.0, 0),)))
     assert (ev.total_blocks, ev.moving_blocks, ev.stability) == (1, 1, 0.0)

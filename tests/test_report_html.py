@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.problems.science_birds.report_html import OFFICIAL_CLASSIFIER, render_report, write_report
+from pcg_plugin.problems.science_birds.report.html import OFFICIAL_CLASSIFIER, render_report, write_report
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -123,7 +123,7 @@ def test_screenshot_in_a_real_browser(tmp_path: Path) -> None:
 
 
 def test_rank_intervals_bootstrap(tmp_path: Path) -> None:
-    from pcg_plugin.problems.science_birds.report_html import rank_intervals
+    from pcg_plugin.problems.science_birds.report.html import rank_intervals
 
     results = make_run(tmp_path)
     iv = rank_intervals(results, reps=30)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pcg_plugin.problems.science_birds.report_terminal import header_lines, ranking_table, reason_counts, summary_lines
+from pcg_plugin.problems.science_birds.report.terminal import header_lines, ranking_table, reason_counts, summary_lines
 from pcg_plugin.problems.science_birds.results import Results
 from pcg_plugin.problems.science_birds.settings import resolve
 
@@ -56,7 +56,7 @@ def test_summary_names_reasons_and_paths(tmp_path):
 
 
 def test_preflight_only_for_paid_backends(tmp_path):
-    from pcg_plugin.problems.science_birds.report_terminal import preflight_line
+    from pcg_plugin.problems.science_birds.report.terminal import preflight_line
 
     ids = ["submissions/a::A::1", "submissions/a::B::1", "submissions/b::A::1", "tests/test_x.py::test_y"]
     paid = resolve({"pcg_trials": "1", "pcg_store": str(tmp_path)}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"})
@@ -68,7 +68,7 @@ def test_preflight_only_for_paid_backends(tmp_path):
 
 
 def test_several_models_get_a_per_model_table_and_all_their_trials_counted(tmp_path):
-    from pcg_plugin.problems.science_birds.report_terminal import per_model_table
+    from pcg_plugin.problems.science_birds.report.terminal import per_model_table
 
     letters = {"A": {"trials": [{"reason": None}, {"reason": "no_code"}]}}
     per_model = {m: {"submissions": {n: {"normalized_score": v, "prompt_score": "0.1", "rank": r, "letters": letters}
@@ -85,7 +85,7 @@ def test_several_models_get_a_per_model_table_and_all_their_trials_counted(tmp_p
 
 
 def test_preflight_once_per_model(tmp_path):
-    from pcg_plugin.problems.science_birds.report_terminal import preflight_line
+    from pcg_plugin.problems.science_birds.report.terminal import preflight_line
 
     ids = [f"submissions/a::{m}::{c}::1" for m in ("m:1", "m:2") for c in "AB"] + ["submissions/b::m:2::A::1"]
     paid = resolve({"pcg_trials": "1", "pcg_store": str(tmp_path), "pcg_edition": "2025", "pcg_model": "m:1,m:2"},

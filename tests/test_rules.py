@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds import rules
+from pcg_plugin.problems.science_birds.rules import checks as rules
 from pcg_plugin.problems.science_birds.submissions import Submission, detect_folder, detect_prompt_file
-from pcg_plugin.problems.science_birds.rules import (
+from pcg_plugin.problems.science_birds.rules.checks import (
     RUNTIME_RULES,
     check_program,
     check_prompt,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.scoring import (
+from pcg_plugin.problems.science_birds.scoring.official import (
     LetterInput,
     div,
     fmt,

@@ -128,7 +128,7 @@ def test_relative_out_and_store_follow_the_invocation_dir(tmp_path):
 
 @pytest.mark.parametrize("spelling", ["prompt-length", "prompt_length"])
 def test_tie_break_is_the_scorers_spelling(tmp_path, spelling):
-    from pcg_plugin.problems.science_birds.scoring import TIE_BREAKS
+    from pcg_plugin.problems.science_birds.scoring.official import TIE_BREAKS
 
     s = resolve({"pcg_tie_break": spelling}, rootdir=tmp_path, env=KEY)
     assert s.tie_break == "prompt-length" and s.tie_break in TIE_BREAKS
@@ -186,7 +186,7 @@ def test_constrained_decoding_is_refused_where_it_must_not_apply(tmp_path, raw):
 def test_physics_settle_option_defaults_to_the_physics_recipe_and_reaches_the_worker(tmp_path):
     """--pcg-physics-settle: the physics default unless set; 0 (all 500 steps) is allowed; the worker builds its
     PhysicsSettings from it, and its facts (results.json settings.physics) say which stop the run used."""
-    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
     from pcg_plugin.problems.science_birds.settings import DEFAULT_SETTLE_TIME
     from pcg_plugin.problems.science_birds.worker import WorkerContext
 

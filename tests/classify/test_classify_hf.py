@@ -139,7 +139,7 @@ def test_embedded_model_reads_block_letters() -> None:
     """The shipped default loads with model=None and reads the test double's block letters."""
     from PIL import Image as PILImage
 
-    from pcg_plugin.problems.science_birds import glyphs
+    from pcg_plugin.problems.science_birds.level import glyphs
 
     clf = hf.get_classifier(None, device="cpu")
     images = []

@@ -7,7 +7,7 @@ import pytest
 
 from pcg_plugin.problems.science_birds import classify
 
-from pcg_plugin.problems.science_birds import glyphs, pipeline, render
+from pcg_plugin.problems.science_birds.level import glyphs, pipeline, render
 
 # Glyph programs that collapse under our physics (stability < 0.3; measured, and checked again below), spread over
 # letters, training variants and held-out variants (4, 9).

@@ -16,7 +16,7 @@ from typing import Any
 # above 0), or with a deliberately broken answer when the message asks for one (MODE=...).
 RESPONDER = '''
 import re
-from pcg_plugin.problems.science_birds.glyphs import letter_program
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
 def respond(messages, n=1):
     text = messages[-1]["content"]

@@ -43,7 +43,7 @@ def run_trial(
         outputs.write_text(ctx.run_dir, paths["raw"], response)
         kept["raw"] = paths["raw"]
 
-        from pcg_plugin.problems.science_birds import pipeline
+        from pcg_plugin.problems.science_birds.level import pipeline
 
         stage, t = "build", time.perf_counter()
         build = pipeline.build_level(response, prefix=ctx.function_prefix)

@@ -105,7 +105,7 @@ def environment(sub: collect.Submission, mode: str) -> Environment:
 
 def rule_verdict(sub: collect.Submission) -> str:
     """``pass`` or ``FAIL <rules>`` from the participant rule checks (``pcg rules``), for the table."""
-    from pcg_plugin.problems.science_birds import rules
+    from pcg_plugin.problems.science_birds.rules import checks as rules
 
     try:
         if sub.format == "prompt-2023":

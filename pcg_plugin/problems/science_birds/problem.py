@@ -79,7 +79,7 @@ class ScienceBirds:
             handle.stop()
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        from pcg_plugin.problems.science_birds.report_terminal import header_lines
+        from pcg_plugin.problems.science_birds.report.terminal import header_lines
 
         lines = header_lines(settings, run["run_dir"])
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
@@ -96,7 +96,7 @@ class ScienceBirds:
         return list(table([FolderRow(**row) for row in run["folders"]]))
 
     def cost_line(self, settings: Settings, nodeids: Sequence[str]) -> str | None:
-        from pcg_plugin.problems.science_birds.report_terminal import preflight_line
+        from pcg_plugin.problems.science_birds.report.terminal import preflight_line
 
         return preflight_line(settings, nodeids)
 
@@ -136,7 +136,7 @@ class ScienceBirds:
                 "files_hash": sub.files_hash}  # fmt: skip
 
     def checks_collector(self, folder: bool) -> Any:
-        from pcg_plugin.problems.science_birds.rules_items import RulesDir, RulesFile
+        from pcg_plugin.problems.science_birds.rules.items import RulesDir, RulesFile
 
         return RulesDir if folder else RulesFile
 
@@ -200,7 +200,7 @@ class ScienceBirds:
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
-        from pcg_plugin.problems.science_birds.report_terminal import summary_lines
+        from pcg_plugin.problems.science_birds.report.terminal import summary_lines
 
         return summary_lines(results, run_dir, report, error)
 

@@ -123,7 +123,7 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
     if offline:
         raise ValueError("--pcg-model: several models need a backend that serves them (--pcg-base-url or "
                          f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}")
-    from pcg_plugin.problems.science_birds.official_layout import model_folders
+    from pcg_plugin.problems.science_birds.report.official_layout import model_folders
 
     model_folders(models)  # two names that would share a folder of the official layout are refused here
 
@@ -169,7 +169,7 @@ def resolve(
     disable = get("pcg_disable_weights")
     tie_break = get("pcg_tie_break")
     if tie_break is not None:  # the scorer's spelling (as `pcg score --tie-break`); prompt_length is an alias
-        from pcg_plugin.problems.science_birds.scoring import TIE_BREAKS
+        from pcg_plugin.problems.science_birds.scoring.official import TIE_BREAKS
 
         tie_break = tie_break.replace("_", "-")
         if tie_break not in TIE_BREAKS:

@@ -62,7 +62,7 @@ class WorkerContext:
     @property
     def physics(self) -> Any:
         def make() -> Any:
-            from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+            from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
 
             return PhysicsSettings(settle_time=self.settings.settle_time)
 

@@ -45,7 +45,7 @@ def _target(path: Path) -> tuple[str, Path, Path]:
     from pcg_plugin.problems.science_birds import submissions as collect
     from pcg_plugin.core import zips
     from pcg_plugin.problems.science_birds import preflight
-    from pcg_plugin.problems.science_birds.rules import stand_alone_scripts
+    from pcg_plugin.problems.science_birds.rules.checks import stand_alone_scripts
 
     if path.is_dir() or zips.is_zip(path):  # a zip: the folder it unpacks to, in the cache
         sub, problem = preflight.detect(path, require_placeholder=False)
@@ -69,7 +69,7 @@ def _target(path: Path) -> tuple[str, Path, Path]:
 def _check(path: Path, edition: str | None) -> dict[str, Any]:
     """The JSON record of one PATH."""
     from pcg_plugin.problems.science_birds import submissions as collect
-    from pcg_plugin.problems.science_birds import rules
+    from pcg_plugin.problems.science_birds.rules import checks as rules
 
     reason = ""
     try:

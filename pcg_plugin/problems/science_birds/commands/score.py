@@ -44,7 +44,8 @@ def _prompt_lengths(src: Path, names: list[str]) -> dict[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds import official_layout, scoring
+    from pcg_plugin.problems.science_birds.report import official_layout
+    from pcg_plugin.problems.science_birds.scoring import official as scoring
     from pcg_plugin.errors import PcgError
 
     src = Path(args.dir)

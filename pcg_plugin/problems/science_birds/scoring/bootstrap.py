@@ -16,7 +16,7 @@ from typing import Any
 
 from pcg_plugin.problems.science_birds.editions import DEFAULT, EDITIONS
 from pcg_plugin.problems.science_birds.results import Letter, Settings
-from pcg_plugin.problems.science_birds.scoring import LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
+from pcg_plugin.problems.science_birds.scoring.official import LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
 TrialPair = tuple[Decimal | None, Decimal | None]

@@ -1,6 +1,6 @@
 """pytest entry point (pytest11 `pcg_rules`): participant rule checks, dry run and baseline gating.
 
-The items for ``--pcg-rules`` / ``--pcg-dry-run`` are made by ``pcg_plugin.problems.science_birds.rules_items`` (the main plugin's
+The items for ``--pcg-rules`` / ``--pcg-dry-run`` are made by ``pcg_plugin.problems.science_birds.rules.items`` (the main plugin's
 collection hooks pick them instead of evaluation items). Baseline gating listens to ``pytest_pcg_run_finished``,
 which the controller calls once with the run's results document, and turns a regression into a failing exit
 status, the way syrupy fails a run on unused snapshots.
@@ -55,7 +55,7 @@ def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
         if drop is not None or method != "plain":
             raise pytest.UsageError("--pcg-max-drop/--pcg-drop-test need --pcg-baseline FILE")
         return None
-    from pcg_plugin.problems.science_birds.baseline import METHODS, parse_max_drop
+    from pcg_plugin.problems.science_birds.scoring.baseline import METHODS, parse_max_drop
 
     try:
         max_drop = parse_max_drop(drop if drop is not None else "0")
@@ -84,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     """Before any item runs (and is paid for): the baseline must be readable and like for like in every
     setting the run fixes up front; the rest is checked again when the run's results exist."""
-    from pcg_plugin.problems.science_birds import baseline
+    from pcg_plugin.problems.science_birds.scoring import baseline
     from pcg_plugin.problems.science_birds.outputs import settings_document
     from pcg_plugin.core.problem import SETTINGS_KEY
 
@@ -113,7 +113,7 @@ class BaselineGate:
         self.finished = False
 
     def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
-        from pcg_plugin.problems.science_birds import baseline
+        from pcg_plugin.problems.science_birds.scoring import baseline
         from pcg_plugin.errors import ResultsError
         from pcg_plugin.problems.science_birds.results import coerce
 
@@ -139,7 +139,7 @@ class BaselineGate:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        from pcg_plugin.problems.science_birds.baseline import format_comparison
+        from pcg_plugin.problems.science_birds.scoring.baseline import format_comparison
 
         if self.error is None and self.comparison is None and self.saved is None:
             return

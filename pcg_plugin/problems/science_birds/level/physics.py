@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.level import Block, Level
+from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 # Collider cores (w, h) of the Science Birds catalogue (physics.md 1.1, 1.3); sprites are core + 0.02.
 BOX_CORES: dict[str, tuple[float, float]] = {

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pcg_plugin.errors import NoCode
-from pcg_plugin.problems.science_birds.extract import extract_code
-from pcg_plugin.problems.science_birds.grid import drop_blocks
-from pcg_plugin.problems.science_birds.level import Level
-from pcg_plugin.problems.science_birds.levelxml import grid_to_xml, parse_level
-from pcg_plugin.problems.science_birds.physics import PhysicsSettings, simulate
-from pcg_plugin.problems.science_birds.render import blank_image, render_level
+from pcg_plugin.problems.science_birds.level.extract import extract_code
+from pcg_plugin.problems.science_birds.level.grid import drop_blocks
+from pcg_plugin.problems.science_birds.level.types import Level
+from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml, parse_level
+from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
+from pcg_plugin.problems.science_birds.level.render import blank_image, render_level
 
 NO_CODE_MESSAGE = "Code not found."
 

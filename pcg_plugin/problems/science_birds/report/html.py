@@ -98,7 +98,7 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
     """The trial's texts as links (inlining them made a 2,600-trial report tens of MB; iframes, even lazy ones,
     are all fetched at once by Chromium inside closed <details>) and its thumbnail (``thumbs/``, written when
     missing)."""
-    from pcg_plugin.problems.science_birds.thumbnails import ensure_thumbnail, thumbnail_rel
+    from pcg_plugin.problems.science_birds.report.thumbnails import ensure_thumbnail, thumbnail_rel
 
     texts = [(label, path) for label, path in (("response", trial.raw), ("code", trial.code),
                                                ("level XML", trial.level)) if _inside(run_dir, path)]
@@ -155,8 +155,8 @@ def rank_intervals(results: Results | Mapping[str, Any], *, reps: int = 100, see
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
     measured value (it is a per-letter number); with several models each model's trials are redrawn and the
     totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
-    ``pcg_plugin.problems.science_birds.bootstrap`` (shared with the noise-aware baseline gate)."""
-    from pcg_plugin.problems.science_birds.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
+    ``pcg_plugin.problems.science_birds.scoring.bootstrap`` (shared with the noise-aware baseline gate)."""
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
 
     results = coerce(results)
     setup = setup_from_settings(results.settings)

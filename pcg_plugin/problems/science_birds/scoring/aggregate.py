@@ -32,7 +32,7 @@ def diversity_vectors(records: Sequence[TrialRecord], use_embedding: bool) -> li
 
 def letter_numbers(records: Sequence[TrialRecord], trials: int, use_embedding: bool) -> dict[str, Any]:
     """Plain-float inputs for one (submission, letter): stability per level, similarity per image, diversity."""
-    from pcg_plugin.problems.science_birds.diversity import diversity
+    from pcg_plugin.problems.science_birds.scoring.diversity import diversity
 
     vecs = diversity_vectors(records, use_embedding)
     return {
@@ -54,7 +54,7 @@ def scoring_inputs(
     Every submission that had an item counts as a program (the official scorer counts every team folder),
     and every letter is present: a letter with no level or image is an all-zero entry, never dropped.
     """
-    from pcg_plugin.problems.science_birds.scoring import LetterInput, to_decimal
+    from pcg_plugin.problems.science_birds.scoring.official import LetterInput, to_decimal
 
     inputs: dict[str, dict[str, Any]] = {}
     numbers: dict[str, dict[str, dict[str, Any]]] = {}
@@ -129,7 +129,7 @@ def usage_totals(records: Iterable[TrialRecord]) -> results.Usage:
 
 def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str, dict[str, Any]]], list[str]]:
     """Call the scoring module once (no second implementation) on what the run produced."""
-    from pcg_plugin.problems.science_birds import scoring
+    from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     meta = submissions_meta(collected)
     letters = run_letters(collected, settings.letters)
@@ -150,7 +150,7 @@ def score_models(
 ) -> tuple[Any, dict[str, dict[str, dict[str, dict[str, Any]]]], list[str]]:
     """2025 with several models: each model's records scored on their own (weights per model, every submission
     of the run counting in P) and the prompt scores summed over models, by ``scoring.score_models`` alone."""
-    from pcg_plugin.problems.science_birds import scoring
+    from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     meta = submissions_meta(collected)
     letters = run_letters(collected, settings.letters)

@@ -41,7 +41,7 @@ class _Checks:
 
     def collect(self) -> Iterator[pytest.Item]:
         if flag(self.config, "pcg_rules"):
-            from pcg_plugin.problems.science_birds.rules import check_submission
+            from pcg_plugin.problems.science_birds.rules.checks import check_submission
 
             for result in check_submission(self.submission):
                 yield RuleItem.from_parent(self, name=result.rule, submission=self.submission, result=result)  # type: ignore[attr-defined]
@@ -100,7 +100,7 @@ class DryRunItem(_ParticipantItem):
     """Runs the program once for one letter in the sandbox against the scripted double."""
 
     def runtest(self) -> None:
-        from pcg_plugin.problems.science_birds.dry_run import dry_run
+        from pcg_plugin.problems.science_birds.rules.dry_run import dry_run
 
         edition = "2025" if self.submission.format == "program-2025" else self.config.stash[SETTINGS_KEY].edition
         result = dry_run(self.submission, dry_run_letter(self.config), edition=edition,

@@ -3,7 +3,7 @@
 It tells a participant, without an API key, that the program runs at all, returns a string, calls the model
 only through the chat function, stays inside the edition's time and token limits, and hands back one of the
 model's answers unmodified. The double answers every call with a ``drop_block`` program drawing the letter
-(``pcg_plugin.problems.science_birds.glyphs``), so a program that asks many questions gets plausible answers.
+(``pcg_plugin.problems.science_birds.level.glyphs``), so a program that asks many questions gets plausible answers.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class DryRun:
 
 def double_answer(letter: str) -> str:
     """The scripted double's answer: a fenced block of drop_block calls that draws the letter."""
-    from pcg_plugin.problems.science_birds.glyphs import letter_program
+    from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
     return "```\n" + letter_program(letter) + "\n```"
 

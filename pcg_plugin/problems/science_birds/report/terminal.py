@@ -160,5 +160,5 @@ def summary_lines(
         lines.append(f"NOTE: constrained decoding ({doc.settings.constrained_decoding})")
     lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
     lines.append(f"results: {Path(run_dir) / FILE}")
-    lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.problems.science_birds.report_html not available)")
+    lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.problems.science_birds.report.html not available)")
     return lines

@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 from decimal import Decimal
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.grid import GridLevel
-from pcg_plugin.problems.science_birds.level import Block, Level
+from pcg_plugin.problems.science_birds.level.grid import GridLevel
+from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 CELL = Decimal("0.2401")
 START_X, START_Y = Decimal(2), Decimal("-3.5")

@@ -13,7 +13,7 @@ from pcg_plugin.problems.science_birds.editions import STAGES
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.errors import PcgError
 from pcg_plugin.problems.science_birds.letters import LETTERS, letter_at, letter_index, stem
-from pcg_plugin.problems.science_birds.scoring import LetterInput, ScoreResult, fmt, to_decimal
+from pcg_plugin.problems.science_birds.scoring.official import LetterInput, ScoreResult, fmt, to_decimal
 
 SKIPPED_DIRS = ("logs", "result")
 CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
@@ -205,7 +205,7 @@ def write_diversity_json(
 def write_stage_files(program_dir: Path, name: str, letter: str, records: Sequence[Any], trials: int) -> None:
     """The three stage JSONs of one (program, letter) from the plugin's TrialRecords (sta present iff a level,
     sim/probs iff an image; the 2025 diversity vector is the CLS embedding when records carry one)."""
-    from pcg_plugin.problems.science_birds.diversity import diversity, pair_distances
+    from pcg_plugin.problems.science_birds.scoring.diversity import diversity, pair_distances
 
     program_dir = Path(program_dir)
     recs = sorted(records, key=lambda r: r.trial)

@@ -4,7 +4,7 @@ A baseline document (schema ``pytest-pcg/baseline/1``) is cut from a run's resul
 must match for two runs to be comparable, versions for information, and every official score (per
 submission, letter and trial) as the exact strings the scorer printed. ``compare`` gates a new run against it
 with a plain threshold (drop > max_drop) or a noise-aware one (the drop must also leave the baseline's
-bootstrap interval over trials, ``pcg_plugin.problems.science_birds.bootstrap``). Pure functions; only save/load touch the disk.
+bootstrap interval over trials, ``pcg_plugin.problems.science_birds.scoring.bootstrap``). Pure functions; only save/load touch the disk.
 """
 
 from __future__ import annotations
@@ -287,7 +287,7 @@ class Comparison:
 
 
 def _decimal(value: Any, where: str) -> Decimal | None:
-    from pcg_plugin.problems.science_birds.scoring import to_decimal
+    from pcg_plugin.problems.science_birds.scoring.official import to_decimal
 
     if value is None:
         return None
@@ -299,7 +299,7 @@ def _decimal(value: Any, where: str) -> Decimal | None:
 
 def parse_max_drop(max_drop: Decimal | float | str) -> Decimal:
     """The threshold as an exact Decimal (a float through its shortest repr), never negative."""
-    from pcg_plugin.problems.science_birds.scoring import to_decimal
+    from pcg_plugin.problems.science_birds.scoring.official import to_decimal
 
     try:
         value = to_decimal(max_drop)
@@ -349,9 +349,9 @@ def _order(doc: Mapping[str, Any]) -> list[str]:
 def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int
                  ) -> tuple[dict[Key, Decimal], int]:  # fmt: skip
     """The lower end of each metric's central ``confidence`` interval when the BASELINE's trials are
-    resampled (``pcg_plugin.problems.science_birds.bootstrap``: each (submission, letter) redraws its trials, official scorer), and
+    resampled (``pcg_plugin.problems.science_birds.scoring.bootstrap``: each (submission, letter) redraws its trials, official scorer), and
     how many resamples were actually scored (the report says what was used, not what was asked for)."""
-    from pcg_plugin.problems.science_birds.bootstrap import interval, resampled_scores, setup_from_settings
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import interval, resampled_scores, setup_from_settings
 
     scores = _mapping(base.get("scores"))
     setup = setup_from_settings(_read(Settings, base.get("settings"), "the baseline's settings"))
@@ -379,7 +379,7 @@ def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples:
     """Several models (2025): every gated row's bootstrap values, each model's trials redrawn apart and the
     draws scored by ``scoring.score_models`` (totals, and each model's share, prompt and char scores), and
     how many draws were scored."""
-    from pcg_plugin.problems.science_birds.bootstrap import resampled_model_scores
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import resampled_model_scores
 
     per_model: dict[str, dict[str, Mapping[str, Any]]] = {}
     for name, sub in subs.items():
