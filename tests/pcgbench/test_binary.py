@@ -1,7 +1,7 @@
 import pytest
 from levels import BINARY_README
 
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 BINARY = get_problem("binary-v0")
 info, quality, controllability, diversity = BINARY.info, BINARY.quality, BINARY.controllability, BINARY.diversity

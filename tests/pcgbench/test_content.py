@@ -1,6 +1,6 @@
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.content import (
+from pcg_plugin.problems.pcgbench.bench.content import (
     check_control, check_grid, content_rng, control_rngs, sample_control, sample_grid)
 
 

@@ -4,8 +4,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from levels import BINARY_README, SOKOBAN_MICROBAN, ZELDA_README
 
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item, set_diversity
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, set_diversity
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 
 def contents(problem):

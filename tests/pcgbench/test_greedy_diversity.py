@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.greedy_diversity import greedy_8ad18b6, greedy_head, head_survivors
+from pcg_plugin.problems.pcgbench.bench.greedy_diversity import greedy_8ad18b6, greedy_head, head_survivors
 
 
 def same(a, b):
@@ -74,7 +74,7 @@ NEAR_TIE = [
 
 
 def test_head_greedy_breaks_near_ties_with_numpy_row_sums():
-    from pcg_plugin.problems.pcgbench.greedy_diversity import _head_removals, similarity_matrix
+    from pcg_plugin.problems.pcgbench.bench.greedy_diversity import _head_removals, similarity_matrix
 
     def pair(a, b):
         return NEAR_TIE[a][b]

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.grid_search import (
+from pcg_plugin.problems.pcgbench.bench.grid_search import (
     bfs_distances, count_regions, first_tile_distance, first_tile_path, longest_path, walk_back)
 
 
@@ -62,6 +62,6 @@ def test_walk_back_prefers_left_over_right_on_a_ring():
 
 
 def test_farthest_tile_is_the_first_maximum_row_major():
-    from pcg_plugin.problems.pcgbench.grid_search import _farthest
+    from pcg_plugin.problems.pcgbench.bench.grid_search import _farthest
 
     assert _farthest([[1, 0, 1], [-1, -1, 1]]) == ((0, 0), 1)

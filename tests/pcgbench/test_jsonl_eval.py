@@ -2,8 +2,8 @@ import json
 
 from levels import BINARY_README, ZELDA_README
 
-from pcg_plugin.problems.pcgbench.jsonl_eval import evaluate_lines
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.jsonl_eval import evaluate_lines
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 
 def test_one_record_per_line_then_diversity_over_valid_items():

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.parse import last_fenced_block, parse_grid
+from pcg_plugin.problems.pcgbench.bench.parse import last_fenced_block, parse_grid
 
 
 def test_digit_rows_in_the_last_block():

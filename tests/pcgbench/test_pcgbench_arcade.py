@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import arcade
-from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
-from pcg_plugin.problems.pcgbench.arcade_engine import MOVES
+from pcg_plugin.problems.pcgbench.games.arcade import problem as arcade
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
+from pcg_plugin.problems.pcgbench.games.arcade.engine import MOVES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "arcade"
 TOL = 1e-9
@@ -111,7 +111,7 @@ def test_check_names_the_reason(mutate, reason):
 
 
 def test_control_sampler_gives_one_region_packed_in_one_integer():
-    from pcg_plugin.problems.pcgbench.grid_search import count_regions
+    from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
     for variant, kw in VARIANTS.items():
         p = problem(variant)
         control = p.sample_control(np.random.default_rng(1))

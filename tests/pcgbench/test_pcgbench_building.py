@@ -4,9 +4,9 @@ example (values measured on the reference: golden/building-readme-v0.json)."""
 import numpy as np
 import pytest
 
-from pcg_plugin.problems.pcgbench.building import Building, orient, simulate
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.games.building.problem import Building, orient, simulate
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 README = [{"x": 2, "y": 2, "type": 3}] + [{"x": 3, "y": 3, "type": 0}] * 7 + [
     {"x": 1, "y": 3, "type": 1}, {"x": 3, "y": 3, "type": 2}, {"x": 3, "y": 1, "type": 2}, {"x": 3, "y": 3, "type": 1}]

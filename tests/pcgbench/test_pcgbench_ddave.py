@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 import golden_matrix
 
-from pcg_plugin.problems.pcgbench import ddave
-from pcg_plugin.problems.pcgbench.ddave_game import start_state
+from pcg_plugin.problems.pcgbench.games.ddave import problem as ddave
+from pcg_plugin.problems.pcgbench.games.ddave.game import start_state
 
 V0 = ddave.make("ddave-v0", **ddave.VARIANTS["ddave-v0"])
 
@@ -139,7 +139,7 @@ def test_any_content_evaluates_within_bounds(data):
 
 @pytest.mark.parametrize("variant", list(ddave.VARIANTS))
 def test_examples_are_feasible_and_registered(variant):
-    from pcg_plugin.problems.pcgbench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     bench = get_problem(f"pcgbench/{variant}")
     assert bench.name == variant and bench.goal

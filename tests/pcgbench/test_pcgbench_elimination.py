@@ -6,7 +6,7 @@ from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import elimination
+from pcg_plugin.problems.pcgbench.games.elimination import problem as elimination
 
 VARIANTS = variants("elimination")
 V0 = VARIANTS["elimination-v0"]

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.bench_problem import ContentKind, reason_code
-from pcg_plugin.problems.pcgbench.grid_kind import COLOURS, TILE, GridKind
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.problem import ContentKind, reason_code
+from pcg_plugin.problems.pcgbench.bench.grid_kind import COLOURS, TILE, GridKind
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 GRIDS = [n for n in names() if get_problem(n).content.kind == "grid"]
 TILE_GRIDS = [n for n in GRIDS if type(get_problem(n).content) is GridKind]  # drawn as their own codes

@@ -1,6 +1,6 @@
 """The info cache: one computation per distinct content, independent copies, least recently used dropped."""
 
-from pcg_plugin.problems.pcgbench.info_cache import cached
+from pcg_plugin.problems.pcgbench.bench.info_cache import cached
 
 
 def test_one_call_per_content_and_copies_are_independent():

@@ -6,7 +6,7 @@ from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import isaac
+from pcg_plugin.problems.pcgbench.games.isaac import problem as isaac
 
 VARIANTS = variants("isaac")
 V0 = VARIANTS["isaac-v0"]

@@ -4,8 +4,8 @@ from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import loderunner
-from pcg_plugin.problems.pcgbench.loderunner_play import DATA, read_level
+from pcg_plugin.problems.pcgbench.games.loderunner import problem as loderunner
+from pcg_plugin.problems.pcgbench.games.loderunner.play import DATA, read_level
 
 VARIANTS = variants("loderunner")
 V0 = VARIANTS["loderunner-v0"]

@@ -4,8 +4,8 @@ from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import loderunnertile
-from pcg_plugin.problems.pcgbench.loderunner_play import (
+from pcg_plugin.problems.pcgbench.games.loderunner import tile as loderunnertile
+from pcg_plugin.problems.pcgbench.games.loderunner.play import (
     DATA, horizontal_histogram, js_distance, play, read_level, reference_histograms, vertical_histogram)
 
 VARIANTS = variants("loderunnertile")

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 import golden_matrix
 
-from pcg_plugin.problems.pcgbench import mdungeons
-from pcg_plugin.problems.pcgbench.mdungeons_game import replay_events
+from pcg_plugin.problems.pcgbench.games.mdungeons import problem as mdungeons
+from pcg_plugin.problems.pcgbench.games.mdungeons.game import replay_events
 
 V0 = mdungeons.make("mdungeons-v0", **mdungeons.VARIANTS["mdungeons-v0"])
 
@@ -141,7 +141,7 @@ def test_any_content_evaluates_within_bounds(data):
 
 @pytest.mark.parametrize("variant", list(mdungeons.VARIANTS))
 def test_examples_are_feasible_and_registered(variant):
-    from pcg_plugin.problems.pcgbench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     bench = get_problem(f"pcgbench/{variant}")
     assert bench.name == variant and len(bench.examples) == 3 and bench.goal

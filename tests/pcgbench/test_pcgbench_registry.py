@@ -5,8 +5,8 @@ import pytest
 
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.problem import Problem
-from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, ContentKind
-from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem, names, variant_name
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, ContentKind
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, names, variant_name
 
 
 def test_every_variant_is_made_from_its_line_and_named_by_it():

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import smb
-from pcg_plugin.problems.pcgbench.bench_problem import reason_code
-from pcg_plugin.problems.pcgbench.registry import REGISTRY, get_problem
+from pcg_plugin.problems.pcgbench.games.smb import problem as smb
+from pcg_plugin.problems.pcgbench.bench.problem import reason_code
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
 
 FIXTURES = Path(__file__).parent / "fixtures" / "smb"
 TOL = 1e-9

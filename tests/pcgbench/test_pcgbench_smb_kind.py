@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.bench_problem import ContentKind, reason_code
-from pcg_plugin.problems.pcgbench.smb_kind import SLICE_REASONS, SliceIds, level_svg, tile_rows
-from pcg_plugin.problems.pcgbench.smb_level import slice_level
+from pcg_plugin.problems.pcgbench.bench.problem import ContentKind, reason_code
+from pcg_plugin.problems.pcgbench.games.smb.kind import SLICE_REASONS, SliceIds, level_svg, tile_rows
+from pcg_plugin.problems.pcgbench.games.smb.level import slice_level
 
 
 def test_kinds_follow_the_protocol():

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench import smb_level as smb
+from pcg_plugin.problems.pcgbench.games.smb import level as smb
 
 FIXTURES = Path(__file__).parent / "fixtures" / "smb"
 TOL = 1e-9

@@ -3,7 +3,7 @@ test's script hashes)."""
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.tracery import GrammarLoop, SequenceGrammar, clear_escapes, parse_rule
+from pcg_plugin.problems.pcgbench.games.talakat.tracery import GrammarLoop, SequenceGrammar, clear_escapes, parse_rule
 
 
 def test_tracery_sections_and_escapes():

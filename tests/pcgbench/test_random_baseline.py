@@ -1,5 +1,5 @@
-from pcg_plugin.problems.pcgbench.random_baseline import random_baseline, random_run
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.random_baseline import random_baseline, random_run
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 
 def test_best_quality_is_a_non_decreasing_running_max_and_seeded():

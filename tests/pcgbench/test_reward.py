@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.reward import range_reward
+from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 
 def test_plateau_and_ramps():

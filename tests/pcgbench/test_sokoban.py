@@ -1,9 +1,9 @@
 import pytest
 from levels import SOKOBAN_MICROBAN
 
-from pcg_plugin.problems.pcgbench.evaluate import set_diversity
-from pcg_plugin.problems.pcgbench.registry import get_problem
-from pcg_plugin.problems.pcgbench.sokoban import normalise, solution_letters
+from pcg_plugin.problems.pcgbench.bench.evaluate import set_diversity
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.games.sokoban.problem import normalise, solution_letters
 
 SOKOBAN = get_problem("sokoban-v0")
 info, quality, controllability, diversity = SOKOBAN.info, SOKOBAN.quality, SOKOBAN.controllability, SOKOBAN.diversity

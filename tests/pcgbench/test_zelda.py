@@ -1,8 +1,8 @@
 import pytest
 from levels import ZELDA_README
 
-from pcg_plugin.problems.pcgbench.registry import get_problem
-from pcg_plugin.problems.pcgbench.zelda import Zelda
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.games.zelda.problem import Zelda
 
 ZELDA = get_problem("zelda-v0")
 info, quality, controllability, diversity = ZELDA.info, ZELDA.quality, ZELDA.controllability, ZELDA.diversity

@@ -17,7 +17,7 @@ from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.scoring import InstanceScore, SubmissionScore, rank, score_submission
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
 

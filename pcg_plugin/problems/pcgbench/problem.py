@@ -53,7 +53,7 @@ class PcgBenchProblem(BaseProblem):
 
     @property
     def placeholders(self) -> tuple[str, ...]:
-        from pcg_plugin.problems.pcgbench.registry import get_problem
+        from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
         return get_problem(self.benchmark).placeholders
 
@@ -86,7 +86,7 @@ class PcgBenchProblem(BaseProblem):
     def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
                   model: str | None) -> BenchRecord:  # fmt: skip
         from pcg_plugin.problems.pcgbench.instances import instance_by_id
-        from pcg_plugin.problems.pcgbench.registry import get_problem
+        from pcg_plugin.problems.pcgbench.bench.registry import get_problem
         from pcg_plugin.problems.pcgbench.trial import run_trial
         from pcg_plugin.problems.pcgbench.worker import bench_context
 
@@ -120,6 +120,6 @@ class PcgBenchProblem(BaseProblem):
 
 def family() -> dict[str, Callable[[], PcgBenchProblem]]:
     """The `pcgbench/*` entry point: every registered variant -> its harness problem's factory."""
-    from pcg_plugin.problems.pcgbench.registry import names
+    from pcg_plugin.problems.pcgbench.bench.registry import names
 
     return {name: partial(PcgBenchProblem, name) for name in names()}

@@ -19,7 +19,7 @@ TEMPLATE = "pcgbench_report.html.j2"
 
 def context(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What the template shows, with each valid trial's content drawn."""
-    from pcg_plugin.problems.pcgbench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     kind = get_problem(doc["benchmark"]["name"]).content
     subs = []

@@ -80,7 +80,7 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
             env: Mapping[str, str] | None = None) -> BenchSettings:  # fmt: skip
     """Raw option strings -> settings; raises ValueError naming the bad option."""
     from pcg_plugin.problems.pcgbench.instances import instances
-    from pcg_plugin.problems.pcgbench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     cwd = rootdir if cwd is None else cwd
 

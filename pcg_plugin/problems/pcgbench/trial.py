@@ -17,12 +17,12 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import OfficialFailure
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item, shown_info
-from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem, reason_code
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, shown_info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, reason_code
 from pcg_plugin.problems.pcgbench.instances import Instance
 from pcg_plugin.problems.pcgbench.prompt import render_prompt, task_json
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.submission import PROMPT, BenchSubmission
 from pcg_plugin.problems.pcgbench.worker import BenchContext
 

@@ -50,7 +50,7 @@ class BenchContext:
             from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
             return ScriptedBackend(load_callable(s.model or ""))
-        from pcg_plugin.problems.pcgbench.registry import get_problem
+        from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
         threads = threads_per_worker(self.workers)
         language = get_problem(s.problem).content.answer_regex()
