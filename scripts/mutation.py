@@ -32,16 +32,16 @@ REPO = Path(__file__).resolve().parents[1]
 
 # module -> the fast tests that exercise it (no subprocess, no pytester, no slow marker)
 MODULES: dict[str, list[str]] = {
-    "scoring": ["tests/test_scoring.py", "tests/test_cli_score.py"],
-    "aggregate": ["tests/test_aggregate.py"],  # records -> scoring inputs
-    "official_layout": ["tests/test_official_layout.py", "tests/test_cli_score.py"],  # stage files -> inputs
-    "diversity": ["tests/test_diversity.py"],
-    "baseline": ["tests/test_baseline.py"],
-    "bootstrap": ["tests/test_bootstrap.py"],
-    "extract": ["tests/test_extract.py"],
-    "grid": ["tests/test_grid.py"],
-    "levelxml": ["tests/test_levelxml.py"],
-    "physics": ["tests/test_physics.py"],
+    "scoring": ["tests/science_birds/scoring/test_scoring.py", "tests/science_birds/test_cli_score.py"],
+    "aggregate": ["tests/science_birds/scoring/test_aggregate.py"],  # records -> scoring inputs
+    "official_layout": ["tests/science_birds/report/test_official_layout.py", "tests/science_birds/test_cli_score.py"],  # stage files -> inputs
+    "diversity": ["tests/science_birds/scoring/test_diversity.py"],
+    "baseline": ["tests/science_birds/scoring/test_baseline.py"],
+    "bootstrap": ["tests/science_birds/scoring/test_bootstrap.py"],
+    "extract": ["tests/science_birds/level/test_extract.py"],
+    "grid": ["tests/science_birds/level/test_grid.py"],
+    "levelxml": ["tests/science_birds/level/test_levelxml.py"],
+    "physics": ["tests/science_birds/level/test_physics.py"],
 }
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:pcg", "-p", "no:pcg_rules", "-p", "no:randomly", "-q"]
 

@@ -88,7 +88,7 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
     """``scoring.score_models`` on each model's stage files as the official scorer reads them from disk
     (``official_layout.read_layout``, the ``pcg score`` reader), not on the plugin's records->inputs code; the
     files are checked against results.json's per-trial numbers and scipy's cosine formula on the way (written
-    out with numpy here: scipy is not installed in CI; tests/test_diversity.py ties the package to scipy's bits)."""
+    out with numpy here: scipy is not installed in CI; tests/science_birds/scoring/test_diversity.py ties the package to scipy's bits)."""
     import math
 
     import numpy as np

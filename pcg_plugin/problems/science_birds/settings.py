@@ -22,7 +22,7 @@ DEFAULT_TRIALS = 10
 # With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
 OFFLINE_LETTERS = ("I", "L")
 OFFLINE_TRIALS = 2
-DEFAULT_SETTLE_TIME = 0.6  # physics.PhysicsSettings.settle_time (tests/test_settings.py holds them equal)
+DEFAULT_SETTLE_TIME = 0.6  # physics.PhysicsSettings.settle_time (tests/science_birds/test_settings.py holds them equal)
 
 
 # Science Birds' own options; the shared ones (trials, backend, model, store ...) are run_options.COMMON.

@@ -42,7 +42,7 @@ class PhysicsSettings:
     (degrees) between two checks for ``settle_time`` seconds (0 turns it off). Main's recipe ran all 500 steps for
     structures whose bodies never fall asleep (the angular-drag correction wakes any spinning body); stopping at
     rest halves the work of letter-sized levels and keeps every verdict and moving count of the calibration and
-    glyph sets (tests/test_physics_glyphs.py, docs/performance.md)."""
+    glyph sets (tests/science_birds/level/test_physics_glyphs.py, docs/performance.md)."""
 
     steps: int = 500
     dt: float = 0.02

@@ -16,7 +16,7 @@ reference's behaviour is kept exactly, quirks included:
 
 numpy's Generator is called with the reference's seeds and in its order. The agents' `choice` over their five
 moves is drawn as `integers(0, 5)`, which consumes the generator identically (tested in
-`tests/pcgbench/test_pcgbench_arcade.py`) at a fifth of the cost.
+`tests/pcgbench/games/test_pcgbench_arcade.py`) at a fifth of the cost.
 """
 
 from __future__ import annotations

@@ -240,7 +240,7 @@ class Elimination:
 
 
 # Feasible example rows (quality 1.0), found by hill-climbing; -easy-v0 can never be feasible, so it has none.
-# tests/pcgbench/test_pcgbench_elimination.py checks the qualities.
+# tests/pcgbench/games/test_pcgbench_elimination.py checks the qualities.
 EXAMPLE_WORDS = {
     "elimination-v0": ("vizimrxr", "uppqxped", "ttullero"),
     "elimination-easy-v0": (),

@@ -33,7 +33,7 @@ README_PATTERNS = [
 ]
 GOLD_BLOCK, ENEMY_BLOCK = 35, 36  # patterns 1113 and 1114: empty but for gold (an enemy) at the bottom right
 # Feasible examples for the gold / enemies variants: README_PATTERNS with these empty blocks (y, x) swapped for a
-# gold (enemy) block, found by a greedy search that kept quality 1.0 (tests/pcgbench/test_pcgbench_loderunner.py).
+# gold (enemy) block, found by a greedy search that kept quality 1.0 (tests/pcgbench/games/test_pcgbench_loderunner.py).
 EXTRA_BLOCKS = {
     "loderunner-gold-v0": (GOLD_BLOCK, ((0, 0), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (2, 6),
                                         (2, 10), (2, 11), (2, 13))),

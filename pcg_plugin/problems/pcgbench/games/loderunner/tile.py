@@ -49,7 +49,7 @@ README_LEVEL = [[int(c) for c in row] for row in """\
 11111151111111111111111111111115
 11111151111111111211311111111115""".splitlines()]
 # Feasible examples for the gold / enemies variants: the README level with gold (enemies) on these empty cells
-# (y, x), found by a greedy search that kept quality 1.0 (tests/pcgbench/test_pcgbench_loderunnertile.py checks it).
+# (y, x), found by a greedy search that kept quality 1.0 (tests/pcgbench/games/test_pcgbench_loderunnertile.py checks it).
 EXTRA_TILES = {
     "loderunnertile-gold-v0": (3, ((1, 0), (1, 1), (1, 3), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11),
                                    (1, 12), (1, 13))),

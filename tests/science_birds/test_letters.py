@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds.letters import LETTERS, letter_at, letter_index, stem
 
-PACKAGE = Path(__file__).resolve().parent.parent / "pcg_plugin"
+PACKAGE = Path(__file__).resolve().parents[2] / "pcg_plugin"
 # The alphabet and its arithmetic are spelled only in letters.py.
 _HOME = {"letters.py"}
 _SPELLINGS = re.compile(r"ascii_uppercase|ABCDEFGHIJKLMNOPQRSTUVWXYZ|ord\([^)]*\)\s*-\s*65|chr\(\s*65\s*\+")

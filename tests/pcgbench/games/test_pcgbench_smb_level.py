@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.smb import level as smb
 
-FIXTURES = Path(__file__).parent / "fixtures" / "smb"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "smb"
 TOL = 1e-9
 WIDTHS = {"v0": 150, "medium-v0": 100, "small-v0": 50, "scene-v0": 16}
 VARIANTS = [f"{p}-{s}" for p in ("smb", "smbtile") for s in WIDTHS]

@@ -24,9 +24,9 @@ from pcg_plugin.problems.science_birds.rules.checks import (
     word_count,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-GOLDEN = json.loads((Path(__file__).parent / "data" / "wordcount_golden.json").read_text(encoding="utf-8"))
-HOSTILE = Path(__file__).parent / "hostile"
+REPO = Path(__file__).resolve().parents[3]
+GOLDEN = json.loads((Path(__file__).parents[2] / "data" / "wordcount_golden.json").read_text(encoding="utf-8"))
+HOSTILE = Path(__file__).parents[2] / "hostile"
 DISQUALIFIED_2023 = {"BirdBirdBird.txt": "prompt-length", "BirdsTeam.TXT": "prompt-length",
                      "pixelArt.txt": "prompt-characters"}  # fmt: skip
 ALLOWED_ASCII = "".join(sorted(set(

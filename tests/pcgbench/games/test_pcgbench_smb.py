@@ -18,7 +18,7 @@ from pcg_plugin.problems.pcgbench.games.smb import problem as smb
 from pcg_plugin.problems.pcgbench.bench.problem import reason_code
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
 
-FIXTURES = Path(__file__).parent / "fixtures" / "smb"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "smb"
 TOL = 1e-9
 VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker in (smb.make, smb.make_tile)}
 

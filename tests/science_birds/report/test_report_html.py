@@ -12,7 +12,7 @@ import pytest
 
 from pcg_plugin.problems.science_birds.report.html import OFFICIAL_CLASSIFIER, render_report, write_report
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 
 
 def make_run(run_dir: Path, *, offline: bool = False, classifier: str = OFFICIAL_CLASSIFIER) -> dict[str, Any]:

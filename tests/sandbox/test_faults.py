@@ -91,7 +91,7 @@ def _setup(root: Path) -> Path:
 
 def _start(root: Path, rate: float, run: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, __file__, str(root), str(rate), str(run)], start_new_session=True,
-                            cwd=Path(__file__).parent.parent)  # fmt: skip
+                            cwd=Path(__file__).parents[2])  # fmt: skip
 
 
 def _stored(root: Path) -> set[tuple[str, str]]:

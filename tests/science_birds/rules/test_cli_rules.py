@@ -10,8 +10,8 @@ import pytest
 
 from pcg_plugin.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
-HOSTILE = Path(__file__).parent / "hostile"
+REPO = Path(__file__).resolve().parents[3]
+HOSTILE = Path(__file__).parents[2] / "hostile"
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -116,7 +116,7 @@ def test_a_program_file_alone_is_checked_alone(tmp_path: Path, capsys: pytest.Ca
     """A .py given on its own: its folder may hold anything (here a socket script), only the file is checked."""
     (tmp_path / "other.py").write_text("import socket\n")
     prog = tmp_path / "entry.py"
-    prog.write_text((Path(__file__).parent.parent / "submissions/zero_shot/zero_shot.py").read_text())
+    prog.write_text((Path(__file__).parents[3] / "submissions/zero_shot/zero_shot.py").read_text())
     assert main(["rules", str(prog), "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     size = next(r for r in record["rules"] if r["rule"] == "program-size")

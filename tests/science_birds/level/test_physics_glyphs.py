@@ -15,7 +15,7 @@ from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
 from pcg_plugin.problems.science_birds.level.pipeline import build_level
 
-FIXTURE = json.loads((Path(__file__).parent / "data" / "physics" / "glyph_outcomes.json").read_text())
+FIXTURE = json.loads((Path(__file__).parents[2] / "data" / "physics" / "glyph_outcomes.json").read_text())
 
 
 def _counts(key: str, settings: PhysicsSettings = PhysicsSettings()) -> dict[str, int]:

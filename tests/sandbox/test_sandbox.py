@@ -19,7 +19,7 @@ from pcg_plugin.errors import InfrastructureError, OfficialFailure
 from pcg_plugin.problems.science_birds.editions import program_limits
 from pcg_plugin.sandbox.run import START_METHODS, SandboxLimits, run_program_trial, use_start_method
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).parents[1] / "hostile"
 GOOD = '''
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt, run_evaluation
 

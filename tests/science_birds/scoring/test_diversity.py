@@ -95,7 +95,7 @@ def test_cosine_distance_equals_scipy_to_the_last_bit():
     import sys
     from pathlib import Path
 
-    doc = json.loads((Path(__file__).parent / "data" / "cosine_golden.json").read_text())
+    doc = json.loads((Path(__file__).parents[2] / "data" / "cosine_golden.json").read_text())
     child = ("import json, sys\n"
              "from pcg_plugin.problems.science_birds.scoring.diversity import cosine_distance\n"
              "cases = json.load(sys.stdin)\n"

@@ -131,7 +131,7 @@ def test_where_loose_prompts_apply(tmp_path):
 
 
 def test_repo_examples_are_discovered():
-    root = Path(__file__).resolve().parents[1] / "submissions"
+    root = Path(__file__).resolve().parents[2] / "submissions"
     found = {p.name: detect_folder(p) for p in root.iterdir() if p.is_dir()}
     formats = {name: sub.format for name, sub in found.items() if sub is not None}
     assert formats == {"zero_shot": "program-2024", "zero_shot_multi_turn": "program-2024",

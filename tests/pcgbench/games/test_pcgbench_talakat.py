@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pcg_plugin.problems.pcgbench.games.talakat import problem as talakat
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
 
-FIXTURES = Path(__file__).parent / "fixtures" / "talakat"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "talakat"
 TOL = 1e-9
 VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker is talakat.make}
 
