@@ -28,3 +28,9 @@ def template_source(name: str) -> str:
         return (files("pcg_plugin.templates") / name).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError):
         return (REPO_ROOT / "templates" / name).read_text(encoding="utf-8")
+
+
+def stem(team: str, letter: str, trial: int) -> str:
+    """The official file stem ``<team>_<C>_<n>`` of one trial's raw, code, level and image files (the official
+    API's log files and the response store's raw export use it too)."""
+    return f"{team}_{letter}_{trial}"

@@ -17,7 +17,7 @@ from typing import Any
 
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError, ReplayMiss
-from pcg_plugin.problems.science_birds.letters import stem
+from pcg_plugin._util.paths import stem
 from pcg_plugin.llm import wal
 
 RECORD_MODES = ("once", "new", "all", "none")

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from pcg_plugin.problems.science_birds.classify.cache import default_cache_dir
+from pcg_plugin._util.cache_dir import default_cache_dir
 from pcg_plugin.sandbox.official_api import SHIMS
 from pcg_plugin.sandbox.imports import ImportGraph, ImportSite, reachable
 

@@ -3,7 +3,7 @@
 A folder named on the command line is one submission when it holds an entry at its top level, else a container whose
 direct subfolders must each be one (a subfolder that is none is reported, never dropped). An entry is, in order:
 the `entry` of a `submission.toml` (optional `team` too); the one program defining a `TrialLoop` subclass
-(`collect.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
+(`official_api.programs.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
 A loose prompt `.txt` named on the command line is a submission too. Test folders and project folders (a
 `conftest.py`, `pyproject.toml` ...) are never searched.
 """
@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pcg_plugin.problems.science_birds import submissions as collect
+from pcg_plugin.core.folders import MANIFEST, files_hash, is_project, is_prompt_name, looks_like_test_folder
+from pcg_plugin.core.folders import read_text as _read
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin.sandbox.official_api.programs import find_programs
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"
-MANIFEST = collect.MANIFEST
-_PROJECT_FILES = ("conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini")
 
 
 @dataclass(frozen=True)
@@ -34,12 +34,8 @@ class BenchSubmission:
     prompt: str | None = None  # a prompt file's text
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
-
-
 def is_prompt(path: Path, placeholders: Sequence[str]) -> bool:
-    return collect.is_prompt_name(path) and path.is_file() and any(p in _read(path) for p in placeholders)
+    return is_prompt_name(path) and path.is_file() and any(p in _read(path) for p in placeholders)
 
 
 def _prompts(folder: Path, placeholders: Sequence[str]) -> list[Path]:
@@ -62,7 +58,7 @@ def _entry(folder: Path, placeholders: Sequence[str], top_only: bool = False) ->
             if not entry.is_file():
                 raise SubmissionError(f"{folder / MANIFEST}: entry {data['entry']!r} does not exist")
             return entry, PROMPT if entry.suffix.lower() == ".txt" else PROGRAM, team
-    programs = [p for p in collect.find_programs(folder) if not top_only or p.parent == folder]
+    programs = [p for p in find_programs(folder) if not top_only or p.parent == folder]
     if len(programs) > 1:
         names = ", ".join(p.relative_to(folder).as_posix() for p in programs)
         raise SubmissionError(f"{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = \"...\"")
@@ -80,13 +76,13 @@ def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, place
     if prompt is not None and not any(p in prompt for p in placeholders):
         raise SubmissionError(f"{entry}: a prompt must use at least one of {', '.join(placeholders)} (it would ask "
                               "every instance the same question)")  # fmt: skip
-    return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=collect.files_hash(path),
+    return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=files_hash(path),
                           team=team or name, prompt=prompt)  # fmt: skip
 
 
 def _ours(folder: Path) -> bool:
     """Not a test tree or a project (this repo, a package): never searched for submissions."""
-    return not (collect.looks_like_test_folder(folder) or any((folder / n).exists() for n in _PROJECT_FILES))
+    return not (looks_like_test_folder(folder) or is_project(folder))
 
 
 def not_a_submission(folder: Path, placeholders: Sequence[str]) -> str:
@@ -119,7 +115,7 @@ def detect_folder(path: Path, roots: Sequence[Path], placeholders: Sequence[str]
 
 def detect_file(path: Path, roots: Sequence[Path], placeholders: Sequence[str]) -> BenchSubmission | None:
     """A prompt file named on the command line is a submission (named after its stem)."""
-    if path.resolve() not in [r.resolve() for r in roots] or not collect.is_prompt_name(path):
+    if path.resolve() not in [r.resolve() for r in roots] or not is_prompt_name(path):
         return None
     if not is_prompt(path, placeholders):
         raise SubmissionError(f"{path}: not a PCG Benchmark prompt: it uses none of {', '.join(placeholders)}")

@@ -1,7 +1,5 @@
-"""The 26 target letters, the classifier's index of each, and the official file stem of one trial.
-
-Standard library only: the sandbox child's official API (``compat``) uses it before the program runs.
-"""
+"""The 26 target letters and the classifier's index of each (the official file stem of a trial is
+``pcg_plugin._util.paths.stem``). Standard library only."""
 
 from __future__ import annotations
 
@@ -26,8 +24,3 @@ def letter_at(index: int) -> str:
     if not 0 <= index < len(LETTERS):
         raise ValueError(f"class index {index} is not 0..25")
     return LETTERS[index]
-
-
-def stem(team: str, letter: str, trial: int) -> str:
-    """The official file stem ``<team>_<C>_<n>`` of one trial's raw, code, level and image files."""
-    return f"{team}_{letter}_{trial}"

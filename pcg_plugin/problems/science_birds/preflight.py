@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pcg_plugin.problems.science_birds import submissions as collect
 from pcg_plugin.core import zips
+from pcg_plugin.core.folders import SKIP_NAMES
 
 if TYPE_CHECKING:
     from pcg_plugin.sandbox.environments import Environment
@@ -71,7 +72,7 @@ def detect(path: Path, *, require_placeholder: bool = True,
            limits: zips.ZipLimits = zips.ZipLimits()) -> tuple[collect.Submission | None, str]:  # fmt: skip
     """The submission at ``path``, or None and why it is not evaluated (skipped names say so too); a zip is
     the folder it unpacks to (``zips``)."""
-    if path.name in collect._SKIP_NAMES:
+    if path.name in SKIP_NAMES:
         return None, "skipped: the official runner never treats this folder as a team"
     if zips.is_zip(path):
         try:

@@ -3,28 +3,28 @@
 from __future__ import annotations
 
 import ast
-import hashlib
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.core.folders import MANIFEST, TEST_DIRS, files_hash, is_project, is_prompt_name
+from pcg_plugin.core.folders import looks_like_test_folder
+from pcg_plugin.core.folders import read_text as _read
+from pcg_plugin.core.folders import visible as _visible
+from pcg_plugin.core.folders import walk as _walk
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin.sandbox.official_api.programs import defines_trial_loop, entry_rank, find_programs
+from pcg_plugin.sandbox.official_api.programs import parse as _parse
 
-MANIFEST = "submission.toml"
+__all__ = ["MANIFEST", "Submission", "defines_trial_loop", "detect_folder", "detect_prompt_file",
+           "entry_rank", "files_hash", "find_programs", "folder_role", "is_prompt_name", "looks_like_test_folder",
+           "program_format", "prompt_file_allowed"]  # what other modules and the tests use from here
+
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
 PLACEHOLDER = "<OBJECT>"
 from pcg_plugin.core.zips import SUBMISSIONS_DIR  # noqa: E402 (one name for the folder, used by the zips too)
-# Official runner folders that are never a team (node-utils listAllDirs); plus what Python/git leave behind.
-_SKIP_NAMES = {"logs", "result", "__pycache__", "node_modules"}
-_TEST_DIRS = {"tests", "test", "testing"}
-# A folder holding one of these is a project (this repo, a package), never a team or a folder of teams.
-_PROJECT_FILES = ("conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini")
-# .txt files that real submission folders hold beside their program or prompt; never a 2023 prompt.
-_NOT_PROMPTS = ("requirements", "readme", "license", "licence", "copying", "notice", "changelog", "authors")
-_MAX_HASHED_BYTES = 50 * 1024 * 1024
-_MAX_PROGRAM_BYTES = 2 * 1024 * 1024  # larger .py files are data, not a participant's entry program
 
 
 @dataclass(frozen=True)
@@ -62,70 +62,6 @@ class Submission:
         return self.workdir or (self.path if self.path.is_dir() else self.path.parent)
 
 
-def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def _loop_classes(tree: ast.Module) -> list[str]:
-    """Names of classes deriving from ``TrialLoop`` (``TrialLoop`` or ``x.TrialLoop``)."""
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and any(
-            (isinstance(b, ast.Name) and b.id == "TrialLoop") or (isinstance(b, ast.Attribute) and b.attr == "TrialLoop")
-            for b in node.bases
-        ):
-            out.append(node.name)
-    return out
-
-
-def defines_trial_loop(source: str) -> bool:
-    """True when a module defines a class deriving from ``TrialLoop`` (``TrialLoop`` or ``x.TrialLoop``)."""
-    tree = _parse(source)
-    if tree is None:
-        # A program that does not parse is still an entry (it scores 0 with program_error); fall back to text.
-        return "TrialLoop)" in source or "TrialLoop ):" in source
-    return bool(_loop_classes(tree))
-
-
-def _calls_run_evaluation(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            fn = node.func
-            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
-            if name == "run_evaluation":
-                return True
-    return False
-
-
-def _has_main_block(tree: ast.Module) -> bool:
-    for node in tree.body:
-        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test) and "__name__" in ast.unparse(node.test):
-            return True
-    return False
-
-
-def entry_rank(source: str) -> int | None:
-    """How strongly a module looks like the program the participant ran, or None when it is no entry at all.
-
-    0: calls ``run_evaluation`` and defines or imports its TrialLoop (the official way to start a run);
-    1: defines a TrialLoop subclass and has a ``__main__`` block; 2: only defines a TrialLoop subclass.
-    Vendored libraries that merely mention ``TrialLoop`` in text define no subclass and are no entry.
-    """
-    tree = _parse(source)
-    if tree is None:
-        return 2 if defines_trial_loop(source) else None
-    defines = bool(_loop_classes(tree))
-    official = defines or "chatgpt4pcg" in source or "llms4pcg" in source or "llm4pcg" in source
-    if official and _calls_run_evaluation(tree):
-        return 0
-    if not defines:
-        return None
-    return 1 if _has_main_block(tree) else 2
-
-
 def program_format(source: str) -> str:
     """2025 programs import ``llms4pcg``/``llm4pcg`` or call ``chat_with_llm``; everything else is 2024."""
     if "llms4pcg" in source or "llm4pcg" in source or "chat_with_llm" in source:
@@ -135,47 +71,6 @@ def program_format(source: str) -> str:
 
 def is_prompt_text(text: str) -> bool:
     return PLACEHOLDER in text
-
-
-def is_prompt_name(path: Path) -> bool:
-    """2023 prompts are ``.txt`` files (the official set has a ``BirdsTeam.TXT``); ``requirements.txt``,
-    ``README.txt``, ``LICENSE.txt`` and the like, which real folders hold beside the entry, never are."""
-    if path.suffix.lower() != ".txt":
-        return False
-    stem = path.stem.lower()
-    return not any(stem.startswith(word) for word in _NOT_PROMPTS)
-
-
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
-
-
-def _visible(path: Path) -> bool:
-    return not path.name.startswith(".") and path.name not in _SKIP_NAMES
-
-
-def files_hash(path: Path) -> str:
-    """sha256 over the relative names and bytes of every visible file: a changed program is a new submission."""
-    h = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in _walk(path) if p.is_file())
-    budget = _MAX_HASHED_BYTES
-    for file in files:
-        rel = file.name if path.is_file() else file.relative_to(path).as_posix()
-        h.update(rel.encode() + b"\0")
-        data = file.read_bytes()[: max(0, budget)]
-        budget -= len(data)
-        h.update(hashlib.sha256(data).digest())
-    return "sha256:" + h.hexdigest()
-
-
-def _walk(root: Path) -> Iterable[Path]:
-    for child in sorted(root.iterdir()):
-        if not _visible(child):
-            continue
-        if child.is_dir():
-            yield from _walk(child)
-        else:
-            yield child
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -193,23 +88,6 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         if key in data and not isinstance(data[key], str):
             raise SubmissionError(f"{path}: {key} must be a string")
     return data
-
-
-def _python_files(folder: Path) -> Iterable[Path]:
-    return (p for p in _walk(folder) if p.suffix == ".py" and p.stat().st_size <= _MAX_PROGRAM_BYTES)
-
-
-def find_programs(folder: Path) -> list[Path]:
-    """The entry programs of a folder, searched at any depth: the best-ranked modules of ``entry_rank``.
-
-    Several of the same rank are ambiguous (the caller says so); an empty list means no program at all.
-    """
-    ranked: dict[int, list[Path]] = {}
-    for path in _python_files(folder):
-        rank = entry_rank(_read(path))
-        if rank is not None:
-            ranked.setdefault(rank, []).append(path)
-    return ranked[min(ranked)] if ranked else []
 
 
 def top_level_prompts(folder: Path, require_placeholder: bool = True) -> list[Path]:
@@ -361,17 +239,6 @@ def detect_prompt_file(path: Path, *, require_placeholder: bool = True) -> Submi
                       files_hash=files_hash(path), team=path.stem)  # fmt: skip
 
 
-def looks_like_test_folder(folder: Path) -> bool:
-    """Test trees are never searched for submissions without a manifest."""
-    if (folder / "conftest.py").exists() or folder.name in _TEST_DIRS:
-        return True
-    return any(p.name.startswith("test_") and p.suffix == ".py" for p in folder.iterdir() if p.is_file())
-
-
-def _is_project(folder: Path) -> bool:
-    return any((folder / name).exists() for name in _PROJECT_FILES)
-
-
 def root_is_container(folder: Path, require_placeholder: bool = True) -> bool:
     """Whether a folder named on the command line holds many submissions (one per subfolder) or is one.
 
@@ -410,17 +277,17 @@ def folder_role(folder: Path, roots: Iterable[Path], require_placeholder: bool =
         return None
     if folder.name == SUBMISSIONS_DIR:
         return "container"
-    if any(p.name in _TEST_DIRS for p in folder.parents):
+    if any(p.name in TEST_DIRS for p in folder.parents):
         return None
     resolved = [r.resolve() for r in roots]
     try:
         if folder in resolved:
-            if looks_like_test_folder(folder) or _is_project(folder):
+            if looks_like_test_folder(folder) or is_project(folder):
                 return None
             return "container" if root_is_container(folder, require_placeholder) else "submission"
         parent = folder.parent
         if parent.name == SUBMISSIONS_DIR or (parent in resolved and folder_role(parent, roots) == "container"):
-            return None if looks_like_test_folder(parent) or _is_project(parent) else "submission"
+            return None if looks_like_test_folder(parent) or is_project(parent) else "submission"
     except OSError:  # vanished or unreadable on the way: not ours to judge here
         return None
     return None
@@ -437,6 +304,6 @@ def prompt_file_allowed(path: Path, roots: Iterable[Path]) -> bool:
     if any(path == r.resolve() for r in roots):
         return True
     parent = path.parent
-    if any(p.name in _TEST_DIRS for p in [parent, *parent.parents]):
+    if any(p.name in TEST_DIRS for p in [parent, *parent.parents]):
         return False
     return folder_role(parent, roots) == "container"

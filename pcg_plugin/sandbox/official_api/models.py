@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
 
-from pcg_plugin.problems.science_birds.letters import stem
+from pcg_plugin._util.paths import stem
 
 # (messages, n) -> choices; raises TimeoutError/ValueError like the official guards.
 Transport = Callable[[list, int], list]

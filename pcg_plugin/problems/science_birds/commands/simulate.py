@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds.commands._io import read_input
+    from pcg_plugin._util.inputs import read_input
     from pcg_plugin.errors import PcgError
     from pcg_plugin.problems.science_birds.level.levelxml import parse_level
     from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings

@@ -1,4 +1,4 @@
-"""Shared input helper for the stage commands: a path or ``-`` for stdin."""
+"""The input of a `pcg` command: a path, or ``-`` for stdin (every problem's commands read it the same way)."""
 
 from __future__ import annotations
 
