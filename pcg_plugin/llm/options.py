@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -173,3 +173,32 @@ class JsonSettings:
             elif "Path" in str(f.type):
                 kw[f.name] = Path(kw[f.name])
         return cls(**kw)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings(JsonSettings):
+    """The fields every LLM problem's settings share, written once: who answers and how answers are recorded
+    (``basics``), the trials per target and the run's notes. A problem's Settings subclasses it with its own
+    fields (a different default: the field again, ``field(default=..., kw_only=True)``)."""
+
+    trials: int = 1
+    backend: str | None = None  # None = auto
+    model: str | None = None
+    base_url: str | None = None
+    record: str = "once"
+    out: Path | None = None
+    store: Path | None = None
+    device: str = "auto"
+    offline_default: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models of the run (one, or none for the problem's default)."""
+        return (self.model,) if self.model else ()
+
+    @property
+    def multi_model(self) -> bool:
+        """Several models in one run (items gain a model level); one model per run unless a problem says."""
+        return False
+

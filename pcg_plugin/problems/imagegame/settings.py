@@ -33,34 +33,18 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class Settings(run_options.JsonSettings):
-    """What a picture-game run plays and how; identical on the controller and every worker."""
+class Settings(run_options.RunSettings):
+    """What a picture-game run plays and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``)."""
 
     instances: tuple[str, ...] = ()
-    trials: int = DEFAULT_TRIALS
-    backend: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
-    device: str = "auto"
+    trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     variant: str = "v2.0"
     max_tokens: int = MAX_TOKENS
-    offline_default: bool = False
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def targets(self) -> tuple[str, ...]:
         return self.instances
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return (self.model,) if self.model else ()
-
-    @property
-    def multi_model(self) -> bool:
-        return False
 
 
 def parse_instances(text: str, known: tuple[str, ...]) -> tuple[str, ...]:

@@ -36,34 +36,20 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class BenchSettings(run_options.JsonSettings):
-    """What a run evaluates and how; identical on the controller and every worker."""
+class BenchSettings(run_options.RunSettings):
+    """What a run evaluates and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``)."""
 
     problem: str  # the benchmark problem ("binary-v0")
     instance_ids: tuple[str, ...] = ()
     instance_count: int = DEFAULT_INSTANCES
     seed: int = DEFAULT_SEED
-    trials: int = DEFAULT_TRIALS
-    backend: str | None = None  # None = auto
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
-    device: str = "auto"
-    offline_default: bool = False
+    trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     constrain: str = "off"  # "content": in-process answers under the variant's answer grammar
-    notes: tuple[str, ...] = field(default=())
-
-    multi_model = False  # one model per run (the protocol asks; items never gain a model level)
 
     @property
     def targets(self) -> tuple[str, ...]:
         return self.instance_ids
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return (self.model,) if self.model else ()
 
 
 def _whole(name: str, text: str, low: int) -> int:

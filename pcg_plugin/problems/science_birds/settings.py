@@ -48,30 +48,22 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 @dataclass(frozen=True)
-class Settings(run_options.JsonSettings):
-    """What a run evaluates and how; identical on the controller and every worker."""
+class Settings(run_options.RunSettings):
+    """What a run evaluates and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``; ``model`` may name several models, comma-separated)."""
 
     edition: str = DEFAULT_EDITION
     letters: tuple[str, ...] = LETTERS
-    trials: int = DEFAULT_TRIALS
-    backend: str | None = None  # None = auto
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
+    trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     classifier: str | None = None
-    device: str = "auto"
     classify_mode: str = "auto"
     disable_weights: bool = False
     tie_break: str | None = None
     requirements: str = "install"
     letters_explicit: bool = False
     trials_explicit: bool = False
-    offline_default: bool = False
     settle_time: float = DEFAULT_SETTLE_TIME  # --pcg-physics-settle: physics.PhysicsSettings.settle_time
     constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def targets(self) -> tuple[str, ...]:
