@@ -12,7 +12,7 @@ import pytest
 
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
-from pcg_plugin.core.options import flag, option_value
+from pcg_plugin.core.options import option_value
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
 from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
 from pcg_plugin.errors import SubmissionError
@@ -27,7 +27,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--pcg-problem`` and the options of every installed problem (parsed before a problem is chosen)."""
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
-    text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(problems.registered())})"
+    entries = problems.registered()
+    text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(entries)})"
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
     from pcg_plugin.core import zips
@@ -43,13 +44,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="how a participant program's trial starts: 'fork' from one started sandbox process per "
                          "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
                          "limits, folders and results either way")  # fmt: skip
-    for problem in problems.installed():
-        problem.add_options(parser)
+    problems.add_options(parser, entries.values())
 
 
 def _evaluating(config: pytest.Config) -> bool:
-    """Rule checks and dry runs (pcg_rules plugin) collect their own items instead of evaluations."""
-    return not (flag(config, "pcg_rules") or flag(config, "pcg_dry_run"))
+    """Whether the run evaluates: a plugin may say it checks instead (hook ``pytest_pcg_evaluating``: Science
+    Birds' ``--pcg-rules``/``--pcg-dry-run``), and then the problem's checks collect their own items."""
+    return config.hook.pytest_pcg_evaluating(config=config) is not False
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -58,8 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     use_start_method(config.getoption("pcg_sandbox_start", None) or "fork")  # in every process: workers too
     problem = problems.load(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM, config)
     config.stash[PROBLEM_KEY] = problem
-    for line in ("pcg: a pytest-pcg evaluation item (submission x target x trial)",
-                 "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)", *problem.markers()):  # fmt: skip
+    for line in ("pcg: a pytest-pcg evaluation item (submission x target x trial)", *problem.markers()):
         config.addinivalue_line("markers", line)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and RUN_KEY in workerinput:

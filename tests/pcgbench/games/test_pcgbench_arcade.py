@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.arcade import problem as arcade
-from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
 from pcg_plugin.problems.pcgbench.games.arcade.engine import MOVES
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "arcade"
 TOL = 1e-9
 QUICK = 6
-VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker is arcade.make}  # golden items checked by the default run; the slow test checks them all
+VARIANTS = {name: kwargs for name, (_, kwargs) in REGISTRY.items() if maker(name) is arcade.make}  # golden items checked by the default run; the slow test checks them all
 
 
 @cache

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.smb import problem as smb
 from pcg_plugin.problems.pcgbench.bench.problem import reason_code
-from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "smb"
 TOL = 1e-9
-VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker in (smb.make, smb.make_tile)}
+VARIANTS = {name: kwargs for name, (_, kwargs) in REGISTRY.items() if maker(name) in (smb.make, smb.make_tile)}
 
 
 @cache

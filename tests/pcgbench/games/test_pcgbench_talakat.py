@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.talakat import problem as talakat
-from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "talakat"
 TOL = 1e-9
-VARIANTS = {name: kwargs for name, (maker, kwargs) in REGISTRY.items() if maker is talakat.make}
+VARIANTS = {name: kwargs for name, (_, kwargs) in REGISTRY.items() if maker(name) is talakat.make}
 
 
 @cache

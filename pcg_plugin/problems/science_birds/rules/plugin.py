@@ -1,7 +1,8 @@
 """pytest entry point (pytest11 `pcg_rules`): participant rule checks, dry run and baseline gating.
 
-The items for ``--pcg-rules`` / ``--pcg-dry-run`` are made by ``pcg_plugin.problems.science_birds.rules.items`` (the main plugin's
-collection hooks pick them instead of evaluation items). Baseline gating listens to ``pytest_pcg_run_finished``,
+The switches ``--pcg-rules`` / ``--pcg-dry-run`` are Science Birds' own: this plugin registers and reads them and
+tells the harness that such a run checks rather than evaluates (hook ``pytest_pcg_evaluating``); the items are
+made by ``pcg_plugin.problems.science_birds.rules.items`` (``ScienceBirds.checks_collector``). Baseline gating listens to ``pytest_pcg_run_finished``,
 which the controller calls once with the run's results document, and turns a regression into a failing exit
 status, the way syrupy fails a run on unused snapshots.
 """
@@ -70,8 +71,16 @@ def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
             "max_drop": max_drop, "method": method}  # fmt: skip
 
 
+def pytest_pcg_evaluating(config: pytest.Config) -> bool | None:
+    """A rule-check or dry run checks the submissions instead of evaluating them (no model is paid)."""
+    from pcg_plugin.core.options import flag
+
+    return False if flag(config, "pcg_rules") or flag(config, "pcg_dry_run") else None
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)")
     if hasattr(config, "workerinput"):
         return  # the controller alone sees the run's results
     gate = gate_settings(config)
