@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pcg_plugin.episode.errors import Crash
+from pcg_plugin.errors import Crash
 from pcg_plugin.episode.events import Call, Eliminated, Ended, Event, Message, Said, Voted, event_dict
 
 __all__ = ["Call", "Crash", "Eliminated", "Ended", "Event", "Message", "Model", "Said", "Table", "Voted", "event_dict",

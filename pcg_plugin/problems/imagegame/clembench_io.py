@@ -21,7 +21,7 @@ from typing import Any
 
 from pcg_plugin.problems.imagegame import GAME_NAME, rules
 from pcg_plugin.problems.imagegame.episode_record import EpisodeRecord, Message, TurnRecord
-from pcg_plugin.problems.imagegame.errors import EpisodeFolderError, NotScorable
+from pcg_plugin.errors import EpisodeFolderError, NotScorable
 from pcg_plugin.problems.imagegame.scoring import score_episode
 
 GM = "GM"

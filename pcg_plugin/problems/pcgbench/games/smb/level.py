@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
-from pcg_plugin.problems.pcgbench.errors import NoEnemies
+from pcg_plugin.errors import NoEnemies
 
 DATA = Path(__file__).parent / "data"
 HEIGHT = 16  # rows of a level (the slices' length; smbtile's default height)
