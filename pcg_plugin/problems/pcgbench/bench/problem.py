@@ -62,6 +62,19 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+
+@dataclass(frozen=True)
+class GridSize:
+    """A variant's grid: ``width`` x ``height`` tiles, ``cells`` of them (the games' variant records start here)."""
+
+    width: int
+    height: int
+
+    @property
+    def cells(self) -> int:
+        return self.width * self.height
+
+
 @runtime_checkable
 class ContentKind(Protocol):
     """One form of content (a tile grid, block drops, letters, a floor plan) at one variant's size.

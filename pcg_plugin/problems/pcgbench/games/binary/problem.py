@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import BINARY_README, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
@@ -23,15 +23,11 @@ LEGEND = ("solid", "empty")
 
 
 @dataclass(frozen=True)
-class Binary:
+class Binary(GridSize):
     """One binary variant's constants and functions."""
 
     width: int = 14
     height: int = 14
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     @property
     def target(self) -> int:

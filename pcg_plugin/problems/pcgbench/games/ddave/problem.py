@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.games.ddave.game import DIAMOND, EMPTY, EXIT, KEY, PLAYER, SOLID, SPIKE, start_state
 from pcg_plugin.problems.pcgbench.bench.grid_search import bfs_distances, tiles_of
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
@@ -59,18 +59,12 @@ def repair(grid: Grid) -> Grid:
 
 
 @dataclass(frozen=True)
-class DangerDave:
+class DangerDave(GridSize):
     """One variant's constants and the benchmark's four functions over them."""
 
-    width: int
-    height: int
     jumps: int
     solver: int = 5000
     diversity_threshold: float = 0.4
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     def _on_ground(self, grid: Grid, locations: Sequence[tuple[int, int]]) -> int:
         return sum(int(y == self.height - 1 or grid[y + 1][x] == SOLID) for x, y in locations)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, first_tile_distance
 from pcg_plugin.problems.pcgbench.bench.parse import NO_BLOCK, last_fenced_block
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
@@ -57,7 +57,7 @@ def _alternatives(n: int) -> str:
 
 
 @dataclass(frozen=True)
-class FloorPlanKind:
+class FloorPlanKind(GridSize):
     """The dict content of one isaac variant: a W·H door-bitmask layout and four room indices.
 
     A reply writes the floor plan as the JSON object in its last fenced block (`show`: the layout one map row a
@@ -65,15 +65,9 @@ class FloorPlanKind:
     layout value means). The report draws rooms, doors and the special rooms' letters (S, B, $, T).
     """
 
-    width: int
-    height: int
     kind: str = "floor plan"
     placeholders: tuple[str, ...] = ("<WIDTH>", "<HEIGHT>", "<CELLS>", "<DOORS>")
     reasons: dict[str, str] = field(default_factory=lambda: dict(REASONS), hash=False, compare=False)
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     def check(self, content: Any) -> str | None:
         """None, or why `content` is not a floor plan of this size (strict: exact keys, ints in range)."""
@@ -230,17 +224,11 @@ def loose_connections(maze: list[list[int]]) -> int:
 
 
 @dataclass(frozen=True)
-class Isaac:
+class Isaac(GridSize):
     """One isaac variant's constants and the benchmark's four functions over its floor plans."""
 
-    width: int
-    height: int
     target: int = 6
     diversity_threshold: float = 0.6
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     @property
     def cerror(self) -> float:

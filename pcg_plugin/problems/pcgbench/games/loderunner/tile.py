@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.games.loderunner.play import (
     GOLD, LADDER, PLAYER, ROPE, SOLID, Level, js_distance, normalised, play, play_histograms,
@@ -69,11 +69,9 @@ def islands(level: Level) -> int:
 
 
 @dataclass(frozen=True)
-class LodeRunner:
+class LodeRunner(GridSize):
     """One Lode Runner variant's constants and the benchmark's four functions over its 22×32 levels."""
 
-    width: int
-    height: int
     gold: int
     enemies: int
     exploration: float = 0.2
@@ -81,10 +79,6 @@ class LodeRunner:
     decorations: float = 0.75
     used_tiles: float = 0.75
     diversity_threshold: float = 0.4
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     @property
     def cerror(self) -> int:

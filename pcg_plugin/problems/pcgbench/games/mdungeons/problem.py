@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.examples import mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, tiles_of
@@ -38,18 +38,12 @@ VARIANTS: dict[str, dict[str, int]] = {  # probs/mdungeons/__init__.py
 
 
 @dataclass(frozen=True)
-class MiniDungeons:
+class MiniDungeons(GridSize):
     """One variant's constants and the benchmark's four functions over them."""
 
-    width: int
-    height: int
     enemies: int
     solver: int = 5000
     diversity_threshold: float = 0.4
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     def cerror(self) -> dict[str, float]:
         return {"col_treasures": max(0.2 * (self.width + self.height), 1),

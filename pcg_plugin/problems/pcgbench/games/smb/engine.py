@@ -59,6 +59,28 @@ def in_steps(move: Callable[[float, float], bool], xa: float, ya: float) -> tupl
     return xa, ya
 
 
+def blocked(hit: Callable[[float, float, float], bool], x: float, y: float, w: float, height: Callable[[], float],
+            xa: float, ya: float) -> bool:
+    """Whether a move of (xa, ya) from (x, y) runs into a blocking tile: the reference's probe points in its
+    order. ``hit(px, py, ya)`` may act (Mario collects coins and bumps blocks), so which probes run matters: the
+    reference stops at the first hit going down or up (``or``) and tries every side probe (``|``); ``height`` is
+    read where the reference reads it."""
+    collide = False
+    if ya > 0:
+        collide = (hit(x + xa - w, y + ya, 0) or hit(x + xa + w, y + ya, 0) or hit(x + xa - w, y + ya + 1, ya)
+                   or hit(x + xa + w, y + ya + 1, ya))
+    if ya < 0:
+        h = height()
+        collide = hit(x + xa, y + ya - h, ya) or hit(x + xa - w, y + ya - h, ya) or hit(x + xa + w, y + ya - h, ya)
+    if xa != 0:
+        h = height()
+        edge = x + xa + (w if xa > 0 else -w)
+        collide = hit(edge, y + ya - h, ya) | collide
+        collide = hit(edge, y + ya - h / 2, ya) | collide
+        collide = hit(edge, y + ya, ya) | collide
+    return collide
+
+
 class Level:
     """Tiles [x][y], enemy templates and their last spawn ticks, Mario's start and the exit."""
 
@@ -169,23 +191,8 @@ class Enemy:
         if rest is None:
             return False
         xa, ya = rest
-        x, y, w, h = self.x, self.y, self.width, self.height
-        hit = self.hits
-        collide = False
-        if ya > 0:
-            collide = (hit(x + xa - w, y + ya) or hit(x + xa + w, y + ya) or hit(x + xa - w, y + ya + 1)
-                       or hit(x + xa + w, y + ya + 1))
-        if ya < 0:
-            collide = hit(x + xa, y + ya - h) or hit(x + xa - w, y + ya - h) or hit(x + xa + w, y + ya - h)
-        if xa > 0:
-            collide = hit(x + xa + w, y + ya - h) | collide
-            collide = hit(x + xa + w, y + ya - h / 2) | collide
-            collide = hit(x + xa + w, y + ya) | collide
-        if xa < 0:
-            collide = hit(x + xa - w, y + ya - h) | collide
-            collide = hit(x + xa - w, y + ya - h / 2) | collide
-            collide = hit(x + xa - w, y + ya) | collide
-        if collide:
+        w, h = self.width, self.height
+        if blocked(lambda px, py, _ya: self.hits(px, py), self.x, self.y, w, lambda: h, xa, ya):
             if xa < 0:
                 self.x = int((self.x - w) / 16) * 16 + w
                 self.xa = 0
@@ -335,27 +342,8 @@ class Mario:
         if rest is None:
             return False
         xa, ya = rest
-        x, y, w = self.x, self.y, self.width
-        hit = self.hits
-        collide = False
-        if ya > 0:
-            collide = (hit(x + xa - w, y + ya, 0) or hit(x + xa + w, y + ya, 0) or hit(x + xa - w, y + ya + 1, ya)
-                       or hit(x + xa + w, y + ya + 1, ya))
-        if ya < 0:
-            h = self.height
-            collide = (hit(x + xa, y + ya - h, ya) or hit(x + xa - w, y + ya - h, ya)
-                       or hit(x + xa + w, y + ya - h, ya))
-        if xa > 0:
-            h = self.height
-            collide = hit(x + xa + w, y + ya - h, ya) | collide
-            collide = hit(x + xa + w, y + ya - h / 2, ya) | collide
-            collide = hit(x + xa + w, y + ya, ya) | collide
-        if xa < 0:
-            h = self.height
-            collide = hit(x + xa - w, y + ya - h, ya) | collide
-            collide = hit(x + xa - w, y + ya - h / 2, ya) | collide
-            collide = hit(x + xa - w, y + ya, ya) | collide
-        if collide:
+        w = self.width
+        if blocked(self.hits, self.x, self.y, w, lambda: self.height, xa, ya):
             if xa < 0:
                 self.x = int((self.x - w) / 16) * 16 + w
                 self.xa = 0

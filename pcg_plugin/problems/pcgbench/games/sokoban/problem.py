@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import SOKOBAN_MICROBAN, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
@@ -30,17 +30,13 @@ LEGEND = ("solid", "empty", "player", "crate", "target")
 
 
 @dataclass(frozen=True)
-class Sokoban:
+class Sokoban(GridSize):
     """One sokoban variant's constants and functions."""
 
     width: int = 5
     height: int = 5
     difficulty: int = 1
     solver: int = 5000
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     def info(self, content: Grid) -> Info:
         """Tile counts; when playable, the solver's heuristic (0 if solved) and solution moves as [dx, dy]."""

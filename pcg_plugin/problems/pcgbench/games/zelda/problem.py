@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import ZELDA_README, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
@@ -33,7 +33,7 @@ LEGEND = ("wall", "empty", "player", "key", "door", "enemy")
 
 
 @dataclass(frozen=True)
-class Zelda:
+class Zelda(GridSize):
     """One zelda variant's constants and functions."""
 
     width: int = 11
@@ -41,10 +41,6 @@ class Zelda:
     enemies: int = 3
     sol_length: int | None = None  # the benchmark's `sol_legnth` kwarg; None: width + height
     kd_path_8ad18b6: bool = False
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
 
     @property
     def erange(self) -> int:
