@@ -112,34 +112,34 @@ def _roots(config: pytest.Config) -> list[Path]:
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A folder the problem calls a submission becomes one, or a visible error item when it should be one and
     cannot be evaluated; other folders are left to pytest."""
-    from pcg_plugin.core.items import BrokenSubmission
-
-    config = parent.config
-    try:
-        sub = problem_of(config).detect_folder(path, _roots(config), evaluating=_evaluating(config))
-    except SubmissionError as exc:
-        return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
-    if sub is None:
-        return None
-    collector = _collector_class(config, folder=True)
-    return collector.from_parent(parent, path=path, submission=sub) if collector is not None else None
+    return _collect(path, parent, folder=True)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     from pcg_plugin.core import zips
-    from pcg_plugin.core.items import BrokenSubmissionFile
+
+    if zips.is_submission_zip(file_path, _roots(parent.config)):
+        return _collect_zip(file_path, parent)
+    return _collect(file_path, parent, folder=False)
+
+
+def _collect(path: Path, parent: pytest.Collector, *, folder: bool) -> pytest.Collector | None:
+    """The problem's submission at ``path`` (a folder, or a loose file) as its collector; a SubmissionError as
+    the visible error item; None: not a submission."""
+    from pcg_plugin.core.items import BrokenSubmission, BrokenSubmissionFile
 
     config = parent.config
-    if zips.is_submission_zip(file_path, _roots(config)):
-        return _collect_zip(file_path, parent)
+    problem = problem_of(config)
+    detect = problem.detect_folder if folder else problem.detect_file
     try:
-        sub = problem_of(config).detect_file(file_path, _roots(config), evaluating=_evaluating(config))
+        sub = detect(path, _roots(config), evaluating=_evaluating(config))
     except SubmissionError as exc:
-        return BrokenSubmissionFile.from_parent(parent, path=file_path, problem=str(exc))
+        broken = BrokenSubmission if folder else BrokenSubmissionFile
+        return broken.from_parent(parent, path=path, problem=str(exc))  # type: ignore[no-any-return]
     if sub is None:
         return None
-    collector = _collector_class(config, folder=False)
-    return collector.from_parent(parent, path=file_path, submission=sub) if collector is not None else None
+    collector = _collector_class(config, folder=folder)
+    return collector.from_parent(parent, path=path, submission=sub) if collector is not None else None
 
 
 def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -82,11 +82,15 @@ class Said:
 
 @dataclass(frozen=True)
 class _Round:
+    """An event of a voting round (``round`` counts from 1, as the games count)."""
+
     round: int
 
 
 @dataclass(frozen=True)
 class Voted(_Round):
+    """``voter`` named ``name`` (anything the model answered: ``None`` and unhashable answers included)."""
+
     voter: str
     name: Any
     kind: Literal["voted"] = "voted"
@@ -94,6 +98,8 @@ class Voted(_Round):
 
 @dataclass(frozen=True)
 class Eliminated(_Round):
+    """``name`` leaves the living seats (its history stays, and it still hears the public lines)."""
+
     name: str
     kind: Literal["eliminated"] = "eliminated"
 

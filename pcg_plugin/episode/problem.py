@@ -26,10 +26,18 @@ from pcg_plugin.sandbox import environments
 class EpisodeProblem(BaseProblem):
     """The shared half of an episode problem. ``submission_module`` has ``MANIFEST``, ``not_a_submission(path)``
     and what `detect` calls; ``context_class`` is the per-process context (``episode.context``) under the
-    game's name."""
+    game's name; ``settings_class`` and ``record_class`` are read back from JSON with ``from_dict``/``from_json``."""
 
     submission_module: ModuleType
     context_class: type[EpisodeContext]
+    settings_class: Any
+    record_class: Any
+
+    def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
+        return self.settings_class.from_dict(data)
+
+    def record_from_json(self, text: str) -> Any:
+        return self.record_class.from_json(text)
 
     def header(self, what: str, settings: Any, run: Mapping[str, Any]) -> list[str]:
         """The run's header: ``what`` is played, by which backend and model, where; then the notes and each

@@ -6,8 +6,9 @@ command line before a run chooses one."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -66,6 +67,11 @@ def add_options(parser: pytest.Parser, options: Iterable[Option]) -> None:
         group.addoption(opt.flag, dest=opt.dest, default=None, choices=opt.choices, help=opt.help)
         parser.addini(opt.dest, help=opt.help, default=None)
         known.add(opt.dest)
+
+
+def problem_options(options: Iterable[Option]) -> Callable[[pytest.Parser], None]:
+    """A problem's ``add_options`` (what its entry point's ``Entry`` names): the shared options, then its own."""
+    return partial(add_options, options=(*COMMON, *options))
 
 
 def raw_options(config: pytest.Config, options: Iterable[Option]) -> dict[str, str | None]:

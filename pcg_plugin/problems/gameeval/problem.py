@@ -28,6 +28,8 @@ class GameEvalProblem(EpisodeProblem):
 
     submission_module = submission_mod
     context_class = Context
+    settings_class = Settings
+    record_class = EpisodeRecord
 
     def __init__(self, game: str) -> None:
         self.game = GAMES[game]
@@ -36,9 +38,6 @@ class GameEvalProblem(EpisodeProblem):
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, self.game)
-
-    def settings_from_dict(self, data: Mapping[str, Any]) -> Settings:
-        return Settings.from_dict(data)
 
     def markers(self) -> Sequence[str]:
         return ("gameeval_model: a GameEval episode of a model entry (the reference's prompts, self-play)",
@@ -63,9 +62,6 @@ class GameEvalProblem(EpisodeProblem):
 
     def describe(self, record: Any) -> str:
         return item.describe(record)
-
-    def record_from_json(self, text: str) -> Any:
-        return EpisodeRecord.from_json(text)
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip

@@ -29,8 +29,7 @@ OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 
-def add_options(parser: pytest.Parser) -> None:
-    run_options.add_options(parser, COMMON + OPTIONS)
+add_options = run_options.problem_options(OPTIONS)
 
 
 @dataclass(frozen=True)

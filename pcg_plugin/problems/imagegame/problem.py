@@ -34,12 +34,11 @@ class ImageGame(EpisodeProblem):
     target_label = "instance"
     submission_module = submission_mod
     context_class = Context
+    settings_class = Settings
+    record_class = EpisodeResult
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))
-
-    def settings_from_dict(self, data: Mapping[str, Any]) -> Settings:
-        return Settings.from_dict(data)
 
     def markers(self) -> Sequence[str]:
         return ("imagegame_model: a picture-game episode of a model entry (standard prompts, self-play)",
@@ -59,9 +58,6 @@ class ImageGame(EpisodeProblem):
 
     def describe(self, record: Any) -> str:
         return item.describe(record)
-
-    def record_from_json(self, text: str) -> Any:
-        return EpisodeResult.from_json(text)
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip

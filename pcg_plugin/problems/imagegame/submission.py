@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pcg_plugin.episode.manifest import file_inside, files_hash, read_manifest
+from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
 
 MANIFEST = "imagegame.toml"
@@ -33,18 +33,11 @@ _KEYS = {"name", "model", "giver_prompt", "giver_program"}
 
 
 @dataclass(frozen=True)
-class Submission:
-    name: str
-    path: Path
-    entry: Path
-    format: str
-    model: str | None
+class Submission(ManifestSubmission):
+    """A picture-game entry: a model in self-play, or a Giver prompt or program."""
+
     prompt: str | None
     files_hash: str
-
-    @property
-    def program(self) -> Path | None:
-        return self.entry if self.format == "imagegame_program" else None
 
 
 def detect(path: Path) -> Submission | None:

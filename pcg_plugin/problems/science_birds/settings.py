@@ -42,9 +42,7 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
-def add_options(parser: pytest.Parser) -> None:
-    """Register the shared options and Science Birds' own in the one `pcg` group, each with an ini key."""
-    run_options.add_options(parser, COMMON + OPTIONS)
+add_options = run_options.problem_options(OPTIONS)
 
 
 @dataclass(frozen=True)
