@@ -127,6 +127,14 @@ def test_digest_tells_models_apart(tmp_path: Path, tiny_vit: Path) -> None:
     assert Classifier.load(other, device="cpu").digest != Classifier.load(tiny_vit, device="cpu").digest
 
 
+def test_digest_is_the_same_wherever_the_model_lies(tmp_path: Path, tiny_vit: Path) -> None:
+    """A cloned or moved model folder is the same model: the baseline gate and the stage cache see one digest."""
+    import shutil
+
+    moved = shutil.copytree(tiny_vit, tmp_path / "elsewhere" / "model")
+    assert Classifier.load(moved, device="cpu").digest == Classifier.load(tiny_vit, device="cpu").digest
+
+
 def test_classification_top_and_diversity_vector() -> None:
     probs = tuple(0.9 if c == "Q" else 0.1 / 25 for c in LETTERS)
     res = Classification(probs, (1.0, 2.0))

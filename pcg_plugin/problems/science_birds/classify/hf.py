@@ -98,10 +98,13 @@ class Classifier:
 
     @property
     def digest(self) -> str:
-        """sha256 over the config and every weight tensor: two runs with the same digest used the same model."""
+        """sha256 over the config and every weight tensor: two runs with the same digest used the same model,
+        wherever it was loaded from (the config's ``_name_or_path`` is left out: a moved or cloned folder is the
+        same model)."""
         if self._digest is None:
             h = hashlib.sha256()
-            h.update(json.dumps(self.model.config.to_dict(), sort_keys=True, default=str).encode())
+            config = {k: v for k, v in self.model.config.to_dict().items() if k != "_name_or_path"}
+            h.update(json.dumps(config, sort_keys=True, default=str).encode())
             h.update(json.dumps(self.processor.to_dict(), sort_keys=True, default=str).encode())
             for key, tensor in sorted(self.model.state_dict().items()):
                 h.update(key.encode())
