@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from pcg_plugin.names import escape_unencodable
+    from pcg_plugin._util.names import escape_unencodable
 
     escape_unencodable(sys.stdout, sys.stderr)  # a path whose name is not UTF-8 is printed escaped
     args = build_parser().parse_args(argv)

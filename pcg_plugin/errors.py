@@ -12,7 +12,12 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
 - ``SandboxViolation`` (also ``PermissionError``): raised inside a participant's program by the sandbox guard.
 - ``RuleBroken``: a participant check that fails; ``UsageProblem``, ``NotASubmission``, ``Skipped``: outcomes of
   ``pcg rules`` for one PATH.
-- ``BaselineError``: a baseline that cannot be used.
+- ``BaselineError``: a baseline that cannot be used; ``ResultsError``: a results document this version cannot
+  read; ``ZipRefused``: a submission zip that is not unpacked.
+- The games' own: ``Crash`` (an episode ends where its reference raises); GameEval's ``ScriptError``,
+  ``NoFigure`` (also ``ValueError``) and ``GaveUp``; the picture game's ``EpisodeFolderError`` (also
+  ``ValueError``) and ``NotScorable``; PCG Benchmark's ``GrammarLoop`` and ``NoEnemies`` (also ``ValueError``,
+  where the reference raises a builtin). Each is re-exported where it is raised.
 
 This module imports only the standard library (and ``names``, which does too): the sandbox child imports it
 before the program runs.
@@ -23,7 +28,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pcg_plugin.names import shown
+from pcg_plugin._util.names import shown
 
 
 class Reason(StrEnum):
@@ -223,3 +228,52 @@ class ResultsError(PcgError):
 
 class ZipRefused(SubmissionError):
     """A zip that is not unpacked: the message names the file and why; nothing was written outside the cache."""
+
+
+# -- the episode machinery and the games (raised where their references raise) ---------------------------------
+
+
+class Crash(PcgError):
+    """Where the reference raises: the episode ends with outcome ``crash``, its calls kept."""
+
+    def __init__(self, exception: str, why: str) -> None:
+        super().__init__(why)
+        self.exception = exception
+        self.why = why
+
+
+class ScriptError(PcgError, ValueError):
+    """GameEval: a script line that cannot be replayed (bad setup, too few or too many replies)."""
+
+
+class NoFigure(PcgError, ValueError):
+    """GameEval: where the reference divides by zero: no figure, and the message says which group had nothing."""
+
+
+class GaveUp(PcgError):
+    """GameEval: three calls without a JSON reply: the reference's ``None``."""
+
+
+class EpisodeFolderError(PcgError, ValueError):
+    """Picture game: a folder that is not a readable clembench imagegame episode (the message names the folder and
+    the fix)."""
+
+
+class NotScorable(PcgError):
+    """Picture game: clembench's scorer raised for this episode, so it wrote no scores.json (e.g. DONE on the first
+    turn)."""
+
+
+class GrammarLoop(PcgError, ValueError):
+    """PCG Benchmark (talakat): the sequence keeps choosing a recursive rule: the reference recurses until Python's
+    RecursionError."""
+
+
+class BenchmarkFails(PcgError, ValueError):
+    """PCG Benchmark: the benchmark's own evaluation raises on this content (its space accepts it): a named zero,
+    not a crash."""
+
+
+class NoEnemies(PcgError, ValueError):
+    """PCG Benchmark (smb): the level has no enemy, so the benchmark's floating-enemy share is 0/0 (it raises
+    ZeroDivisionError)."""

@@ -19,6 +19,13 @@ def pytest_pcg_run_finished(config: pytest.Config, results: dict[str, Any]) -> N
 
 
 @pytest.hookspec(firstresult=True)
+def pytest_pcg_evaluating(config: pytest.Config) -> bool | None:
+    """Return False when this run does not evaluate but checks the submissions (the problem's
+    ``checks_collector`` then collects; Science Birds' ``--pcg-rules``/``--pcg-dry-run`` plugin says so), or None
+    to leave it to the next implementation; nobody saying False: the run evaluates."""
+
+
+@pytest.hookspec(firstresult=True)
 def pytest_pcg_problem(config: pytest.Config, name: str) -> Any:
     """Return the Problem called ``name`` (``--pcg-problem``), or None to leave it to the next implementation
     and finally to the ``pytest_pcg.problems`` entry points. A conftest supplies a problem this way."""

@@ -13,7 +13,7 @@ import pytest
 
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
-from pcg_plugin.core.options import flag, option_value
+from pcg_plugin.core.options import option_value
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
 from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
 from pcg_plugin.errors import SubmissionError
@@ -28,7 +28,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--pcg-problem`` and the options of every installed problem (parsed before a problem is chosen)."""
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
-    text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(problems.registered())})"
+    entries = problems.registered()
+    text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(entries)})"
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
     from pcg_plugin.core import zips
@@ -38,29 +39,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          f"{zips.MAX_TOTAL_MB})")  # fmt: skip
     group.addoption("--pcg-zip-max-files", dest="pcg_zip_max_files", type=int, default=None,
                     help=f"a submission .zip holding more files than this is refused (default {zips.MAX_FILES})")
-    from pcg_plugin.core import sandbox_start
+    from pcg_plugin.sandbox import start as sandbox_start
 
     group.addoption("--pcg-sandbox-start", dest="pcg_sandbox_start", choices=sandbox_start.START_METHODS, default="fork",
                     help="how a participant program's trial starts: 'fork' from one started sandbox process per "
                          "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
                          "limits, folders and results either way")  # fmt: skip
-    for problem in problems.installed():
-        problem.add_options(parser)
+    problems.add_options(parser, entries.values())
 
 
 def _evaluating(config: pytest.Config) -> bool:
-    """Rule checks and dry runs (pcg_rules plugin) collect their own items instead of evaluations."""
-    return not (flag(config, "pcg_rules") or flag(config, "pcg_dry_run"))
+    """Whether the run evaluates: a plugin may say it checks instead (hook ``pytest_pcg_evaluating``: Science
+    Birds' ``--pcg-rules``/``--pcg-dry-run``), and then the problem's checks collect their own items."""
+    return config.hook.pytest_pcg_evaluating(config=config) is not False
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from pcg_plugin.core.sandbox_start import use_start_method
+    from pcg_plugin.sandbox.start import use_start_method
 
     use_start_method(config.getoption("pcg_sandbox_start", None) or "fork")  # in every process: workers too
     problem = problems.load(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM, config)
     config.stash[PROBLEM_KEY] = problem
-    for line in ("pcg: a pytest-pcg evaluation item (submission x target x trial)",
-                 "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)", *problem.markers()):  # fmt: skip
+    for line in ("pcg: a pytest-pcg evaluation item (submission x target x trial)", *problem.markers()):
         config.addinivalue_line("markers", line)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and RUN_KEY in workerinput:
@@ -74,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
         run_dir = settings.out or Path(config.rootpath) / DEFAULT_OUT / run_id
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
         _check_folders(config, settings, run_dir)
-        from pcg_plugin.core.trial_dirs import clean_stale
+        from pcg_plugin._util.trial_dirs import clean_stale
 
         run["stale_trial_dirs"] = len(clean_stale())  # left by a run killed mid-trial (kill -9): theirs, not ours
         service = None
@@ -94,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:
     """The run folder, the response store (written unless ``--pcg-record none``) and the cache can be written:
     a usage error naming each that cannot, before collection and any model call."""
-    from pcg_plugin.core.cache_dir import ENV_CACHE_DIR, default_cache_dir
+    from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir
     from pcg_plugin.core.writable import check_writable
 
     folders = [("--pcg-out" if settings.out else f"the run folder (--pcg-out, default <rootdir>/{DEFAULT_OUT}/...)",
@@ -139,34 +139,34 @@ def _roots(config: pytest.Config) -> list[Path]:
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A folder the problem calls a submission becomes one, or a visible error item when it should be one and
     cannot be evaluated; other folders are left to pytest."""
-    from pcg_plugin.core.items import BrokenSubmission
-
-    config = parent.config
-    try:
-        sub = problem_of(config).detect_folder(path, _roots(config), evaluating=_evaluating(config))
-    except SubmissionError as exc:
-        return BrokenSubmission.from_parent(parent, path=path, problem=str(exc))
-    if sub is None:
-        return None
-    collector = _collector_class(config, folder=True)
-    return collector.from_parent(parent, path=path, submission=sub) if collector is not None else None
+    return _collect(path, parent, folder=True)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     from pcg_plugin.core import zips
-    from pcg_plugin.core.items import BrokenSubmissionFile
+
+    if zips.is_submission_zip(file_path, _roots(parent.config)):
+        return _collect_zip(file_path, parent)
+    return _collect(file_path, parent, folder=False)
+
+
+def _collect(path: Path, parent: pytest.Collector, *, folder: bool) -> pytest.Collector | None:
+    """The problem's submission at ``path`` (a folder, or a loose file) as its collector; a SubmissionError as
+    the visible error item; None: not a submission."""
+    from pcg_plugin.core.items import BrokenSubmission, BrokenSubmissionFile
 
     config = parent.config
-    if zips.is_submission_zip(file_path, _roots(config)):
-        return _collect_zip(file_path, parent)
+    problem = problem_of(config)
+    detect = problem.detect_folder if folder else problem.detect_file
     try:
-        sub = problem_of(config).detect_file(file_path, _roots(config), evaluating=_evaluating(config))
+        sub = detect(path, _roots(config), evaluating=_evaluating(config))
     except SubmissionError as exc:
-        return BrokenSubmissionFile.from_parent(parent, path=file_path, problem=str(exc))
+        broken = BrokenSubmission if folder else BrokenSubmissionFile
+        return broken.from_parent(parent, path=path, problem=str(exc))  # type: ignore[no-any-return]
     if sub is None:
         return None
-    collector = _collector_class(config, folder=False)
-    return collector.from_parent(parent, path=file_path, submission=sub) if collector is not None else None
+    collector = _collector_class(config, folder=folder)
+    return collector.from_parent(parent, path=path, submission=sub) if collector is not None else None
 
 
 def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -215,7 +215,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
     """A report crosses to the xdist controller as text: a path or message in it whose name is not UTF-8 is
     ``shown`` escaped (execnet takes only UTF-8), so one such folder never stops the workers."""
-    from pcg_plugin.names import shown_all
+    from pcg_plugin._util.names import shown_all
 
     data = yield
     return shown_all(data) if data is not None else None

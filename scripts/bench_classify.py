@@ -1,6 +1,6 @@
 """Images per second of a letter classifier on one CPU core (or a chosen device), at batch 1 and batch 32.
 
-Images are 1024x1024 renders like the pipeline's (the glyph programs through pcg_plugin.problems.science_birds.pipeline when it is
+Images are 1024x1024 renders like the pipeline's (the glyph programs through pcg_plugin.problems.science_birds.level.pipeline when it is
 importable, else drawn from the glyph cells), so the processor's resize is part of what is timed.
 Usage: python scripts/bench_classify.py [--model ID_OR_PATH] [--threads 1] [--device cpu] [--images 64]
 """
@@ -12,8 +12,8 @@ import time
 
 from PIL import Image, ImageDraw
 
-from pcg_plugin.problems.science_birds import glyphs
-from pcg_plugin.classify import Classifier
+from pcg_plugin.problems.science_birds.level import glyphs
+from pcg_plugin.problems.science_birds.classify import Classifier
 
 
 def level_images(n: int) -> list[Image.Image]:

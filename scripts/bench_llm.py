@@ -55,7 +55,7 @@ def _offline_worker(args: tuple[int, int, bool, str, int | None], out: "mp.Queue
 def bench_offline_workers(workers: int, calls: int, max_new_tokens: int, few_shot: bool, device: str,
                           threads: int | None) -> None:
     """``workers`` processes generating at once, as xdist workers do: per-process and total tokens/s."""
-    from pcg_plugin.devices import threads_per_worker
+    from pcg_plugin._util.devices import threads_per_worker
 
     if threads is None:
         threads = threads_per_worker(workers)  # what the plugin uses; --threads 0 = torch's default

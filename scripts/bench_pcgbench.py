@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 PIECES = {"sokoban": None, "zelda": [2, 3, 4, 5, 5, 5], "binary": [],  # by family (the name before the first -)
           "loderunnertile": [2, 3, 3, 3, 3, 3, 3, 4, 4, 4],  # one player, so the reachability play runs

@@ -34,9 +34,9 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def load_sets(names: list[str], variants: int) -> dict[str, list]:  # type: ignore[type-arg]
     """The named level sets, parsed by whichever pcg_plugin is first on sys.path."""
-    from pcg_plugin.problems.science_birds.glyphs import letter_program
-    from pcg_plugin.problems.science_birds.levelxml import parse_level
-    from pcg_plugin.problems.science_birds.pipeline import build_level
+    from pcg_plugin.problems.science_birds.level.glyphs import letter_program
+    from pcg_plugin.problems.science_birds.level.levelxml import parse_level
+    from pcg_plugin.problems.science_birds.level.pipeline import build_level
 
     sets: dict[str, list] = {}  # type: ignore[type-arg]
     if "calibration" in names:
@@ -52,7 +52,7 @@ def time_level(level, repeat: int, settings) -> tuple[float, float, float, int, 
     """Best-of-``repeat`` (total, physics, render) seconds, the moving count and a hash of the image's pixels."""
     import hashlib
 
-    from pcg_plugin.problems.science_birds.pipeline import evaluate_level
+    from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level
 
     runs = []
     for _ in range(repeat):
@@ -69,7 +69,7 @@ def serve(tree: str, names: list[str], variants: int) -> None:
     """Answer ``set index repeat`` lines with one JSON line of timings, importing pcg_plugin from ``tree``."""
     sys.path.insert(0, tree)
     import pcg_plugin
-    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
 
     assert Path(pcg_plugin.__file__).resolve().is_relative_to(Path(tree).resolve()), pcg_plugin.__file__
     sets = load_sets(names, variants)
@@ -133,7 +133,7 @@ def compare(rev: str, names: list[str], variants: int, repeat: int, core: int) -
 def report(names: list[str], variants: int, repeat: int) -> int:
     """This tree alone: median and percentiles per set."""
     sys.path.insert(0, str(ROOT))
-    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})

@@ -23,7 +23,7 @@ from typing import Any
 
 RESPONDER = '''
 import re
-from pcg_plugin.problems.science_birds.glyphs import letter_program
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
 def respond(messages, n=1):
     letter = re.search(r'TARGET="?([A-Z])', messages[-1]["content"]).group(1)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from screenshot_report import screenshot  # noqa: E402
 
-from pcg_plugin.problems.science_birds.thumbnails import thumbnail_rel  # noqa: E402
+from pcg_plugin.problems.science_birds.report.thumbnails import thumbnail_rel  # noqa: E402
 
 FILES = ("raw", "code", "level", "image")
 
@@ -65,7 +65,7 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--shot", type=Path, default=None, help="where to keep the screenshot")
     args = parser.parse_args()
-    from pcg_plugin.problems.science_birds.report_html import write_report
+    from pcg_plugin.problems.science_birds.report.html import write_report
 
     out = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)

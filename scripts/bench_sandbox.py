@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pcg_plugin.sandbox import START_METHODS, SandboxLimits, network_namespace_prefix, run_program_trial, use_start_method
+from pcg_plugin.sandbox.run import START_METHODS, SandboxLimits, network_namespace_prefix, run_program_trial, use_start_method
 
 PROGRAM = '''
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt

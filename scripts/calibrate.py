@@ -18,10 +18,10 @@ sys.path.insert(0, str(ROOT))
 
 from PIL import Image  # noqa: E402
 
-from pcg_plugin.problems.science_birds.levelxml import parse_level  # noqa: E402
-from pcg_plugin.problems.science_birds.physics import PhysicsSettings  # noqa: E402
-from pcg_plugin.problems.science_birds.pipeline import evaluate_level  # noqa: E402
-from pcg_plugin.problems.science_birds.render import iou  # noqa: E402
+from pcg_plugin.problems.science_birds.level.levelxml import parse_level  # noqa: E402
+from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings  # noqa: E402
+from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level  # noqa: E402
+from pcg_plugin.problems.science_birds.level.render import iou  # noqa: E402
 
 
 def calibration_rows(root: Path, settings: PhysicsSettings) -> list[dict]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from pcg_plugin.problems.science_birds import glyphs
+from pcg_plugin.problems.science_birds.level import glyphs
 
 LETTERS = glyphs.LETTERS
 RENDER = 1024  # official render: 1024x1024, 100 px margin, longer side of the structure = 824 px
@@ -225,7 +225,7 @@ class Level:
 
 def pipeline_level(program: str, size: int) -> Level | None:
     """The real thing: a drop program through our simulate-and-render pipeline, images at ``size`` px."""
-    from pcg_plugin.problems.science_birds import pipeline, render
+    from pcg_plugin.problems.science_birds.level import pipeline, render
     from pcg_plugin.errors import PcgError
 
     try:

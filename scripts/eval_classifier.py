@@ -1,6 +1,6 @@
 """Shape figures of letter classifiers on fixed held-out sets (issue 13), several models side by side.
 
-Every image goes through the product path (``pcg_plugin.classify.Classifier``). The sets:
+Every image goes through the product path (``pcg_plugin.problems.science_birds.classify.Classifier``). The sets:
 - ``typefaces``: A..Z from held-out typeface files, clean (top-1);
 - ``bars``: single vertical bars through the pipeline, 2..5 stacked b11 and 1..5 stacked b13 (top-1 = I);
 - ``variants_standing``: held-out glyph variants through the pipeline, no block moving (top-1);
@@ -8,7 +8,7 @@ Every image goes through the product path (``pcg_plugin.classify.Classifier``). 
 - ``collapsed_v0_11``: ``glyphs.letter_program(L, v)``, v = 0..11, stability < 0.3: mean P(intended);
 - ``collapsed_held_out``: held-out variants and typeface blocks with stability < 0.3: mean P(intended).
 
-Usage: python scripts/eval_classifier.py --model pcg_plugin/models/pcg-letters --model OLD_FOLDER [--json out]
+Usage: python scripts/eval_classifier.py --model pcg_plugin/problems/science_birds/classify/pcg-letters --model OLD_FOLDER [--json out]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import classifier_data as cd  # noqa: E402
 
-from pcg_plugin.problems.science_birds import glyphs  # noqa: E402
+from pcg_plugin.problems.science_birds.level import glyphs  # noqa: E402
 
 SIZE = 256  # stored image size; the processor resizes to the model's input
 COLLAPSED = 0.3  # stability below this: a collapsed level
@@ -66,7 +66,7 @@ def build_sets(block_fonts: int = 12) -> dict[str, list[Item]]:
 
 
 def evaluate(model: str, sets: dict[str, list[Item]]) -> dict[str, dict]:
-    from pcg_plugin.classify import LETTERS, Classifier
+    from pcg_plugin.problems.science_birds.classify import LETTERS, Classifier
 
     clf = Classifier.load(model, device="cpu", threads=1)
     out = {}

@@ -29,20 +29,27 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGE = "pcg_plugin/problems/science_birds"  # where the modules below live
 
+_SB = "problems/science_birds"
+# module -> where it lies below pcg_plugin/ (no .py)
+PATHS: dict[str, str] = {
+    "scoring": f"{_SB}/scoring/official", "aggregate": f"{_SB}/scoring/aggregate",
+    "official_layout": f"{_SB}/report/official_layout", "diversity": f"{_SB}/scoring/diversity",
+    "baseline": f"{_SB}/scoring/baseline", "bootstrap": f"{_SB}/scoring/bootstrap", "extract": f"{_SB}/level/extract",
+    "grid": f"{_SB}/level/grid", "levelxml": f"{_SB}/level/levelxml", "physics": f"{_SB}/level/physics",
+}
 # module -> the fast tests that exercise it (no subprocess, no pytester, no slow marker)
 MODULES: dict[str, list[str]] = {
-    "scoring": ["tests/test_scoring.py", "tests/test_cli_score.py"],
-    "aggregate": ["tests/test_aggregate.py"],  # records -> scoring inputs
-    "official_layout": ["tests/test_official_layout.py", "tests/test_cli_score.py"],  # stage files -> inputs
-    "diversity": ["tests/test_diversity.py"],
-    "baseline": ["tests/test_baseline.py"],
-    "bootstrap": ["tests/test_bootstrap.py"],
-    "extract": ["tests/test_extract.py"],
-    "grid": ["tests/test_grid.py"],
-    "levelxml": ["tests/test_levelxml.py"],
-    "physics": ["tests/test_physics.py"],
+    "scoring": ["tests/science_birds/scoring/test_scoring.py", "tests/science_birds/test_cli_score.py"],
+    "aggregate": ["tests/science_birds/scoring/test_aggregate.py"],  # records -> scoring inputs
+    "official_layout": ["tests/science_birds/report/test_official_layout.py", "tests/science_birds/test_cli_score.py"],  # stage files -> inputs
+    "diversity": ["tests/science_birds/scoring/test_diversity.py"],
+    "baseline": ["tests/science_birds/scoring/test_baseline.py"],
+    "bootstrap": ["tests/science_birds/scoring/test_bootstrap.py"],
+    "extract": ["tests/science_birds/level/test_extract.py"],
+    "grid": ["tests/science_birds/level/test_grid.py"],
+    "levelxml": ["tests/science_birds/level/test_levelxml.py"],
+    "physics": ["tests/science_birds/level/test_physics.py"],
 }
 PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:pcg", "-p", "no:pcg_rules", "-p", "no:randomly", "-q"]
 
@@ -58,7 +65,7 @@ def prepare(module: str, work: Path, repo: Path = REPO) -> None:
     shutil.copy2(repo / "conftest.py", work / "conftest.py")
     config = {
         "source_paths": ["pcg_plugin/"],
-        "only_mutate": [f"{PACKAGE}/{module}.py"],
+        "only_mutate": [f"pcg_plugin/{PATHS[module]}.py"],
         "pytest_add_cli_args_test_selection": MODULES[module],
         "pytest_add_cli_args": PYTEST_ARGS,
     }
@@ -81,7 +88,7 @@ def results(work: Path, module: str) -> dict[str, str]:
     """mutant name -> mutmut status (killed, survived, no tests, timeout, not checked, ...)."""
     from mutmut.stats import status_by_exit_code
 
-    meta = work / "mutants" / PACKAGE / f"{module}.py.meta"
+    meta = work / "mutants" / "pcg_plugin" / f"{PATHS[module]}.py.meta"
     if not meta.is_file():
         return {}
     codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
@@ -89,7 +96,7 @@ def results(work: Path, module: str) -> dict[str, str]:
 
 
 def _in_functions(name: str, functions: list[str] | None) -> bool:
-    """Whether mutant ``<package>.MODULE.x_FUNC__mutmut_N`` mutates one of the module-level FUNCTIONS."""
+    """Whether mutant ``pcg_plugin.<module path>.x_FUNC__mutmut_N`` mutates one of the module-level FUNCTIONS."""
     return not functions or name.rsplit(".", 1)[-1].split("__mutmut_")[0] in {f"x_{f}" for f in functions}
 
 
@@ -99,7 +106,8 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
     names: list[str] = []
     everything: list[str] = []
     if args.sample:
-        mutmut(work, [f"{PACKAGE.replace('/', '.')}.{module}.no_such_mutant*"], args.time_box)  # stats only
+        dotted = PATHS[module].replace("/", ".")
+        mutmut(work, [f"pcg_plugin.{dotted}.no_such_mutant*"], args.time_box)  # generate + collect stats only
         everything = sorted(n for n in results(work, module) if _in_functions(n, args.functions))
         names = sorted(random.Random(args.seed).sample(everything, min(args.sample, len(everything))))
     mutmut(work, names, args.time_box)

@@ -12,8 +12,8 @@ import argparse
 import json
 import time
 
-from pcg_plugin.problems.pcgbench.random_baseline import random_baseline
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.random_baseline import random_baseline
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 # Fig. 2, Random, mean of 10 runs at generations 0 / 50 / 100 / 200 (decoded from the paper's vector PDF).
 PAPER = {

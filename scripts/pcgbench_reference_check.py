@@ -22,8 +22,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.jsonl_eval import evaluate_lines
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.jsonl_eval import evaluate_lines
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "pcgbench" / "fixtures" / "spaces"
 TOL = 1e-9

@@ -1,9 +1,9 @@
-"""Train the embedded letter classifier (pcg_plugin/models/pcg-letters) offline, seeded, on CPU or GPU.
+"""Train the embedded letter classifier (pcg_plugin/problems/science_birds/classify/pcg-letters) offline, seeded, on CPU or GPU.
 
 Data is made here: letters rendered from the machine's typefaces (install Debian font packages first; see
 --install-fonts) and letters built as Science Birds block structures. Whole typefaces and whole glyph variants are
 held out; labels follow what each image shows (classifier_data). Figures: scripts/eval_classifier.py.
-Usage: python scripts/train_classifier.py --out pcg_plugin/models/pcg-letters --minutes 35
+Usage: python scripts/train_classifier.py --out pcg_plugin/problems/science_birds/classify/pcg-letters --minutes 35
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import classifier_data as cd  # noqa: E402
 
-from pcg_plugin.problems.science_birds import glyphs  # noqa: E402
+from pcg_plugin.problems.science_birds.level import glyphs  # noqa: E402
 
 FONT_PACKAGES = (
     "fonts-dejavu fonts-liberation fonts-freefont-ttf fonts-urw-base35 fonts-crosextra-carlito "
@@ -126,7 +126,7 @@ def targets(labels: torch.Tensor, smoothing: float) -> torch.Tensor:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", type=Path, default=Path("pcg_plugin/models/pcg-letters"))
+    ap.add_argument("--out", type=Path, default=Path("pcg_plugin/problems/science_birds/classify/pcg-letters"))
     ap.add_argument("--minutes", type=float, default=35.0, help="wall-clock training budget")
     ap.add_argument("--steps", type=int, default=0, help="train exactly this many steps (overrides --minutes)")
     ap.add_argument("--size", type=int, default=64, help="model input size in pixels")
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--letters", default=cd.LETTERS, help="only these letters (smoke tests)")
     ap.add_argument("--no-pipeline", dest="pipeline", action="store_false",
-                    help="skip block letters run through pcg_plugin.problems.science_birds.pipeline (physics + render)")
+                    help="skip block letters run through pcg_plugin.problems.science_birds.level.pipeline (physics + render)")
     ap.add_argument("--install-fonts", action="store_true", help="apt-get install the Debian font packages first")
     args = ap.parse_args(argv)
     if args.install_fonts:

@@ -1,6 +1,6 @@
 /**
  * Reference tool (not used by the tests): regenerates tests/data/wordcount_golden.json from the real npm
- * packages the 2023 qualification used, so pcg_plugin/problems/science_birds/rules.py can be checked digit for digit without node.
+ * packages the 2023 qualification used, so pcg_plugin/problems/science_birds/rules/checks.py can be checked digit for digit without node.
  *
  * - `count`       = words-count 2.0.2 `wordsCount(text)` (chatgpt4pcg `countWords`, spec §2.2 rule 1)
  * - `disallowed`  = chatgpt4pcg 1.4.1 `containDisallowedCharacters(text)` (rule 2)

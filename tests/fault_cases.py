@@ -1,7 +1,7 @@
 """A provider's faults against whole runs of every problem: the fault-injecting OpenAI-compatible server, tiny
 competitions of each problem, and what a run left behind (requests, stored replies, results.json).
 
-Shared by the fault suite (tests/test_faults.py) and scripts/llm_fault_cases.py (issue 38's table). A team's
+Shared by the fault suite (tests/sandbox/test_faults.py) and scripts/llm_fault_cases.py (issue 38's table). A team's
 prompt holds ``FAULT=<kind>``; the first request carrying it gets that fault from the server (``FAULTS``),
 everything else the problem's test double's answer. Runs are real ``python -m pytest`` processes on loopback.
 """
@@ -130,7 +130,7 @@ class FaultServer(loopback_llm.FakeOpenAI):  # type: ignore[misc]
 
 
 def sb_answer(body: dict[str, Any]) -> list[str]:
-    from pcg_plugin.problems.science_birds.glyphs import letter_program
+    from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
     text = str(body["messages"][-1]["content"])
     letter = re.search(r'TARGET="?([A-Z])', text)

@@ -69,7 +69,7 @@ def build_graph(root: Path = ROOT, package: str = PACKAGE) -> Graph:
 
 
 def folders(graph: Graph, depth: int = 2) -> Graph:
-    """The same graph with each module replaced by its folder (``pcg_plugin.compat.shims.x`` -> ``pcg_plugin.compat``).
+    """The same graph with each module replaced by its folder (``pcg_plugin.sandbox.official_api.shims.x`` -> ``pcg_plugin.sandbox.official_api``).
 
     A circle through a folder shows here even when no single module closes it: the sandbox child puts
     ``compat/shims`` on its path and loads them by their own names, which no import statement in it says.
@@ -132,3 +132,24 @@ def arrows_between(graph: Graph, sources: Iterable[str], targets: Iterable[str])
         for dst in dsts
         if _within(dst, targets)
     )
+
+
+# The floors of the house, lowest first: a module may import its own floor and those below, never above.
+FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("pcg_plugin.errors", "pcg_plugin.hooks", "pcg_plugin._util")),
+    ("harness", ("pcg_plugin.core",)),
+    ("services", ("pcg_plugin.sandbox", "pcg_plugin.llm")),
+    ("episodes", ("pcg_plugin.episode",)),
+    ("problems", ("pcg_plugin.problems",)),
+    ("entry", ("pcg_plugin.plugin", "pcg_plugin.cli", "pcg_plugin.__main__", "pcg_plugin")),
+)
+
+
+def floor_of(module: str) -> int:
+    """The floor a module stands on (the longest prefix wins: ``pcg_plugin`` itself is the top); -1: none."""
+    best, found = -1, -1
+    for i, (_, prefixes) in enumerate(FLOORS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, found = len(p), i
+    return found

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.grid import drop_blocks
-from pcg_plugin.problems.science_birds.levelxml import grid_to_level
+from pcg_plugin.problems.science_birds.level.grid import drop_blocks
+from pcg_plugin.problems.science_birds.level.levelxml import grid_to_level
 
 drop_call = st.tuples(st.sampled_from(["b11", "b31", "b13"]), st.integers(min_value=-2, max_value=22)).map(
     lambda t: f"drop_block('{t[0]}', {t[1]})")

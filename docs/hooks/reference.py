@@ -59,8 +59,8 @@ def option_owners() -> dict[str, list[str]]:
     from pcg_plugin.core import problem as problems
 
     owners: dict[str, list[str]] = {}
-    for name, ep in sorted(problems.registered().items()):  # name -> loader
-        for dest in _dests(problems._instance(ep()).add_options):
+    for name, entry in sorted(problems.registered().items()):  # name -> Entry (its options, not its implementation)
+        for dest in _dests(entry.add_options):
             owners.setdefault(dest, []).append(f"`{name}`")
     for ep in entry_points(group="pytest11"):
         hook = getattr(ep.load(), "pytest_addoption", None) if ep.value.startswith("pcg_plugin") else None

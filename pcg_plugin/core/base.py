@@ -1,7 +1,10 @@
-"""Defaults for the optional parts of a Problem: a problem overrides what it has (checks, services, cost)."""
+"""The one base every problem subclasses: the eight methods of ``core.problem.Problem`` that it must define, and
+the optional hooks with their defaults (no pre-flight, no services, no participant checks, no cost estimate, a
+plain header). A problem overrides the hooks it has; the harness calls every hook of every problem the same way."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -9,22 +12,66 @@ from typing import Any
 import pytest
 
 
-class BaseProblem:
-    """No pre-flight, no services, no participant checks, no cost estimate; a plain header and summary."""
+class BaseProblem(ABC):
+    """A problem: subclass, set ``name`` and ``target_label``, define the abstract methods."""
 
     name = "problem"
     target_label = "target"
 
-    def add_options(self, parser: pytest.Parser) -> None:
-        return None
+    # -- what a problem must define (core.problem.Problem) -----------------------------------------------------
+
+    @abstractmethod
+    def configure(self, config: pytest.Config) -> Any:
+        """The run's frozen settings (a bad option is a ``pytest.UsageError`` naming it)."""
+
+    @abstractmethod
+    def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
+        """The settings again on a worker, from their ``to_dict()``."""
+
+    @abstractmethod
+    def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
+        """The submission a folder holds (None: not one; ``errors.SubmissionError``: one we cannot evaluate)."""
+
+    @abstractmethod
+    def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
+                  model: str | None) -> Any:  # fmt: skip
+        """One trial: its record (an official zero is a record with a reason; a fault raises)."""
+
+    @abstractmethod
+    def record_from_json(self, text: str) -> Any:
+        """A record again on the controller, from its ``to_json()``."""
+
+    @abstractmethod
+    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
+                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+        """The end of the run on the controller: score, write the results and report; (results, report path)."""
+
+    @abstractmethod
+    def describe(self, record: Any) -> str:
+        """One line about a trial, shown in its report section."""
+
+    @abstractmethod
+    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+                      error: str | None) -> list[str]:  # fmt: skip
+        """The terminal summary of the run (``error``: scoring the run failed)."""
+
+    # -- optional hooks ----------------------------------------------------------------------------------------
 
     def markers(self) -> Sequence[str]:
+        """The problem's own pytest markers (``name: description``)."""
         return ()
 
+    def checks_collector(self, folder: bool) -> Any:
+        """The collector class of a run that does not evaluate (hook ``pytest_pcg_evaluating``), for a folder or a
+        loose file (None: nothing is collected)."""
+        return None
+
     def preflight(self, config: pytest.Config, settings: Any, roots: Sequence[Path]) -> dict[str, Any]:
+        """On the controller, before collection: facts every worker gets in the run (requirements prepared ...)."""
         return {}
 
     def start_services(self, config: pytest.Config, settings: Any, run_dir: Path) -> str | None:
+        """On the controller: a service the workers share; the string they are handed (None: none)."""
         return None
 
     def stop_services(self, config: pytest.Config) -> None:
@@ -34,36 +81,30 @@ class BaseProblem:
         return [f"pcg: problem {self.name}, {len(settings.targets)} targets, {settings.trials} trials"]
 
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
+        """Lines printed before the session header (the pre-flight table)."""
         return []
 
     def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
+        """After collection: what the collected items will cost (None: nothing to say)."""
         return None
 
     def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
+        """The submission a loose file is (None: not one)."""
         return None
 
     def submission_meta(self, submission: Any) -> dict[str, Any]:
+        """What the controller keeps of a submission (JSON)."""
         return {"name": submission.name, "format": submission.format}
-
-    def checks_collector(self, folder: bool) -> Any:
-        return None
 
     def start_process(self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int,
                       service: str | None) -> None:  # fmt: skip
+        """In every process (controller and each worker): the per-process resources."""
         return None
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
+        """A worker's facts for the controller at the end (stats, backend, model)."""
         return {}
 
     def setup_trial(self, config: pytest.Config, submission: Any) -> None:
+        """Before a trial, in its setup: fail here (``pytest.fail``) what must fail before any model call."""
         return None
-
-    def describe(self, record: Any) -> str:
-        return f"score 0: {record.reason}" if record.reason else "scored"
-
-    def summary_lines(
-        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
-    ) -> list[str]:
-        if error is not None:
-            return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
-        return [f"run folder: {run_dir}"]

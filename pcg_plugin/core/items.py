@@ -12,7 +12,7 @@ import pytest
 
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.errors import FolderProblem, InfrastructureError, StoreWriteFailed
-from pcg_plugin.names import is_shown, shown, shown_json
+from pcg_plugin._util.names import is_shown, shown, shown_json
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record

@@ -1,19 +1,26 @@
-"""The Problem protocol and its registry: what the harness asks of a problem, and how a run finds one.
+"""The Problem contract and its registry: what the harness asks of a problem, and how a run finds one.
 
 A run evaluates one problem (``--pcg-problem NAME`` or the ini key ``pcg_problem``; default
 ``science-birds``). The harness looks it up through the firstresult hook ``pytest_pcg_problem(config, name)``
 (so a conftest can supply one) and then the ``pytest_pcg.problems`` entry-point group (how an installed
 package registers one). Adding a problem is one package plus one entry point; nothing in ``core`` changes.
 
-A family of problems (every PCG Benchmark variant) is one entry point whose name ends in ``/*``
-(``"pcgbench/*" = "pcg_plugin.problems.pcgbench.problem:family"``): it names a callable returning
-``{variant: factory}``, and each variant is the problem ``<prefix>/<variant>`` (``pcgbench/zelda-large-v0``), listed
-and loaded like any other. A new variant of the family then needs no entry point of its own.
+An entry point names an ``Entry``: the problem's name and options, cheap to import (every installed problem's
+options are on the command line before a run chooses one), and where its implementation lives
+(``"package.problem:Class"``), imported once, when a run chooses it. A family of problems (every PCG Benchmark
+variant, every GameEval game) is one entry point whose name ends in ``/*`` and names a ``Family``: the variants'
+names (read without importing any game) and one implementation made per variant; each variant is the problem
+``<prefix>/<variant>`` (``pcgbench/zelda-large-v0``), listed and loaded like any other.
+
+What a problem defines is ``Problem`` (eight methods); the optional hooks, with their defaults, are
+``core.base.BaseProblem``, which every problem subclasses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import importlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -69,70 +76,93 @@ class SettingsLike(Protocol):
 
 @runtime_checkable
 class Problem(Protocol):
-    """A problem the harness evaluates. ``core.base.BaseProblem`` gives the optional parts a default."""
+    """What every problem defines: what to collect, how to run one trial, how to score the run, how to describe
+    it. Everything else is an optional hook with a default on ``core.base.BaseProblem``."""
 
     name: str
     target_label: str  # what a target is called in item keywords, reports and item metadata ("letter")
 
-    # options and settings
-    def add_options(self, parser: pytest.Parser) -> None: ...
+    # what to collect: the run's settings (on the controller, and rebuilt from JSON on every worker), a submission
+    # (None: not one; errors.SubmissionError: one we cannot evaluate)
     def configure(self, config: pytest.Config) -> SettingsLike: ...
     def settings_from_dict(self, data: Mapping[str, Any]) -> SettingsLike: ...
-    def markers(self) -> Sequence[str]: ...
-
-    # controller, before collection
-    def preflight(self, config: pytest.Config, settings: Any, roots: Sequence[Path]) -> dict[str, Any]: ...
-    def start_services(self, config: pytest.Config, settings: Any, run_dir: Path) -> str | None: ...
-    def stop_services(self, config: pytest.Config) -> None: ...
-    def header_lines(self, config: pytest.Config, settings: Any, run: Mapping[str, Any]) -> list[str]: ...
-    def session_lines(self, run: Mapping[str, Any]) -> list[str]: ...
-    def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None: ...
-
-    # collection: a folder or file -> a submission (None: not one; errors.SubmissionError: one we cannot evaluate)
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> SubmissionLike | None: ...
-    def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> SubmissionLike | None: ...
-    def submission_meta(self, submission: Any) -> dict[str, Any]: ...
-    def checks_collector(self, folder: bool) -> Any: ...
 
-    # every process: resources, one trial
-    def start_process(self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int,
-                      service: str | None) -> None: ...  # fmt: skip
-    def process_facts(self, config: pytest.Config) -> dict[str, Any]: ...
-    def setup_trial(self, config: pytest.Config, submission: Any) -> None: ...
+    # one trial, and its record as it crosses xdist
     def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
                   model: str | None) -> RecordLike: ...  # fmt: skip
-    def describe(self, record: Any) -> str: ...
     def record_from_json(self, text: str) -> RecordLike: ...
 
-    # controller, after the run
+    # the run: scored, written, summed up
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]: ...  # fmt: skip
+    def describe(self, record: Any) -> str: ...
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]: ...  # fmt: skip
+
+
+def _import(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An installed problem as its entry point names it. ``name`` and ``options`` (``"module:add_options"``,
+    registering the problem's ``--pcg-*`` options) are read at every pytest start; ``implementation``
+    (``"module:factory"``, called with ``args``) is imported when a run chooses the problem, and only then."""
+
+    name: str
+    implementation: str
+    options: str | None = None
+    args: tuple[Any, ...] = ()
+
+    def add_options(self, parser: pytest.Parser) -> None:
+        if self.options is not None:
+            _import(self.options)(parser)
+
+    def load(self) -> Problem:
+        return _import(self.implementation)(*self.args)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A ``<prefix>/*`` entry point: one implementation for many variants, named by ``variants`` (a
+    ``"module:attr"``: their names, or a function returning them; it must import no game); each variant's
+    factory is called with its name."""
+
+    implementation: str
+    variants: str
+    options: str | None = None
+
+    def entries(self, prefix: str) -> dict[str, Entry]:
+        names = _import(self.variants)
+        return {f"{prefix}/{v}": Entry(f"{prefix}/{v}", self.implementation, self.options, (v,))
+                for v in (names() if callable(names) else names)}  # fmt: skip
 
 
 FAMILY_SUFFIX = "/*"
 
 
-def registered() -> dict[str, Callable[[], Any]]:
-    """name -> loader of every installed problem (a single problem's entry point is loaded only when chosen; a
-    family's is loaded to list its variants, so it must import cheaply)."""
-    out: dict[str, Callable[[], Any]] = {}
+def registered() -> dict[str, Entry]:
+    """name -> entry of every installed problem (nothing but their names and options is imported)."""
+    out: dict[str, Entry] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        obj = ep.load()
         if ep.name.endswith(FAMILY_SUFFIX):
-            prefix = ep.name[: -len(FAMILY_SUFFIX)]
-            for variant, factory in ep.load()().items():
-                out[f"{prefix}/{variant}"] = factory
+            out.update(obj.entries(ep.name[: -len(FAMILY_SUFFIX)]))
+        elif isinstance(obj, Entry):
+            out[ep.name] = obj
         else:
-            out[ep.name] = ep.load
+            raise TypeError(f"entry point {ep.name} = {ep.value!r} ({ENTRY_POINT_GROUP}) names {type(obj).__name__}, "
+                            "not a pcg_plugin.core.problem.Entry (or a Family, for a name ending in /*)")
     return out
 
 
-def _instance(obj: Any) -> Any:
-    """An entry point may name a Problem instance, its class, or a factory taking no argument."""
-    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "run_trial")):
-        return obj()
-    return obj
+def add_options(parser: pytest.Parser, entries: Iterable[Entry]) -> None:
+    """Every installed problem's options (parsed before a problem is chosen); a family's once."""
+    for entry in {e.options: e for e in entries}.values():
+        entry.add_options(parser)
 
 
 def load(name: str, config: pytest.Config | None = None) -> Problem:
@@ -141,18 +171,12 @@ def load(name: str, config: pytest.Config | None = None) -> Problem:
         found = config.hook.pytest_pcg_problem(config=config, name=name)
         if found is not None:
             return found  # type: ignore[no-any-return]
-    eps = registered()
-    if name not in eps:
-        known = ", ".join(sorted(eps)) or "none installed"
+    entries = registered()
+    if name not in entries:
+        known = ", ".join(sorted(entries)) or "none installed"
         raise pytest.UsageError(f"--pcg-problem: no problem {name!r} (known: {known}; a conftest can supply one "
                                 "with the pytest_pcg_problem hook)")  # fmt: skip
-    return _instance(eps[name]())  # type: ignore[no-any-return]
-
-
-def installed() -> list[Problem]:
-    """Every installed problem (their options are registered before the command line is parsed)."""
-    eps = registered()
-    return [_instance(eps[n]()) for n in sorted(eps)]
+    return entries[name].load()
 
 
 def problem_of(config: pytest.Config) -> Problem:

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from pcg_plugin.names import shown
+from pcg_plugin._util.names import shown
 
 
 def why_not_writable(path: Path) -> str | None:

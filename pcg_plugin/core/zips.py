@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin import names
-from pcg_plugin.core.cache_dir import default_cache_dir
+from pcg_plugin._util import names
+from pcg_plugin._util.cache_dir import default_cache_dir
 from pcg_plugin.errors import ZipRefused  # noqa: F401 (re-exported: callers catch zips.ZipRefused)
 
 SUBMISSIONS_DIR = "submissions"  # the folder whose zips (and folders) are submissions

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from pcg_plugin.devices import threads_per_worker
+from pcg_plugin._util.devices import threads_per_worker
 from pcg_plugin.llm.profiles import Profile
 
 CONTEXT_KEY = pytest.StashKey["EpisodeContext"]()

@@ -10,11 +10,30 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from collections.abc import Sequence, Set
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.names import name_bytes
+from pcg_plugin._util.names import name_bytes
+
+
+@dataclass(frozen=True)
+class ManifestSubmission:
+    """What every episode problem's submission is: its name and folder, its ``entry`` (the prompt or program the
+    manifest names; the manifest itself for a model entry), its ``format`` (``<game>_model``, ``<game>_prompt``
+    or ``<game>_program``) and its model. A game's submission adds its own fields after these."""
+
+    name: str
+    path: Path
+    entry: Path
+    format: str
+    model: str | None
+
+    @property
+    def program(self) -> Path | None:
+        """The program a ``*_program`` entry runs in the sandbox (None for a model or a prompt entry)."""
+        return self.entry if self.format.endswith("_program") else None
 
 
 def read_manifest(path: Path, name: str, keys: Set[str], prompt_key: str,

@@ -3,13 +3,12 @@
 A submission is a folder with a manifest (a model in self-play, a prompt for a role, or a program for a role); a
 program's `requirements.txt` is installed once in pre-flight, before any model call, and a trial whose
 requirements cannot be met fails before asking anything; each process keeps one worker Context (backends, the
-response store, the rate limiter, installed requirements). A problem names its submission module and its worker
-module; the game's own parts (targets, one episode, the table at the end) stay in its package.
+response store, the rate limiter, installed requirements). A problem names its submission module and its
+worker ``Context``; the game's own parts (targets, one episode, the table at the end) stay in its package.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,16 +18,33 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.base import BaseProblem
-from pcg_plugin.errors import SubmissionError
+from pcg_plugin.episode.context import CONTEXT_KEY, EpisodeContext, context
+from pcg_plugin.errors import EnvironmentProblem, SubmissionError
+from pcg_plugin.sandbox import environments
 
 
 class EpisodeProblem(BaseProblem):
     """The shared half of an episode problem. ``submission_module`` has ``MANIFEST``, ``not_a_submission(path)``
-    and what `detect` calls; ``worker_module`` (a dotted path, imported lazily in workers) has ``CONTEXT_KEY``,
-    ``Context`` and ``context(config)``."""
+    and what `detect` calls; ``context_class`` is the per-process context (``episode.context``) under the
+    game's name; ``settings_class`` and ``record_class`` are read back from JSON with ``from_dict``/``from_json``."""
 
     submission_module: ModuleType
-    worker_module: str
+    context_class: type[EpisodeContext]
+    settings_class: Any
+    record_class: Any
+
+    def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
+        return self.settings_class.from_dict(data)
+
+    def record_from_json(self, text: str) -> Any:
+        return self.record_class.from_json(text)
+
+    def header(self, what: str, settings: Any, run: Mapping[str, Any]) -> list[str]:
+        """The run's header: ``what`` is played, by which backend and model; then the notes and each program's
+        requirements (the controller prints the run folder, when the run has items)."""
+        backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
+        return ([f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}"]
+                + self.requirement_lines(settings, run))
 
     def detect(self, path: Path) -> Any:
         """The submission in ``path`` (None when it holds no manifest); a broken manifest raises SubmissionError."""
@@ -52,9 +68,7 @@ class EpisodeProblem(BaseProblem):
 
     def preflight(self, config: pytest.Config, settings: Any, roots: Sequence[Path]) -> dict[str, Any]:
         """Before any model call: each program's requirements.txt installed into its cached environment (as
-        Science Birds does; ``pcg_plugin.environments``) and its imports checked, once for all workers."""
-        from pcg_plugin import environments
-
+        Science Birds does; ``pcg_plugin.sandbox.environments``) and its imports checked, once for all workers."""
         envs: dict[str, dict[str, Any]] = {}
         for sub in self.program_submissions(roots):
             env = environments.prepare(sub.path, sub.entry, mode="install")
@@ -80,27 +94,21 @@ class EpisodeProblem(BaseProblem):
                     found.setdefault(sub.path.resolve(), sub)
         return list(found.values())
 
-    def _worker(self) -> ModuleType:
-        return importlib.import_module(self.worker_module)
-
     def start_process(self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int,
                       service: str | None) -> None:  # fmt: skip
-        worker = self._worker()
-        config.stash[worker.CONTEXT_KEY] = worker.Context(settings, Path(run["run_dir"]), workers=workers,
-                                                          environments=run.get("environments", {}))  # fmt: skip
+        config.stash[CONTEXT_KEY] = self.context_class(settings, Path(run["run_dir"]), workers=workers,
+                                                       environments=run.get("environments", {}))  # fmt: skip
 
     def setup_trial(self, config: pytest.Config, sub: Any) -> None:
         """A program whose requirements cannot be met errors here, before any model call."""
-        from pcg_plugin.errors import EnvironmentProblem
-
         try:
-            self._worker().context(config).site_dirs(sub)
+            context(config).site_dirs(sub)
         except EnvironmentProblem as exc:
             pytest.fail(f"requirements of {sub.name} ({sub.path}) cannot be met, so its episodes were not played "
                         f"(no model call): {exc}", pytrace=False)  # fmt: skip
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
-        ctx = config.stash.get(self._worker().CONTEXT_KEY, None)
+        ctx = config.stash.get(CONTEXT_KEY, None)
         return ctx.facts() if ctx else {}
 
 

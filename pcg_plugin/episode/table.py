@@ -4,7 +4,7 @@ The two-player turn loop (``loop.play``) drives a fixed alternation through a ``
 host, many seats and stages (describe, vote, ask) are written as plain procedures over a ``Table`` instead:
 the table keeps each seat's history exactly as the game builds it (each message with the role the game gives
 it), asks the model through one ``Model`` callable (so every call goes through the episode's response store
-before its reply is used), snapshots each call's messages, and records a transcript of typed events. A rule
+before its reply is used), snapshots each call's messages, and records the episode's events (``events``). A rule
 module ends an episode by returning its outcome, or by raising ``Crash`` where its reference crashes.
 """
 
@@ -12,62 +12,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
-from pcg_plugin.episode.errors import Crash  # noqa: F401 (re-exported: the games raise table.Crash)
+from pcg_plugin.errors import Crash
+from pcg_plugin.episode.events import Call, Eliminated, Ended, Event, Message, Said, Voted, event_dict
 
-Message = dict[str, str]
+__all__ = ["Call", "Crash", "Eliminated", "Ended", "Event", "Message", "Model", "Said", "Table", "Voted", "event_dict",
+           "tally"]  # the games take the table's events from here
+
 Model = Callable[[str, str, list[Message]], "str | None"]
 """(caller, stage, messages) -> the reply, or None when the model layer gave up (the reference's ``None``)."""
-
-
-@dataclass(frozen=True)
-class Call:
-    """One model call: who asked (a seat or a role), at which stage, the exact messages, the reply."""
-
-    role: str
-    stage: str
-    messages: list[Message]
-    reply: str | None
-    kind: Literal["call"] = "call"
-
-
-@dataclass(frozen=True)
-class Said:
-    """A public line (host or player) and who received it in their history."""
-
-    speaker: str
-    content: str
-    to: tuple[str, ...]
-    kind: Literal["said"] = "said"
-
-
-@dataclass(frozen=True)
-class Voted:
-    round: int
-    voter: str
-    name: Any
-    kind: Literal["voted"] = "voted"
-
-
-@dataclass(frozen=True)
-class Eliminated:
-    round: int
-    name: str
-    kind: Literal["eliminated"] = "eliminated"
-
-
-@dataclass(frozen=True)
-class Ended:
-    """How the episode ended: the outcome label and, in words, why."""
-
-    outcome: str
-    why: str
-    kind: Literal["ended"] = "ended"
-
-
-Event = Call | Said | Voted | Eliminated | Ended
 
 
 @dataclass
@@ -131,9 +86,3 @@ def tally(votes: Sequence[Any]) -> Any:
             best, top = name, count
     return best
 
-
-def event_dict(event: Event) -> dict[str, Any]:
-    data = asdict(event)
-    if "to" in data:
-        data["to"] = list(data["to"])
-    return data

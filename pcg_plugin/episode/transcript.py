@@ -1,58 +1,17 @@
-"""The typed record of one episode as it was played: who was told what, who replied what, how it ended."""
+"""The typed record of one turn-based episode as it was played: who was told what, who replied what, how it
+ended (its events are ``events``' turn events, re-exported here)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pcg_plugin.episode.events import Accepted, Prompted, Rejected, Replied, event_dict, event_from_dict
+from pcg_plugin.episode.events import TurnEvent as Event
+
+__all__ = ["Accepted", "Event", "Outcome", "Prompted", "Rejected", "Replied", "Transcript"]
+
 Outcome = Literal["done", "turn_limit", "aborted"]
-
-
-@dataclass(frozen=True)
-class Prompted:
-    """A message the game master sent to ``role`` (it joins that role's history as a user message)."""
-
-    role: str
-    turn: int
-    content: str
-    at: str
-    kind: Literal["prompted"] = "prompted"
-
-
-@dataclass(frozen=True)
-class Replied:
-    """What ``role`` answered, verbatim (it joins that role's history as an assistant message)."""
-
-    role: str
-    turn: int
-    content: str
-    at: str
-    kind: Literal["replied"] = "replied"
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """The master accepted the reply; ``parsed`` is what it took from it (a command, a grid)."""
-
-    role: str
-    turn: int
-    parsed: str | None
-    kind: Literal["accepted"] = "accepted"
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """The reply broke the rules (or the model call was refused): the episode aborts, ``reason`` says why."""
-
-    role: str
-    turn: int
-    reason: str
-    kind: Literal["rejected"] = "rejected"
-
-
-Event = Prompted | Replied | Accepted | Rejected
-EVENT_TYPES: dict[str, type] = {cls.__dataclass_fields__["kind"].default: cls
-                                for cls in (Prompted, Replied, Accepted, Rejected)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -79,9 +38,9 @@ class Transcript:
 
     def to_dict(self) -> dict[str, Any]:
         return {"outcome": self.outcome, "turns": self.turns, "reason": self.reason, "roles": list(self.roles),
-                "events": [asdict(e) for e in self.events]}  # fmt: skip
+                "events": [event_dict(e) for e in self.events]}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Transcript:
-        events = tuple(EVENT_TYPES[e["kind"]](**e) for e in data["events"])
+        events = tuple(event_from_dict(e) for e in data["events"])
         return cls(events, data["outcome"], int(data["turns"]), data.get("reason"), tuple(data.get("roles", ())))

@@ -6,10 +6,10 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import jsontext
+from pcg_plugin._util import jsontext
 from pcg_plugin.errors import (AccessDenied, BadRequest, ConnectionFailed, EmptyReply, LLMError, RateLimited,
                                ServerError, Timeout)  # fmt: skip
-from pcg_plugin.jsontext import LONE_SURROGATE
+from pcg_plugin._util.jsontext import LONE_SURROGATE
 from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from pcg_plugin.devices import pid_alive as _alive  # zombie-aware liveness, one definition
+from pcg_plugin._util.devices import pid_alive as _alive  # zombie-aware liveness, one definition
 from pcg_plugin.errors import DeadlineExceeded
 from pcg_plugin.llm import wal
 

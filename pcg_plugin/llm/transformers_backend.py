@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import devices
-from pcg_plugin.atomic import atomic_save, locked
+from pcg_plugin._util import devices
+from pcg_plugin._util.atomic import atomic_save, locked
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.llm.base import ChatResult
 

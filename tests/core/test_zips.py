@@ -206,7 +206,7 @@ def test_a_member_name_that_is_not_utf8_unpacks_to_its_bytes_as_unzip_writes_it(
     _rename_member(source, "naXXve.md", "na\u00efve".encode() + b".md", utf8_flag=False)  # UTF-8 without the flag
     folder = unpacked(source)
     assert sorted(os.fsencode(p.name) for p in folder.iterdir()) == [b"caf\xe9.txt", b"main.py", "na\u00efve.md".encode()]
-    from pcg_plugin.collect import files_hash
+    from pcg_plugin.core.folders import files_hash
 
     assert files_hash(folder).startswith("sha256:")  # hashed as those bytes, as the folder unzip makes would be
 

@@ -17,7 +17,7 @@ from typing import Any
 # above 0), or with a deliberately broken answer when the message asks for one (MODE=...).
 RESPONDER = '''
 import re
-from pcg_plugin.problems.science_birds.glyphs import letter_program
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
 def respond(messages, n=1):
     text = messages[-1]["content"]
@@ -76,10 +76,10 @@ def run_args(out: str, *extra: str) -> list[str]:
 
 def load_results(root: Path, out: str) -> dict[str, Any]:
     """A run's results.json; every e2e run also checks that the typed document gives back its exact text."""
-    from pcg_plugin import results
+    from pcg_plugin.problems.science_birds import results
 
     text = (root / out / results.FILE).read_text(encoding="utf-8")
-    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.results does not round-trip this run"
+    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.problems.science_birds.results does not round-trip this run"
     return json.loads(text)  # type: ignore[no-any-return]
 
 

@@ -77,7 +77,7 @@ def test_bad_gate_options_fail_before_the_run(competition):
 
 def test_unlike_baseline_is_refused_before_any_item_runs(competition):
     """Other letters, trials or edition than the baseline: refused at configure time, nothing run or paid."""
-    from pcg_plugin.problems.science_birds.baseline import baseline_document
+    from pcg_plugin.problems.science_birds.scoring.baseline import baseline_document
 
     settings = {"edition": "2024", "letters": ["I"], "trials": 2, "disable_weights": False, "tie_break": None,
                 "diversity_vector": "probs"}  # fmt: skip

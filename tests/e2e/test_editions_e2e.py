@@ -46,7 +46,7 @@ class Entry(TrialLoop):
 # `ab_drop(...)`, not `drop_block(...)`: a 2023 run that looked for drop_block would score every trial no_code).
 RESPONDER_2023 = '''
 import re
-from pcg_plugin.problems.science_birds.glyphs import letter_program
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
 def respond(messages, n=1):
     letter = re.search(r'TARGET="?([A-Z])', messages[-1]["content"]).group(1)

@@ -45,7 +45,7 @@ class ThreeModels(loopback_llm.FakeOpenAI):  # type: ignore[name-defined,misc]
     broken: tuple[str, str] | None = None
 
     def answer(self, body: dict[str, Any]) -> list[str]:
-        from pcg_plugin.problems.science_birds.glyphs import letter_program
+        from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
         text = body["messages"][-1]["content"]
         team = re.search(r"TEAM=(\w+)", text).group(1)  # type: ignore[union-attr]
@@ -88,7 +88,7 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
     """``scoring.score_models`` on each model's stage files as the official scorer reads them from disk
     (``official_layout.read_layout``, the ``pcg score`` reader), not on the plugin's records->inputs code; the
     files are checked against results.json's per-trial numbers and scipy's cosine formula on the way (written
-    out with numpy here: scipy is not installed in CI; tests/test_diversity.py ties the package to scipy's bits)."""
+    out with numpy here: scipy is not installed in CI; tests/science_birds/scoring/test_diversity.py ties the package to scipy's bits)."""
     import math
 
     import numpy as np
@@ -97,8 +97,8 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
         u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
         return float(np.clip(1.0 - np.dot(u, v) / math.sqrt(np.dot(u, u) * np.dot(v, v)), 0.0, 2.0))
 
-    from pcg_plugin.problems.science_birds.official_layout import read_layout
-    from pcg_plugin.problems.science_birds.scoring import score_models
+    from pcg_plugin.problems.science_birds.report.official_layout import read_layout
+    from pcg_plugin.problems.science_birds.scoring.official import score_models
 
     per_model = {}
     for model, folder in zip(MODELS, FOLDERS):
@@ -120,7 +120,7 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
 
 def check(run: Path, results: dict[str, Any]) -> None:
     """Per-model and total scores equal score_models digit for digit (as exact strings)."""
-    from pcg_plugin.problems.science_birds.official_layout import result_tables
+    from pcg_plugin.problems.science_birds.report.official_layout import result_tables
 
     exp = expected(run, results)
     assert results["competition_score"] == format(exp.competition_score, "f")

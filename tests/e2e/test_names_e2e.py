@@ -115,7 +115,7 @@ def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(named: p
 
 
 def test_the_files_hash_reads_the_bytes_of_a_name(named: pytest.Pytester) -> None:
-    from pcg_plugin.collect import detect_folder, files_hash
+    from pcg_plugin.problems.science_birds.submissions import detect_folder, files_hash
 
     team = named.path / "submissions" / "team_prog"
     before = files_hash(team)

@@ -32,13 +32,21 @@ def test_ini_options_apply(competition):
 
 @pytest.mark.parametrize("flag", ["pcg_rules", "pcg_dry_run"])
 def test_rules_mode_yields_no_evaluation_items(flag):
+    """Science Birds' rules plugin says a --pcg-rules/--pcg-dry-run run checks (command line or ini), and the
+    harness then collects no evaluation item."""
     from pcg_plugin.plugin import _evaluating
+    from pcg_plugin.problems.science_birds.rules.plugin import pytest_pcg_evaluating
 
-    off = SimpleNamespace(getoption=lambda name, default=None: default, getini=lambda name: False)
+    def config(**kw):
+        config = SimpleNamespace(**kw)
+        config.hook = SimpleNamespace(pytest_pcg_evaluating=lambda config: pytest_pcg_evaluating(config))
+        return config
+
+    off = config(getoption=lambda name, default=None: default, getini=lambda name: False)
     assert _evaluating(off)  # type: ignore[arg-type]
-    cli = SimpleNamespace(getoption=lambda name, default=None: name == flag, getini=lambda name: False)
+    cli = config(getoption=lambda name, default=None: name == flag, getini=lambda name: False)
     assert not _evaluating(cli)  # type: ignore[arg-type]
-    ini = SimpleNamespace(getoption=lambda name, default=None: default, getini=lambda name: name == flag)
+    ini = config(getoption=lambda name, default=None: default, getini=lambda name: name == flag)
     assert not _evaluating(ini)  # type: ignore[arg-type]
 
 

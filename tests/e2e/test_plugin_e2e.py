@@ -25,9 +25,9 @@ def stable_view(results: dict[str, Any]) -> dict[str, Any]:
 
 def rescore(results: dict[str, Any]) -> Any:
     """Score the per-trial numbers of results.json again, directly with the scoring module."""
-    from pcg_plugin.problems.science_birds.aggregate import letter_numbers
+    from pcg_plugin.problems.science_birds.scoring.aggregate import letter_numbers
     from pcg_plugin.problems.science_birds.records import TrialRecord
-    from pcg_plugin.problems.science_birds.scoring import LetterInput, score, to_decimal
+    from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score, to_decimal
 
     programs = {}
     for sub in results["submissions"]:

@@ -1,5 +1,5 @@
 """A run killed with kill -9 mid-trial leaves its trial folder behind; the next run removes it, and leaves the
-folder of a run that is still going (pcg_plugin/core/trial_dirs.py)."""
+folder of a run that is still going (pcg_plugin/_util/trial_dirs.py)."""
 
 from __future__ import annotations
 

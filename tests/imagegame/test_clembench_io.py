@@ -137,7 +137,7 @@ def test_folder_errors_name_the_folder(tmp_path) -> None:
 
 def test_the_errors_are_under_the_root_and_re_exported_where_raised() -> None:
     from pcg_plugin.errors import PcgError
-    from pcg_plugin.problems.imagegame import errors
+    from pcg_plugin import errors
 
     assert clembench_io.EpisodeFolderError is errors.EpisodeFolderError and scoring.NotScorable is errors.NotScorable
     assert issubclass(errors.EpisodeFolderError, PcgError) and issubclass(errors.EpisodeFolderError, ValueError)

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TOL = 1e-9

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 CYCLE = ("valid", "noblock", "shape", "alphabet")
 # longest first, so that "zelda-large-v0" is not read as a shorter name

@@ -6,7 +6,7 @@ import pytest
 from levels import SOKOBAN_MICROBAN
 
 from pcg_plugin.cli import main
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 
 def test_eval_json_contract(tmp_path, capsys):
@@ -65,7 +65,7 @@ def test_eval_streams_before_the_input_ends(tmp_path):
 
 
 def test_list_names_every_variant_and_random_runs_any_of_them(capsys):
-    from pcg_plugin.problems.pcgbench.registry import names
+    from pcg_plugin.problems.pcgbench.bench.registry import names
 
     assert main(["pcgbench", "list"]) == 0
     assert capsys.readouterr().out.split() == names()
@@ -77,7 +77,7 @@ def test_list_names_every_variant_and_random_runs_any_of_them(capsys):
 def test_eval_and_random_take_floor_plans_letters_and_pattern_grids(tmp_path, capsys):
     """isaac's README floor plan (0.75), elimination's "stranger" (0.6452; 0.3333 at sequence 4), the Lode Runner
     README pattern grid (1.0), each beside a content of the wrong form, and the random baseline on each."""
-    from pcg_plugin.problems.pcgbench.loderunner import README_PATTERNS
+    from pcg_plugin.problems.pcgbench.games.loderunner.problem import README_PATTERNS
 
     plan = {"layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0], "start": 6, "boss": 8, "shop": 13,
             "treasure": 1}

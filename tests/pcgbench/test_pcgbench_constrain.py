@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 from pcg_plugin.problems.pcgbench.settings import resolve
 
 KEY = {"OPENAI_API_KEY": "sk-test"}

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pcg_plugin import collect
+from pcg_plugin.sandbox.official_api.programs import find_programs
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.problems.pcgbench.bench_problem import KIND_PLACEHOLDERS, COMMON_PLACEHOLDERS
+from pcg_plugin.problems.pcgbench.bench.problem import KIND_PLACEHOLDERS, COMMON_PLACEHOLDERS
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.prompt import render_prompt, task_json
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 from pcg_plugin.problems.pcgbench.submission import PROGRAM, detect_folder
 from pcg_plugin.problems.pcgbench.trial import judge
-from pcg_plugin.sandbox import run_program_trial
+from pcg_plugin.sandbox.run import run_program_trial
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p for root in REPO.glob("examples/pcgbench*") for p in root.iterdir() if p.is_dir())
@@ -86,7 +86,7 @@ def test_prompt_examples_fill_every_placeholder_where_they_serve(example: Path) 
 
 def program_examples() -> list[tuple[Path, Path]]:
     """(folder, entry) of every example that is a TrialLoop program."""
-    return [(p, entry) for p in EXAMPLES for entry in collect.find_programs(p)]
+    return [(p, entry) for p in EXAMPLES for entry in find_programs(p)]
 
 
 @pytest.mark.parametrize("name", names())

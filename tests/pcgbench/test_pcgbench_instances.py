@@ -3,7 +3,7 @@
 import pytest
 
 from pcg_plugin.problems.pcgbench.instances import instance_by_id, instances, space_size
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 
 def test_seed_zero_instances_are_pinned():

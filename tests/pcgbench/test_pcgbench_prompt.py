@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.evaluate import evaluate_item
-from pcg_plugin.problems.pcgbench.examples import SOKOBAN_MICROBAN
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.examples import SOKOBAN_MICROBAN
 from pcg_plugin.problems.pcgbench.prompt import NO_EXAMPLES, examples_text, render_prompt, task_json
-from pcg_plugin.problems.pcgbench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 
 def test_every_placeholder_is_replaced_for_the_instance():

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.submission import PROGRAM, PROMPT, detect_file, detect_folder
 
 PLACEHOLDERS = get_problem("binary-v0").placeholders

@@ -93,6 +93,9 @@ class Spell(BaseProblem):
             return SpellRecord(nodeid, sub.name, target, trial, 0.0, reason="no_answer")
         return SpellRecord(nodeid, sub.name, target, trial, spelling_score(answer, target))
 
+    def describe(self, record: SpellRecord) -> str:
+        return f"score 0: {record.reason}" if record.reason else "scored"
+
     def record_from_json(self, text: str) -> SpellRecord:
         return SpellRecord(**json.loads(text))
 

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core.trial_dirs import owned_temp_dir
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason, SubmissionError
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import TrialKey
@@ -106,7 +106,7 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
     if sub.format == "gameeval_prompt":
         assert sub.prompt is not None
         return {sub.role: sub.prompt}
-    from pcg_plugin.sandbox import run_program_trial
+    from pcg_plugin.sandbox.run import run_program_trial
 
     owner = names[game.prompt_owner(sub.role)]
     chat = chats.get(owner)

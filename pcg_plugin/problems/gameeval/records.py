@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pcg_plugin import jsontext
+from pcg_plugin._util import jsontext
 
 PROGRAM_FAILED = "role_program_failed"
 CONSEQUENCE = {PROGRAM_FAILED: "the participant's program gave no prompt: the episode was not played, and it "

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin import jsontext
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util import jsontext
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
+from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.gameeval import REFERENCE
 from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.problems.gameeval.leaderboard import rows
@@ -97,8 +99,10 @@ def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> 
 
 def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                   error: str | None) -> list[str]:  # fmt: skip
-    if doc is None:
-        return [f"scoring the run failed: {error}", f"run folder: {run_dir}"] if error else [f"run folder: {run_dir}"]
+    return episode_summary(doc, run_dir, report, error, partial(_table, game))
+
+
+def _table(game: Game, doc: Mapping[str, Any]) -> list[str]:
     columns = COLUMNS[game.rules]
     lines = [f"GameEval {game.title}: rank submission role | " + "  ".join(columns)]
     for row in doc["leaderboard"]:
@@ -109,9 +113,4 @@ def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path
     for e in crashes[:10]:
         lines.append(f"  {e['submission']} {e['target']} trial {e['trial']}: {e['outcome'] or e['reason']}: "
                      f"{e['why'] or e['message']}")  # fmt: skip
-    if doc["folder_errors"]:
-        lines.append(f"{len(doc['folder_errors'])} folder(s) not evaluated: {', '.join(doc['folder_errors'])}")
-    lines.append(f"run folder: {run_dir}")
-    if report is not None:
-        lines.append(f"report: {report}")
     return lines

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.problems.gameeval.games import Game
-from pcg_plugin.run_options import COMMON, Option
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option
+
+if TYPE_CHECKING:  # the options are read at every pytest start: no game is imported for them
+    from pcg_plugin.problems.gameeval.games import Game
 
 DEFAULT_SEED = 0
 OFFLINE_MAX_TOKENS = 48  # the offline default's reply cap: a question, an answer or a short JSON reply
@@ -26,36 +29,18 @@ OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 
-def add_options(parser: pytest.Parser) -> None:
-    run_options.add_options(parser, COMMON + OPTIONS)
+add_options = run_options.problem_options(OPTIONS)
 
 
 @dataclass(frozen=True)
-class Settings(run_options.JsonSettings):
-    """What a GameEval run plays and how; identical on the controller and every worker."""
+class Settings(run_options.RunSettings):
+    """What a GameEval run plays and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``)."""
 
     game: str = ""
     targets: tuple[str, ...] = ()
-    trials: int = 1
-    backend: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
-    device: str = "auto"
     seed: int = DEFAULT_SEED
     max_tokens: int | None = None
-    offline_default: bool = False
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return (self.model,) if self.model else ()
-
-    @property
-    def multi_model(self) -> bool:
-        return False
 
 
 def parse_targets(text: str, known: tuple[str, ...], label: str) -> tuple[str, ...]:

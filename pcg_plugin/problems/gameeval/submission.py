@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pcg_plugin.episode.manifest import file_inside, files_hash, read_manifest
+from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.names import shown
+from pcg_plugin._util.names import shown
 from pcg_plugin.problems.gameeval.games import Game
 
 MANIFEST = "gameeval.toml"
@@ -35,20 +35,14 @@ _SLOT = re.compile(r"<<(\w+)>>")
 
 
 @dataclass(frozen=True)
-class Submission:
-    name: str
-    path: Path
-    entry: Path
-    format: str
-    model: str | None
+class Submission(ManifestSubmission):
+    """A GameEval entry: a model in self-play (``[models]`` may give roles their own), or a prompt or program
+    for one ``role``."""
+
     models: Mapping[str, str] = field(default_factory=dict)
     role: str | None = None
     prompt: str | None = None
     files_hash: str = ""
-
-    @property
-    def program(self) -> Path | None:
-        return self.entry if self.format == "gameeval_program" else None
 
     def model_for(self, model_role: str) -> str | None:
         return self.models.get(model_role, self.model)

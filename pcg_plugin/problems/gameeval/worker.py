@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pcg_plugin.devices import threads_per_worker
+from pcg_plugin._util.devices import threads_per_worker
 from pcg_plugin.episode.context import CONTEXT_KEY, EpisodeContext, context
 from pcg_plugin.problems.gameeval import REFERENCE
 

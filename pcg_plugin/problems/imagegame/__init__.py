@@ -7,6 +7,12 @@ the first messages, and the index-based scorer with every rounding quirk. clembe
 clembench is MIT-licensed; the instance data in ``data/`` says where it came from (``data/SOURCE.md``).
 """
 
+from pcg_plugin.core.problem import Entry
+
 PINNED_VERSION = "2.0.0"
 PINNED_COMMIT = "82b9d87"
 GAME_NAME = "imagegame"
+
+PROBLEM = Entry("imagegame", "pcg_plugin.problems.imagegame.problem:ImageGame",
+                options="pcg_plugin.problems.imagegame.settings:add_options")
+"""What the entry point ``imagegame`` names (the implementation is imported when a run chooses it)."""

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 import random
+import string
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.letters import LETTERS
 from pcg_plugin.problems.imagegame import grid, rules
 
-ALPHABET = "".join(LETTERS)
+ALPHABET = string.ascii_uppercase
 """The 26 letters a target may use (A–Z, drawn by index as clembench draws them)."""
 PATTERN_CELL = "X"
 MAX_RANDOM_CELLS = 10

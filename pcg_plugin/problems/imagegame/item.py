@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core.trial_dirs import owned_temp_dir
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.episode.loop import chat_speaker, play
 from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
@@ -73,7 +73,7 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
         assert sub.prompt is not None
         return fill_prompt(sub.prompt, instance.target_grid, instance.grid_dimension, instance.player_1_question)
     if sub.format == "imagegame_program":
-        from pcg_plugin.sandbox import run_program_trial
+        from pcg_plugin.sandbox.run import run_program_trial
 
         def run() -> str:
             with owned_temp_dir("imagegame") as work:

@@ -10,19 +10,21 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.episode.context import context
 from pcg_plugin.episode.problem import EpisodeProblem
+from pcg_plugin.problems.imagegame import item, report
 from pcg_plugin.problems.imagegame import settings as settings_mod
 from pcg_plugin.problems.imagegame import submission as submission_mod
+from pcg_plugin.problems.imagegame.instances import load_instances
+from pcg_plugin.problems.imagegame.records import EpisodeResult
 from pcg_plugin.problems.imagegame.settings import Settings
+from pcg_plugin.problems.imagegame.worker import Context
 
 
 @lru_cache(maxsize=1)
 def v2_instances() -> dict[str, Any]:
     """id -> Instance of clembench's v2.0 set (59: compact_grids/0-29, random_grids/1-29), in its order."""
-    from pcg_plugin.problems.imagegame.instances import load_instances
-    from pcg_plugin.problems.imagegame.item import instance_id
-
-    return {instance_id(i): i for i in load_instances()}
+    return {item.instance_id(i): i for i in load_instances()}
 
 
 class ImageGame(EpisodeProblem):
@@ -31,16 +33,12 @@ class ImageGame(EpisodeProblem):
     name = "imagegame"
     target_label = "instance"
     submission_module = submission_mod
-    worker_module = "pcg_plugin.problems.imagegame.worker"
-
-    def add_options(self, parser: pytest.Parser) -> None:
-        settings_mod.add_options(parser)
+    context_class = Context
+    settings_class = Settings
+    record_class = EpisodeResult
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))
-
-    def settings_from_dict(self, data: Mapping[str, Any]) -> Settings:
-        return Settings.from_dict(data)
 
     def markers(self) -> Sequence[str]:
         return ("imagegame_model: a picture-game episode of a model entry (standard prompts, self-play)",
@@ -48,40 +46,23 @@ class ImageGame(EpisodeProblem):
                 "imagegame_program: a picture-game episode with a participant's Giver program")  # fmt: skip
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
-        lines = [f"pcg: problem imagegame (clembench 2.0.0, variant {settings.variant}), {len(settings.instances)} "
-                 f"instance(s) x {settings.trials} trial(s); backend {backend}, model {settings.model or 'default'}"]
-        return lines + self.requirement_lines(settings, run)
+        return self.header(f"imagegame (clembench 2.0.0, variant {settings.variant}), {len(settings.instances)} "
+                           f"instance(s) x {settings.trials} trial(s)", settings, run)  # fmt: skip
 
     def submission_meta(self, sub: Any) -> dict[str, Any]:
         return {"name": sub.name, "format": sub.format, "model": sub.model, "files_hash": sub.files_hash}
 
     def run_trial(self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str,
                   model: str | None) -> Any:  # fmt: skip
-        from pcg_plugin.problems.imagegame import item
-        from pcg_plugin.problems.imagegame.worker import context
-
         return item.run_trial(context(config), sub, v2_instances()[target], trial, nodeid)
 
     def describe(self, record: Any) -> str:
-        from pcg_plugin.problems.imagegame.item import describe
-
-        return describe(record)
-
-    def record_from_json(self, text: str) -> Any:
-        from pcg_plugin.problems.imagegame.records import EpisodeResult
-
-        return EpisodeResult.from_json(text)
+        return item.describe(record)
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-        from pcg_plugin.problems.imagegame.report import finish_run
+        return report.finish_run(run, collected)
 
-        return finish_run(run, collected)
-
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
+    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
-        from pcg_plugin.problems.imagegame.report import summary_lines
-
-        return summary_lines(results, run_dir, report, error)
-
+        return report.summary_lines(results, run_dir, report_path, error)

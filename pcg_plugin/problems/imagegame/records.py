@@ -7,7 +7,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pcg_plugin import jsontext
+from pcg_plugin._util import jsontext
 
 ABORTED = "aborted"
 NOT_SCORED = "not_scored"

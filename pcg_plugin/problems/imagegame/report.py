@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin import jsontext
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util import jsontext
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
+from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
 from pcg_plugin.problems.imagegame.leaderboard import Row, rows
 from pcg_plugin.problems.imagegame.outputs import RESULTS_FILE, episode_rows
@@ -66,8 +67,10 @@ def zero_line(episode: Mapping[str, Any]) -> str:
 
 def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                   error: str | None) -> list[str]:  # fmt: skip
-    if doc is None:
-        return [f"scoring the run failed: {error}", f"run folder: {run_dir}"] if error else [f"run folder: {run_dir}"]
+    return episode_summary(doc, run_dir, report, error, _table)
+
+
+def _table(doc: Mapping[str, Any]) -> list[str]:
     lines = ["rank submission  model  episodes  %Played  Quality  clemscore  Success%  | compact %P/Q | random %P/Q"]
     for row in doc["leaderboard"]:
         o = row["overall"] or {}
@@ -81,11 +84,6 @@ def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Pa
     lines.extend(f"  {zero_line(e)}" for e in zeros[:MAX_ZERO_LINES])
     if len(zeros) > MAX_ZERO_LINES:
         lines.append(f"  ... and {len(zeros) - MAX_ZERO_LINES} more episode(s) with a reason, in results.json")
-    if doc["folder_errors"]:
-        lines.append(f"{len(doc['folder_errors'])} folder(s) not evaluated: {', '.join(doc['folder_errors'])}")
-    lines.append(f"run folder: {run_dir}")
-    if report is not None:
-        lines.append(f"report: {report}")
     return lines
 
 

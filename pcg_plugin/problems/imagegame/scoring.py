@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pcg_plugin.problems.imagegame import grid, rules
-from pcg_plugin.problems.imagegame.errors import NotScorable
+from pcg_plugin.errors import NotScorable
 
 SUCCESS_F1 = 99
 """An episode succeeds iff its last F1 is at least this (F1 is in percent)."""

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, Option
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option
 
 VARIANTS = ("v2.0", "head")
 DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair
@@ -28,39 +28,22 @@ OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 
-def add_options(parser: pytest.Parser) -> None:
-    run_options.add_options(parser, COMMON + OPTIONS)
+add_options = run_options.problem_options(OPTIONS)
 
 
 @dataclass(frozen=True)
-class Settings(run_options.JsonSettings):
-    """What a picture-game run plays and how; identical on the controller and every worker."""
+class Settings(run_options.RunSettings):
+    """What a picture-game run plays and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``)."""
 
     instances: tuple[str, ...] = ()
-    trials: int = DEFAULT_TRIALS
-    backend: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
-    device: str = "auto"
+    trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     variant: str = "v2.0"
     max_tokens: int = MAX_TOKENS
-    offline_default: bool = False
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def targets(self) -> tuple[str, ...]:
         return self.instances
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return (self.model,) if self.model else ()
-
-    @property
-    def multi_model(self) -> bool:
-        return False
 
 
 def parse_instances(text: str, known: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,7 +9,7 @@
 - ``giver_program = "giver.py"`` (optional, instead of ``giver_prompt``): a TrialLoop program run in the sandbox;
   ``run(ctx, target_grid)`` returns the Giver's first message. Its own ``chat_with_chatgpt`` calls go through the
   episode's response store before the Giver's first turn. It may import its own modules (from its folder and
-  the submission folder) and what a ``requirements.txt`` installs (``pcg_plugin.environments``, as for Science
+  the submission folder) and what a ``requirements.txt`` installs (``pcg_plugin.sandbox.environments``, as for Science
   Birds programs).
 
 A manifest with neither prompt nor program is a model entry: the standard prompts, both roles the model.
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pcg_plugin.episode.manifest import file_inside, files_hash, read_manifest
+from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.names import shown
+from pcg_plugin._util.names import shown
 
 MANIFEST = "imagegame.toml"
 REQUIREMENTS = "requirements.txt"
@@ -34,18 +34,11 @@ _KEYS = {"name", "model", "giver_prompt", "giver_program"}
 
 
 @dataclass(frozen=True)
-class Submission:
-    name: str
-    path: Path
-    entry: Path
-    format: str
-    model: str | None
+class Submission(ManifestSubmission):
+    """A picture-game entry: a model in self-play, or a Giver prompt or program."""
+
     prompt: str | None
     files_hash: str
-
-    @property
-    def program(self) -> Path | None:
-        return self.entry if self.format == "imagegame_program" else None
 
 
 def detect(path: Path) -> Submission | None:

@@ -1,7 +1,7 @@
 """The end of a PCG Benchmark run: score, write `results.json` (schema `pytest-pcg/pcgbench-results/1`, described
 in docs/pcgbench-results.md) and the HTML leaderboard, and the terminal summary lines.
 
-Science Birds' typed document (`pcg_plugin/results.py`) is built around letters, official weights and stage
+Science Birds' typed document (`pcg_plugin/problems/science_birds/results.py`) is built around letters, official weights and stage
 files; these problems have none of them, so they write their own, smaller document.
 """
 
@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.registry import get_problem
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.scoring import InstanceScore, SubmissionScore, rank, score_submission
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
@@ -105,9 +105,9 @@ def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[s
 
 def finish_run(config: Any, run: Mapping[str, Any], collected: Any,
                worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-    from pcg_plugin import provenance
+    from pcg_plugin._util import provenance
     from pcg_plugin.core.problem import SETTINGS_KEY
-    from pcg_plugin.paths import REPO_ROOT
+    from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.problems.pcgbench.report import write_report
     from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
 

@@ -1,6 +1,6 @@
 """Every registered PCG Benchmark variant as a harness problem, `pcgbench/<variant>` (`pcgbench/zelda-large-v0`):
-one class, parametrized by the variant; the one entry point `pcgbench/*` (a family, see `core.problem`) lists
-every name of `registry.py`, so a new variant needs no pyproject line.
+one class, parametrized by the variant; the one entry point `pcgbench/*` (a family, `FAMILY` in the package's
+`__init__`) lists every name of `bench/registry.py`, so a new variant needs no pyproject line.
 
 Targets are instances (control values, `instances.py`); a trial asks the submission's prompt or program for a
 level and scores it with the benchmark's own functions; the end of the run scores diversity, ranks and writes
@@ -9,17 +9,20 @@ results.json and report.html.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.problems.pcgbench import outputs, records, submission, trial
 from pcg_plugin.problems.pcgbench import settings as settings_mod
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.instances import instance_by_id
 from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
+from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY, BenchContext, bench_context
 
 
 class PcgBenchProblem(BaseProblem):
@@ -28,12 +31,8 @@ class PcgBenchProblem(BaseProblem):
     target_label = "instance"
 
     def __init__(self, benchmark: str) -> None:
-        # every installed problem is made before the command line is parsed: nothing heavy is imported here
         self.benchmark = benchmark
         self.name = f"pcgbench/{benchmark}"
-
-    def add_options(self, parser: pytest.Parser) -> None:
-        settings_mod.add_options(parser)
 
     def configure(self, config: pytest.Config) -> BenchSettings:
         return settings_mod.from_config(self.benchmark, config)
@@ -52,52 +51,35 @@ class PcgBenchProblem(BaseProblem):
 
     @property
     def placeholders(self) -> tuple[str, ...]:
-        from pcg_plugin.problems.pcgbench.registry import get_problem
-
         return get_problem(self.benchmark).placeholders
 
     # -- collection --------------------------------------------------------------------------------------------
 
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
-        from pcg_plugin.problems.pcgbench.submission import detect_folder
-
-        return detect_folder(path, roots, self.placeholders)
+        return submission.detect_folder(path, roots, self.placeholders)
 
     def detect_file(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
-        from pcg_plugin.problems.pcgbench.submission import detect_file
-
-        return detect_file(path, roots, self.placeholders)
+        return submission.detect_file(path, roots, self.placeholders)
 
     # -- every process -----------------------------------------------------------------------------------------
 
     def start_process(self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any], workers: int,
                       service: str | None) -> None:  # fmt: skip
-        from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY, BenchContext
-
         config.stash[CONTEXT_KEY] = BenchContext(settings, Path(run["run_dir"]), workers=workers)
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
-        from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
-
         ctx = config.stash.get(CONTEXT_KEY, None)
         return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
 
-    def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
+    def run_trial(self, config: pytest.Config, sub: Any, target: str, number: int, nodeid: str,
                   model: str | None) -> BenchRecord:  # fmt: skip
-        from pcg_plugin.problems.pcgbench.instances import instance_by_id
-        from pcg_plugin.problems.pcgbench.registry import get_problem
-        from pcg_plugin.problems.pcgbench.trial import run_trial
-        from pcg_plugin.problems.pcgbench.worker import bench_context
-
         ctx = bench_context(config)
         s = ctx.settings
         instance = instance_by_id(get_problem(s.problem), s.instance_count, s.seed, target)
-        return run_trial(submission, instance, trial, nodeid, ctx)
+        return trial.run_trial(sub, instance, number, nodeid, ctx)
 
     def describe(self, record: BenchRecord) -> str:
-        from pcg_plugin.problems.pcgbench.records import describe
-
-        return describe(record)
+        return records.describe(record)
 
     def record_from_json(self, text: str) -> BenchRecord:
         return BenchRecord.from_json(text)
@@ -106,19 +88,8 @@ class PcgBenchProblem(BaseProblem):
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-        from pcg_plugin.problems.pcgbench.outputs import finish_run
-
-        return finish_run(config, run, collected, worker_stats)
+        return outputs.finish_run(config, run, collected, worker_stats)
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
-        from pcg_plugin.problems.pcgbench.outputs import summary_lines
-
-        return summary_lines(results, run_dir, report, error)
-
-
-def family() -> dict[str, Callable[[], PcgBenchProblem]]:
-    """The `pcgbench/*` entry point: every registered variant -> its harness problem's factory."""
-    from pcg_plugin.problems.pcgbench.registry import names
-
-    return {name: partial(PcgBenchProblem, name) for name in names()}
+        return outputs.summary_lines(results, run_dir, report, error)

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.atomic import atomic_write
-from pcg_plugin.paths import template_source
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.paths import template_source
 
 REPORT_FILE = "report.html"
 TEMPLATE = "pcgbench_report.html.j2"
@@ -22,7 +22,7 @@ TEMPLATE = "pcgbench_report.html.j2"
 def context(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What the template shows, with each valid trial's content drawn."""
     from pcg_plugin.problems.pcgbench.prompt import control_text
-    from pcg_plugin.problems.pcgbench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     kind = get_problem(doc["benchmark"]["name"]).content
     subs = []

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from pcg_plugin.problems.pcgbench.evaluate import set_diversity
-from pcg_plugin.problems.pcgbench.greedy_diversity import head_survivors
-from pcg_plugin.problems.pcgbench.bench_problem import BenchProblem
+from pcg_plugin.problems.pcgbench.bench.evaluate import set_diversity
+from pcg_plugin.problems.pcgbench.bench.greedy_diversity import head_survivors
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 from pcg_plugin.problems.pcgbench.records import BenchRecord
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, Option, parse_trials
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option, parse_trials
 
 DEFAULT_INSTANCES = 3
 DEFAULT_TRIALS = 3
@@ -31,39 +31,24 @@ OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 
-def add_options(parser: pytest.Parser) -> None:
-    run_options.add_options(parser, COMMON + OPTIONS)
+add_options = run_options.problem_options(OPTIONS)
 
 
 @dataclass(frozen=True)
-class BenchSettings(run_options.JsonSettings):
-    """What a run evaluates and how; identical on the controller and every worker."""
+class BenchSettings(run_options.RunSettings):
+    """What a run evaluates and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``)."""
 
     problem: str  # the benchmark problem ("binary-v0")
     instance_ids: tuple[str, ...] = ()
     instance_count: int = DEFAULT_INSTANCES
     seed: int = DEFAULT_SEED
-    trials: int = DEFAULT_TRIALS
-    backend: str | None = None  # None = auto
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
-    device: str = "auto"
-    offline_default: bool = False
+    trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     constrain: str = "off"  # "content": in-process answers under the variant's answer grammar
-    notes: tuple[str, ...] = field(default=())
-
-    multi_model = False  # one model per run (the protocol asks; items never gain a model level)
 
     @property
     def targets(self) -> tuple[str, ...]:
         return self.instance_ids
-
-    @property
-    def models(self) -> tuple[str, ...]:
-        return (self.model,) if self.model else ()
 
 
 def _whole(name: str, text: str, low: int) -> int:
@@ -80,7 +65,7 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
             env: Mapping[str, str] | None = None) -> BenchSettings:  # fmt: skip
     """Raw option strings -> settings; raises ValueError naming the bad option."""
     from pcg_plugin.problems.pcgbench.instances import instances
-    from pcg_plugin.problems.pcgbench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     cwd = rootdir if cwd is None else cwd
 

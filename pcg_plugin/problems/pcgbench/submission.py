@@ -3,7 +3,7 @@
 A folder named on the command line is one submission when it holds an entry at its top level, else a container whose
 direct subfolders must each be one (a subfolder that is none is reported, never dropped). An entry is, in order:
 the `entry` of a `submission.toml` (optional `team` too); the one program defining a `TrialLoop` subclass
-(`collect.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
+(`official_api.programs.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
 A prompt that uses a placeholder of other variants which this one does not fill (a grid prompt's `<LEGEND>` on
 talakat) is refused by name: it is a prompt for those variants, and the model would read the placeholder as text.
 A loose prompt `.txt` named on the command line is a submission too. Test folders and project folders (a
@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pcg_plugin import collect
+from pcg_plugin.core.folders import MANIFEST, files_hash, is_project, is_prompt_name, looks_like_test_folder
+from pcg_plugin.core.folders import read_text as _read
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.problems.pcgbench.bench_problem import KIND_PLACEHOLDERS
-from pcg_plugin.names import shown
+from pcg_plugin._util.names import shown
+from pcg_plugin.problems.pcgbench.bench.problem import KIND_PLACEHOLDERS
+from pcg_plugin.sandbox.official_api.programs import find_programs
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"
-MANIFEST = collect.MANIFEST
-_PROJECT_FILES = ("conftest.py", "pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini")
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,8 @@ class BenchSubmission:
     prompt: str | None = None  # a prompt file's text
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
-
-
 def is_prompt(path: Path, placeholders: Sequence[str]) -> bool:
-    return collect.is_prompt_name(path) and path.is_file() and any(p in _read(path) for p in placeholders)
+    return is_prompt_name(path) and path.is_file() and any(p in _read(path) for p in placeholders)
 
 
 def _prompts(folder: Path, placeholders: Sequence[str]) -> list[Path]:
@@ -66,7 +62,7 @@ def _entry(folder: Path, placeholders: Sequence[str], top_only: bool = False) ->
             if not entry.is_file():
                 raise SubmissionError(f"{folder / MANIFEST}: entry {data['entry']!r} does not exist")
             return entry, PROMPT if entry.suffix.lower() == ".txt" else PROGRAM, team
-    programs = [p for p in collect.find_programs(folder) if not top_only or p.parent == folder]
+    programs = [p for p in find_programs(folder) if not top_only or p.parent == folder]
     if len(programs) > 1:
         names = ", ".join(p.relative_to(folder).as_posix() for p in programs)
         raise SubmissionError(f"{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = \"...\"")
@@ -89,13 +85,13 @@ def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, place
         raise SubmissionError(f"{entry}: uses {', '.join(unfilled)}, which this variant does not fill (it fills "
                               f"{', '.join(placeholders)}): a prompt for other variants")  # fmt: skip
     name = shown(name)  # text: a folder name that is not UTF-8 shown escaped
-    return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=collect.files_hash(path),
+    return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=files_hash(path),
                           team=shown(team or name), prompt=prompt)  # fmt: skip
 
 
 def _ours(folder: Path) -> bool:
     """Not a test tree or a project (this repo, a package): never searched for submissions."""
-    return not (collect.looks_like_test_folder(folder) or any((folder / n).exists() for n in _PROJECT_FILES))
+    return not (looks_like_test_folder(folder) or is_project(folder))
 
 
 def not_a_submission(folder: Path, placeholders: Sequence[str]) -> str:
@@ -128,7 +124,7 @@ def detect_folder(path: Path, roots: Sequence[Path], placeholders: Sequence[str]
 
 def detect_file(path: Path, roots: Sequence[Path], placeholders: Sequence[str]) -> BenchSubmission | None:
     """A prompt file named on the command line is a submission (named after its stem)."""
-    if path.resolve() not in [r.resolve() for r in roots] or not collect.is_prompt_name(path):
+    if path.resolve() not in [r.resolve() for r in roots] or not is_prompt_name(path):
         return None
     if not is_prompt(path, placeholders):
         raise SubmissionError(f"{path}: not a PCG Benchmark prompt: it uses none of {', '.join(placeholders)}")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.devices import threads_per_worker
+from pcg_plugin._util.devices import threads_per_worker
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
@@ -50,7 +50,7 @@ class BenchContext:
             from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
             return ScriptedBackend(load_callable(s.model or ""))
-        from pcg_plugin.problems.pcgbench.registry import get_problem
+        from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
         threads = threads_per_worker(self.workers)
         language = get_problem(s.problem).content.answer_regex()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pcg_plugin.llm.openai_backend import CLIENT_DEFAULT_TIMEOUT
 from pcg_plugin.llm.profiles import Profile
-from pcg_plugin.sandbox import SandboxLimits
+from pcg_plugin.sandbox.run import SandboxLimits
 
 # 2023 had neither limit; finite stand-ins keep profiles JSON-safe (results files refuse Infinity).
 NO_TIME_LIMIT = 1e9

@@ -7,12 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core.trial_dirs import owned_temp_dir
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.problems.science_birds import outputs
-from pcg_plugin.problems.science_birds.answers import AnswerLog, not_an_answer
-from pcg_plugin.collect import Submission
+from pcg_plugin.problems.science_birds.rules.answers import AnswerLog, not_an_answer
+from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
-from pcg_plugin.letters import letter_index
+from pcg_plugin.problems.science_birds.letters import letter_index
 from pcg_plugin.problems.science_birds.records import TrialRecord, top_letter, trial_seed
 from pcg_plugin.problems.science_birds.worker import WorkerContext
 
@@ -47,7 +47,7 @@ def run_trial(
         if why is not None:
             raise OfficialFailure(why, reason=Reason.MODIFIED_RESPONSE)
 
-        from pcg_plugin.problems.science_birds import pipeline
+        from pcg_plugin.problems.science_birds.level import pipeline
 
         stage, t = "build", time.perf_counter()
         build = pipeline.build_level(response, prefix=ctx.function_prefix)
@@ -105,7 +105,7 @@ def generate(
             response = choices[0] if choices else ""
         else:
             from pcg_plugin.problems.science_birds.editions import program_limits
-            from pcg_plugin.sandbox import run_program_trial
+            from pcg_plugin.sandbox.run import run_program_trial
 
             def run() -> str:
                 with owned_temp_dir("trial") as work:

@@ -8,14 +8,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin import results
-from pcg_plugin.atomic import atomic_save, atomic_write
+from pcg_plugin.problems.science_birds import results
+from pcg_plugin._util.atomic import atomic_save, atomic_write
 from pcg_plugin.problems.science_birds.editions import edition
-from pcg_plugin.letters import stem as file_stem
-from pcg_plugin.problems.science_birds.official_layout import model_folder
+from pcg_plugin._util.paths import stem as file_stem
+from pcg_plugin.problems.science_birds.report.official_layout import model_folder
 from pcg_plugin.problems.science_birds.records import TrialRecord
-from pcg_plugin.results import Results, Run
-from pcg_plugin.results import Settings as ResultsSettings
+from pcg_plugin.problems.science_birds.results import Results, Run
+from pcg_plugin.problems.science_birds.results import Settings as ResultsSettings
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
@@ -39,7 +39,7 @@ def write_text(run_dir: Path, rel: str, text: str) -> Path:
 def write_image(run_dir: Path, rel: str, image: Any) -> Path:
     """The trial's image and, beside report.html, its thumbnail (made here, in the worker, from the image in
     memory: the end of the run then has nothing left to shrink)."""
-    from pcg_plugin.problems.science_birds.thumbnails import write_thumbnail
+    from pcg_plugin.problems.science_birds.report.thumbnails import write_thumbnail
 
     path = atomic_save(run_dir / rel, lambda tmp: image.save(tmp, format="PNG"))
     write_thumbnail(run_dir, rel, image)
@@ -49,7 +49,7 @@ def write_image(run_dir: Path, rel: str, image: Any) -> Path:
 def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence[TrialRecord]]], trials: int) -> None:
     """stability/, similarity/ and diversity/ JSONs per team and letter, in the official schemas, so the official
     diversity and scoring scripts can re-check the run from disk."""
-    from pcg_plugin.problems.science_birds import official_layout
+    from pcg_plugin.problems.science_birds.report import official_layout
 
     for name, letters in grouped.items():
         for letter, records in letters.items():
@@ -59,7 +59,7 @@ def write_stage_files(run_dir: Path, grouped: Mapping[str, Mapping[str, Sequence
 def write_report(results: Results, run_dir: Path) -> Path | None:
     """The HTML leaderboard, once ``report_html`` is on main; its absence is not an error."""
     try:
-        from pcg_plugin.problems.science_birds import report_html
+        from pcg_plugin.problems.science_birds.report import html as report_html
     except ImportError:
         return None
     return report_html.write_report(results, run_dir)
@@ -112,10 +112,11 @@ def finish_run(
     """Controller, once: score, write the official stage files, result/, results.json and the HTML report."""
     from datetime import timezone
 
-    from pcg_plugin import provenance
+    from pcg_plugin._util import provenance
 
-    from pcg_plugin.problems.science_birds import aggregate, official_layout
-    from pcg_plugin.paths import REPO_ROOT
+    from pcg_plugin.problems.science_birds.scoring import aggregate
+    from pcg_plugin.problems.science_birds.report import official_layout
+    from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.core.problem import SETTINGS_KEY
     from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY
 

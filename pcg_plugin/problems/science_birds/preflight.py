@@ -13,12 +13,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin import collect
+from pcg_plugin.problems.science_birds import submissions as collect
 from pcg_plugin.core import zips
-from pcg_plugin.names import shown
+from pcg_plugin._util.names import shown
+from pcg_plugin.core.folders import SKIP_NAMES
 
 if TYPE_CHECKING:
-    from pcg_plugin.environments import Environment
+    from pcg_plugin.sandbox.environments import Environment
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def detect(path: Path, *, require_placeholder: bool = True,
            limits: zips.ZipLimits = zips.ZipLimits()) -> tuple[collect.Submission | None, str]:  # fmt: skip
     """The submission at ``path``, or None and why it is not evaluated (skipped names say so too); a zip is
     the folder it unpacks to (``zips``)."""
-    if path.name in collect._SKIP_NAMES:
+    if path.name in SKIP_NAMES:
         return None, "skipped: the official runner never treats this folder as a team"
     if zips.is_zip(path):
         try:
@@ -100,7 +101,7 @@ def detect(path: Path, *, require_placeholder: bool = True,
 def environment(sub: collect.Submission, mode: str) -> Environment:
     """The program's environment (``mode``: install | check | off): its edition's official environment, the
     organizers' requirements every entry ran with, and its own requirements on top."""
-    from pcg_plugin import environments
+    from pcg_plugin.sandbox import environments
     from pcg_plugin.problems.science_birds.editions import edition
 
     year = sub.format.rsplit("-", 1)[1]
@@ -110,7 +111,7 @@ def environment(sub: collect.Submission, mode: str) -> Environment:
 
 def rule_verdict(sub: collect.Submission) -> str:
     """``pass`` or ``FAIL <rules>`` from the participant rule checks (``pcg rules``), for the table."""
-    from pcg_plugin.problems.science_birds import rules
+    from pcg_plugin.problems.science_birds.rules import checks as rules
 
     try:
         if sub.format == "prompt-2023":

@@ -9,25 +9,30 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin import collect
-
+from pcg_plugin.core import zips
+from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.errors import EnvironmentProblem, SubmissionError
+from pcg_plugin.problems.science_birds import classify as cs
+from pcg_plugin.problems.science_birds import item, preflight
 from pcg_plugin.problems.science_birds import settings as settings_mod
-from pcg_plugin.errors import SubmissionError
+from pcg_plugin.problems.science_birds import submissions as collect
+from pcg_plugin.problems.science_birds.outputs import finish_run
+from pcg_plugin.problems.science_birds.records import TrialRecord
+from pcg_plugin.problems.science_birds.report import terminal
+from pcg_plugin.problems.science_birds.rules.items import RulesDir, RulesFile
 from pcg_plugin.problems.science_birds.settings import Settings
+from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY, WorkerContext, worker_context
 
 SERVICE_HANDLE = pytest.StashKey[Any]()
 
 
-class ScienceBirds:
+class ScienceBirds(BaseProblem):
     """The first problem of the harness (``--pcg-problem science-birds``, the default)."""
 
     name = "science-birds"
     target_label = "letter"
 
-    # -- options and settings ----------------------------------------------------------------------------------
-
-    def add_options(self, parser: pytest.Parser) -> None:
-        settings_mod.add_options(parser)
+    # -- settings ----------------------------------------------------------------------------------------------
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config)
@@ -44,9 +49,6 @@ class ScienceBirds:
     def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
         """Before collection and any model call: every folder given as a pre-flight row, and each program's
         requirements prepared (installed into its cached environment, or checked) for the workers."""
-        from pcg_plugin.core import zips
-        from pcg_plugin.problems.science_birds import preflight
-
         rows, envs, prompts = [], {}, {}
         for path in preflight.targets(list(roots)):
             sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
@@ -66,8 +68,6 @@ class ScienceBirds:
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
         """The run's one classification service when the mode resolves to ``service`` (a GPU, or
         ``--pcg-classify-mode service``); workers get it through workerinput, ``stop_services`` stops it."""
-        from pcg_plugin import classify as cs
-
         if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
             return None
         handle = cs.start_service(model=settings.classifier, device=settings.device, run_dir=run_dir,
@@ -81,9 +81,7 @@ class ScienceBirds:
             handle.stop()
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        from pcg_plugin.problems.science_birds.report_terminal import header_lines
-
-        lines = header_lines(settings)
+        lines = terminal.header_lines(settings)
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
             lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
                          "are served by the harness's stand-ins, never installed")  # fmt: skip
@@ -91,16 +89,12 @@ class ScienceBirds:
 
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
         """The pre-flight table (nothing when no folder of ours was given: the project's own tests)."""
-        from pcg_plugin.problems.science_birds.preflight import FolderRow, table
-
         if not run.get("folders"):
             return []
-        return list(table([FolderRow(**row) for row in run["folders"]]))
+        return list(preflight.table([preflight.FolderRow(**row) for row in run["folders"]]))
 
     def cost_line(self, settings: Settings, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
-        from pcg_plugin.problems.science_birds.report_terminal import preflight_line
-
-        return preflight_line(settings, nodeids, run.get("prompt_chars", {}))
+        return terminal.preflight_line(settings, nodeids, run.get("prompt_chars", {}))
 
     # -- collection --------------------------------------------------------------------------------------------
 
@@ -138,31 +132,23 @@ class ScienceBirds:
                 "files_hash": sub.files_hash}  # fmt: skip
 
     def checks_collector(self, folder: bool) -> Any:
-        from pcg_plugin.problems.science_birds.rules_items import RulesDir, RulesFile
-
+        """Rule checks and dry runs (``--pcg-rules``, ``--pcg-dry-run``: ``rules.plugin``)."""
         return RulesDir if folder else RulesFile
 
     # -- every process -----------------------------------------------------------------------------------------
 
     def start_process(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any], workers: int,
                       service: str | None) -> None:  # fmt: skip
-        from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY, WorkerContext
-
         config.stash[CONTEXT_KEY] = WorkerContext(settings, Path(run["run_dir"]), workers=workers,
                                                   classify_service=service,
                                                   environments=run.get("environments", {}))  # fmt: skip
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
-        from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY
-
         ctx = config.stash.get(CONTEXT_KEY, None)
         return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
 
     def setup_trial(self, config: pytest.Config, sub: collect.Submission) -> None:
         """A submission whose requirements cannot be met errors here, before any model call."""
-        from pcg_plugin.errors import EnvironmentProblem
-        from pcg_plugin.problems.science_birds.worker import worker_context
-
         if sub.format == "prompt-2023":
             return
         try:
@@ -175,34 +161,23 @@ class ScienceBirds:
 
     def run_trial(self, config: pytest.Config, sub: collect.Submission, target: str, trial: int, nodeid: str,
                   model: str | None) -> Any:  # fmt: skip
-        from pcg_plugin.problems.science_birds import item
-        from pcg_plugin.problems.science_birds.worker import worker_context
-
         # the model only where there is a model level: a one-model item calls run_trial exactly as before
         extra = {"model": model} if model is not None else {}
         return item.run_trial(sub, target, trial, nodeid, worker_context(config), **extra)
 
     def describe(self, record: Any) -> str:
-        from pcg_plugin.problems.science_birds.item import describe
-
-        return describe(record)
+        return item.describe(record)
 
     def record_from_json(self, text: str) -> Any:
-        from pcg_plugin.problems.science_birds.records import TrialRecord
-
         return TrialRecord.from_json(text)
 
     # -- controller, after the run -----------------------------------------------------------------------------
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-        from pcg_plugin.problems.science_birds.outputs import finish_run
-
         return finish_run(config, dict(run), collected, worker_stats)
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
-        from pcg_plugin.problems.science_birds.report_terminal import summary_lines
-
-        return summary_lines(results, run_dir, report, error)
+        return terminal.summary_lines(results, run_dir, report, error)
 

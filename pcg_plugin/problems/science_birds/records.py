@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pcg_plugin.letters import letter_at, stem
+from pcg_plugin._util.paths import stem
+from pcg_plugin.problems.science_birds.letters import letter_at
 OUTCOMES = ("ok", "zero")
 
 

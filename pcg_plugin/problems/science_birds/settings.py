@@ -10,20 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin import run_options
-from pcg_plugin.run_options import COMMON, Option, parse_bool, parse_trials, split_models
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, Option, parse_bool, parse_trials, split_models
 from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
-from pcg_plugin.letters import LETTERS, letter_index
-from pcg_plugin.problems.science_birds.answers import CHECK_MODES
+from pcg_plugin.problems.science_birds.letters import LETTERS, letter_index
+from pcg_plugin.problems.science_birds.rules.answers import CHECK_MODES
 
 REQUIREMENTS_MODES = ("install", "check", "off")
 DEFAULT_TRIALS = 10
 # With the offline SmolLM2 default and no explicit letters/trials, a small run that finishes in minutes on 2 cores.
 OFFLINE_LETTERS = ("I", "L")
 OFFLINE_TRIALS = 2
-DEFAULT_SETTLE_TIME = 0.6  # physics.PhysicsSettings.settle_time (tests/test_settings.py holds them equal)
+DEFAULT_SETTLE_TIME = 0.6  # physics.PhysicsSettings.settle_time (tests/science_birds/test_settings.py holds them equal)
 
 
 # Science Birds' own options; the shared ones (trials, backend, model, store ...) are run_options.COMMON.
@@ -46,37 +46,27 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
-def add_options(parser: pytest.Parser) -> None:
-    """Register the shared options and Science Birds' own in the one `pcg` group, each with an ini key."""
-    run_options.add_options(parser, COMMON + OPTIONS)
+add_options = run_options.problem_options(OPTIONS)
 
 
 @dataclass(frozen=True)
-class Settings(run_options.JsonSettings):
-    """What a run evaluates and how; identical on the controller and every worker."""
+class Settings(run_options.RunSettings):
+    """What a run evaluates and how; identical on the controller and every worker (the shared fields:
+    ``RunSettings``; ``model`` may name several models, comma-separated)."""
 
     edition: str = DEFAULT_EDITION
     letters: tuple[str, ...] = LETTERS
-    trials: int = DEFAULT_TRIALS
-    backend: str | None = None  # None = auto
-    model: str | None = None
-    base_url: str | None = None
-    record: str = "once"
-    out: Path | None = None
-    store: Path | None = None
+    trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     classifier: str | None = None
-    device: str = "auto"
     classify_mode: str = "auto"
     disable_weights: bool = False
     tie_break: str | None = None
     requirements: str = "install"
     letters_explicit: bool = False
     trials_explicit: bool = False
-    offline_default: bool = False
     settle_time: float = DEFAULT_SETTLE_TIME  # --pcg-physics-settle: physics.PhysicsSettings.settle_time
     constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
     unmodified_response: str = "zero"  # --pcg-unmodified-response: answers.CHECK_MODES
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -128,7 +118,7 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
     if offline:
         raise ValueError("--pcg-model: several models need a backend that serves them (--pcg-base-url or "
                          f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}")
-    from pcg_plugin.problems.science_birds.official_layout import model_folders
+    from pcg_plugin.problems.science_birds.report.official_layout import model_folders
 
     model_folders(models)  # two names that would share a folder of the official layout are refused here
 
@@ -175,7 +165,7 @@ def resolve(
     disable = get("pcg_disable_weights")
     tie_break = get("pcg_tie_break")
     if tie_break is not None:  # the scorer's spelling (as `pcg score --tie-break`); prompt_length is an alias
-        from pcg_plugin.problems.science_birds.scoring import TIE_BREAKS
+        from pcg_plugin.problems.science_birds.scoring.official import TIE_BREAKS
 
         tie_break = tie_break.replace("_", "-")
         if tie_break not in TIE_BREAKS:

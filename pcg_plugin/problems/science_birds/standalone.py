@@ -7,10 +7,11 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.compat.guards import guarded
-from pcg_plugin.compat.logfile import log_file_name, write_log
-from pcg_plugin.compat.models import TrialContext, TrialLoop
-from pcg_plugin.letters import LETTERS, stem
+from pcg_plugin.sandbox.official_api.guards import guarded
+from pcg_plugin.sandbox.official_api.logfile import log_file_name, write_log
+from pcg_plugin.sandbox.official_api.models import TrialContext, TrialLoop
+from pcg_plugin._util.paths import stem
+from pcg_plugin.problems.science_birds.letters import LETTERS
 
 
 def check_arguments(team_name: str, characters: list[str] | None) -> list[str]:

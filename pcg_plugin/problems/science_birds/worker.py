@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.collect import Submission
-from pcg_plugin.devices import threads_per_worker
+from pcg_plugin.problems.science_birds.submissions import Submission
+from pcg_plugin._util.devices import threads_per_worker
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.llm.scripted import load_callable  # noqa: F401  (re-exported: its home was here)
 from pcg_plugin.problems.science_birds.settings import Settings
@@ -62,7 +62,7 @@ class WorkerContext:
     @property
     def physics(self) -> Any:
         def make() -> Any:
-            from pcg_plugin.problems.science_birds.physics import PhysicsSettings
+            from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
 
             return PhysicsSettings(settle_time=self.settings.settle_time)
 
@@ -72,7 +72,7 @@ class WorkerContext:
         """THE one place the classifier is acquired (a one-line swap for another factory)."""
 
         def make() -> Any:
-            from pcg_plugin.classify import classifier_for_run
+            from pcg_plugin.problems.science_birds.classify import classifier_for_run
 
             s = self.settings
             return classifier_for_run(model=s.classifier, device=s.device, mode=s.classify_mode,  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from pcg_plugin.letters import LETTERS
+from pcg_plugin.problems.science_birds.letters import LETTERS
 
 HELP = "classify level images as letters (default model: the embedded one; --model for the official ViT)"
 
@@ -39,7 +39,7 @@ def _read(path: Path):
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.classify import Classifier
+    from pcg_plugin.problems.science_birds.classify import Classifier
     from pcg_plugin.errors import PcgError
 
     try:

@@ -16,10 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds.commands._io import read_input
+    from pcg_plugin._util.inputs import read_input
     from pcg_plugin.errors import ConversionError
-    from pcg_plugin.problems.science_birds.grid import drop_blocks
-    from pcg_plugin.problems.science_birds.levelxml import grid_to_xml
+    from pcg_plugin.problems.science_birds.level.grid import drop_blocks
+    from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml
 
     try:
         code = read_input(args.code)

@@ -14,8 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds.commands._io import read_input
-    from pcg_plugin.problems.science_birds.extract import extract_code
+    from pcg_plugin._util.inputs import read_input
+    from pcg_plugin.problems.science_birds.level.extract import extract_code
 
     try:
         text = read_input(args.response)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
-from pcg_plugin.names import shown_all
+from pcg_plugin._util.names import shown_all
 
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
 
@@ -43,10 +43,10 @@ def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
     the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
     files none of which is a TrialLoop program gives format ``scripts``."""
-    from pcg_plugin import collect
+    from pcg_plugin.problems.science_birds import submissions as collect
     from pcg_plugin.core import zips
     from pcg_plugin.problems.science_birds import preflight
-    from pcg_plugin.problems.science_birds.rules import stand_alone_scripts
+    from pcg_plugin.problems.science_birds.rules.checks import stand_alone_scripts
 
     if path.is_dir() or zips.is_zip(path):  # a zip: the folder it unpacks to, in the cache
         sub, problem = preflight.detect(path, require_placeholder=False)
@@ -69,8 +69,8 @@ def _target(path: Path) -> tuple[str, Path, Path]:
 
 def _check(path: Path, edition: str | None) -> dict[str, Any]:
     """The JSON record of one PATH."""
-    from pcg_plugin import collect
-    from pcg_plugin.problems.science_birds import rules
+    from pcg_plugin.problems.science_birds import submissions as collect
+    from pcg_plugin.problems.science_birds.rules import checks as rules
 
     reason = ""
     try:

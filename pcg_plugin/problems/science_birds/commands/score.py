@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pcg_plugin.problems.science_birds.editions import DEFAULT, YEARS
-from pcg_plugin.letters import LETTERS
+from pcg_plugin.problems.science_birds.letters import LETTERS
 
 HELP = "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
 
@@ -42,8 +42,8 @@ def _letters(text: str) -> list[str]:
 
 def _prompt_lengths(src: Path) -> dict[str, int]:
     """Each program's ``prompt.txt`` length, by the name ``read_layout`` gives the program."""
-    from pcg_plugin.names import shown
-    from pcg_plugin.problems.science_birds.official_layout import program_dirs
+    from pcg_plugin._util.names import shown
+    from pcg_plugin.problems.science_birds.report.official_layout import program_dirs
 
     out = {}
     for folder in program_dirs(src):
@@ -55,7 +55,8 @@ def _prompt_lengths(src: Path) -> dict[str, int]:
 
 def _official_folder(src: Path, args: argparse.Namespace) -> int:
     """Every sub-folder but logs/ and result/ is a program, as the official scorer counts them."""
-    from pcg_plugin.problems.science_birds import official_layout, scoring
+    from pcg_plugin.problems.science_birds.report import official_layout
+    from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     edition = args.edition or DEFAULT
     letters = _letters(args.letters or "".join(LETTERS))
@@ -81,7 +82,9 @@ def _official_folder(src: Path, args: argparse.Namespace) -> int:
 def _run_folder(src: Path, args: argparse.Namespace) -> int:
     """A pytest-pcg run folder: the submissions its results.json names are the programs (thumbs/ and the rest
     are not), scored with the run's settings unless an option says otherwise; several models as the run did."""
-    from pcg_plugin.problems.science_birds import official_layout, run_layout, scoring
+    from pcg_plugin.problems.science_birds.report import official_layout
+    from pcg_plugin.problems.science_birds.report import run_layout
+    from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     run = run_layout.read_run_folder(src)
     edition = args.edition or run.edition
@@ -117,7 +120,7 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
 
 
 def _print(head: str, competition: object, rows: list[tuple[str, int, object, object]]) -> None:
-    from pcg_plugin.problems.science_birds import scoring
+    from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     print(f"{head}, competition score {scoring.fmt(competition)}")
     width = max((len(n) for n, *_ in rows), default=0)
@@ -126,7 +129,7 @@ def _print(head: str, competition: object, rows: list[tuple[str, int, object, ob
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds import run_layout
+    from pcg_plugin.problems.science_birds.report import run_layout
     from pcg_plugin.errors import PcgError
 
     src = Path(args.dir)

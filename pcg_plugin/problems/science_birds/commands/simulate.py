@@ -20,11 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds.commands._io import read_input
+    from pcg_plugin._util.inputs import read_input
     from pcg_plugin.errors import PcgError
-    from pcg_plugin.problems.science_birds.levelxml import parse_level
-    from pcg_plugin.problems.science_birds.physics import PhysicsSettings
-    from pcg_plugin.problems.science_birds.pipeline import evaluate_level
+    from pcg_plugin.problems.science_birds.level.levelxml import parse_level
+    from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
+    from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level
 
     settings = PhysicsSettings(damage=args.damage) if args.settle_time is None else PhysicsSettings(
         damage=args.damage, settle_time=max(0.0, args.settle_time))

@@ -1,7 +1,0 @@
-"""`llms4pcg.competition` inside the sandbox: chat goes to the harness over a pipe; run_evaluation only registers."""
-
-from pcg_plugin.compat.chat import chat_with_chatgpt, chat_with_llm
-from pcg_plugin.compat.models import TrialContext, TrialLoop
-from pcg_plugin.compat.registry import register_evaluation as run_evaluation
-
-__all__ = ["TrialContext", "TrialLoop", "chat_with_chatgpt", "chat_with_llm", "run_evaluation"]

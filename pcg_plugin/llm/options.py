@@ -1,0 +1,241 @@
+"""Options every LLM problem shares (trials, backend, model, response store, run folder, device) and the parsers
+of their values. Each problem registers ``COMMON`` plus its own options through ``add_options``; a shared option
+is registered once however many installed problems ask for it, because every problem's options are on the
+command line before a run chooses one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from pcg_plugin.core.options import option_value
+from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.llm import BACKEND_KINDS, wants_openai
+from pcg_plugin.llm.store import RECORD_MODES
+
+GROUP = ("pcg", "pytest-pcg competition evaluation")
+BACKENDS = ("auto", *BACKEND_KINDS)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One `--pcg-*` option; its ini key is the dest (``pcg_letters``) so pyproject.toml can hold it."""
+
+    flag: str
+    help: str
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+COMMON: tuple[Option, ...] = (
+    Option("--pcg-trials", "trials per target (default: the problem's; Science Birds 10, 2 with the offline default LLM)"),
+    Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
+    Option("--pcg-model", "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
+           "summed over the models; default: the problem's official model)"),
+    Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
+    Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
+    Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
+    Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
+    Option("--pcg-device", "torch device for classifiers and local LLMs (default auto)"),
+)  # fmt: skip
+
+# Shared by the problems whose answers an in-process model can write under a grammar (pcg_plugin/llm/constrain.py);
+# each problem accepts its own form and off.
+CONSTRAIN = Option("--pcg-constrain", "in-process models: generate answers under the problem's answer grammar: "
+                   "drop_block (Science Birds), content (PCG Benchmark: the variant's content form) or off "
+                   "(default: the problem's form for the offline default LLM, off otherwise)",
+                   ("drop_block", "content", "off"))  # fmt: skip
+
+
+def add_options(parser: pytest.Parser, options: Iterable[Option]) -> None:
+    """Register options in the one `pcg` group, each with an ini key of the same name; one already registered
+    (a shared option another problem asked for) is left as it is."""
+    group = parser.getgroup(*GROUP)
+    known = {opt.dest for opt in group.options}
+    for opt in options:
+        if opt.dest in known:
+            continue
+        group.addoption(opt.flag, dest=opt.dest, default=None, choices=opt.choices, help=opt.help)
+        parser.addini(opt.dest, help=opt.help, default=None)
+        known.add(opt.dest)
+
+
+def problem_options(options: Iterable[Option]) -> Callable[[pytest.Parser], None]:
+    """A problem's ``add_options`` (what its entry point's ``Entry`` names): the shared options, then its own."""
+    return partial(add_options, options=(*COMMON, *options))
+
+
+def raw_options(config: pytest.Config, options: Iterable[Option]) -> dict[str, str | None]:
+    """Each option's string: the command line wins over the ini file."""
+    return {opt.dest: option_value(config, opt.dest) for opt in options}
+
+
+def given(raw: Mapping[str, str | None], name: str) -> str | None:
+    """Option ``name``'s string from ``raw_options``, stripped; None when absent or blank (blank means not set)."""
+    value = raw.get(name)
+    return None if value is None or str(value).strip() == "" else str(value).strip()
+
+
+def chosen(raw: Mapping[str, str | None], name: str, hint: str) -> str | None:
+    """Option ``name``'s stripped string, None when it is not given; a value given blank (``--pcg-letters ""``) is
+    refused, naming what to give (``hint``): a blank that fell back to the default would silently mean every
+    target, every one of them paid for."""
+    value = raw.get(name)
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"--{name.replace('_', '-')}: empty: {hint} (leave the option out for the default)")
+    return text
+
+
+def positive(name: str, text: str | None, default: int | None) -> int | None:
+    """A whole number of at least 1 (a token cap: 0 or less would mean no cap, or refuse every request), or
+    ``default`` when not given."""
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"--{name.replace('_', '-')}: {text!r} is not a whole number") from None
+    if value < 1:
+        raise ValueError(f"--{name.replace('_', '-')}: {value} must be at least 1")
+    return value
+
+
+def parse_trials(text: str) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"--pcg-trials: {text!r} is not a whole number") from None
+    if value < 1:
+        raise ValueError(f"--pcg-trials: {value} must be at least 1")
+    return value
+
+
+def parse_bool(text: str) -> bool:
+    low = str(text).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected true/false, got {text!r}")
+
+
+def split_models(text: str | None) -> tuple[str, ...]:
+    """Model names separated by commas or new lines (an ini list); blanks dropped, order kept."""
+    if not text:
+        return ()
+    return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
+
+
+def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str] | None = None) -> bool:
+    """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
+    if backend not in (None, "auto"):
+        return backend == "offline"
+    return not wants_openai(base_url, os.environ if env is None else env)
+
+
+def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+    """A value outside an option's choices (an ini value argparse never saw) is a usage error naming it."""
+    if value is not None and value not in choices:
+        raise ValueError(f"--{name.replace('_', '-')}: {value!r} is not one of {', '.join(choices)}")
+
+
+@dataclass(frozen=True)
+class Basics:
+    """The options every problem reads the same way: who answers, how answers are recorded, where the run and the
+    response store go, which device (``offline``: the auto backend falls back to the offline default model)."""
+
+    backend: str | None
+    record: str
+    base_url: str | None
+    offline: bool
+    out: Path | None
+    store: Path
+    device: str
+
+
+def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Basics:
+    """The shared options of a run, checked; relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where
+    pytest was invoked), the default store lives under ``<rootdir>/pcg-runs``."""
+    chosen(raw, "pcg_trials", "give a number of trials, at least 1")
+    model = chosen(raw, "pcg_model", "name a model")
+    if model is not None and not split_models(model):
+        raise ValueError(f"--pcg-model: {model!r} names no model")
+    record, backend = given(raw, "pcg_record") or "once", given(raw, "pcg_backend")
+    check_choice("pcg_record", record, RECORD_MODES)
+    check_choice("pcg_backend", backend, BACKENDS)
+    base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
+    return Basics(backend=backend, record=record, base_url=base_url,
+                  offline=is_offline_default(backend, base_url, os.environ if env is None else env),
+                  out=(cwd / out) if out else None,
+                  store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
+                  device=given(raw, "pcg_device") or "auto")  # fmt: skip
+
+
+S = TypeVar("S", bound="JsonSettings")
+
+
+class JsonSettings:
+    """A problem's settings dataclass as JSON and back: the controller hands them to every worker this way.
+
+    Paths travel as strings and tuples as lists; the field's annotation says which to rebuild.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            out[f.name] = str(value) if isinstance(value, Path) else list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
+        kw = dict(data)
+        for f in fields(cls):  # type: ignore[arg-type]
+            if kw.get(f.name) is None:
+                continue
+            if "tuple" in str(f.type):
+                kw[f.name] = tuple(kw[f.name])
+            elif "Path" in str(f.type):
+                kw[f.name] = Path(kw[f.name])
+        return cls(**kw)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSettings(JsonSettings):
+    """The fields every LLM problem's settings share, written once: who answers and how answers are recorded
+    (``basics``), the trials per target and the run's notes. A problem's Settings subclasses it with its own
+    fields (a different default: the field again, ``field(default=..., kw_only=True)``)."""
+
+    trials: int = 1
+    backend: str | None = None  # None = auto
+    model: str | None = None
+    base_url: str | None = None
+    record: str = "once"
+    out: Path | None = None
+    store: Path | None = None
+    device: str = "auto"
+    offline_default: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models of the run (one, or none for the problem's default)."""
+        return (self.model,) if self.model else ()
+
+    @property
+    def multi_model(self) -> bool:
+        """Several models in one run (items gain a model level); one model per run unless a problem says."""
+        return False
+

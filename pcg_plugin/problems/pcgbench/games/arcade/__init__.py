@@ -1,0 +1,1 @@
+"""Arcade: a one-screen game rule set, with its engine."""

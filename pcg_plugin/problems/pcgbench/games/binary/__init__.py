@@ -1,0 +1,1 @@
+"""Binary: a maze of solid and empty tiles."""

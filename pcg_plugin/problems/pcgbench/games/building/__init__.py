@@ -1,0 +1,1 @@
+"""Building: blocks stacked into a 3D structure."""

@@ -1,0 +1,1 @@
+"""Dangerous Dave: the level and its game."""

@@ -1,0 +1,1 @@
+"""Elimination: a word puzzle, with its dictionary."""

@@ -1,0 +1,1 @@
+"""The Binding of Isaac: a floor of connected rooms."""

@@ -1,0 +1,1 @@
+"""MiniDungeons: the level and the game (hero, monsters, treasure) it is played as."""

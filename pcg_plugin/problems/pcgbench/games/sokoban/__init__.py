@@ -1,0 +1,1 @@
+"""Sokoban, with its solver."""

@@ -1,0 +1,1 @@
+"""Talakat: a bullet-hell script, its engine and its Tracery grammar."""

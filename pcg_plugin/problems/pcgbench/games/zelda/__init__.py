@@ -1,0 +1,1 @@
+"""Zelda: a dungeon with a key, a door and enemies."""

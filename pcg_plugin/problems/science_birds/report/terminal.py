@@ -1,0 +1,174 @@
+"""Terminal text: the run header and the end-of-run ranking table (pure functions returning lines)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.problems.science_birds.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
+from pcg_plugin.problems.science_birds.settings import Settings
+
+
+# What runs without --pcg-classifier (pcg_plugin.problems.science_birds.classify.hf._resolve), said so that nobody mistakes it for official.
+EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs --pcg-classifier " \
+                "pittawat/vit-base-uppercase-english-characters)"
+
+
+def header_lines(settings: Settings) -> list[str]:
+    """Edition, backend (loudly when it is the offline default), model, record mode, seeds, classifier."""
+    backend = settings.backend or "auto"
+    if settings.offline_default:
+        backend += " -> OFFLINE DEFAULT (SmolLM2-135M, no API key/base URL): scores are NOT comparable to the official"
+    lines = [
+        f"pcg: edition {settings.edition}, letters {','.join(settings.letters)}, {settings.trials} trials",
+        f"pcg: backend {backend}",
+        f"pcg: model {settings.model or ('SmolLM2-135M-Instruct' if settings.offline_default else '(edition default)')}"
+        + (f" at {settings.base_url}" if settings.base_url else ""),
+        f"pcg: record mode {settings.record}, store {settings.store}",
+        "pcg: seeds: the edition's API seed policy; per-trial seeds derived from submission/letter/trial",
+        f"pcg: classifier {settings.classifier or EMBEDDED_NOTE} on {settings.device} ({settings.classify_mode})",
+    ]
+    if settings.constrain != "off":
+        lines.insert(4, f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "
+                        "(--pcg-constrain off for the model's own text)")  # fmt: skip
+    lines.extend(f"pcg: {note}" for note in settings.notes)
+    return lines
+
+
+def preflight_line(settings: Settings, nodeids: Sequence[str],
+                   prompt_chars: Mapping[str, int] | None = None) -> str | None:
+    """The estimated cost of the calls this run will pay for (None for local, offline, scripted, replay-only);
+    ``prompt_chars``: the characters of each 2023 prompt by submission name (its calls' real size)."""
+    from types import SimpleNamespace
+
+    from pcg_plugin.llm.estimate import preflight_text, tokens_in
+    from pcg_plugin.problems.science_birds.editions import profile_for
+
+    evaluations = [n for n in nodeids if n.count("::") >= 2]
+    if not evaluations or settings.backend not in (None, "auto", "openai", "openai-compatible"):
+        return None
+    if settings.offline_default:
+        return None
+    name = settings.backend if settings.backend in ("openai", "openai-compatible") else "openai"
+    from pcg_plugin.llm.store import ResponseStore
+
+    assert settings.store is not None
+    store = ResponseStore(settings.store)
+    # ids are sub::letter::trial, or sub::model::letter::trial with several models (one estimate per model)
+    models = settings.models if settings.multi_model else (settings.model,)
+    lines = []
+    for model in models:
+        ids = [n.split("::") for n in evaluations]
+        if settings.multi_model:
+            ids = [p for p in ids if len(p) > 3 and p[1] == model]
+        if not ids:
+            continue
+        profile_model = profile_for(settings.edition, model=model, base_url=settings.base_url).model
+        paths = {p[0] for p in ids}
+        sizes = prompt_chars or {}
+        known = [tokens_in(sizes[n]) for n in map(submission_name, paths) if n in sizes]
+        text = preflight_text(SimpleNamespace(name=name), store, edition=settings.edition, model=profile_model,
+                              submissions=len(paths), letters=len({p[-2] for p in ids}), trials=settings.trials,
+                              mode=settings.record, known_prompt_tokens=known)  # fmt: skip
+        if text:
+            lines.append(f"pcg: {text}")
+    return "\n".join(lines) or None
+
+
+def submission_name(path: str) -> str:
+    """The submission an item's id path names: a folder's name, a loose 2023 prompt's stem."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return last[: -len(".txt")] if last.lower().endswith(".txt") else last
+
+
+def _fmt(value: Any, places: int = 4) -> str:
+    if value is None:
+        return "-"
+    try:
+        return f"{Decimal(str(value)):.{places}f}"
+    except (InvalidOperation, ValueError):
+        return str(value)
+
+
+def trial_counts(sub: Submission, per_model: Mapping[str, ModelResults] | None = None) -> tuple[int, int, int]:
+    """(trials, zero-score official failures, errored items) of one submission (over every model's letters
+    when ``per_model``, results.json's several-model part, is given)."""
+    n = zero = err = 0
+    parts = [sub.letters] + [m.submissions[sub.name].letters for m in (per_model or {}).values()
+                             if sub.name in m.submissions]  # fmt: skip
+    for trial in (t for part in parts for letter in part.values() for t in letter.trials):
+        n += 1
+        if trial.errored:
+            err += 1
+        elif trial.reason:
+            zero += 1
+    return n, zero, err
+
+
+def ranking_table(submissions: Sequence[Submission], per_model: Mapping[str, ModelResults] | None = None) -> list[str]:
+    rows = sorted(submissions, key=lambda s: (s.rank is None, s.rank or 0, s.name))
+    width = max([len("submission")] + [len(s.name or "") for s in rows])
+    lines = [f"{'rank':>4}  {'submission':<{width}}  {'normalized':>10}  {'prompt score':>12}  trials  zero  errors"]
+    for sub in rows:
+        n, zero, err = trial_counts(sub, per_model)
+        rank = sub.rank if sub.rank is not None else "-"
+        lines.append(
+            f"{rank!s:>4}  {sub.name:<{width}}  {_fmt(sub.normalized_score):>10}  "
+            f"{_fmt(sub.prompt_score, 6):>12}  {n:>6}  {zero:>4}  {err:>6}"
+        )
+    return lines
+
+
+def per_model_table(per_model: Mapping[str, ModelResults], order: Sequence[str]) -> list[str]:
+    """2025 with several models: each model's prompt score, its share of the normalized total (the shares of a
+    submission add up to its total) and the rank that model alone would give."""
+    names = [n for n in order if any(n in d.submissions for d in per_model.values())]
+    mw = max([len("model")] + [len(m) for m in per_model])
+    sw = max([len("submission")] + [len(n) for n in names])
+    lines = ["per model (normalized: the model's share of the total, the shares add up to it):",
+             f"{'model':<{mw}}  {'submission':<{sw}}  {'normalized':>10}  {'prompt score':>12}  model rank"]
+    for model, doc in per_model.items():
+        for name in names:
+            v = doc.submissions.get(name, ModelSubmission())
+            rank = v.rank if v.rank is not None else "-"
+            lines.append(f"{model:<{mw}}  {name:<{sw}}  {_fmt(v.normalized_score):>10}  "
+                         f"{_fmt(v.prompt_score, 6):>12}  {rank!s:>10}")  # fmt: skip
+    return lines
+
+
+def reason_counts(results: Results) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for letters in results.letter_sets():
+        for letter in letters.values():
+            for trial in letter.trials:
+                if trial.reason:
+                    counts[trial.reason] = counts.get(trial.reason, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def summary_lines(
+    results: Results | Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None = None
+) -> list[str]:
+    if error is not None:
+        return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
+    assert results is not None
+    doc = coerce(results)
+    subs, per_model = doc.submissions, doc.per_model or None
+    lines = ranking_table(subs, per_model)
+    if per_model:
+        lines += per_model_table(per_model, [s.name for s in subs if s.name is not None])
+    reasons = reason_counts(doc)
+    if reasons:
+        lines.append("trials scored 0 (reason: count): " + ", ".join(f"{k}: {v}" for k, v in reasons.items()))
+    for nodeid, problem in doc.folder_errors.items():
+        lines.append(f"NOT EVALUATED: {problem}")
+    if doc.settings.offline_default:
+        lines.append("NOTE: generated by the offline default LLM, not the edition's official model")
+    if doc.settings.constrained_decoding:
+        lines.append(f"NOTE: constrained decoding ({doc.settings.constrained_decoding})")
+    lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
+    lines.append(f"results: {Path(run_dir) / FILE}")
+    lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.problems.science_birds.report.html not available)")
+    return lines

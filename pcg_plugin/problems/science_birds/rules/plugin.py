@@ -1,0 +1,164 @@
+"""pytest entry point (pytest11 `pcg_rules`): participant rule checks, dry run and baseline gating.
+
+The switches ``--pcg-rules`` / ``--pcg-dry-run`` are Science Birds' own: this plugin registers and reads them and
+tells the harness that such a run checks rather than evaluates (hook ``pytest_pcg_evaluating``); the items are
+made by ``pcg_plugin.problems.science_birds.rules.items`` (``ScienceBirds.checks_collector``). Baseline gating listens to ``pytest_pcg_run_finished``,
+which the controller calls once with the run's results document, and turns a regression into a failing exit
+status, the way syrupy fails a run on unused snapshots.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# (flag, help, ini key too): each baseline option can live in [tool.pytest.ini_options] like the others.
+_BASELINE_OPTIONS = (
+    ("--pcg-save-baseline", "write this run's scores (per submission, letter and trial, with settings) to FILE"),
+    ("--pcg-baseline", "compare this run's scores with the baseline FILE; a drop beyond --pcg-max-drop fails the run"),
+    ("--pcg-max-drop", "largest allowed drop of a normalized/prompt/char score against --pcg-baseline (default 0)"),
+    ("--pcg-drop-test", "plain: any drop beyond the max fails; bootstrap: only one also outside the baseline's "
+                        "95%% interval over trials (default plain)"),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
+    switches = (("--pcg-rules", "check each submission against the competition rules (static, no LLM); one item "
+                                "per rule"),
+                ("--pcg-dry-run", "run each program once (first of --pcg-letters, else A) against a scripted test "
+                                  "double"))  # fmt: skip
+    for flag, text in switches:  # each also an ini key: `pcg_rules = true`
+        dest = flag.lstrip("-").replace("-", "_")
+        group.addoption(flag, action="store_true", dest=dest, default=False, help=text)
+        parser.addini(dest, help=text, type="bool", default=False)
+    for flag, text in _BASELINE_OPTIONS:
+        dest = flag.lstrip("-").replace("-", "_")
+        group.addoption(flag, dest=dest, default=None, help=text)
+        parser.addini(dest, help=text.replace("%%", "%"), default=None)  # fmt: skip
+
+
+def _option(config: pytest.Config, dest: str) -> str | None:
+    from pcg_plugin.core.options import option_value
+
+    value = option_value(config, dest)
+    return str(value).strip() if value not in (None, "") else None
+
+
+def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
+    """The baseline options, checked up front (a typo must not surface only after an hour-long run)."""
+    save, base = _option(config, "pcg_save_baseline"), _option(config, "pcg_baseline")
+    drop, method = _option(config, "pcg_max_drop"), _option(config, "pcg_drop_test") or "plain"
+    if save is None and base is None:
+        if drop is not None or method != "plain":
+            raise pytest.UsageError("--pcg-max-drop/--pcg-drop-test need --pcg-baseline FILE")
+        return None
+    from pcg_plugin.problems.science_birds.scoring.baseline import METHODS, parse_max_drop
+
+    try:
+        max_drop = parse_max_drop(drop if drop is not None else "0")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if method not in METHODS:
+        raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
+    cwd = Path(config.invocation_params.dir)
+    if base is not None and not (cwd / base).is_file():
+        raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (save one with --pcg-save-baseline)")
+    return {"save": cwd / save if save else None, "baseline": cwd / base if base else None,
+            "max_drop": max_drop, "method": method}  # fmt: skip
+
+
+def pytest_pcg_evaluating(config: pytest.Config) -> bool | None:
+    """A rule-check or dry run checks the submissions instead of evaluating them (no model is paid)."""
+    from pcg_plugin.core.options import flag
+
+    return False if flag(config, "pcg_rules") or flag(config, "pcg_dry_run") else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)")
+    if hasattr(config, "workerinput"):
+        return  # the controller alone sees the run's results
+    gate = gate_settings(config)
+    if gate is not None:
+        if gate["baseline"] is not None:
+            refuse_unlike_baseline(config, gate["baseline"])
+        config.pluginmanager.register(BaselineGate(**gate), "pcg-baseline-gate")
+
+
+def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
+    """Before any item runs (and is paid for): the baseline must be readable and like for like in every
+    setting the run fixes up front; the rest is checked again when the run's results exist."""
+    from pcg_plugin.problems.science_birds.scoring import baseline
+    from pcg_plugin.problems.science_birds.outputs import settings_document
+    from pcg_plugin.core.problem import SETTINGS_KEY
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None:
+        return
+    try:
+        base = baseline.load_baseline(path)
+    except baseline.BaselineError as exc:
+        raise pytest.UsageError(f"--pcg-baseline: {exc}") from None
+    current = {"settings": baseline.baseline_settings(settings_document(settings, {}))}
+    problems = baseline.incompatibilities(base, current, keys=baseline.PRE_RUN_KEYS)
+    if problems:
+        raise pytest.UsageError("--pcg-baseline: this run is not like for like with the baseline (refused before "
+                                "any item ran):\n  " + "\n  ".join(problems))  # fmt: skip
+
+
+class BaselineGate:
+    """Saves and/or compares the run's scores once, on the controller; a regression fails the session."""
+
+    def __init__(self, *, save: Path | None, baseline: Path | None, max_drop: Decimal, method: str) -> None:
+        self.save, self.baseline, self.max_drop, self.method = save, baseline, max_drop, method
+        self.saved: Path | None = None
+        self.comparison: Any = None
+        self.error: str | None = None
+        self.finished = False
+
+    def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
+        from pcg_plugin.problems.science_birds.scoring import baseline
+        from pcg_plugin.errors import ResultsError
+        from pcg_plugin.problems.science_birds.results import coerce
+
+        self.finished = True
+        try:
+            doc = coerce(results)  # the typed results document (a foreign schema is refused, with its name)
+            if self.baseline is not None:
+                base = baseline.load_baseline(self.baseline)
+                self.comparison = baseline.compare(base, baseline.baseline_document(doc),
+                                                   max_drop=self.max_drop, method=self.method)  # fmt: skip
+            if self.save is not None:
+                self.saved = baseline.save_baseline(self.save, doc)
+        except (baseline.BaselineError, ResultsError) as exc:
+            self.error = str(exc)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.baseline is not None and not self.finished and self.error is None:
+            self.error = "the run produced no scores to compare with the baseline (no evaluation items ran)"
+        if self.error is not None:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif self.comparison is not None and self.comparison.failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from pcg_plugin.problems.science_birds.scoring.baseline import format_comparison
+
+        if self.error is None and self.comparison is None and self.saved is None:
+            return
+        terminalreporter.section("pytest-pcg baseline")
+        if self.error is not None:
+            terminalreporter.write_line(f"baseline error: {self.error}", red=True)
+        if self.comparison is not None:
+            failed = self.comparison.failed
+            terminalreporter.write_line(f"baseline: {self.baseline}")
+            for line in format_comparison(self.comparison):
+                terminalreporter.write_line(line, red=failed, green=not failed)
+        if self.saved is not None:
+            terminalreporter.write_line(f"baseline saved: {self.saved}")

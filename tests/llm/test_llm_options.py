@@ -1,0 +1,149 @@
+"""The shared options: registered once however many problems ask for them, readable from the ini file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pcg_plugin.llm import options as run_options
+from pcg_plugin.llm.options import COMMON, check_choice, is_offline_default, split_models
+
+
+def test_a_second_problem_asking_for_the_shared_options_adds_no_duplicate(pytester):
+    # Science Birds has registered COMMON already (it is installed); a second problem asks for them again plus one
+    # of its own: no argparse conflict, and both the shared and the new option parse.
+    pytester.makeconftest(
+        "from pcg_plugin.llm.options import COMMON, Option, add_options, raw_options\n"
+        "MINE = (Option('--pcg-toy-size', 'a toy option'),)\n"
+        "def pytest_addoption(parser):\n"
+        "    add_options(parser, COMMON + MINE)\n"
+        "def pytest_report_header(config):\n"
+        "    raw = raw_options(config, COMMON + MINE)\n"
+        "    return f\"RAW {raw['pcg_trials']} {raw['pcg_toy_size']} {raw['pcg_record']}\"\n"
+    )
+    pytester.makeini("[pytest]\npcg_record = new\n")
+    result = pytester.runpytest("--pcg-trials", "3", "--pcg-toy-size", "7", "--co")
+    result.stdout.fnmatch_lines(["RAW 3 7 new"])
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_shared_option_names_are_unique_and_ini_shaped():
+    dests = [o.dest for o in COMMON]
+    assert len(set(dests)) == len(dests) and all(d.startswith("pcg_") for d in dests)
+    assert {"pcg_trials", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record", "pcg_out", "pcg_store"} <= set(dests)
+
+
+def test_check_choice_names_the_option():
+    check_choice("pcg_record", None, ("once",))
+    with pytest.raises(ValueError, match=r"--pcg-record: 'sometimes' is not one of once, new"):
+        check_choice("pcg_record", "sometimes", ("once", "new"))
+
+
+def test_offline_default_and_model_lists():
+    assert is_offline_default(None, None, {}) and not is_offline_default(None, None, {"OPENAI_API_KEY": "k"})
+    assert split_models("a,\nb, ,c") == ("a", "b", "c")
+
+
+@dataclass(frozen=True)
+class _Demo(run_options.JsonSettings):
+    targets: tuple[str, ...] = ()
+    out: Path | None = None
+    model: str | None = None
+    trials: int = 1
+
+
+@given(targets=st.lists(st.text(max_size=5), max_size=3), out=st.none() | st.just(Path("/runs/r1")),
+       model=st.none() | st.text(max_size=8), trials=st.integers(1, 50))  # fmt: skip
+def test_settings_travel_to_workers_as_json_and_come_back_equal(targets, out, model, trials):
+    s = _Demo(tuple(targets), out, model, trials)
+    data = json.loads(json.dumps(s.to_dict()))  # what workerinput carries
+    assert data["targets"] == list(targets) and data["out"] == (str(out) if out else None)
+    assert _Demo.from_dict(data) == s
+
+
+def test_every_installed_problems_settings_round_trip():
+    from pcg_plugin.problems.imagegame.settings import Settings as ImageGame
+    from pcg_plugin.problems.pcgbench.settings import BenchSettings
+    from pcg_plugin.problems.science_birds.settings import Settings as ScienceBirds
+
+    for s in (ScienceBirds(letters=("I", "L"), out=Path("/o"), notes=("a",)),
+              BenchSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
+              ImageGame(instances=("compact_grids/0",), out=Path("/o"))):  # fmt: skip
+        assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+def test_given_is_the_stripped_string_or_none_when_absent_or_blank() -> None:
+    raw = {"a": "  x ", "b": "   ", "c": None, "d": ""}
+    assert [run_options.given(raw, k) for k in ("a", "b", "c", "d", "missing")] == ["x", None, None, None, None]
+
+
+def test_the_shared_basics_of_every_problem(tmp_path):
+    """Who answers, how answers are recorded, where the run and the store go: read once for all four problems."""
+    root, cwd = tmp_path / "root", tmp_path / "cwd"
+    plain = run_options.basics({}, rootdir=root, cwd=cwd, env={})
+    assert (plain.backend, plain.record, plain.offline, plain.out, plain.device) == (None, "once", True, None, "auto")
+    assert plain.store == root / "pcg-runs" / "responses"
+    chosen = run_options.basics({"pcg_out": "o", "pcg_store": "s", "pcg_record": "none", "pcg_device": "cpu"},
+                               rootdir=root, cwd=cwd, env={"OPENAI_API_KEY": "sk-x"})  # fmt: skip
+    assert (chosen.out, chosen.store, chosen.record, chosen.device, chosen.offline) == (
+        cwd / "o", cwd / "s", "none", "cpu", False)  # fmt: skip
+    with pytest.raises(ValueError, match="--pcg-record"):
+        run_options.basics({"pcg_record": "sometimes"}, rootdir=root, cwd=cwd, env={})
+    with pytest.raises(ValueError, match="--pcg-backend"):
+        run_options.basics({"pcg_backend": "carrier-pigeon"}, rootdir=root, cwd=cwd, env={})
+
+
+def test_a_value_given_blank_is_refused_where_the_default_would_mean_everything() -> None:
+    raw = {"pcg_letters": "  ", "pcg_model": " , ", "pcg_trials": "", "pcg_x": "A"}
+    with pytest.raises(ValueError, match=r"--pcg-letters: empty: name one \(leave the option out for the default\)"):
+        run_options.chosen(raw, "pcg_letters", "name one")
+    assert run_options.chosen(raw, "pcg_x", "") == "A" and run_options.chosen(raw, "absent", "") is None
+    for bad, message in (({"pcg_trials": ""}, "--pcg-trials: empty"), ({"pcg_model": " , "}, "--pcg-model: ',' names no model"),
+                         ({"pcg_model": ""}, "--pcg-model: empty")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            run_options.basics(bad, rootdir=Path("/r"), cwd=Path("/c"), env={})
+    assert run_options.positive("pcg_max", None, 7) == 7 and run_options.positive("pcg_max", "3", None) == 3
+    for text in ("0", "-1"):
+        with pytest.raises(ValueError, match="--pcg-max: .* must be at least 1"):
+            run_options.positive("pcg_max", text, None)
+
+
+# what each problem calls its targets, given blank: today's default would be every target (52 paid calls for
+# Science Birds' 26 letters x 2 trials; all 59 picture-game instances)
+BLANK = {
+    "science-birds": ("--pcg-letters", "--pcg-letters: empty: name at least one letter"),
+    "pcgbench/binary-v0": ("--pcg-grid-instances", "--pcg-grid-instances: empty"),
+    "imagegame": ("--pcg-imagegame-instances", "--pcg-imagegame-instances: empty: name instances"),
+    "gameeval/askguess-easy": ("--pcg-gameeval-targets", "--pcg-gameeval-targets: empty: name words, or all"),
+}
+
+
+@pytest.mark.parametrize("problem", sorted(BLANK))
+def test_every_problem_refuses_an_empty_target_list_before_asking_the_model(pytester, monkeypatch, problem) -> None:
+    import loopback_llm
+
+    option, message = BLANK[problem]
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / "cache"))
+    team = pytester.path / "submissions" / "team"
+    team.mkdir(parents=True)
+    for name in ("prompt.txt", "imagegame.toml", "gameeval.toml"):  # whichever the problem reads
+        (team / name).write_text("A level for <PROBLEM>; draw <OBJECT>.\n" if name == "prompt.txt" else "# self-play\n")
+    with loopback_llm.serve(loopback_llm.FakeOpenAI()) as server:
+        for blank in ("", "  "):
+            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
+                                        "--pcg-base-url", server.url, "--pcg-model", "m", "--pcg-trials", "1",
+                                        "--pcg-out", "out", "--pcg-store", "store", "-p", "no:cacheprovider",
+                                        option, blank)  # fmt: skip
+            assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-2000:]
+            assert message in result.stderr.str()
+        for extra in (("--pcg-trials", ""), ("--pcg-model", ""), ("--pcg-model", ",")):
+            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
+                                        "--pcg-base-url", server.url, "-p", "no:cacheprovider", *extra)  # fmt: skip
+            assert result.ret == pytest.ExitCode.USAGE_ERROR and extra[0] in result.stderr.str()
+        assert server.bodies == []
