@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
-from pcg_plugin.errors import FolderProblem, InfrastructureError
+from pcg_plugin.errors import FolderProblem, InfrastructureError, StoreWriteFailed
 from pcg_plugin._util.names import is_shown, shown, shown_json
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
@@ -176,7 +176,11 @@ class TrialItem(pytest.Item):
 
     def runtest(self) -> None:
         problem = problem_of(self.config)
-        record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
+        try:
+            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
+        except StoreWriteFailed as exc:  # replies could be paid and lost: no further item runs (xdist: no worker)
+            self.session.shouldstop = f"pytest-pcg stopped the run: {exc}"
+            raise
         self.user_properties.append((RECORD_PROPERTY, shown_json(record.to_json())))
         self.add_report_section("call", "pcg", problem.describe(record))
 

@@ -110,10 +110,13 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
 
     owner = names[game.prompt_owner(sub.role)]
     chat = chats.get(owner)
-    with owned_temp_dir("gameeval") as work:
-        text = run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
-                                 workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                 site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip
+    def run() -> str:
+        with owned_temp_dir("gameeval") as work:
+            return run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
+                                     workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
+                                     site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip
+
+    text = chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
     try:
         check_slots(text, game, f"the prompt {sub.entry.name} returned")
     except SubmissionError as exc:

@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
 from pcg_plugin.episode.summary import summary_lines as episode_summary
@@ -61,7 +62,7 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any) -> tuple[dict
            "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
     run_dir = Path(run["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / RESULTS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    atomic_write(run_dir / RESULTS_FILE, jsontext.dumps(doc, indent=1) + "\n")
     report = run_dir / REPORT_FILE
     atomic_write(report, render(game, doc, ordered))
     return doc, report

@@ -75,10 +75,13 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
     if sub.format == "imagegame_program":
         from pcg_plugin.sandbox.run import run_program_trial
 
-        with owned_temp_dir("imagegame") as work:
-            return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
-                                     team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
-                                     model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
+        def run() -> str:
+            with owned_temp_dir("imagegame") as work:
+                return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
+                                         team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
+                                         model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
+
+        return chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
     return None
 
 

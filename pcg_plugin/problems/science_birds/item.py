@@ -107,12 +107,16 @@ def generate(
             from pcg_plugin.problems.science_birds.editions import program_limits
             from pcg_plugin.sandbox.run import run_program_trial
 
-            with owned_temp_dir("trial") as work:
-                response = run_program_trial(sub.entry, letter=letter, chat=log.chat,
+            def run() -> str:
+                with owned_temp_dir("trial") as work:
+                    return run_program_trial(sub.entry, letter=letter, chat=log.chat,
                                              limits=program_limits(ctx.settings.edition),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                              cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
                                              model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip
+
+            response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
+            log.answers.extend(chat.reused_answers)  # what the program was answered when it ran
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise

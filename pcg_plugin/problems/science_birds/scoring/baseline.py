@@ -17,6 +17,7 @@ from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
@@ -127,7 +128,7 @@ def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
 
 def save_baseline(path: Path, results: Results | Mapping[str, Any]) -> Path:
     """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
-    text = json.dumps(baseline_document(results), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    text = jsontext.dumps(baseline_document(results), sort_keys=True, indent=2) + "\n"
     return atomic_write(path, text)
 
 
