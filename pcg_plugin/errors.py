@@ -180,7 +180,7 @@ class StoreWriteFailed(InfrastructureError):
     so the run stops paying; every later call in this process raises this at once, before it is paid."""
 
 
-class RecordingDiverged(UserWarning):
+class RecordingDiverged(PcgError, UserWarning):
     """An unfinished trial's program asked something else than its recording (an unseeded program): the calls
     from there on are recorded anew (the recorded tail is dropped) instead of failing the trial."""
 
