@@ -109,8 +109,8 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     assert broken["instances"][0]["trials"][0]["message"] == "wrong alphabet: cell (0, 0) is 9, expected an integer 0..1"
     assert list(doc["folder_errors"]) == ["subs/notes::not-evaluated"]
     text = result.stdout.str()
-    assert "1. good score 0.333 (feasible 1.000, controlled 0.500, unique 0.667" in text
-    assert "4. broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
+    assert "1. [95% rank 1-2] good score 0.333 (feasible 1.000, controlled 0.500, unique 0.667" in text
+    assert "4. [95% rank 2-4] broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
     # every bad reply named in the terminal: submission, instance, trial, the consequence and what was wrong
     assert "ZERO cycle instance path87 trial 3: wrong_shape (scored 0): wrong shape: 13 rows, expected 14" in text
     assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)" in text
