@@ -17,6 +17,7 @@ class BaseProblem(ABC):
 
     name = "problem"
     target_label = "target"
+    own_baseline_gate = False  # True: the problem gates --pcg-baseline itself (else core/gate.py does)
 
     # -- what a problem must define (core.problem.Problem) -----------------------------------------------------
 

@@ -31,6 +31,7 @@ class ScienceBirds(BaseProblem):
 
     name = "science-birds"
     target_label = "letter"
+    own_baseline_gate = True  # per-letter and per-model scores, like-for-like digests (rules/plugin.py)
 
     # -- settings ----------------------------------------------------------------------------------------------
 

@@ -175,11 +175,18 @@ def test_bad_files_name_the_path(tmp_path: Path, content: str, words: str) -> No
     assert str(path) in str(info.value) and "--pcg-save-baseline" in str(info.value)
 
 
-def test_results_json_or_missing_file_is_not_a_baseline(tmp_path: Path) -> None:
+def test_a_results_json_or_its_run_folder_is_read_as_the_baseline_cut_from_it(tmp_path: Path) -> None:
+    """Issue 34: --pcg-baseline takes a saved baseline, a run's results.json or the run folder."""
     path = tmp_path / "results.json"
     path.write_text(json.dumps(make_results()))
-    with pytest.raises(BaselineError, match="results.json, not a baseline"):
-        load_baseline(path)
+    cut = baseline_document(make_results())
+    for given in (path, tmp_path):
+        got = load_baseline(given)
+        assert got["schema"] == "pytest-pcg/baseline/1"
+        assert got["scores"] == cut["scores"] and got["settings"] == cut["settings"]
+
+
+def test_a_missing_file_is_not_a_baseline(tmp_path: Path) -> None:
     with pytest.raises(BaselineError, match="does not exist") as info:
         load_baseline(tmp_path / "nope.json")
     assert str(tmp_path / "nope.json") in str(info.value)
