@@ -17,7 +17,7 @@ def stable_view(results: dict[str, Any]) -> dict[str, Any]:
     for sub in results["submissions"]:
         letters = {}
         for letter, data in sub["letters"].items():
-            trials = [{k: v for k, v in t.items() if k not in ("timings",)} for t in data["trials"]]
+            trials = [{k: v for k, v in t.items() if k not in ("timings", "usage")} for t in data["trials"]]
             letters[letter] = {**{k: v for k, v in data.items() if k != "trials"}, "trials": trials}
         subs.append({k: v for k, v in sub.items() if k not in ("letters", "usage")} | {"letters": letters})
     return {"competition_score": results["competition_score"], "weights": results["weights"], "submissions": subs}
