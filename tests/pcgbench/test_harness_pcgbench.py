@@ -89,6 +89,11 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     subs = by_name(doc)
     good = subs["good"]
     assert good["score"] == pytest.approx(1 / 3)  # (2/3 on path57 + 0 on path87) / 2
+    from pcg_plugin.core.intervals import observed  # issue 34: the read-back re-scores exactly what was ranked
+    from pcg_plugin.problems.pcgbench import rows as readback
+
+    assert readback.scores(doc, observed) == pytest.approx({n: s["score"] for n, s in subs.items()})
+    assert [r["score"] for r in readback.trial_rows(doc) if r["submission"] == "good"] == [0, 1, 1, 0, 0, 0]
     assert (good["feasible"], good["controlled"], good["unique"]) == (1.0, 0.5, pytest.approx(4 / 6))
     path57, path87 = good["instances"]
     assert [t["unique"] for t in path57["trials"]] == [False, True, True]

@@ -235,6 +235,18 @@ def test_unrecorded_profile_guards_do_not_block() -> None:
     assert incompatibilities(base, baseline_document(make_results())) == []
 
 
+def test_a_run_that_loaded_no_classifier_or_physics_is_gated_not_refused() -> None:
+    """Every answer empty: no trial reached classification or simulation, so the run records no digest; no score
+    of it depends on them (issue 34: the gate must fail such a run, exit 1, not refuse it). A digest that
+    differs is still refused."""
+    base = baseline_document(make_results())
+    unloaded = baseline_document(make_results(classifier={"name": None, "digest": None},
+                                              physics={"digest": None, "damage": False}))  # fmt: skip
+    assert incompatibilities(base, unloaded) == []
+    other = baseline_document(make_results(physics={"digest": "fedcba9876543210", "damage": False}))
+    assert [line.split(":")[0] for line in incompatibilities(base, other)] == ["physics digest differs"]
+
+
 # -- plain comparison -------------------------------------------------------------------------------------
 
 
