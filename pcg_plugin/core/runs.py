@@ -81,8 +81,8 @@ def trial_rows(problem: Any, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 def annotate(problem: Any, doc: MutableMapping[str, Any], submissions: Sequence[MutableMapping[str, Any]],
              name_key: str = "name", *, reps: int = intervals.RESAMPLES, seed: int = 0) -> dict[str, tuple[int, int]]:  # fmt: skip
     """Put ``rank_interval: [low, high]`` on every submission of ``doc`` (``submissions``: its list of them,
-    named by ``name_key``): the problem's own ``rank_intervals``; a submission without one gets ``[rank, rank]``
-    only when it is alone, else null (nothing was resampled)."""
+    named by ``name_key``): the problem's own ``rank_intervals``; null where none was computed (nothing to
+    resample: a problem without ``scores``, or a run of one submission)."""
     found = problem.rank_intervals(doc, reps=reps, seed=seed)
     for sub in submissions:
         lo_hi = found.get(sub[name_key])

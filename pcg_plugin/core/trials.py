@@ -65,7 +65,7 @@ def priced(rows: Iterable[Mapping[str, Any]], prices: Prices) -> list[dict[str, 
 
 
 def write(run_dir: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
-    text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=False) + "\n" for r in rows)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     return atomic_write(Path(run_dir) / FILE, text)
 
 
