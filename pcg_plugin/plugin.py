@@ -45,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="how a participant program's trial starts: 'fork' from one started sandbox process per "
                          "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
                          "limits, folders and results either way")  # fmt: skip
+    from pcg_plugin.core import gate
+
+    gate.add_options(parser)
     problems.add_options(parser, entries.values())
 
 
@@ -83,6 +86,9 @@ def pytest_configure(config: pytest.Config) -> None:
             if not config.option.collectonly:
                 service = problem.start_services(config, settings, run_dir)
         workers = 1
+        from pcg_plugin.core import gate
+
+        gate.configure(config, problem)
         controller = Controller(config, run)
         config.pluginmanager.register(controller, "pcg-controller")
         if config.pluginmanager.hasplugin("xdist"):

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core import runs, trials
 from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, is_run_item, record_json
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 
@@ -153,6 +154,9 @@ class Controller:
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
+        rows = runs.trial_rows(problem, self.results)
+        if rows:
+            trials.write(Path(self.run["run_dir"]), rows)
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

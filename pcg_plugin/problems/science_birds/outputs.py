@@ -106,6 +106,17 @@ def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[s
     return out
 
 
+def with_rank_intervals(doc: Results, reps: int = 100) -> Results:
+    """Every submission with ``rank_interval: [low, high]`` (the report's bootstrap; null with nothing to
+    resample, e.g. one submission)."""
+    from pcg_plugin.problems.science_birds.report.html import rank_intervals
+
+    found = rank_intervals(doc, reps=reps)
+    subs = tuple(replace(s, extra={**s.extra, "rank_interval": list(found[s.name]) if s.name in found else None})
+                 for s in doc.submissions)  # fmt: skip
+    return replace(doc, submissions=subs)
+
+
 def finish_run(
     config: Any, run: dict[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
 ) -> tuple[dict[str, Any], Path | None]:
@@ -145,5 +156,6 @@ def finish_run(
     else:
         write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
         official_layout.write_results(run_dir / "result", result)
+    doc = with_rank_intervals(doc)
     results.write(run_dir / results.FILE, doc)
     return doc.to_dict(), write_report(doc, run_dir)

@@ -10,6 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
+from pcg_plugin.core.banner import unofficial
 from pcg_plugin.problems.science_birds.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -56,6 +57,8 @@ def warnings(results: Results) -> list[str]:
     if settings.offline_default:
         out.append(f"The offline default LLM ({settings.model or 'SmolLM2'}) produced these responses, "
                    "not a competition model: scores are not comparable with official results.")  # fmt: skip
+    elif unofficial({"backend": settings.backend}):
+        out.append(str(unofficial({"backend": settings.backend})))
     name = settings.classifier_name
     if name and name != OFFICIAL_CLASSIFIER:
         out.append(f"Similarity was measured with the classifier {name!r}, not the official {OFFICIAL_CLASSIFIER}: "

@@ -57,6 +57,9 @@ OPTIONAL_LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("max time", ("max_time",), "the edition profile sets it; re-save the baseline after changing it"),
     ("token limit", ("token_limit",), "the edition profile sets it; re-save the baseline after changing it"),
 )
+# digests a run records only when a trial loads that stage: a run where none did (every answer empty) is gated,
+# not refused
+UNLOADED_OK = (("classifier", "digest"), ("physics", "digest"))
 _SETTING_KEYS = ("edition", "letters", "trials", "backend", "model", "base_url", "temperature", "seed_policy",
                  "disable_weights", "tie_break", "diversity_vector", "max_time", "token_limit")  # fmt: skip
 TRIAL_KEYS = ("trial", "sta", "sim", "trial_score", "reason")
@@ -152,8 +155,11 @@ def check_document(doc: Any, where: str) -> dict[str, Any]:
 
 
 def load_baseline(path: Path) -> dict[str, Any]:
-    """Read a baseline, with a BaselineError naming the file and the fix instead of a traceback."""
+    """Read a baseline: a saved baseline file, a run's results.json or its run folder (the baseline cut from
+    its results), with a BaselineError naming the file and the fix instead of a traceback."""
     path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -164,6 +170,8 @@ def load_baseline(path: Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(f"baseline {path} is not valid JSON ({exc}); {SAVE_HINT}") from None
+    if isinstance(doc, dict) and doc.get("schema") == RESULTS_SCHEMA:
+        return baseline_document(doc)
     return check_document(doc, f"baseline {path}")
 
 
@@ -230,6 +238,8 @@ def incompatibilities(
         optional = (label, path, hint) in OPTIONAL_LIKE_FOR_LIKE
         if bv == cv or (optional and (bv is None or cv is None)):
             continue
+        if path in UNLOADED_OK and cv is None:
+            continue  # this run loaded no classifier/physics (no trial got that far): no score of it used them
         out.append(f"{label} differs: baseline {_show(bv)} vs this run {_show(cv)} ({hint})")
     return out
 
