@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "pcgbench": "pcg_plugin.problems.pcgbench.command",
     "imagegame": "pcg_plugin.problems.imagegame.command",
     "gameeval": "pcg_plugin.problems.gameeval.command",
+    "show": "pcg_plugin.core.show",
 }
 
 

@@ -109,3 +109,14 @@ class BaseProblem(ABC):
     def setup_trial(self, config: pytest.Config, submission: Any) -> None:
         """Before a trial, in its setup: fail here (``pytest.fail``) what must fail before any model call."""
         return None
+
+    def trial_score(self, record: Any) -> float | None:
+        """The trial's own score, for the report's trial table and charts (None: the problem has none)."""
+        return None
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        """What the trial's transcript shows between its calls: the state after each turn. Each a dict with
+        ``title``, and any of ``after_call`` (how many calls came before it; None: at the end), ``lines``
+        (text), ``grid`` (rows of cells), ``image`` and ``links`` (``[label, path]``), paths relative to the run
+        folder."""
+        return []

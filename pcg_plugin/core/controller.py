@@ -13,6 +13,7 @@ import pytest
 
 from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, record_json
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+from pcg_plugin.core.progress import Progress
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
 SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
@@ -85,6 +86,7 @@ class Controller:
         self.report_path: Path | None = None
         self.finish_error: str | None = None
         self._preflight_done = False
+        self.progress = Progress(config)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -147,7 +149,16 @@ class Controller:
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
+        self._add_viewer(problem)
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
+
+    def _add_viewer(self, problem: Any) -> None:
+        """Charts, the trials table and the links to each trial's transcript, in every problem's report."""
+        from pcg_plugin.core import viewer
+
+        settings = self.config.stash[SETTINGS_KEY]
+        viewer.add_to_report(self.report_path, Path(self.run["run_dir"]), self.collected, problem,
+                             self.progress.by_item, list(settings.targets))  # fmt: skip
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.results is None and self.finish_error is None:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pcg_plugin.core import calls
 from pcg_plugin.errors import BadRequest, InfrastructureError, OfficialFailure, Reason, ReplayMiss
 from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
@@ -57,7 +58,9 @@ class TrialChat:
             digest = request_hash(request)
             replayed = self._replay(digest, request)
             if replayed is not None:
+                self._note(replayed, paid=False, retries=0)
                 return self._account(replayed.choices, replayed.prompt_tokens, replayed.completion_tokens, False)
+            retries_before = self.usage["retries"]
             result, started, duration = self._pay(messages, int(n))
             call = RecordedCall(self._idx, digest, request, list(result.choices), int(result.prompt_tokens),
                                 int(result.completion_tokens), started, duration)  # fmt: skip
@@ -65,6 +68,7 @@ class TrialChat:
                 self._owner = self.store.claim(self.key)
             self.store.record_call(self.key, self._owner, call, truncate=self._truncate)
             self._truncate = False
+            self._note(call, paid=True, retries=self.usage["retries"] - retries_before)
             return self._account(call.choices, call.prompt_tokens, call.completion_tokens, True)
         except OfficialFailure as failure:
             self._fail(failure.reason)
@@ -72,6 +76,18 @@ class TrialChat:
         except InfrastructureError:
             self.close()  # the item errors; whoever reruns it resumes from what was recorded
             raise
+
+    def _note(self, call: RecordedCall, *, paid: bool, retries: int) -> None:
+        """The call, as stored, into the running trial's log (its transcript, the progress line)."""
+        from pcg_plugin.llm.estimate import usage_cost
+
+        model = self.key.model or str(call.request.get("model") or "")  # the model that really answered
+        cost = usage_cost(model, call.prompt_tokens, call.completion_tokens) if paid else 0.0
+        choices = [str(c) for c in call.choices]
+        calls.note(calls.Call(list(call.request.get("messages", [])), choices[0] if choices else "",
+                              call.prompt_tokens, call.completion_tokens, round(call.duration, 3), not paid,
+                              retries, model, choices if int(call.request.get("n", 1)) > 1 else None, cost,
+                              self.key.id, call.idx))  # fmt: skip
 
     def _replay(self, digest: str, request: dict[str, Any]) -> RecordedCall | None:
         """The recorded call at this position when it matches; raise or drop the tail when it does not."""
