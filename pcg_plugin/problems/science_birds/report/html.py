@@ -108,7 +108,13 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
             thumb = ensure_thumbnail(run_dir, trial.image)
         elif (run_dir / thumbnail_rel(trial.image)).is_file():
             thumb = thumbnail_rel(trial.image)
-    return View(trial, {"texts": texts, "thumb": thumb or trial.image})
+    from pcg_plugin.core.transcript import page_rel
+    from pcg_plugin.problems.science_birds.level.animate import animation_rel
+
+    anim = animation_rel(trial.image) if trial.image else None
+    return View(trial, {"texts": texts, "thumb": thumb or trial.image,
+                        "transcript": page_rel(trial.nodeid) if trial.nodeid else None,
+                        "animation": anim if anim and (run_dir / anim).is_file() else None})  # fmt: skip
 
 
 def _letters_view(letters: Mapping[str, Letter], run_dir: Path, thumbs: bool) -> dict[str, View]:
