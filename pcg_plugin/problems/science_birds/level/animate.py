@@ -40,16 +40,21 @@ def _outline(block: Block, pose: tuple[float, float, float]) -> list[tuple[float
     return out
 
 
-def _view(level: Level, frames: Sequence[Frame], settings: PhysicsSettings) -> tuple[float, float, float, float]:
-    """The world box drawn: every pose of every frame inside the world, and the ground's top."""
-    xs, ys = [], [settings.ground_top]
+def _outlines(level: Level, frames: Sequence[Frame], settings: PhysicsSettings) -> list[list[Any]]:
+    """Each frame's block outlines in world units (None for a block gone, not finite or out of the world)."""
+    out = []
     for _, poses in frames:
-        for block, pose in zip(level.blocks, poses):
-            if pose is None or not all(math.isfinite(v) for v in pose) or abs(pose[0]) > settings.world_half_width:
-                continue
-            for x, y in _outline(block, pose):
-                xs.append(x)
-                ys.append(y)
+        out.append([_outline(block, pose) if pose is not None and all(math.isfinite(v) for v in pose)
+                    and abs(pose[0]) <= settings.world_half_width else None
+                    for block, pose in zip(level.blocks, poses)])  # fmt: skip
+    return out
+
+
+def _view(level: Level, outlines: Sequence[Sequence[Any]], settings: PhysicsSettings
+          ) -> tuple[float, float, float, float]:  # fmt: skip
+    """The world box drawn: every outline of every frame, and the ground's top."""
+    xs = [x for frame in outlines for poly in frame if poly for x, _ in poly]
+    ys = [y for frame in outlines for poly in frame if poly for _, y in poly] + [settings.ground_top]
     if not xs:
         xs = [b.x for b in level.blocks] or [0.0]
     return min(xs) - MARGIN, min(ys) - MARGIN, max(xs) + MARGIN, max(ys) + MARGIN
@@ -57,9 +62,12 @@ def _view(level: Level, frames: Sequence[Frame], settings: PhysicsSettings) -> t
 
 def frames_images(level: Level, frames: Sequence[Frame], settings: PhysicsSettings = PhysicsSettings()) -> list[Any]:
     """One palette image per recorded frame."""
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
-    x0, y0, x1, y1 = _view(level, frames, settings)
+    outlines = _outlines(level, frames, settings)
+    x0, y0, x1, y1 = _view(level, outlines, settings)
+    load = getattr(ImageFont, "load_default_imagefont", None)  # the bitmap font: FreeType costs ~1 ms a frame
+    font = load() if load is not None else ImageFont.load_default()
     scale = SIZE / max(x1 - x0, y1 - y0)
     w, h = max(16, round((x1 - x0) * scale)), max(16, round((y1 - y0) * scale) + 12)
     palette = [v for rgb in COLOURS for v in rgb]
@@ -69,21 +77,21 @@ def frames_images(level: Level, frames: Sequence[Frame], settings: PhysicsSettin
 
     start = [(b.x, b.y) for b in level.blocks]
     images = []
-    for t, poses in frames:
+    for (t, poses), polys in zip(frames, outlines):
         img = Image.new("P", (w, h), 0)
         img.putpalette(palette)
         draw = ImageDraw.Draw(img)
         ground = px(x0, settings.ground_top)[1]
         draw.rectangle((0, ground, w, h - 12), fill=1)
-        for block, pose, (sx, sy) in zip(level.blocks, poses, start):
-            if pose is None or not all(math.isfinite(v) for v in pose):
+        for pose, poly, (sx, sy) in zip(poses, polys, start):
+            if poly is None or pose is None:
                 continue
             moved = math.hypot(pose[0] - sx, pose[1] - sy) >= settings.move_threshold
-            draw.polygon([px(x, y) for x, y in _outline(block, pose)], fill=3 if moved else 2)
+            draw.polygon([px(x, y) for x, y in poly], fill=3 if moved else 2)
         gone = sum(1 for p in poses if p is None)
         label = f"t = {t:4.1f} s" + (f", {gone} gone" if gone else "")
         draw.rectangle((0, h - 12, w, h), fill=0)
-        draw.text((2, h - 11), label, fill=4)
+        draw.text((2, h - 11), label, fill=4, font=font)
         images.append(img)
     return images
 
