@@ -87,6 +87,7 @@ class Controller:
         self.finish_error: str | None = None
         self._preflight_done = False
         self.progress = Progress(config)
+        self.viewer_error: str | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -157,8 +158,11 @@ class Controller:
         from pcg_plugin.core import viewer
 
         settings = self.config.stash[SETTINGS_KEY]
-        viewer.add_to_report(self.report_path, Path(self.run["run_dir"]), self.collected, problem,
-                             self.progress.by_item, list(settings.targets))  # fmt: skip
+        try:
+            viewer.add_to_report(self.report_path, Path(self.run["run_dir"]), self.collected, problem,
+                                 self.progress.by_item, list(settings.targets))  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - the results are written; the report lacks only its viewer
+            self.viewer_error = f"{type(exc).__name__}: {exc}"
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.results is None and self.finish_error is None:
@@ -168,3 +172,6 @@ class Controller:
                                                       self.finish_error)  # fmt: skip
         for line in lines:
             terminalreporter.write_line(line)
+        if self.viewer_error:
+            terminalreporter.write_line(f"the report has no charts, trial table or trial links: {self.viewer_error}",
+                                        red=True)  # fmt: skip

@@ -148,3 +148,15 @@ def test_on_a_terminal_the_progress_is_one_line_rewritten(contest):
     draws = re.findall(r"\r\x1b\[Kpcg (\d)/8 items", out)
     assert draws and draws[-1] == "8" and "subs/alpha ." not in out
     assert "2 zero" in out  # pytest's own summary is kept
+
+
+def test_a_viewer_that_fails_leaves_the_results_and_says_so(contest):
+    (contest.path / "conftest.py").write_text(
+        "import pcg_plugin.core.viewer as v\n"
+        "def boom(*a, **k):\n    raise OSError('disk full')\n"
+        "v.add_to_report = boom\n")  # fmt: skip
+    result = contest.runpytest_subprocess("subs", *SPELL)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["1. alpha 0.833", "*the report has no charts, trial table or trial links: "
+                                 "OSError: disk full*"])  # fmt: skip
+    assert (run_dir(contest) / "results.json").is_file()
