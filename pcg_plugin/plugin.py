@@ -82,10 +82,13 @@ def pytest_configure(config: pytest.Config) -> None:
         workers = 1
         controller = Controller(config, run)
         config.pluginmanager.register(controller, "pcg-controller")
-        config.pluginmanager.register(controller.progress, "pcg-progress")
+        evaluating = _evaluating(config)  # a run that checks (--pcg-rules, --pcg-dry-run) pays nothing: no progress
+        if evaluating:
+            config.pluginmanager.register(controller.progress, "pcg-progress")
         if config.pluginmanager.hasplugin("xdist"):
             config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
-            config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
+            if evaluating:
+                config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
     problem.start_process(config, settings, run, workers, service)

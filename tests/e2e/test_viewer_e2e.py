@@ -60,3 +60,9 @@ def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(
     assert [c["replayed"] for c in again["calls"]] == [True, True]
     assert [c["reply"] for c in again["calls"]] == [first["reply"], second["reply"]]
     result.stdout.fnmatch_lines(["pcg 3/3 items · calls 0 paid, 4 replayed · *"])
+
+
+def test_a_run_that_only_checks_prints_no_progress_line(competition):
+    result = competition.runpytest_subprocess("--pcg-rules", "submissions", "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+    assert not [line for line in result.outlines if " items · calls " in line]
