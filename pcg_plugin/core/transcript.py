@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.names import shown, shown_all
 from pcg_plugin.core.calls import Call
 
 RUN_DIR_KEY = pytest.StashKey[Path]()  # the run folder, on the controller and every worker
@@ -25,7 +26,7 @@ CSS = "viewer.css"
 
 def trial_id(nodeid: str) -> str:
     """The file name of a trial's transcript: a hash of its node id (ids hold ``/`` and ``::``)."""
-    return hashlib.sha256(nodeid.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(shown(nodeid).encode("utf-8")).hexdigest()[:16]
 
 
 def page_rel(nodeid: str) -> str:
@@ -48,6 +49,7 @@ def write(run_dir: Path, doc: Mapping[str, Any]) -> Path:
     """``trials/<id>.json.gz`` and ``trials/<id>.html``; the page's path."""
     folder = Path(run_dir) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
+    doc = shown_all(doc)  # a name that is not UTF-8 (and anything quoting it) as text every writer takes
     tid = trial_id(doc["nodeid"])
     raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     atomic_write(folder / f"{tid}.json.gz", gzip.compress(raw, compresslevel=6, mtime=0))
