@@ -112,8 +112,9 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
     from pcg_plugin.problems.science_birds.level.animate import animation_rel
 
     anim = animation_rel(trial.image) if trial.image else None
-    return View(trial, {"texts": texts, "thumb": thumb or trial.image,
-                        "transcript": page_rel(trial.nodeid) if trial.nodeid else None,
+    page = page_rel(trial.nodeid) if trial.nodeid else None
+    return View(trial, {"texts": texts, "thumb": thumb or trial.image,  # links only to files that are there
+                        "transcript": page if page and (run_dir / page).is_file() else None,
                         "animation": anim if anim and (run_dir / anim).is_file() else None})  # fmt: skip
 
 
