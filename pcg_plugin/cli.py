@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "export": "pcg_plugin.core.commands.export",
     "compare": "pcg_plugin.core.commands.compare",
     "card": "pcg_plugin.core.commands.card",
+    "show": "pcg_plugin.core.show",
 }
 
 

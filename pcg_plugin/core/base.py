@@ -132,3 +132,16 @@ class BaseProblem(ABC):
         if not self.scores(results, intervals.observed):
             return {}
         return intervals.rank_intervals(lambda pick: self.scores(results, pick), reps=reps, seed=seed)
+
+    # -- the viewer (pcg_plugin/core/viewer) ------------------------------------------------------------------
+
+    def trial_score(self, record: Any) -> float | None:
+        """The trial's own score, for the report's trial table and charts (None: the problem has none)."""
+        return None
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        """What the trial's transcript shows between its calls: the state after each turn. Each a dict with
+        ``title``, and any of ``after_call`` (how many calls came before it; None: at the end), ``lines``
+        (text), ``grid`` (rows of cells), ``image`` and ``links`` (``[label, path]``), paths relative to the run
+        folder."""
+        return []

@@ -10,6 +10,7 @@ from typing import Any
 
 from pcg_plugin.errors import (BadRequest, DeadlineExceeded, EmptyReply, InfrastructureError, LLMError,
                                OfficialFailure, Reason, RecordingDiverged, ReplayMiss, StoreWriteFailed)  # fmt: skip
+from pcg_plugin.core import calls
 from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.llm.profiles import Profile, trial_deadline
@@ -81,8 +82,10 @@ class TrialChat:
                     self._account([], 0, 0, False)
                     raise OfficialFailure(replayed.error.get("message", ""),
                                           reason=replayed.error.get("reason", Reason.LLM_BAD_REQUEST))  # fmt: skip
+                self._note(replayed, paid=False, retries=0)
                 return self._account(replayed.choices, replayed.prompt_tokens, replayed.completion_tokens, False)
             started = self.guard.elapsed
+            retries_before = self.usage["retries"]
             try:
                 result, started, duration = self._pay(messages, int(n))
             except OfficialFailure as refused:  # stored too: a replay is refused the same way, never asks again
@@ -93,6 +96,7 @@ class TrialChat:
             call = RecordedCall(self._idx, digest, request, list(result.choices), int(result.prompt_tokens),
                                 int(result.completion_tokens), started, duration)  # fmt: skip
             self._store(call)
+            self._note(call, paid=True, retries=self.usage["retries"] - retries_before)
             return self._account(call.choices, call.prompt_tokens, call.completion_tokens, True)
         except OfficialFailure as failure:
             self._fail(failure)
@@ -149,8 +153,21 @@ class TrialChat:
             return None
         for call in self._recorded[:calls]:
             self.guard.credited += call.duration
+            self._note(call, paid=False, retries=0)
             self.reused_answers += self._account(call.choices, call.prompt_tokens, call.completion_tokens, False)
         return result
+
+    def _note(self, call: RecordedCall, *, paid: bool, retries: int) -> None:
+        """The call, as stored, into the running trial's log (its transcript, the progress line)."""
+        from pcg_plugin.llm.estimate import usage_cost
+
+        model = self.key.model or str(call.request.get("model") or "")  # the model that really answered
+        cost = usage_cost(model, call.prompt_tokens, call.completion_tokens) if paid else 0.0
+        choices = [str(c) for c in call.choices]
+        calls.note(calls.Call(list(call.request.get("messages", [])), choices[0] if choices else "",
+                              call.prompt_tokens, call.completion_tokens, round(call.duration, 3), not paid,
+                              retries, model, choices if int(call.request.get("n", 1)) > 1 else None, cost,
+                              self.key.id, call.idx))  # fmt: skip
 
     def _replay(self, digest: str, request: dict[str, Any]) -> RecordedCall | None:
         """The recorded call at this position when it matches; raise or drop the tail when it does not."""

@@ -63,6 +63,9 @@ class GameEvalProblem(EpisodeProblem):
     def describe(self, record: Any) -> str:
         return item.describe(record)
 
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return item.trial_states(record)
+
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
         return report.finish_run(self.game, run, collected, self)

@@ -3,6 +3,7 @@ submission x instance x trial, one trial is one two-player episode; the end of t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -58,6 +59,14 @@ class ImageGame(EpisodeProblem):
 
     def describe(self, record: Any) -> str:
         return item.describe(record)
+
+    def trial_score(self, record: Any) -> float | None:
+        """The episode's Main Score (the last turn's F1, 0-100); None where clembench gives none (aborted)."""
+        score = record.main_score  # NaN for an aborted episode: clembench gives it no quality
+        return None if math.isnan(score) else score
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return item.trial_states(record)
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip

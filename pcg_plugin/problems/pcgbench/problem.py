@@ -81,6 +81,13 @@ class PcgBenchProblem(BaseProblem):
     def describe(self, record: BenchRecord) -> str:
         return records.describe(record)
 
+    def trial_score(self, record: BenchRecord) -> float:
+        """The trial's quality (1: a playable level), the benchmark's first figure."""
+        return float(record.quality)
+
+    def trial_states(self, record: BenchRecord) -> list[dict[str, Any]]:
+        return records.trial_states(record)
+
     def record_from_json(self, text: str) -> BenchRecord:
         return BenchRecord.from_json(text)
 

@@ -16,6 +16,7 @@ from pcg_plugin.problems.science_birds.report.official_layout import model_folde
 from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.problems.science_birds.results import Results, Run
 from pcg_plugin.problems.science_birds.results import Settings as ResultsSettings
+from pcg_plugin.problems.science_birds.level.animate import animation_rel  # noqa: F401  (the trial's path)
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
@@ -29,6 +30,13 @@ def trial_paths(submission: str, letter: str, trial: int, model: str | None = No
         "level": f"{root}/levels/{letter}/{stem}.xml",
         "image": f"{root}/images/{letter}/{stem}.png",
     }
+
+
+def write_animation(run_dir: Path, rel: str, level: Any, frames: Sequence[Any], physics: Any) -> Path | None:
+    """The level through the simulated seconds, from the poses the scoring simulation recorded."""
+    from pcg_plugin.problems.science_birds.level.animate import write_animation as write_gif
+
+    return write_gif(run_dir / rel, level, frames, physics)
 
 
 def write_text(run_dir: Path, rel: str, text: str) -> Path:

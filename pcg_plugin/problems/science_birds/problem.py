@@ -172,6 +172,12 @@ class ScienceBirds(BaseProblem):
     def record_from_json(self, text: str) -> Any:
         return TrialRecord.from_json(text)
 
+    def trial_score(self, record: Any) -> float | None:
+        return item.trial_score(record)
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return item.trial_states(record)
+
     # -- controller, after the run -----------------------------------------------------------------------------
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
