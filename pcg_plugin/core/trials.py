@@ -18,20 +18,20 @@ from pcg_plugin._util.prices import Prices
 
 FILE = "trials.jsonl"
 # name -> what it holds (docs/results-schema.md is generated from this: scripts/results_schema.py)
-COLUMN_DOCS = {
-    "problem": "the problem's name (`science-birds`, `pcgbench/binary-v0`, `imagegame`, `gameeval/spyfall`)",
-    "submission": "the submission's name",
-    "model": "the model that answered (several joined by `,`; empty when not recorded)",
-    "target": "what the trial was asked for: a letter, an instance, a word, a word pair, a role draw",
-    "trial": "the trial's number, from 1",
-    "score": "the problem's own per-trial score (empty: the trial has none, e.g. an aborted episode's quality)",
-    "reason": "why the trial scored 0 (empty: it did not; `error`: the item errored)",
-    "seconds": "the trial's measured time where the problem records it",
-    "calls": "model calls the trial made",
-    "prompt_tokens": "prompt tokens of those calls",
-    "completion_tokens": "completion tokens of those calls",
-    "cost_usd": "their cost at the price table (empty: unknown price)",
-}
+COLUMN_DOCS = dict([  # pairs, not a dict literal: a "reason" key here names a column, not a zero reason
+    ("problem", "the problem's name (`science-birds`, `pcgbench/binary-v0`, `imagegame`, `gameeval/spyfall`)"),
+    ("submission", "the submission's name"),
+    ("model", "the model that answered (several joined by `,`; empty when not recorded)"),
+    ("target", "what the trial was asked for: a letter, an instance, a word, a word pair, a role draw"),
+    ("trial", "the trial's number, from 1"),
+    ("score", "the problem's own per-trial score (empty: the trial has none, e.g. an aborted episode's quality)"),
+    ("reason", "why the trial scored 0 (empty: it did not; `error`: the item errored)"),
+    ("seconds", "the trial's measured time where the problem records it"),
+    ("calls", "model calls the trial made"),
+    ("prompt_tokens", "prompt tokens of those calls"),
+    ("completion_tokens", "completion tokens of those calls"),
+    ("cost_usd", "their cost at the price table (empty: unknown price)"),
+])
 COLUMNS = tuple(COLUMN_DOCS)
 
 
