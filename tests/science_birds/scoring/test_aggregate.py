@@ -182,7 +182,10 @@ def _ranking(doc) -> list[tuple[str, int]]:  # type: ignore[no-untyped-def]
 
 
 def _table_order(table: list[str]) -> list[str]:
-    return [line.split()[1] for line in table[1:]]
+    """The submissions in the table's order: each row's first cell after the rank and its 95 % interval."""
+    import re
+
+    return [next(t for t in line.split()[1:] if not re.fullmatch(r"[-–\d]+", t)) for line in table[1:]]
 
 
 def test_2025_diversity_compares_the_cls_embeddings_not_the_probabilities(tmp_path):
