@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core.cluster import REMOTE_KEY
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.errors import FolderProblem, InfrastructureError
 
@@ -144,12 +145,26 @@ class TrialItem(pytest.Item):
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
 
     def setup(self) -> None:
+        remote = self.config.stash.get(REMOTE_KEY, None)
+        if remote is not None:  # --pcg-cluster: the trial ran (or runs) on an actor; its setup failure is raised here
+            self._outcome = remote.outcome(self.nodeid)
+            if self._outcome.failed_in == "setup":
+                raise self._outcome.exception()  # type: ignore[misc]
+            return
         problem_of(self.config).setup_trial(self.config, self.submission)
 
     def runtest(self) -> None:
         problem = problem_of(self.config)
-        record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
-        self.user_properties.append((RECORD_PROPERTY, record.to_json()))
+        outcome = getattr(self, "_outcome", None)
+        if outcome is not None:
+            if outcome.failed_in is not None:
+                raise outcome.exception()  # type: ignore[misc]
+            text = outcome.record
+            record = problem.record_from_json(text)
+        else:
+            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
+            text = record.to_json()
+        self.user_properties.append((RECORD_PROPERTY, text))
         self.add_report_section("call", "pcg", problem.describe(record))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
