@@ -44,7 +44,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="how a participant program's trial starts: 'fork' from one started sandbox process per "
                          "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
                          "limits, folders and results either way")  # fmt: skip
-    from pcg_plugin.core import cluster
+    from pcg_plugin import cluster
 
     cluster.add_options(group)
     problems.add_options(parser, entries.values())
@@ -62,7 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     use_start_method(config.getoption("pcg_sandbox_start", None) or "fork")  # in every process: workers too
     spec = config.getoption("pcg_cluster", None)
     if spec and getattr(config, "workerinput", None) is None:
-        from pcg_plugin.core import cluster
+        from pcg_plugin import cluster
 
         address = cluster.check_usable(config, spec)  # before any service starts: -n beside it is exit 4
     problem = problems.load(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM, config)
@@ -91,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.pluginmanager.hasplugin("xdist"):
             config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
         if spec:
-            from pcg_plugin.core.cluster.driver import ClusterDriver
+            from pcg_plugin.cluster.driver import ClusterDriver
 
             config.pluginmanager.register(ClusterDriver(config, address, spec, service), "pcg-cluster")
     config.stash[SETTINGS_KEY] = settings

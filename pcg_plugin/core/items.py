@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.cluster import REMOTE_KEY
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.errors import FolderProblem, InfrastructureError
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
+# a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
+REMOTE_KEY = pytest.StashKey[Any]()
 
 
 def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.cluster import REMOTE_KEY, Address
-from pcg_plugin.core.cluster.outcome import Outcome, put_files
+from pcg_plugin.cluster import REMOTE_KEY, Address
+from pcg_plugin.cluster.outcome import Outcome, put_files
 from pcg_plugin.core.controller import Controller
 
 NAMESPACE = "pytest-pcg"  # actors are looked up by name within it (the store, the limiters)
@@ -51,6 +51,7 @@ class ClusterDriver:
     def __init__(self, config: pytest.Config, address: Address, spec: str, service: str | None) -> None:
         self.config, self.address, self.spec, self.service = config, address, spec, service
         self.pool: Any = None
+        self.shared: dict[str, Any] = {}
         self.cluster: Any = None
         self.tmpdir: str | None = None
         self.fault_after = _fault(config.getoption("pcg_cluster_fault", None), address)
@@ -65,7 +66,7 @@ class ClusterDriver:
         if self.config.option.collectonly or not items:
             return
         self.start()
-        from pcg_plugin.core.cluster.pool import Work
+        from pcg_plugin.cluster.pool import Work
 
         self.pool.submit(Work(i.nodeid, (i.submission, i.target, i.trial, i.model)) for i in items)
         self.config.stash[REMOTE_KEY] = self
@@ -73,7 +74,7 @@ class ClusterDriver:
     def start(self) -> None:
         import ray
 
-        from pcg_plugin.core.cluster.pool import TrialPool
+        from pcg_plugin.cluster.pool import TrialPool
 
         had_tmpdir = "RAY_TMPDIR" in os.environ
         self.cluster = start_ray(self.address)
@@ -82,10 +83,15 @@ class ClusterDriver:
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus < 1:
             raise pytest.UsageError(f"--pcg-cluster {self.spec}: the cluster has no CPU for a trial actor")
-        controller = self._controller()
-        self.pool = TrialPool(cpus, args=self.config.invocation_params.args,
-                              invocation_dir=str(self.config.invocation_params.dir), run=controller.run,
-                              service=self.service)  # fmt: skip
+        from pcg_plugin.cluster.shared import LIMIT_ENV, LIMITER, start_shared
+
+        controller, where = self._controller(), str(self.config.invocation_params.dir)
+        self.shared = start_shared(where)
+        limiter = self.shared.get(LIMITER)
+        self.pool = TrialPool(cpus, args=self.config.invocation_params.args, invocation_dir=where,
+                              run=controller.run, service=self.service,
+                              limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
+                              on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None)
 
     def _controller(self) -> Controller:
         return self.config.pluginmanager.get_plugin("pcg-controller")  # type: ignore[no-any-return]
@@ -99,12 +105,16 @@ class ClusterDriver:
         return outcome
 
     def _remove_a_node(self) -> None:
-        """Test hook (``--pcg-cluster-fault remove-node-after:K``): the first worker node that still has a
-        trial in flight goes, as a machine lost mid-run would."""
+        """Test hook (``--pcg-cluster-fault remove-node-after:K``): the node of the busiest live actor goes, as a
+        machine lost mid-run would, with the trials in flight on it."""
+        busiest = max(self.pool.live(), key=self.pool.load.__getitem__)
+        node_id = self.pool.nodes[busiest]
         for node in list(self.cluster.worker_nodes):
-            self.removed.append(node.unique_id)
-            self.cluster.remove_node(node, allow_graceful=False)
-            return
+            if node.node_id == node_id:
+                self.removed.append(node_id)
+                self.cluster.remove_node(node, allow_graceful=False)
+                return
+        raise RuntimeError(f"--pcg-cluster-fault: node {node_id} is not one of this session's local nodes")
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Any:
@@ -141,6 +151,9 @@ class ClusterDriver:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
+        for actor in self.shared.values():  # the store actor closes its file as its process ends
+            ray.kill(actor)
+        self.shared = {}
         if ray.is_initialized():
             ray.shutdown()
         if self.cluster is not None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core.cluster.outcome import Outcome, pack_error, take_files
+from pcg_plugin.cluster.outcome import Outcome, pack_error, take_files
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY
 
 # the driver's options that must not reach a worker's own command line
@@ -39,13 +39,19 @@ class TrialWorker:
     """One long-lived process of the pool: configured once, then ``run`` per trial."""
 
     def __init__(self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], service: str | None,
-                 workers: int, name: str) -> None:  # fmt: skip
+                 workers: int, name: str, limits: Mapping[str, str] | None = None) -> None:  # fmt: skip
         from _pytest.config import _prepareconfig
 
         if Path(invocation_dir).is_dir():  # a node with the same checkout; else the runtime env's working_dir
             os.chdir(invocation_dir)
         self.name = f"{name}@{socket.gethostname()}:{os.getpid()}"
         self.staging = Path(tempfile.mkdtemp(prefix="pcg-cluster-run-"))
+        self.run_id = str(run["id"])
+        if limits is not None:  # the run's store and limiter are the driver's actors (cluster.shared)
+            from pcg_plugin.cluster.shared import use_shared
+
+            use_shared(self.name, self.run_id, dict(limits))
+        self.shared = limits is not None
         staged = dict(run, run_dir=str(self.staging))
         config = _prepareconfig(worker_args(args), None)
         config.option.numprocesses = None
@@ -57,14 +63,21 @@ class TrialWorker:
         config._do_configure()
         self.config = config
 
-    def ping(self) -> str:
-        return self.name
+    def ping(self) -> tuple[str, str]:
+        """Its name and the Ray node it runs on."""
+        import ray
+
+        return self.name, ray.get_runtime_context().get_node_id()
 
     def run(self, nodeid: str, attempt: int, submission: Any, target: str, trial: int, model: str | None) -> Outcome:
         """One trial: the problem's ``setup_trial`` then ``run_trial``, as the item would run them."""
         from pcg_plugin.core.problem import problem_of
 
         problem = problem_of(self.config)
+        if self.shared:
+            from pcg_plugin.cluster.shared import set_attempt
+
+            set_attempt(self.run_id, attempt)  # the store's claim names this attempt
         failed_in, record, error = "setup", None, None
         try:
             problem.setup_trial(self.config, submission)

@@ -15,8 +15,8 @@ from typing import Any
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
-from pcg_plugin.core.cluster.outcome import Outcome, pack_error
-from pcg_plugin.core.cluster.worker import TrialWorker
+from pcg_plugin.cluster.outcome import Outcome, pack_error
+from pcg_plugin.cluster.worker import TrialWorker
 from pcg_plugin.errors import InfrastructureError
 
 MAX_ATTEMPTS = 3  # a trial whose actor died this many times gets an infrastructure error
@@ -35,11 +35,15 @@ class TrialPool:
     ``DEPTH`` calls busy."""
 
     def __init__(self, n_actors: int, *, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any],
-                 service: str | None, depth: int = DEPTH, max_attempts: int = MAX_ATTEMPTS) -> None:  # fmt: skip
+                 service: str | None, limits: Mapping[str, str] | None = None, on_lost: Any = None,
+                 depth: int = DEPTH, max_attempts: int = MAX_ATTEMPTS) -> None:  # fmt: skip
         actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(TrialWorker)
-        self.actors = [actor.remote(list(args), invocation_dir, dict(run), service, n_actors, f"ray{i}")
+        self.actors = [actor.remote(list(args), invocation_dir, dict(run), service, n_actors, f"ray{i}", limits)
                        for i in range(n_actors)]  # fmt: skip
-        self.names = dict(zip(self.actors, ray.get([a.ping.remote() for a in self.actors]), strict=True))
+        self.on_lost = on_lost  # called with a lost actor's name (its limiter slots are freed)
+        started = ray.get([a.ping.remote() for a in self.actors])
+        self.names = {a: name for a, (name, _) in zip(self.actors, started, strict=True)}
+        self.nodes = {a: node for a, (_, node) in zip(self.actors, started, strict=True)}
         self.load = {a: 0 for a in self.actors}
         self.depth, self.max_attempts = depth, max_attempts
         self.pending: collections.deque[Work] = collections.deque()
@@ -89,6 +93,8 @@ class TrialPool:
             except RayTaskError as exc:  # TrialWorker.run catches the trial's own errors: this is the pool's
                 self.results[work.nodeid] = Outcome(failed_in="call", error=pack_error(exc), attempt=work.attempt)
             except (ActorDiedError, ActorUnavailableError, RayActorError) as exc:  # the process or node is gone
+                if actor not in self.dead and self.on_lost is not None:
+                    self.on_lost(self.names.get(actor, ""))
                 self.dead.add(actor)
                 why = f"{type(exc).__name__} on {self.names.get(actor, '?')}"
                 if work.attempt >= self.max_attempts:

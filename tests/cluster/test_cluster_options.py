@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from cluster_support import run_in_netns, skip_reason
 
-from pcg_plugin.core.cluster import Address, parse_address
-from pcg_plugin.core.cluster.outcome import Outcome, RemoteError, pack_error, put_files, take_files
-from pcg_plugin.core.cluster.worker import worker_args
+from pcg_plugin.cluster import Address, parse_address
+from pcg_plugin.cluster.outcome import Outcome, RemoteError, pack_error, put_files, take_files
+from pcg_plugin.cluster.worker import worker_args
 from pcg_plugin.errors import InfrastructureError
 
 TOY = str(Path(__file__).resolve().parent.parent)
@@ -101,7 +101,7 @@ def test_errors_travel_as_themselves_or_with_their_remote_traceback():
     except Local as exc:
         remote = pickle.loads(pack_error(exc))
     assert isinstance(remote, RemoteError)
-    assert "Local: a bug on the node" in str(remote) and "test_cluster.py" in str(remote)
+    assert "Local: a bug on the node" in str(remote) and "test_cluster_options.py" in str(remote)
 
 
 REASON = skip_reason()

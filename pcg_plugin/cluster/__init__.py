@@ -11,7 +11,10 @@ from typing import Any
 
 import pytest
 
-REMOTE_KEY = pytest.StashKey[Any]()  # the driver's pool of actors, on the driver's config only
+from pcg_plugin.core.items import REMOTE_KEY
+
+__all__ = ["REMOTE_KEY", "Address", "add_options", "check_usable", "parse_address", "xdist_requested"]
+
 USAGE = "auto (the Ray cluster this machine belongs to), HOST:PORT (that head), or local:N (N nodes on this machine)"
 
 
