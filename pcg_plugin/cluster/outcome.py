@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pickle
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from _pytest.outcomes import Failed, OutcomeException, Skipped, XFailed
@@ -27,7 +27,6 @@ class Outcome:
     files: tuple[tuple[str, bytes], ...] = ()  # (path relative to the run folder, content)
     worker: str = ""  # which actor ran it (node id and pid), for the run's worker facts
     attempt: int = 1
-    facts: dict = field(default_factory=dict)
 
     def exception(self) -> BaseException | None:
         if self.error is None:

@@ -128,8 +128,8 @@ class TrialPool:
         return {self.names[a]: f for a, f in zip(live, facts, strict=True)}
 
     def close(self) -> None:
-        for ref in list(self.inflight):
-            ray.cancel(ref, force=True)
+        for ref in list(self.inflight):  # -x, or an interrupted run: queued trials do not start
+            ray.cancel(ref)
         for actor in self.actors:
             if actor not in self.dead:
                 try:

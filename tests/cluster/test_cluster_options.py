@@ -110,12 +110,13 @@ REASON = skip_reason()
 @pytest.mark.slow
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 def test_the_toy_on_a_local_cluster_k_lf_and_failures(contest):
-    """Outcomes, the failure text, -k and --lf on local:2 as on one process."""
-    proc = run_in_netns(["subs", *SPELL, "--pcg-cluster", "local:2", "-p", "cacheprovider"], contest.path)
-    assert "1 failed, 3 passed, 1 zero" in proc.stdout or "1 failed" in proc.stdout, proc.stdout[-3000:]
+    """Outcomes, the failure text, -k and --lf on local:2 as in one process (beta's !crash fails twice)."""
+    base = ["subs", "-p", "toy_problem.plugin", "--pcg-problem", "spell", "--pcg-cluster", "local:2"]
+    proc = run_in_netns(base, contest.path)
+    assert proc.stdout.splitlines()[-1].count("2 failed, 6 passed"), proc.stdout[-3000:]
     assert "infrastructure error in subs/beta::dog::1: beta dog trial 1: the speller crashed" in proc.stdout
     doc = json.loads(next((contest.path / "pcg-runs").glob("*/results.json")).read_text())
     assert [s["name"] for s in doc["submissions"]] == ["alpha", "beta"]
-    proc = run_in_netns(["subs", *SPELL, "--pcg-cluster", "local:2", "-p", "cacheprovider", "--lf"], contest.path)
-    assert "run-last-failure: rerun previous 2 failures" in proc.stdout or "rerun previous" in proc.stdout
-    assert "2 failed" in proc.stdout and "passed" not in proc.stdout.splitlines()[-1], proc.stdout[-3000:]
+    proc = run_in_netns([*base, "--lf", "-k", "trial_1"], contest.path)
+    assert "1 failed, 7 deselected" in proc.stdout.splitlines()[-1], proc.stdout[-3000:]
+    assert "pcg cluster local:2: 2 trial actors, 1 trials run" in proc.stdout

@@ -96,3 +96,49 @@ def test_a_cluster_scores_like_n0(varied):
     assert stable_view(load_results(competition.path, "cluster")) == stable_view(serial)
     assert (competition.path / "requests.log").read_text().count("x") == len(stored_calls(competition.path)) == TRIALS
     assert run_files(competition.path / "cluster") == run_files(competition.path / "serial") != {}
+
+
+@needs_ray
+@pytest.mark.slow
+def test_a_killed_driver_is_resumed_by_a_rerun_with_the_same_store(varied):
+    """kill -9 of the driver once 3 requests were answered; the same command again: every trial scored, the
+    calls the killed run stored replayed (a request in flight at the kill, if any, is the one paid twice)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    from cluster_support import netns_preexec
+
+    competition = varied
+    args = [*run_args("cluster", *ARGS, "--pcg-cluster", "local:2")]
+    args[args.index("scripted_llm:respond")] = "counting_llm:respond"
+    tmp = tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp")  # short: Ray's sockets live under it
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=tmp)
+    log = competition.path / "requests.log"
+    driver = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=competition.path, env=env,
+                              preexec_fn=netns_preexec, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while (not log.exists() or log.read_text().count("x") < 3) and time.monotonic() < deadline:
+            assert driver.poll() is None, "the driver ended before it was killed"
+            time.sleep(0.05)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    before = len(stored_calls(competition.path))
+    assert 3 <= before < TRIALS
+    stdout = cluster_run(competition, "cluster")
+    results = load_results(competition.path, "cluster")
+    trials = [t for s in results["submissions"] for d in s["letters"].values() for t in d["trials"]]
+    assert len(trials) == TRIALS and all(t["sta"] is not None for t in trials), stdout[-2000:]
+    assert len(stored_calls(competition.path)) == TRIALS
+    assert log.read_text().count("x") in (TRIALS, TRIALS + 1)
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
