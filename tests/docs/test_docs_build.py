@@ -3,9 +3,8 @@ its generated reference pages list every option and command the parsers know."""
 
 from __future__ import annotations
 
-import re
-
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
