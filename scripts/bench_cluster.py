@@ -5,13 +5,14 @@
 
 WORK holds the competition of ``scripts/bench_replay.py`` (2024 programs, the scripted LLM double, its store,
 recorded on the first call). Each round replays it (``--pcg-record none``) once per mode, alternating. For each
-run: the items phase (collection finished -> last item reported, from the same clock plugin), the trials' own
+run: the items phase (first item reported -> last item reported, from the same clock plugin), the trials' own
 work (the per-item stages of results.json plus each worker's loads), and
 
     overhead per trial = (items phase x W - own work) / trials
 
 the time a worker spends per trial on anything but the trial: handing it out, sending back its record (and, on
-the cluster, its files), reporting it. The cluster's start (before the items phase) is printed apart. The Ray run
+the cluster, its files), reporting it. Start-up (to the first report: workers, or the cluster and its actors)
+is printed apart. The Ray run
 happens inside a loopback-only network namespace (tests/cluster_support.py), Ray's usage statistics off.
 """
 
@@ -56,9 +57,9 @@ def run(work: Path, out: str, args: argparse.Namespace, cluster: bool) -> dict[s
     work_s = sum((t.get("timings") or {}).get(k, 0.0) for t in trials for k in PER_ITEM)
     work_s += sum(sum((w.get("stats") or {}).values()) for w in (results.get("workers") or {}).values()
                   if isinstance(w.get("stats"), dict))  # fmt: skip
-    phase = marks["last_item"] - marks["collected"]
+    phase = marks["last_item"] - marks["first_item"]  # from the first trial back: the cluster's start is before it
     scores = [(s["name"], s["normalized_score"]) for s in results["submissions"]]
-    return {"wall": wall, "start": marks["collected"] - t0, "phase": phase, "n": len(trials), "work": work_s,
+    return {"wall": wall, "start": marks["first_item"] - t0, "phase": phase, "n": len(trials), "work": work_s,
             "overhead_ms": 1000 * (phase * args.workers - work_s) / len(trials), "scores": scores}
 
 
