@@ -23,8 +23,22 @@ COMMANDS: dict[str, str] = {
 }
 
 
+def version() -> str:
+    """The installed distribution's version (its metadata), else the package's own (a bare checkout)."""
+    from importlib import metadata
+
+    from pcg_plugin import __version__
+
+    try:
+        return metadata.version("pytest-pcg")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pcg", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s (pytest-pcg) {version()}",
+                        help="print the installed pytest-pcg version and exit")  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_path in COMMANDS.items():
         module = importlib.import_module(module_path)
@@ -35,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pcg_plugin._util.names import escape_unencodable
+
+    escape_unencodable(sys.stdout, sys.stderr)  # a path whose name is not UTF-8 is printed escaped
     args = build_parser().parse_args(argv)
     try:
         return int(args._run(args))

@@ -18,12 +18,16 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
   ``ValueError``) and ``NotScorable``; PCG Benchmark's ``GrammarLoop`` and ``NoEnemies`` (also ``ValueError``,
   where the reference raises a builtin). Each is re-exported where it is raised.
 
-This module imports only the standard library: the sandbox child imports it before the program runs.
+This module imports only the standard library (and ``names``, which does too): the sandbox child imports it
+before the program runs.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
+
+from pcg_plugin._util.names import shown
 
 
 class Reason(StrEnum):
@@ -50,6 +54,9 @@ class Reason(StrEnum):
     SANDBOX_VIOLATION = "sandbox_violation"
     """The program did something the sandbox forbids (network, processes, writes outside, oversized folder or
     file, garbage on the pipe): the trial scores 0, even if the program caught the PermissionError."""
+    MODIFIED_RESPONSE = "modified_response"
+    """The final response is not one of the model's answers, unmodified (the rules disqualify it; the dry run and,
+    unless ``--pcg-unmodified-response off``, a real run check it): the trial scores 0."""
     BAD_RETURN = "bad_return"
     """``run()`` returned no ``str`` or text that is not valid (lone surrogates): the trial scores 0."""
     RESPONSE_TOO_LARGE = "response_too_large"
@@ -64,7 +71,11 @@ class Reason(StrEnum):
 
 
 class PcgError(Exception):
-    """Root of every error pytest-pcg raises on purpose."""
+    """Root of every error pytest-pcg raises on purpose. Its message is text every writer takes: a path in it
+    whose name is not UTF-8 is ``shown`` escaped (``t\\xe9am``), so no report, results file or terminal fails on it."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(shown(a) if isinstance(a, str) else a for a in args))
 
 
 class OfficialFailure(PcgError):
@@ -226,6 +237,11 @@ class NotScorable(PcgError):
 class GrammarLoop(PcgError, ValueError):
     """PCG Benchmark (talakat): the sequence keeps choosing a recursive rule: the reference recurses until Python's
     RecursionError."""
+
+
+class BenchmarkFails(PcgError, ValueError):
+    """PCG Benchmark: the benchmark's own evaluation raises on this content (its space accepts it): a named zero,
+    not a crash."""
 
 
 class NoEnemies(PcgError, ValueError):

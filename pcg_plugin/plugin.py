@@ -4,6 +4,7 @@ work; the harness in ``pcg_plugin.core`` gives it items, per-process resources, 
 from __future__ import annotations
 
 import json
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,10 @@ def pytest_configure(config: pytest.Config) -> None:
         run_id = new_run_id()
         run_dir = settings.out or Path(config.rootpath) / DEFAULT_OUT / run_id
         run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "settings": settings.to_dict()}
+        _check_folders(config, settings, run_dir)
+        from pcg_plugin._util.trial_dirs import clean_stale
+
+        run["stale_trial_dirs"] = len(clean_stale())  # left by a run killed mid-trial (kill -9): theirs, not ours
         service = None
         if _evaluating(config):
             run.update(problem.preflight(config, settings, _roots(config)))
@@ -98,6 +103,23 @@ def pytest_configure(config: pytest.Config) -> None:
     problem.start_process(config, settings, run, workers, service)
 
 
+def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:
+    """The run folder, the response store (written unless ``--pcg-record none``) and the cache can be written:
+    a usage error naming each that cannot, before collection and any model call."""
+    from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir
+    from pcg_plugin.core.writable import check_writable
+
+    folders = [("--pcg-out" if settings.out else f"the run folder (--pcg-out, default <rootdir>/{DEFAULT_OUT}/...)",
+                run_dir), (f"the cache ({ENV_CACHE_DIR})", default_cache_dir())]  # fmt: skip
+    store = getattr(settings, "store", None)  # a problem without a response store has none
+    if store is not None and getattr(settings, "record", "once") != "none":
+        folders.insert(1, ("--pcg-store", Path(store)))
+    problems = check_writable(folders)
+    if problems:
+        raise pytest.UsageError("; ".join(problems) + ": nothing was run and no model was called; name folders "
+                                "that can be written")  # fmt: skip
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     problem = config.stash.get(PROBLEM_KEY, None)
     if problem is not None:
@@ -113,7 +135,12 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     controller = config.pluginmanager.get_plugin("pcg-controller")
     if settings is None or controller is None or not _evaluating(config):
         return None
-    return problem_of(config).header_lines(config, settings, controller.run)
+    lines = problem_of(config).header_lines(config, settings, controller.run)
+    stale = controller.run.get("stale_trial_dirs")
+    if stale:
+        lines.append(f"pcg: removed {stale} trial folder(s) in {tempfile.gettempdir()} left by runs that ended "
+                     "without cleaning up (their processes are gone)")  # fmt: skip
+    return lines
 
 
 def _roots(config: pytest.Config) -> list[Path]:
@@ -194,6 +221,16 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     if text is not None and json.loads(text).get("reason") is not None:
         return "zero", "0", ("ZERO", {"yellow": True})
     return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
+    """A report crosses to the xdist controller as text: a path or message in it whose name is not UTF-8 is
+    ``shown`` escaped (execnet takes only UTF-8), so one such folder never stops the workers."""
+    from pcg_plugin._util.names import shown_all
+
+    data = yield
+    return shown_all(data) if data is not None else None
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -157,7 +157,7 @@ def _have(module: str) -> bool:
 
 
 def _pipeline_ready() -> bool:
-    if not all(_have(f"pcg_plugin.{m}") for m in ("pipeline", "glyphs", "physics")):
+    if not all(_have(f"pcg_plugin.problems.science_birds.{m}") for m in ("pipeline", "glyphs", "physics")):
         return False
     from pcg_plugin.problems.science_birds.level import glyphs, pipeline
 

@@ -66,7 +66,7 @@ def main() -> None:
     for name in args.problems.split(","):
         problem = get_problem(name)
         rng = np.random.default_rng(args.seed)
-        control = {k: lo for k, (lo, _) in problem.control_space.items()}
+        control = problem.native_control({k: lo for k, (lo, _) in problem.control_space.items()})
         row = {"problem": name, "levels": args.levels,
                "uniform": timed(problem, [problem.content.sample(rng) for _ in range(args.levels)], control)}
         family = name.split("-")[0]

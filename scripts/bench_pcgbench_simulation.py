@@ -44,10 +44,11 @@ def sparse(problem, rng: np.random.Generator):
     return content
 
 
-def control_of(problem, rng: np.random.Generator) -> dict:
+def control_of(problem, rng: np.random.Generator):
+    """A drawn control in the benchmark's own JSON (talakat's list, arcade's map)."""
     if problem.sample_control is not None:
-        return problem.sample_control(rng)
-    return {k: int(rng.integers(lo, hi)) for k, (lo, hi) in problem.control_space.items()}
+        return problem.native_control(problem.sample_control(rng))
+    return problem.native_control({k: int(rng.integers(lo, hi)) for k, (lo, hi) in problem.control_space.items()})
 
 
 def timed(problem, contents, control) -> dict:

@@ -34,14 +34,13 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def load_sets(names: list[str], variants: int) -> dict[str, list]:  # type: ignore[type-arg]
     """The named level sets, parsed by whichever pcg_plugin is first on sys.path."""
-    from pcg_plugin._util.paths import shared_data
     from pcg_plugin.problems.science_birds.level.glyphs import letter_program
     from pcg_plugin.problems.science_birds.level.levelxml import parse_level
     from pcg_plugin.problems.science_birds.level.pipeline import build_level
 
     sets: dict[str, list] = {}  # type: ignore[type-arg]
     if "calibration" in names:
-        paths = sorted((shared_data() / "unity-2023-calibration").glob("*/levels/*/*.xml"))
+        paths = sorted((ROOT / "tests" / "data" / "unity-2023-calibration").glob("*/levels/*/*.xml"))
         sets["calibration"] = [parse_level(p.read_text()) for p in paths]
     if "glyphs" in names:
         sets["glyphs"] = [build_level("```\n" + letter_program(letter, v) + "\n```").level

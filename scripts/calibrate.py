@@ -1,4 +1,4 @@
-"""Calibration report: our stability test and image against the Unity evaluator on shared/data/unity-2023-calibration.
+"""Calibration report: our stability test and image against the Unity evaluator on tests/data/unity-2023-calibration.
 
 Usage: python scripts/calibrate.py [--damage] [--json] [--verbose]
 Prints how many levels get Unity's stable/unstable verdict, how many get the exact movingObjects, and the mean pixel
@@ -12,12 +12,13 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+CALIBRATION = ROOT / "tests" / "data" / "unity-2023-calibration"  # its SOURCE.md: where it comes from
+sys.path.insert(0, str(ROOT))
 
 from PIL import Image  # noqa: E402
 
 from pcg_plugin.problems.science_birds.level.levelxml import parse_level  # noqa: E402
-from pcg_plugin._util.paths import shared_data  # noqa: E402
 from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings  # noqa: E402
 from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level  # noqa: E402
 from pcg_plugin.problems.science_birds.level.render import iou  # noqa: E402
@@ -59,7 +60,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--verbose", action="store_true", help="list every level that disagrees")
     args = parser.parse_args()
-    root = shared_data() / "unity-2023-calibration"
+    root = CALIBRATION
     settings = PhysicsSettings(damage=args.damage)
     rows = calibration_rows(root, settings)
     s = summary(rows)

@@ -75,7 +75,7 @@ def prepare(module: str, work: Path, repo: Path = REPO) -> None:
 
 
 def mutmut(work: Path, names: list[str], time_box: float) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PCG_SHARED": str(Path(os.environ.get("PCG_SHARED", REPO.parent / "shared")))}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names]
     try:
         subprocess.run(cmd, cwd=work, env=env, timeout=time_box, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

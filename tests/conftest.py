@@ -1,4 +1,5 @@
-"""Shared fixtures: the reference data beside the repo, hypothesis profiles."""
+"""Shared fixtures: the reference data (committed in tests/data, and the others' text beside the repo), the
+checkout every subprocess imports, hypothesis profiles."""
 
 from __future__ import annotations
 
@@ -30,10 +31,53 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+
+# Subprocesses the tests start (pytester's runpytest_subprocess, `python -m pcg_plugin ...`) import pcg_plugin from
+# PYTHONPATH before the interpreter's installed copy: pin it to this checkout, so that they run the code the
+# in-process tests run even where the installed package is another checkout (a mutated scratch copy, a second
+# worktree). Fixtures that add a folder of their own prepend it. (The sandbox's `python -I` children ignore
+# PYTHONPATH: tests/test_checkout.py checks that the installed package is this checkout's code.)
+if str(REPO) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+
+REQUIRE_SHARED = "PCG_REQUIRE_SHARED"  # "1" (CI, .ci/run): a test that needs ../shared fails instead of skipping
+SHARED_FOLDERS = {
+    "official-examples": "the organizers' example submissions: chatgpt4pcg/pe-examples at be6802f as "
+                         "2024-pe-examples/, chatgpt4pcg/llms4pcg-pe-examples at 6bc28db as 2025-llms4pcg-pe-examples/",
+    "official-2023-results/prompts": "the 18 prompts teams submitted in 2023: prompts.zip of "
+                                     "chatgpt4pcg/chatgpt4pcg.github.io at 052da69, public/files/",
+}  # fmt: skip
+
+
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    """../shared/data: the official golden outputs and calibration data (must exist)."""
-    path = shared_data()
-    if not path.is_dir():
-        pytest.fail(f"reference data not found at {path}; set PCG_SHARED to the shared/ folder")
-    return path
+def reference() -> Path:
+    """tests/data: reference facts and figures committed with the tests (official golden outputs, the 2023
+    result files, Unity-scored levels), each folder with its SOURCE.md."""
+    return TESTS / "data"
+
+
+def shared_folder(name: str) -> Path:
+    """``<shared>/data/<name>``: others' text and code the repository does not copy. Absent, the test skips with
+    a reason naming the folder and where it comes from; under PCG_REQUIRE_SHARED=1 (CI) it fails instead."""
+    path = shared_data() / name
+    if path.is_dir():
+        return path
+    reason = (f"needs {path} ({SHARED_FOLDERS[name]}), which this repository does not copy: put the shared/ folder "
+              f"beside the checkout or set PCG_SHARED (docs/contributing/development.md, Reference data)")  # fmt: skip
+    if os.environ.get(REQUIRE_SHARED) == "1":
+        pytest.fail(f"{REQUIRE_SHARED}=1: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def official_examples() -> Path:
+    """The organizers' own 2024 and 2025 example repositories, as published."""
+    return shared_folder("official-examples")
+
+
+@pytest.fixture(scope="session")
+def prompts_2023() -> Path:
+    """The 18 prompt files submitted to the 2023 competition, as published."""
+    return shared_folder("official-2023-results/prompts")

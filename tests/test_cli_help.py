@@ -35,3 +35,20 @@ def test_help_exits_zero_and_prints_usage(path: tuple[str, ...], capsys: pytest.
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: pcg" + "".join(f" {p}" for p in path))
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    import pcg_plugin
+
+    declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["version"]
+    assert pcg_plugin.__version__ == declared  # the package's own and the distribution's are one fact
+    with pytest.raises(SystemExit) as done:
+        build_parser().parse_args(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out == f"pcg (pytest-pcg) {declared}\n"
+    out = subprocess.run([sys.executable, "-m", "pcg_plugin", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout == f"pcg (pytest-pcg) {declared}\n"

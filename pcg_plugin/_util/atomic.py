@@ -6,10 +6,11 @@ replaces the target only once it is complete; on any failure the temporary is re
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -57,3 +58,22 @@ def atomic_write(path: Path | str, data: str | bytes, *, encoding: str = "utf-8"
                 fh.write(data)
 
     return atomic_save(path, save)
+
+
+@contextlib.contextmanager
+def locked(lock: Path) -> Iterator[None]:
+    """An exclusive lock on the file ``lock`` (created with its folder): other processes making the same thing
+    wait here, then find it made instead of making it again. Not POSIX: no lock; an ``atomic_save`` rename still
+    keeps one complete copy."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from pcg_plugin._util.trial_dirs import pid_alive  # noqa: F401 (re-exported: its users import it from here)
+
 
 def available_cores() -> int:
     """Cores this process may run on (the affinity mask, not the machine: CI containers lie otherwise)."""
@@ -37,18 +39,3 @@ def resolve_device(device: str, *, mps: bool = True) -> str:
     if mps and backend is not None and backend.is_available():
         return "mps"
     return "cpu"
-
-
-def pid_alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie (exited, not yet reaped by its owner) counts as gone."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True  # no /proc (macOS): kill(0) is all we know

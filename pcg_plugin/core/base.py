@@ -78,14 +78,13 @@ class BaseProblem(ABC):
         return None
 
     def header_lines(self, config: pytest.Config, settings: Any, run: Mapping[str, Any]) -> list[str]:
-        return [f"pcg: problem {self.name}, {len(settings.targets)} targets, {settings.trials} trials; "
-                f"run folder {run['run_dir']}"]  # fmt: skip
+        return [f"pcg: problem {self.name}, {len(settings.targets)} targets, {settings.trials} trials"]
 
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
         """Lines printed before the session header (the pre-flight table)."""
         return []
 
-    def cost_line(self, settings: Any, nodeids: Sequence[str]) -> str | None:
+    def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
         """After collection: what the collected items will cost (None: nothing to say)."""
         return None
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, record_json
+from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, is_run_item, record_json
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
@@ -99,13 +99,19 @@ class Controller:
         self.preflight([item.nodeid for item in session.items])
 
     def preflight(self, nodeids: list[str]) -> None:
-        """Before a run that pays a model: what it will cost (printed once; under xdist per the first worker)."""
+        """Once collection is known (printed once; under xdist per the first worker): the run folder, when the
+        session will write one (it has run items and runs them: never for the project's own tests or --co),
+        and before a run that pays a model, what it will cost."""
         if self._preflight_done:
             return
         self._preflight_done = True
-        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if line and reporter is not None:
+        if reporter is None:
+            return
+        if not self.config.option.collectonly and any(is_run_item(n) for n in nodeids):
+            reporter.write_line(f"pcg: run folder {self.run['run_dir']}")
+        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids, self.run)
+        if line:
             reporter.write_line(line, yellow=True)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -8,6 +8,8 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from pcg_plugin._util.names import name_bytes
+
 MANIFEST = "submission.toml"
 # Official runner folders that are never a team (node-utils listAllDirs); plus what Python/git leave behind.
 SKIP_NAMES = {"logs", "result", "__pycache__", "node_modules"}
@@ -49,13 +51,14 @@ def is_prompt_name(path: Path) -> bool:
 
 
 def files_hash(path: Path) -> str:
-    """sha256 over the relative names and bytes of every visible file: a changed program is a new submission."""
+    """sha256 over the relative names and bytes of every visible file: a changed program is a new submission.
+    Names are hashed as the bytes they are on disk (one that is not UTF-8 too)."""
     h = hashlib.sha256()
     files = [path] if path.is_file() else sorted(p for p in walk(path) if p.is_file())
     budget = _MAX_HASHED_BYTES
     for file in files:
         rel = file.name if path.is_file() else file.relative_to(path).as_posix()
-        h.update(rel.encode() + b"\0")
+        h.update(name_bytes(rel) + b"\0")
         data = file.read_bytes()[: max(0, budget)]
         budget -= len(data)
         h.update(hashlib.sha256(data).digest())

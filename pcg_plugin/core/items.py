@@ -12,12 +12,24 @@ import pytest
 
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.errors import FolderProblem, InfrastructureError
+from pcg_plugin._util.names import is_shown, shown, shown_json
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
+NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
 # a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
 REMOTE_KEY = pytest.StashKey[Any]()
+
+
+def is_run_item(nodeid: str) -> bool:
+    """Whether a node id is one of a run's items (``sub::target::trial``, ``sub::model::target::trial``,
+    ``sub::not-evaluated``), whose report the run folder is written from, rather than a test of a Python
+    module (``tests/test_x.py::test_y[1]``). Under xdist the controller sees node ids only."""
+    parts = nodeid.split("::")
+    if len(parts) < 2 or parts[0].endswith(".py"):
+        return False
+    return parts[-1] == NOT_EVALUATED or (len(parts) >= 3 and parts[-1].isdigit())
 
 
 def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
@@ -28,10 +40,26 @@ def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
     zipped = source_of(sub.path)
     path = evaluated_as(zipped) if zipped is not None else sub.path  # a zip: the folder it would unpack to
     try:
-        meta["path"] = path.resolve().relative_to(Path(config.rootpath).resolve()).as_posix()
+        meta["path"] = shown(path.resolve().relative_to(Path(config.rootpath).resolve()).as_posix())
     except ValueError:
-        meta["path"] = str(path)
+        meta["path"] = shown(path)
     return meta
+
+
+class NamedAsShown:
+    """A collector for a folder or file whose name may not be UTF-8: its node name and id are the ``shown`` text
+    (``submissions/t\\xe9am::A::1``), so pytest's terminal, xdist and every report carry text; ``path`` keeps the
+    bytes. A name that is UTF-8 gets pytest's own name and id, unchanged."""
+
+    @classmethod
+    def from_parent(cls, parent: Any, *, path: Path, **kw: Any) -> Any:
+        if not is_shown(str(path)) and "nodeid" not in kw:
+            kw.setdefault("name", shown(path.name))
+            try:
+                kw["nodeid"] = shown(path.relative_to(parent.config.rootpath).as_posix())
+            except ValueError:
+                kw["nodeid"] = shown(path.as_posix())
+        return super().from_parent(parent, path=path, **kw)  # type: ignore[misc]
 
 
 class _HasSubmission:
@@ -64,11 +92,11 @@ class ModelCollector(_HasSubmission, pytest.Collector):
             yield TargetCollector.from_parent(self, name=target, submission=self.submission, model=self.name)
 
 
-class SubmissionDir(_SubmissionCollector, pytest.Directory):
+class SubmissionDir(NamedAsShown, _SubmissionCollector, pytest.Directory):
     """A submission folder; it is a leaf for collection (its own files are never collected as tests)."""
 
 
-class SubmissionFile(_SubmissionCollector, pytest.File):
+class SubmissionFile(NamedAsShown, _SubmissionCollector, pytest.File):
     """A submission that is one file (a 2023 prompt)."""
 
 
@@ -79,17 +107,17 @@ class _Broken:
 
     def __init__(self, *, problem: str, **kw: Any) -> None:
         super().__init__(**kw)
-        self.problem = problem
+        self.problem = shown(problem)
 
     def collect(self) -> Iterator[pytest.Item]:
-        yield FolderProblemItem.from_parent(self, name="not-evaluated", problem=self.problem)  # type: ignore[arg-type]
+        yield FolderProblemItem.from_parent(self, name=NOT_EVALUATED, problem=self.problem)  # type: ignore[arg-type]
 
 
-class BrokenSubmission(_Broken, pytest.Directory):
+class BrokenSubmission(NamedAsShown, _Broken, pytest.Directory):
     """A folder that is no evaluable submission."""
 
 
-class BrokenSubmissionFile(_Broken, pytest.File):
+class BrokenSubmissionFile(NamedAsShown, _Broken, pytest.File):
     """A file among the submissions that looks like one and is none (a 2023 .txt without ``<OBJECT>``)."""
 
 
@@ -100,17 +128,17 @@ class FolderProblemItem(pytest.Item):
         super().__init__(**kw)
         self.problem = problem
         self.add_marker(pytest.mark.pcg)
-        self.user_properties.append((FOLDER_PROPERTY, json.dumps({"folder": self.path.name, "problem": problem})))
+        self.user_properties.append((FOLDER_PROPERTY, json.dumps({"folder": shown(self.path.name), "problem": problem})))
 
     def runtest(self) -> None:
         raise FolderProblem(self.problem)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.path.name}: not evaluated"
+        return Path(shown(self.path)), None, f"{shown(self.path.name)}: not evaluated"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, FolderProblem):
-            return f"pytest-pcg: folder {self.path.name!r} is not evaluated (no scores, not ranked): {excinfo.value}"
+            return f"pytest-pcg: folder '{shown(self.path.name)}' is not evaluated (no scores, not ranked): {excinfo.value}"
         return super().repr_failure(excinfo, style=style)
 
 
@@ -165,13 +193,14 @@ class TrialItem(pytest.Item):
         else:
             record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
             text = record.to_json()
-        self.user_properties.append((RECORD_PROPERTY, text))
+        self.user_properties.append((RECORD_PROPERTY, shown_json(text)))
         self.add_report_section("call", "pcg", problem.describe(record))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         on = f" model {self.model}" if self.model is not None else ""
         label = problem_of(self.config).target_label
-        return self.submission.entry, None, f"{self.submission.name}{on} {label} {self.target} trial {self.trial}"
+        where = Path(shown(self.submission.entry))  # the report's location is text
+        return where, None, f"{self.submission.name}{on} {label} {self.target} trial {self.trial}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InfrastructureError):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import names
 from pcg_plugin._util.cache_dir import default_cache_dir
 from pcg_plugin.errors import ZipRefused  # noqa: F401 (re-exported: callers catch zips.ZipRefused)
 
@@ -34,6 +35,7 @@ MAX_FILES = 5_000  # files in one zip
 _MAC_METADATA = "__MACOSX"  # the resource-fork folder macOS's "Compress" adds: never part of a submission
 _TEST_DIRS = ("tests", "test", "testing")  # a zip inside a test tree is a fixture, never a submission
 _CHUNK = 1 << 16
+_UTF8_FLAG = 0x800  # general purpose bit 11: the member's name is UTF-8
 _SOURCES: dict[Path, Path] = {}  # unpacked folder -> the zip it came from (this process)
 
 
@@ -96,6 +98,15 @@ def _digest(path: Path) -> str:
     return h.hexdigest()[:24]
 
 
+def disk_name(info: zipfile.ZipInfo) -> str:
+    """The name ``unzip`` gives a member on disk: its bytes as the zip holds them. A name without the UTF-8 flag
+    is not read as cp437 (as Python's zipfile does): its bytes are kept, so a name that is not UTF-8 is unpacked,
+    hashed and shown (escaped) as the same bytes it has when the organizers unzip it themselves."""
+    if info.flag_bits & _UTF8_FLAG:
+        return info.filename
+    return os.fsdecode(info.filename.encode("cp437"))  # zipfile decoded the bytes as cp437: undo it exactly
+
+
 def _parts(name: str) -> tuple[str, ...]:
     """The path parts of a member name (``\\`` read as a separator, as Windows tools write it)."""
     return tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
@@ -118,20 +129,21 @@ def check(zf: zipfile.ZipFile, shown: str, limits: ZipLimits) -> list[tuple[zipf
     members = []
     total = count = 0
     for info in zf.infolist():
-        name = info.filename
+        name = disk_name(info)
+        quoted = f"'{names.shown(name)}'"
         if not name:
             raise ZipRefused(f"{shown}: a member has no name: not a readable zip, refused, nothing unpacked")
         if info.flag_bits & 0x1:
-            raise ZipRefused(f"{shown}: encrypted (password-protected) member {name!r}: send the zip without a "
+            raise ZipRefused(f"{shown}: encrypted (password-protected) member {quoted}: send the zip without a "
                              "password")  # fmt: skip
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-            raise ZipRefused(f"{shown}: member {name!r} has an absolute path: refused, nothing unpacked")
+            raise ZipRefused(f"{shown}: member {quoted} has an absolute path: refused, nothing unpacked")
         parts = _parts(name)
         if ".." in parts:
-            raise ZipRefused(f"{shown}: member {name!r} escapes the folder ('..'): refused, nothing unpacked")
+            raise ZipRefused(f"{shown}: member {quoted} escapes the folder ('..'): refused, nothing unpacked")
         kind = _kind(info)
         if kind in ("symlink", "special"):
-            raise ZipRefused(f"{shown}: member {name!r} is a {'symbolic link' if kind == 'symlink' else 'special file'}"
+            raise ZipRefused(f"{shown}: member {quoted} is a {'symbolic link' if kind == 'symlink' else 'special file'}"
                              ": refused, nothing unpacked")  # fmt: skip
         if not parts or parts[0] == _MAC_METADATA or kind == "folder":
             continue
@@ -193,6 +205,10 @@ def unpacked(zip_path: Path, limits: ZipLimits = ZipLimits(), cache_dir: Path | 
     except ZipRefused as exc:
         message = str(exc)
         raise ZipRefused(message if message.startswith(shown) else f"{shown}: {message}") from None
+    except UnicodeDecodeError as exc:  # zipfile reads a name flagged UTF-8 strictly: it cannot be listed at all
+        raise ZipRefused(f"{shown}: a member's name is marked UTF-8 but is not ({exc.reason} at byte "
+                         f"{exc.start}: {exc.object[:exc.end]!r}): refused, nothing unpacked; zip the folder again "
+                         "(or unzip it and give the folder)") from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, ValueError) as exc:
         raise ZipRefused(f"{shown}: not a readable zip ({exc}): refused, nothing unpacked") from None
     except OSError as exc:

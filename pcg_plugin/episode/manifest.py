@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin._util.names import name_bytes
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ def file_inside(folder: Path, name: object, key: str, manifest: Path) -> Path:
 
 def files_hash(paths: Sequence[Path]) -> str:
     """A short digest of the files that make the submission (the response store's key: a changed prompt or
-    program never replays the answers of the old one)."""
+    program never replays the answers of the old one); names as the bytes they are on disk."""
     digest = hashlib.sha256()
     for p in paths:
-        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+        digest.update(name_bytes(p.name) + b"\0" + p.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

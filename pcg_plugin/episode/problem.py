@@ -40,11 +40,11 @@ class EpisodeProblem(BaseProblem):
         return self.record_class.from_json(text)
 
     def header(self, what: str, settings: Any, run: Mapping[str, Any]) -> list[str]:
-        """The run's header: ``what`` is played, by which backend and model, where; then the notes and each
-        program's requirements."""
+        """The run's header: ``what`` is played, by which backend and model; then the notes and each program's
+        requirements (the controller prints the run folder, when the run has items)."""
         backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
-        return ([f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}; "
-                 f"run folder {run['run_dir']}"] + self.requirement_lines(settings, run))  # fmt: skip
+        return ([f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}"]
+                + self.requirement_lines(settings, run))
 
     def detect(self, path: Path) -> Any:
         """The submission in ``path`` (None when it holds no manifest); a broken manifest raises SubmissionError."""

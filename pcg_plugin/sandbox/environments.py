@@ -22,7 +22,6 @@ Which module a distribution provides is read from the installed wheels' metadata
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.machinery
 import json
@@ -38,7 +37,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from pcg_plugin._util.atomic import locked
 from pcg_plugin._util.cache_dir import default_cache_dir
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.sandbox.official_api import SHIMS
 from pcg_plugin.sandbox.imports import ImportGraph, ImportSite, reachable
 
@@ -314,23 +315,6 @@ def _try_lines(lines: Sequence[Line], scratch: Path, dry_run: bool) -> tuple[dic
     return failed, provided
 
 
-@contextlib.contextmanager
-def _locked(lock: Path) -> Iterator[None]:
-    """An exclusive file lock (other processes preparing the same environment wait)."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a+") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: the rename in publish() still keeps one winner
-            yield
-            return
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def publish(built: Path, final: Path) -> bool:
     """Move a finished folder into place; False (and ``built`` removed) when another process got there first."""
     try:
@@ -348,7 +332,7 @@ def _install(lines: Sequence[Line], folder: Path) -> tuple[str, dict[Line, str],
     for ``lines`` in ``folder``, built once."""
     if (folder / MARKER).is_file():
         return "cached", {}, set()
-    with _locked(folder.with_name(folder.name + ".lock")):
+    with locked(folder.with_name(folder.name + ".lock")):  # others preparing the same environment wait
         if (folder / MARKER).is_file():
             return "cached", {}, set()
         with tempfile.TemporaryDirectory(prefix=f".{folder.name}-", dir=folder.parent) as scratch:
@@ -417,7 +401,7 @@ def _build(lines: Sequence[Line], mode: str, cache_dir: Path | None) -> tuple[st
         folder = environments_dir(cache_dir) / environment_key(lines)
         status, failed, good = _install(lines, folder)
         return status, None if failed else folder, failed, good
-    with tempfile.TemporaryDirectory(prefix="pcg-check-") as scratch:
+    with owned_temp_dir("check") as scratch:
         failed, _ = _try_lines(lines, Path(scratch), dry_run=True)
     return "error" if failed else "checked", None, failed, set()
 

@@ -103,3 +103,32 @@ def test_save_callback_writes_a_folder(tmp_path: Path) -> None:
 def test_a_private_mode_holds_from_the_start(tmp_path: Path) -> None:
     path = atomic_write(tmp_path / "service.env", "SECRET=1\n", mode=0o600)
     assert path.stat().st_mode & 0o777 == 0o600 and path.read_text() == "SECRET=1\n"
+
+
+def _hold(lock: Path, log: Path, tag: str, seconds: float) -> None:
+    import time
+
+    with atomic.locked(lock):
+        with open(log, "a") as fh:
+            fh.write(f"{tag} in\n")
+        time.sleep(seconds)
+        with open(log, "a") as fh:
+            fh.write(f"{tag} out\n")
+
+
+def test_locked_lets_one_process_in_at_a_time(tmp_path: Path) -> None:
+    """Two processes making the same thing (a converted model, an environment) take turns."""
+    import multiprocessing as mp
+    import time
+
+    pytest.importorskip("fcntl")
+    ctx = mp.get_context("fork")
+    lock, log = tmp_path / "sub" / "thing.lock", tmp_path / "log"
+    first = ctx.Process(target=_hold, args=(lock, log, "a", 0.5))
+    first.start()
+    while not log.exists():
+        time.sleep(0.01)
+    second = ctx.Process(target=_hold, args=(lock, log, "b", 0.0))
+    second.start()
+    first.join(), second.join()
+    assert log.read_text().splitlines() == ["a in", "a out", "b in", "b out"]

@@ -4,6 +4,7 @@ folder problems, the controller's end of the run, and the registry. No letter, l
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ SPELL = ["-p", "toy_problem.plugin", "--pcg-problem", "spell", "-p", "no:cachepr
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     monkeypatch.syspath_prepend(TOY)
-    monkeypatch.setenv("PYTHONPATH", TOY)  # xdist workers import the toy problem too
+    monkeypatch.setenv("PYTHONPATH", TOY, prepend=os.pathsep)  # xdist workers import the toy problem too
     for name, answers in {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut"}}.items():
         (pytester.path / "subs" / name).mkdir(parents=True)
         (pytester.path / "subs" / name / "spell.json").write_text(json.dumps(answers))

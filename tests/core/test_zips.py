@@ -185,3 +185,34 @@ def test_a_zip_beside_the_folder_of_its_name_is_refused(tmp_path: Path, cache: P
     with pytest.raises(ZipRefused, match="team_a is also there: the folder is evaluated, the zip is not"):
         unpacked(source)
     assert not cache.exists()
+
+
+def _rename_member(path: Path, placeholder: str, raw: bytes, *, utf8_flag: bool) -> Path:
+    """Give the member ``placeholder`` the name ``raw`` (same length) in both of its headers, with or without the
+    UTF-8 flag: what a zip tool writing names in its own code page (or a broken one) leaves."""
+    data = bytearray(path.read_bytes().replace(placeholder.encode(), raw))
+    for signature, offset in ((b"PK\x03\x04", 7), (b"PK\x01\x02", 9)):
+        at = data.find(signature)
+        while at >= 0:
+            data[at + offset] = (data[at + offset] | 0x08) if utf8_flag else (data[at + offset] & ~0x08)
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_member_name_that_is_not_utf8_unpacks_to_its_bytes_as_unzip_writes_it(tmp_path: Path, cache: Path) -> None:
+    source = make_zip(tmp_path / "submissions" / "team.zip", {"main.py": PROGRAM, "cafX.txt": "a", "naXXve.md": "b"})
+    _rename_member(source, "cafX.txt", b"caf\xe9.txt", utf8_flag=False)  # Latin-1, no flag
+    _rename_member(source, "naXXve.md", "na\u00efve".encode() + b".md", utf8_flag=False)  # UTF-8 without the flag
+    folder = unpacked(source)
+    assert sorted(os.fsencode(p.name) for p in folder.iterdir()) == [b"caf\xe9.txt", b"main.py", "na\u00efve.md".encode()]
+    from pcg_plugin.core.folders import files_hash
+
+    assert files_hash(folder).startswith("sha256:")  # hashed as those bytes, as the folder unzip makes would be
+
+
+def test_a_member_name_flagged_utf8_that_is_not_is_refused_by_name(tmp_path: Path, cache: Path) -> None:
+    source = make_zip(tmp_path / "submissions" / "team.zip", {"main.py": PROGRAM, "cafX.txt": "a"})
+    _rename_member(source, "cafX.txt", b"caf\xe9.txt", utf8_flag=True)
+    with pytest.raises(ZipRefused, match=r"team.zip: a member's name is marked UTF-8 but is not .*refused, nothing "):
+        unpacked(source)

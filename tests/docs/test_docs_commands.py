@@ -5,8 +5,8 @@ the docs is registered: renaming an option or a command fails here."""
 from __future__ import annotations
 
 import pytest
-from docs_pages import (Page, command_lines, options_named, page_ids, pages, pcg_error, pytest_error,
-                        registered_pcg_options)  # fmt: skip
+from docs_pages import (ROOT, SHELL_LANGS, Page, command_lines, options_named, page_ids, pages, pcg_error,
+                        pytest_error, registered_pcg_options)  # fmt: skip
 
 PAGES = pages()
 
@@ -45,3 +45,19 @@ def test_a_renamed_option_or_command_is_caught() -> None:
     assert "--pcg-trails" in errors[0] and errors[1] is None and "convret" in errors[2] and "scor" in errors[3]
     assert errors[4] is None  # a command named in prose, without its arguments
     assert options_named(page.text) == ["--pcg-trails"] and "--pcg-trials" in registered_pcg_options()
+
+
+def _example_paths(page: Page) -> list[str]:
+    """The ``submissions/...`` arguments of the pytest and pcg command lines in the page's shell code blocks
+    (what a reader copies and runs from a clone; a node id's ``::...`` and a zip example in prose are left out)."""
+    blocks = "".join(f"```{lang}\n{body}```\n" for lang, body in page.fences() if lang in SHELL_LANGS)
+    return [arg.split("::")[0] for _, _, args in command_lines(Page(page.path, blocks)) for arg in args
+            if arg.startswith("submissions/")]  # fmt: skip
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_ids(PAGES))
+def test_every_submission_folder_a_command_names_exists(page: Page) -> None:
+    """A command the docs give to copy runs in a clone: ``pytest --pcg-rules submissions/my_team`` named a folder
+    that was never there."""
+    missing = sorted({p for p in _example_paths(page) if not (ROOT / p).exists()})
+    assert not missing, f"{page.name} runs commands on folders the repository does not hold: {missing}"

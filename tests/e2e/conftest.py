@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny
 
     shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
     monkeypatch.syspath_prepend(str(pytester.path))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     write_competition(pytester.path, {
         "team_prog": {"entry.py": program()},

@@ -6,6 +6,7 @@ line, `conftest` is whichever folder's conftest was imported last."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,41 @@ def load_results(root: Path, out: str) -> dict[str, Any]:
     text = (root / out / results.FILE).read_text(encoding="utf-8")
     assert results.dumps(results.read(root / out)) == text, "pcg_plugin.problems.science_birds.results does not round-trip this run"
     return json.loads(text)  # type: ignore[no-any-return]
+
+
+def rescore_run_folder(run: Path) -> dict[str, Any]:
+    """``pcg score RUN`` on a finished run folder, as a user types it (no options), its result/ removed first:
+    the ranking it prints and the result/ it writes again. The run folder holds ``thumbs/`` (the report's
+    images), which is not a program."""
+    import contextlib
+    import io
+    import re
+    import shutil
+
+    from pcg_plugin.cli import main
+
+    assert (run / "thumbs").is_dir(), "the run wrote no thumbs/ folder: this check would not test it"
+    before = {p.relative_to(run): p.read_bytes() for p in run.glob("**/result/*")}
+    for folder in {run / p.parent for p in before}:
+        shutil.rmtree(folder)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["score", str(run)]) == 0
+    text = out.getvalue()
+    rows = {m.group(2): (int(m.group(1)), Decimal(m.group(4)))
+            for m in re.finditer(r"^\s*(\d+)  (\S+)\s+(\d+\.\d+)  (\S+)$", text, re.M)}  # fmt: skip
+    competition = Decimal(re.search(r"competition score (\S+)", text).group(1))  # type: ignore[union-attr]
+    after = {p.relative_to(run): p.read_bytes() for p in run.glob("**/result/*")}
+    return {"text": text, "rows": rows, "competition": competition, "before": before, "after": after}
+
+
+def assert_rescore_equals_results(run: Path, results: dict[str, Any]) -> None:
+    """``pcg score`` on the run folder gives the run's own results.json, digit for digit: the same programs,
+    prompt scores, ranks and competition score, and the same result/ files."""
+    got = rescore_run_folder(run)
+    assert got["rows"] == {s["name"]: (s["rank"], Decimal(s["prompt_score"])) for s in results["submissions"]}, got["text"]
+    assert got["competition"] == Decimal(results["competition_score"])
+    assert got["before"] and got["after"] == got["before"]
 
 
 TINY_CLASSIFIER = Path("tiny-classifier")  # relative to the pytester folder; made by the fixture below

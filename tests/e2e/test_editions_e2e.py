@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import TINY_CLASSIFIER, VARIED_BODY, load_results, program, run_args, write_competition
+from e2e_support import (TINY_CLASSIFIER, VARIED_BODY, assert_rescore_equals_results, load_results, program, run_args,
+                         write_competition)
 
 from pcg_plugin.cli import main as pcg_main
 
@@ -228,6 +229,7 @@ def test_2024_scores_equal_the_formula_and_the_stage_files(competition, tmp_path
             assert close(sub["letters"][c]["diversity"], diversity[sub["name"]][c])
 
     check_stage_files_agree(results, pcg_score(run, tmp_path, "2024"), "trial_score")
+    assert_rescore_equals_results(run, results)  # `pcg score <run folder>` as it is: thumbs/ is not a program
 
 
 def test_2025_diversity_is_the_cls_embedding_and_disable_weights_applies(competition, tmp_path):
@@ -261,6 +263,7 @@ def test_2025_diversity_is_the_cls_embedding_and_disable_weights_applies(competi
     weighted = read_csv(pcg_score(run, tmp_path / "w", "2025") / "prompt_scores_ranks.csv")
     assert {r["team"]: r["promptScore"] for r in weighted} != {s["name"]: s["prompt_score"]
                                                                for s in results["submissions"]}  # fmt: skip
+    assert_rescore_equals_results(run, results)  # the run folder: its settings (weights off) are the defaults
 
 
 def test_2023_ab_drop_no_diversity_columns_and_tie_break(competition, tmp_path):
@@ -291,3 +294,4 @@ def test_2023_ab_drop_no_diversity_columns_and_tie_break(competition, tmp_path):
     check_stage_files_agree(results, tie_broken, "trial_Score")
     plain = read_csv(pcg_score(run, tmp_path / "plain", "2023", prompts=prompts) / "prompt_scores_ranks.csv")
     assert [r["team"] for r in plain] == ["aa_long", "zz_short"]  # the official order: folder order
+    assert_rescore_equals_results(run, results)  # the run folder: its tie-break and prompt lengths are the defaults

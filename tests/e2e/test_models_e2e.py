@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import loopback_llm
-from e2e_support import TINY_CLASSIFIER, load_results
+from e2e_support import TINY_CLASSIFIER, assert_rescore_equals_results, load_results
 
 MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-medium-128k-instruct-fp16")
 FOLDERS = ("qwen2.5_32b-instruct-fp16", "gemma2_27b-instruct-fp16", "phi3_14b-medium-128k-instruct-fp16")
@@ -192,6 +192,7 @@ def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
         assert (run / folder / "team_b/images/L/team_b_L_2.png").is_file()
         assert (run / folder / "result/prompt_scores_ranks.csv").is_file()
     assert not (run / "team_a").exists() and not (run / "result").exists()
+    assert_rescore_equals_results(run, results)  # `pcg score <run folder>`: each model's tree, summed, = results.json
     html = (run / "report.html").read_text()
     assert all(m in html for m in MODELS) and "Per model" in html
     base = json.loads((contest.path / "base.json").read_text())

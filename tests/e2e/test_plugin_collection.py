@@ -71,9 +71,23 @@ def test_test_trees_are_never_submissions(pytester):
     assert collected(result) == ["test_x.py::test_ok"]
 
 
-def test_no_run_folder_without_evaluation_items(pytester):
-    pytester.makepyfile(test_x="def test_ok():\n    pass\n")
-    result = pytester.runpytest("-p", "no:cacheprovider", "--pcg-out", "run")
+@pytest.mark.parametrize("extra", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+def test_no_run_folder_without_evaluation_items(pytester, extra):
+    """A session of plain tests (the project's own) neither writes nor names a run folder."""
+    pytester.makepyfile(test_x="import pytest\n@pytest.mark.parametrize('n', [1, 2])\ndef test_ok(n):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--pcg-out", "run", *extra)
     assert result.ret == 0
     assert not (pytester.path / "run").exists()
-    assert "pytest-pcg leaderboard" not in result.stdout.str()
+    assert "pytest-pcg leaderboard" not in result.stdout.str() and "run folder" not in result.stdout.str()
+
+
+def test_the_run_folder_is_named_once_there_are_items_to_run(competition):
+    """... and a session that evaluates names the folder it will write (not under --co, which writes none)."""
+    args = run_args("run", "--pcg-letters", "A", "--pcg-trials", "1", "-k", "team_prompt")
+    listed = competition.runpytest(*args, "--co", "-q")
+    assert "run folder" not in listed.stdout.str() and not (competition.path / "run").exists()
+    result = competition.runpytest(*args, "-q")
+    result.stdout.fnmatch_lines([f"pcg: run folder {competition.path / 'run'}"])
+    assert (competition.path / "run" / "results.json").is_file()
+    nothing = competition.runpytest(*run_args("none", "-k", "no_such_team", "-q"))  # every item deselected
+    assert "run folder" not in nothing.stdout.str() and not (competition.path / "none").exists()

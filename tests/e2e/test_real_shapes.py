@@ -81,7 +81,7 @@ def test_loose_files_and_official_runner_folders_are_listed_never_dropped(compet
 @pytest.mark.parametrize(("example", "edition", "root_requirements"), [
     ("2024-pe-examples", "2024", True), ("2024-pe-examples", "2024", False),
     ("2025-llms4pcg-pe-examples", "2025", True)])  # fmt: skip
-def test_official_examples_run_unchanged_against_a_loopback_server(pytester, monkeypatch, tiny_classifier, shared,
+def test_official_examples_run_unchanged_against_a_loopback_server(pytester, monkeypatch, tiny_classifier, official_examples,
                                                                     local_index, example, edition,
                                                                     root_requirements):  # fmt: skip
     """The organizers' example repositories as published (and, issue 27, without the root requirements.txt the
@@ -89,7 +89,7 @@ def test_official_examples_run_unchanged_against_a_loopback_server(pytester, mon
     (never by hand), every model call over HTTP to a loopback OpenAI-compatible server."""
     shutil.copytree(tiny_classifier, pytester.path / TINY_CLASSIFIER)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    repo = shared / "official-examples" / example
+    repo = official_examples / example
     if not root_requirements:
         repo = Path(shutil.copytree(repo, pytester.path / "examples"))
         (repo / "requirements.txt").unlink()

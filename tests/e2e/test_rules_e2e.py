@@ -12,10 +12,10 @@ RULES = ("--pcg-rules", "submissions", "-p", "no:cacheprovider", "-rf")
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, str]:
-    """nodeid -> PASSED/FAILED from ``-rA``-style summary lines and verbose lines."""
+    """nodeid -> PASSED/FAILED/SKIPPED from ``-rA``-style summary lines and verbose lines."""
     out = {}
     for line in result.stdout.lines:
-        for word in ("PASSED", "FAILED"):
+        for word in ("PASSED", "FAILED", "SKIPPED"):
             if line.startswith(word + " ") or line.endswith(" " + word) or f" {word} " in line:
                 nodeid = [tok for tok in line.split() if "::" in tok]
                 if nodeid:
@@ -27,6 +27,7 @@ def test_rule_items_per_submission(competition):
     write_competition(competition.path, {
         "bad_chars": {"prompt.txt": "Draw the letter <OBJECT>, rotated 90\u00b0 please."},
         "cheat": {"entry.py": program('import socket\n        return chat_with_chatgpt(ctx, [])[0].strip()')},
+        "unparsed": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
     })  # fmt: skip
     (competition.path / "submissions" / "NoPlaceholder.TXT").write_text("Draw the letter please.")
     result = competition.runpytest_subprocess(*RULES, "-v")
@@ -39,14 +40,18 @@ def test_rule_items_per_submission(competition):
     assert seen["submissions/NoPlaceholder.TXT::prompt-placeholder"] == "FAILED"  # .TXT and no <OBJECT>: still checked
     assert seen["submissions/cheat::program-chat-only"] == "FAILED"
     assert seen["submissions/cheat::program-unmodified-response"] == "FAILED"
+    assert seen["submissions/unparsed::program-parses"] == "FAILED"  # the rules it stops are skipped, not passed
+    assert seen["submissions/unparsed::program-chat-only"] == "SKIPPED"
+    assert seen["submissions/unparsed::program-unmodified-response"] == "SKIPPED"
+    assert seen["submissions/unparsed::program-size"] == "PASSED"
     assert not [n for n, v in seen.items() if v == "FAILED" and n.startswith("submissions/team_")]
     result.stdout.fnmatch_lines(["*bad_chars::prompt-characters*prompt.txt:1:37*U+00B0*", "*cheat*entry.py:9:9*socket*"])
     assert not (competition.path / "pcg-runs").exists()  # no run folder, no model, no store
 
 
-def test_official_2023_prompts_qualify_as_in_2023(pytester: pytest.Pytester, shared: Path):
+def test_official_2023_prompts_qualify_as_in_2023(pytester: pytest.Pytester, prompts_2023: Path):
     """BirdBirdBird, BirdsTeam and pixelArt were disqualified in 2023; the 15 others qualified."""
-    shutil.copytree(shared / "official-2023-results" / "prompts", pytester.path / "submissions")
+    shutil.copytree(prompts_2023, pytester.path / "submissions")
     result = pytester.runpytest_subprocess(*RULES, "-v")
     failed = {n.split("::")[0].split("/")[-1] for n, v in outcomes(result).items() if v == "FAILED"}
     assert failed == {"BirdBirdBird.txt", "BirdsTeam.TXT", "pixelArt.txt"}

@@ -38,7 +38,7 @@ def args(problem: str, *extra: str) -> list[str]:
 
 @pytest.fixture
 def subs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.setenv("PYTHONPATH", HERE, prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / "cache"))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
@@ -80,7 +80,7 @@ class Server(loopback_llm.FakeOpenAI):
                                      for p in sorted(GAMES)])  # one N-player game by default, all four when slow
 def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(pytester: pytest.Pytester, subs: Path,
                                                                     problem: str) -> None:  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": HERE}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [HERE, os.environ.get("PYTHONPATH")]))}
     env.pop("OPENAI_API_KEY", None)
     server = Server()
     with loopback_llm.serve(server):
@@ -115,3 +115,33 @@ def test_examples_play_with_the_offline_default_model(pytester: pytest.Pytester,
     assert result.ret == 0, result.stdout.str()[-3000:]
     doc = json.loads((pytester.path / "out" / "results.json").read_text())
     assert doc["episodes"] and all(e["outcome"] for e in doc["episodes"])
+
+
+def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(pytester: pytest.Pytester, subs: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Ask-Guess's examples under team folders named in bytes that are not UTF-8 (as unzip writes them), with
+    such a file inside one and a folder that is no submission, on a strict UTF-8 terminal."""
+    import sqlite3
+
+    monkeypatch.setenv("PYTHONPATH", f"{HERE}{os.pathsep}{pytester.path}")
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
+    (pytester.path / "counting.py").write_text("import ge_doubles\n\ndef respond(messages, n=1):\n"
+                                               "    open('requests.log', 'a').write('.')\n"
+                                               "    return ge_doubles.respond(messages, n)\n")  # fmt: skip
+    game = subs / "askguess"
+    (game / "answerer_program").rename(game / os.fsdecode(b"pr\xf6gram"))
+    (game / "questioner_prompt").rename(game / os.fsdecode(b"t\xe9am"))
+    (game / os.fsdecode(b"t\xe9am/caf\xe9.txt")).write_text("x")
+    (game / os.fsdecode(b"br\xf6ken")).mkdir()
+    (game / os.fsdecode(b"br\xf6ken/gameeval.toml")).write_text("model = \n")
+    result = pytester.runpytest_subprocess(*args("gameeval/askguess-easy", "--pcg-backend", "scripted", "--pcg-model",
+                                                 "counting:respond", "--pcg-out", "out", "--pcg-store", "store"))
+    assert result.parseoutcomes()["passed"] == 3 * 2 * 2, result.stdout.str()[-3000:]
+    doc = json.loads((pytester.path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert sorted(row["submission"] for row in doc["leaderboard"]) == ["pr\\xf6gram", "selfplay", "t\\xe9am"]
+    assert all(row["figures"]["ST"] == 100.0 for row in doc["leaderboard"])
+    assert list(doc["folder_errors"]) == ["subs/askguess/br\\xf6ken::not-evaluated"]
+    assert "t\\xe9am" in (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    with sqlite3.connect(pytester.path / "store" / "responses.sqlite3") as db:
+        stored = db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+    assert len((pytester.path / "requests.log").read_text()) == stored > 0

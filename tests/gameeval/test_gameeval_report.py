@@ -32,7 +32,7 @@ def test_askguess_table_is_compute_py_with_n_trials() -> None:
             record("a", "apple", 2, ask("apple", ["d", "q", "no", "Is it an apple?", "gameover"])),
             record("a", "bear", 1, ask("bear", ["d", "q", "gameover"])),
             record("a", "bear", 2, ask("bear", [None]))]  # fmt: skip
-    (row,) = rows(GAMES["askguess-easy"], recs, 2, {}, ["a"])
+    (row,) = rows(GAMES["askguess-easy"], recs, 2, {}, {"a": {}})
     assert {k: row["figures"][k] for k in ("Round", "ST", "EE", "CE", "RLE", "AME")} == {
         "Round": (1.5 + 30) / 2, "ST": 50.0, "EE": 25.0, "CE": 25.0, "RLE": 0.0, "AME": 0.0}  # fmt: skip
 
@@ -55,3 +55,26 @@ def test_results_and_report_show_each_episode_as_a_chat(tmp_path: Path) -> None:
     assert "the spy Nancy was voted out" in html
     lines = summary_lines(GAMES["spyfall"], doc, tmp_path, report, None)
     assert any("crash: the description is not a JSON object" in line for line in lines)
+
+
+def test_an_entry_whose_every_episode_errored_shows_the_role_it_plays(tmp_path: Path) -> None:
+    """No record came back (every item errored): the row still says what the entry is, from its manifest, and
+    counts its errors; a self-play entry beside it is still self-play."""
+    setup = spyfall.Setup(("tiger", "lion"), tuple(SEATS), 2)
+    won = spyfall.play(setup, scripted(describe_round() + [vote("Nancy")] * 6)[0])
+    recs = {"self::tiger&lion::1": record("self", "tiger&lion", 1, won)}
+    items = {"self::tiger&lion::1": {"name": "self", "role": None, "models": {}},
+             "spyprompt::tiger&lion::1": {"name": "spyprompt", "role": "spy", "models": {"spy": "m2"}},
+             "spyprompt::tiger&lion::2": {"name": "spyprompt", "role": "spy", "models": {"spy": "m2"}}}  # fmt: skip
+    errors = {n: "call: InfrastructureError: the server is down" for n in items if n.startswith("spyprompt")}
+    collected = SimpleNamespace(records=recs, errors=errors, items=items, folder_problems={})
+    doc, report = finish_run(GAMES["spyfall"], {"run_dir": str(tmp_path), "id": "r1", "settings": {"trials": 2}},
+                             collected)  # fmt: skip
+    board = {row["submission"]: row for row in doc["leaderboard"]}
+    assert (board["spyprompt"]["role"], board["spyprompt"]["models"], board["spyprompt"]["errors"]) == (
+        "spy", {"spy": "m2"}, 2)  # fmt: skip
+    assert board["self"]["role"] is None
+    lines = summary_lines(GAMES["spyfall"], doc, tmp_path, report, None)
+    assert any(line.startswith("2. spyprompt spy | ") and line.endswith(", 2 errors") for line in lines), lines
+    assert any(line.startswith("1. self self-play | ") for line in lines)
+    assert '<td class="l">spy</td>' in report.read_text()

@@ -13,6 +13,7 @@ row 5); random_grids/1 has R's at row 1 columns 1,3,4,5, (2,2) and (4,1) (6 fill
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 
 @pytest.fixture
 def subs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.setenv("PYTHONPATH", HERE, prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / "cache"))  # requirements environments stay here
     monkeypatch.setenv("PIP_NO_INDEX", "1")  # a requirement that is not installed fails at once, offline

@@ -4,6 +4,7 @@ response store, -n 0 and -n 2 alike, results.json, the leaderboard, the report a
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ GIVER_PROMPT = "Describe this picture to me, one row per command, then say Comma
 @pytest.fixture
 def game(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     monkeypatch.syspath_prepend(HERE)
-    monkeypatch.setenv("PYTHONPATH", HERE)
+    monkeypatch.setenv("PYTHONPATH", HERE, prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     subs = {
         "perfect": {"imagegame.toml": 'model = "ig_doubles:respond_perfect"\n'},
@@ -73,3 +74,42 @@ def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> No
     assert first["turns"][0][0]["action"]["content"].startswith("Describe this picture to me")
     html = (game.path / "out" / "report.html").read_text()
     assert "compact_grids/0" in html and "turn 1" in html and "target" in html
+
+
+def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(pytester: pytest.Pytester,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The examples copied under team folders named in bytes that are not UTF-8 (as unzip writes them), with such
+    a file inside one and a folder that is no submission, on a strict UTF-8 terminal."""
+    import os
+    import shutil
+    import sqlite3
+
+    monkeypatch.syspath_prepend(HERE)
+    monkeypatch.setenv("PYTHONPATH", f"{HERE}{os.pathsep}{pytester.path}")
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    (pytester.path / "counting.py").write_text("import ig_doubles\n\ndef respond(messages, n=1):\n"
+                                               "    open('requests.log', 'a').write('.')\n"
+                                               "    return ig_doubles.respond_perfect(messages, n)\n")  # fmt: skip
+    examples = Path(HERE).parents[1] / "examples" / "imagegame"
+    subs = pytester.path / "subs"
+    shutil.copytree(examples / "selfplay", subs / "selfplay")
+    shutil.copytree(examples / "giver_program", subs / os.fsdecode(b"pr\xf6gram"))
+    shutil.copytree(examples / "giver_prompt", subs / os.fsdecode(b"t\xe9am"))
+    (subs / os.fsdecode(b"t\xe9am/caf\xe9.txt")).write_text("x")
+    (subs / os.fsdecode(b"pr\xf6gram/h\xe9lper.py")).write_text("X = 1\n")
+    (subs / os.fsdecode(b"br\xf6ken")).mkdir()
+    (subs / os.fsdecode(b"br\xf6ken/imagegame.toml")).write_text("model = \n")
+    result = pytester.runpytest_subprocess("subs", "--pcg-problem", "imagegame", "--pcg-backend", "scripted",
+                                           "--pcg-model", "counting:respond", "--pcg-imagegame-instances",
+                                           "compact_grids/0", "--pcg-out", "out", "--pcg-store", "store",
+                                           "-p", "no:cacheprovider")  # fmt: skip
+    assert outcomes(result) == {"passed": 3, "failed": 1}, result.stdout.str()[-3000:]
+    doc = json.loads((pytester.path / "out" / "results.json").read_text(encoding="utf-8"))
+    board = {row["submission"]: row["overall"]["clemscore"] for row in doc["leaderboard"]}
+    assert board == {"pr\\xf6gram": 100.0, "selfplay": 100.0, "t\\xe9am": 100.0}
+    assert list(doc["folder_errors"]) == ["subs/br\\xf6ken::not-evaluated"]
+    assert "t\\xe9am" in (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    with sqlite3.connect(pytester.path / "store" / "responses.sqlite3") as db:
+        stored = db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+    assert len((pytester.path / "requests.log").read_text()) == stored > 0

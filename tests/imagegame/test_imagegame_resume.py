@@ -69,7 +69,7 @@ def scores(root: Path, out: str) -> dict[str, Any]:
 def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(pytester: pytest.Pytester) -> None:
     (pytester.path / "subs" / "selfplay").mkdir(parents=True)
     (pytester.path / "subs" / "selfplay" / "imagegame.toml").write_text("# the run's model plays both roles\n")
-    env = {**os.environ, "PYTHONPATH": str(HERE)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
     env.pop("OPENAI_API_KEY", None)
 
     def run(url: str, out: str, store: str) -> subprocess.CompletedProcess[str]:

@@ -135,7 +135,7 @@ for letter in "ABC":
 def test_a_killed_and_restarted_run_requests_nothing_twice(fake_openai, tmp_path):
     script = tmp_path / "runner.py"
     script.write_text(textwrap.dedent(RUNNER))
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
     first = subprocess.run([sys.executable, str(script), fake_openai.url, str(tmp_path / "s"), "7"], env=env)
     assert first.returncode == -signal.SIGKILL
     assert len(fake_openai.bodies) == 7

@@ -96,3 +96,54 @@ def test_the_shared_basics_of_every_problem(tmp_path):
         run_options.basics({"pcg_record": "sometimes"}, rootdir=root, cwd=cwd, env={})
     with pytest.raises(ValueError, match="--pcg-backend"):
         run_options.basics({"pcg_backend": "carrier-pigeon"}, rootdir=root, cwd=cwd, env={})
+
+
+def test_a_value_given_blank_is_refused_where_the_default_would_mean_everything() -> None:
+    raw = {"pcg_letters": "  ", "pcg_model": " , ", "pcg_trials": "", "pcg_x": "A"}
+    with pytest.raises(ValueError, match=r"--pcg-letters: empty: name one \(leave the option out for the default\)"):
+        run_options.chosen(raw, "pcg_letters", "name one")
+    assert run_options.chosen(raw, "pcg_x", "") == "A" and run_options.chosen(raw, "absent", "") is None
+    for bad, message in (({"pcg_trials": ""}, "--pcg-trials: empty"), ({"pcg_model": " , "}, "--pcg-model: ',' names no model"),
+                         ({"pcg_model": ""}, "--pcg-model: empty")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            run_options.basics(bad, rootdir=Path("/r"), cwd=Path("/c"), env={})
+    assert run_options.positive("pcg_max", None, 7) == 7 and run_options.positive("pcg_max", "3", None) == 3
+    for text in ("0", "-1"):
+        with pytest.raises(ValueError, match="--pcg-max: .* must be at least 1"):
+            run_options.positive("pcg_max", text, None)
+
+
+# what each problem calls its targets, given blank: today's default would be every target (52 paid calls for
+# Science Birds' 26 letters x 2 trials; all 59 picture-game instances)
+BLANK = {
+    "science-birds": ("--pcg-letters", "--pcg-letters: empty: name at least one letter"),
+    "pcgbench/binary-v0": ("--pcg-grid-instances", "--pcg-grid-instances: empty"),
+    "imagegame": ("--pcg-imagegame-instances", "--pcg-imagegame-instances: empty: name instances"),
+    "gameeval/askguess-easy": ("--pcg-gameeval-targets", "--pcg-gameeval-targets: empty: name words, or all"),
+}
+
+
+@pytest.mark.parametrize("problem", sorted(BLANK))
+def test_every_problem_refuses_an_empty_target_list_before_asking_the_model(pytester, monkeypatch, problem) -> None:
+    import loopback_llm
+
+    option, message = BLANK[problem]
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / "cache"))
+    team = pytester.path / "submissions" / "team"
+    team.mkdir(parents=True)
+    for name in ("prompt.txt", "imagegame.toml", "gameeval.toml"):  # whichever the problem reads
+        (team / name).write_text("A level for <PROBLEM>; draw <OBJECT>.\n" if name == "prompt.txt" else "# self-play\n")
+    with loopback_llm.serve(loopback_llm.FakeOpenAI()) as server:
+        for blank in ("", "  "):
+            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
+                                        "--pcg-base-url", server.url, "--pcg-model", "m", "--pcg-trials", "1",
+                                        "--pcg-out", "out", "--pcg-store", "store", "-p", "no:cacheprovider",
+                                        option, blank)  # fmt: skip
+            assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-2000:]
+            assert message in result.stderr.str()
+        for extra in (("--pcg-trials", ""), ("--pcg-model", ""), ("--pcg-model", ",")):
+            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
+                                        "--pcg-base-url", server.url, "-p", "no:cacheprovider", *extra)  # fmt: skip
+            assert result.ret == pytest.ExitCode.USAGE_ERROR and extra[0] in result.stderr.str()
+        assert server.bodies == []

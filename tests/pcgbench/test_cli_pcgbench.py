@@ -1,8 +1,12 @@
 import json
+import re
 
+import numpy as np
+import pytest
 from levels import SOKOBAN_MICROBAN
 
 from pcg_plugin.cli import main
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 
 def test_eval_json_contract(tmp_path, capsys):
@@ -90,3 +94,30 @@ def test_eval_and_random_take_floor_plans_letters_and_pattern_grids(tmp_path, ca
         assert lines[2] == {"diversity": 1.0, "per_item": [1.0]}
         assert main(["pcgbench", "random", variant, "--runs", "1", "--generations", "0", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["samples"] == 100
+
+
+def test_every_argument_of_the_pcgbench_commands_is_described(capsys):
+    """`pcg pcgbench random --help` left VARIANT, --runs and --generations without a word."""
+    for action in ("eval", "random"):
+        with pytest.raises(SystemExit):
+            main(["pcgbench", action, "--help"])
+        text = capsys.readouterr().out
+        entries = re.findall(r"^  (\S.*?)(?:\s{2,}(\S.*))?$", text.split("positional arguments:")[1], re.M)
+        assert entries and all(description for _name, description in entries), (action, text)
+        for name in ("VARIANT",) + (("--runs R", "--generations G", "--seed S", "--json") if action == "random" else ()):
+            assert any(n.startswith(name) for n, _ in entries), (action, name)
+
+
+def test_eval_reads_the_benchmarks_own_controls(tmp_path, capsys):
+    """The issue's cases: talakat's control as its control space samples it, and arcade's layout as rows of 0/1."""
+    talakat, arcade = get_problem("talakat-v0"), get_problem("arcade-v0")
+    src = tmp_path / "mixed.jsonl"
+    src.write_text(json.dumps({"content": talakat.content.sample(np.random.default_rng(1)),
+                               "control": {"bullets": [90, 98, 79, 91, 79]}}) + "\n")
+    assert main(["pcgbench", "eval", "talakat-v0", str(src), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["valid"] and first["controllability"] is not None
+    src.write_text(json.dumps({"content": arcade.examples[0], "control": [[1] * 7] * 7}) + "\n")
+    assert main(["pcgbench", "eval", "arcade-v0", str(src), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["valid"] and first["controllability"] == 1.0

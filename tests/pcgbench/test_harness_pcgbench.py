@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -35,7 +36,7 @@ def grid(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     """A pytester folder where the scripted double imports (in this process and in xdist workers)."""
     shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
     monkeypatch.syspath_prepend(str(pytester.path))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return pytester
@@ -282,3 +283,34 @@ def test_a_variant_without_examples_runs_end_to_end(grid: pytest.Pytester, probl
     trial = results(grid.path, "run")["submissions"][0]["instances"][0]["trials"][0]
     assert trial["reason"] is None and 0 <= trial["quality"] < 1 and trial["content"] is not None
     assert "<svg" in (grid.path / "run" / "report.html").read_text()
+
+
+def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(grid: pytest.Pytester,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A team folder, a file inside a team and a folder that is no submission, named in bytes that are not
+    UTF-8 (as unzip writes them), on a strict UTF-8 terminal: every team scored, the names shown escaped."""
+    import os
+    import sqlite3
+
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
+    (grid.path / "counting.py").write_text("import grid_double\n\ndef respond(messages, n=1):\n"
+                                           "    open('requests.log', 'a').write('.')\n"
+                                           "    return grid_double.respond(messages, n)\n")  # fmt: skip
+    write(grid.path, {"subs/good/entry.py": program()})
+    for raw, text in ((b"subs/good/caf\xe9.txt", "x"), (b"subs/t\xe9am/entry.py", program()),
+                      (b"subs/pr\xf6mpt/prompt.txt", "Level for <PROBLEM> with <CONTROL>."),
+                      (b"subs/br\xf6ken/README.md", "no entry here")):  # fmt: skip
+        path = grid.path / os.fsdecode(raw)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    result = grid.runpytest_subprocess(*args("binary-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "2",
+                                             model="counting:respond"))  # fmt: skip
+    assert "INTERNALERROR" not in result.stdout.str()
+    doc = results(grid.path, "run")
+    assert sorted(s["name"] for s in doc["submissions"]) == ["good", "pr\\xf6mpt", "t\\xe9am"]
+    assert all(s["score"] > 0 for s in doc["submissions"])
+    assert list(doc["folder_errors"]) == ["subs/br\\xf6ken::not-evaluated"]
+    assert "t\\xe9am" in (grid.path / "run" / "report.html").read_text(encoding="utf-8")
+    with sqlite3.connect(grid.path / "store" / "responses.sqlite3") as db:
+        stored = db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+    assert len((grid.path / "requests.log").read_text()) == stored == 6  # 3 teams x 1 instance x 2 trials

@@ -5,6 +5,7 @@ also through a loopback OpenAI-compatible server."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -31,7 +32,7 @@ PROMPTS = {  # each kind's own placeholders, as a competitor would write them
 def bench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
     monkeypatch.syspath_prepend(str(pytester.path))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return pytester

@@ -4,6 +4,7 @@ talakat-simple-v0, arcade-v0, smb-small-v0 and smbtile-scene-v0, one prompt answ
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def test_scripted_run_scores_the_example_and_names_the_broken(pytester: pytest.P
                                                              monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
     shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
     monkeypatch.syspath_prepend(str(pytester.path))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     mode, reason = BROKEN[variant]
     for name, text in (("good", PROMPTS[variant]), ("broken", f"<PROBLEM> {mode}")):
         (pytester.path / "subs" / name).mkdir(parents=True)

@@ -153,8 +153,8 @@ def test_off_mode_does_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         prepare(tmp_path / "team", entry, mode="yes")
 
 
-def test_requirements_file_lookup_and_the_official_examples(shared: Path) -> None:
-    examples = shared / "official-examples"
+def test_requirements_file_lookup_and_the_official_examples(official_examples: Path) -> None:
+    examples = official_examples
     tot = examples / "2024-pe-examples" / "tot"
     path = find_requirements(tot, tot / "tot.py")
     assert path == examples / "2024-pe-examples" / "requirements.txt"  # the repository root's file

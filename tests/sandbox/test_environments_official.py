@@ -41,13 +41,12 @@ def no_harness_dotenv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache" / "envs"
 
 
-def test_each_program_edition_names_the_organizers_requirements_as_published(shared: Path) -> None:
+def test_each_program_edition_names_the_organizers_requirements_as_published(official_examples: Path) -> None:
     published = {"2024": "2024-pe-examples", "2025": "2025-llms4pcg-pe-examples"}
     assert sorted(published) == sorted(PROGRAM_YEARS) and EDITIONS["2023"].requirements is None
     for year, repo in published.items():
         ours = edition(year).requirements
-        assert ours is not None and ours.read_bytes() == (shared / "official-examples" / repo /
-                                                          "requirements.txt").read_bytes()  # fmt: skip
+        assert ours is not None and ours.read_bytes() == (official_examples / repo / "requirements.txt").read_bytes()  # fmt: skip
     lines, skipped, problems = environments.read_requirements(edition("2024").requirements, "2024-pe-examples.txt")
     assert ([ln.text for ln in lines], problems) == (["python-dotenv~=1.0.0"], [])
     assert skipped == ["2024-pe-examples.txt line 2 'chatgpt4pcg~=1.2.1' skipped: the harness's stand-in serves "

@@ -44,9 +44,9 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def scored_2023(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> tuple[Path, Path, str]:
+def scored_2023(tmp_path_factory: pytest.TempPathFactory, reference: Path) -> tuple[Path, Path, str]:
     src = tmp_path_factory.mktemp("official2023")
-    data = shared / OFFICIAL
+    data = reference / OFFICIAL
     rebuild_2023(src, data)
     import contextlib
     import io
@@ -142,3 +142,19 @@ def test_2024_layout_writes_official_columns(tmp_path: Path) -> None:
     # avg sta = (2·1 + 2·0.5)/(2·2) = 0.75 -> 0.25; sim 0.5 -> 0.5; div 0.25 -> 0.75
     assert const["weights"][0] == {"character": "A", "weight": "0.09375", "weightStability": "0.25",
                                    "weightSimilarity": "0.5", "weightDiversity": "0.75"}  # fmt: skip
+
+
+def test_a_program_folder_named_in_bytes_that_are_not_utf8_is_scored_and_written_escaped(tmp_path: Path, capsys) -> None:
+    import os
+
+    for team, sta in (("team_a", 0.5), (os.fsdecode(b"t\xe9am"), 0.9)):
+        write_stability_json(tmp_path / team / "stability" / "A.json", [{"tag": "x_A_1.xml", "score": sta}])
+        write_similarity_json(tmp_path / team / "similarity" / "A.json", "A", [{"id": "x_A_1.png",
+                                                                                  "probs": _probs("A", 0.9)}])  # fmt: skip
+        (tmp_path / team / "diversity").mkdir()
+        (tmp_path / team / "diversity" / "A.json").write_text('{"diversityRate": 1}')
+    (tmp_path / os.fsdecode(b"t\xe9am") / "prompt.txt").write_text("a short prompt")
+    assert main(["score", str(tmp_path), "--letters", "A", "--trials", "1", "--tie-break", "prompt-length"]) == 0
+    ranks = _read_csv(tmp_path / "result" / "prompt_scores_ranks.csv")
+    assert [(r["team"], r["rank"]) for r in ranks] == [("t\\xe9am", "1"), ("team_a", "2")]
+    assert "  1  t\\xe9am" in capsys.readouterr().out

@@ -25,8 +25,8 @@ def test_extract_stdin_and_no_code(capsys, monkeypatch) -> None:
     assert rc == 1 and out == "" and "Code not found." in err
 
 
-def test_convert_writes_golden_xml_and_reports_errors(shared, tmp_path, capsys, monkeypatch) -> None:
-    case = json.loads((shared / "official-golden/extract_convert_golden.json").read_text())["T_shape"]
+def test_convert_writes_golden_xml_and_reports_errors(reference, tmp_path, capsys, monkeypatch) -> None:
+    case = json.loads((reference / "official-golden/extract_convert_golden.json").read_text())["T_shape"]
     code = tmp_path / "code.txt"
     code.write_text(case["extracted"])
     rc, _, _ = _run(["convert", str(code), "-o", str(tmp_path / "l.xml")], "", capsys, monkeypatch)
@@ -37,8 +37,8 @@ def test_convert_writes_golden_xml_and_reports_errors(shared, tmp_path, capsys, 
     assert (rc, out, err.strip()) == (1, "", "Width boundary is intruded.")
 
 
-def test_simulate_json_lines_and_images(shared, tmp_path, capsys, monkeypatch) -> None:
-    levels = sorted((shared / "unity-2023-calibration/v1/levels/I").glob("*.xml"))[:3]
+def test_simulate_json_lines_and_images(reference, tmp_path, capsys, monkeypatch) -> None:
+    levels = sorted((reference / "unity-2023-calibration/v1/levels/I").glob("*.xml"))[:3]
     bad = tmp_path / "bad.xml"
     bad.write_text("<nope")
     argv = ["simulate", *map(str, levels), str(bad), "--json", "--image-dir", str(tmp_path / "img")]
@@ -52,8 +52,8 @@ def test_simulate_json_lines_and_images(shared, tmp_path, capsys, monkeypatch) -
     assert "error" in rows[-1]
 
 
-def test_simulate_stdin(shared, capsys, monkeypatch) -> None:
-    xml = (shared / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
+def test_simulate_stdin(reference, capsys, monkeypatch) -> None:
+    xml = (reference / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
     rc, out, _ = _run(["simulate", "-", "--json"], xml, capsys, monkeypatch)
     assert rc == 0 and json.loads(out)["total_blocks"] == 3
 
@@ -71,18 +71,18 @@ def test_module_entry_point_pipes_stages(tmp_path) -> None:
     assert json.loads(done.stdout)["total_blocks"] == 2
 
 
-def test_simulate_reads_utf16_levels(shared, tmp_path, capsys, monkeypatch) -> None:
-    xml = (shared / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
+def test_simulate_reads_utf16_levels(reference, tmp_path, capsys, monkeypatch) -> None:
+    xml = (reference / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
     path = tmp_path / "utf16.xml"
     path.write_bytes(xml.encode("utf-16"))
     rc, out, _ = _run(["simulate", str(path), "--json"], "", capsys, monkeypatch)
     assert rc == 0 and json.loads(out)["total_blocks"] == 3
 
 
-def test_simulate_settle_time_zero_runs_the_whole_test_with_its_own_settings(shared, capsys, monkeypatch) -> None:
+def test_simulate_settle_time_zero_runs_the_whole_test_with_its_own_settings(reference, capsys, monkeypatch) -> None:
     """--settle-time 0 is the recipe without the stop at rest: other settings digest, same verdict on a level whose
     calibration outcome the stop keeps (docs/performance.md)."""
-    xml = (shared / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
+    xml = (reference / "unity-2023-calibration/v1/levels/I/V1_I_1.xml").read_text()
     rows = []
     for extra in ([], ["--settle-time", "0"]):
         rc, out, _ = _run(["simulate", "-", "--json", *extra], xml, capsys, monkeypatch)

@@ -88,7 +88,8 @@ def documents(draw: Any) -> dict[str, Any]:
         "token_limit": draw(maybe(st.integers(1))), "record_mode": draw(names),
         "classifier": draw(json_values), "physics": draw(json_values), "diversity_vector": draw(names),
         "disable_weights": draw(st.booleans()), "tie_break": draw(maybe(names)),
-        "constrained_decoding": draw(maybe(names)), "notes": draw(st.lists(names, max_size=2)),
+        "constrained_decoding": draw(maybe(names)),
+        "unmodified_response": draw(maybe(st.sampled_from(["zero", "off"]))), "notes": draw(st.lists(names, max_size=2)),
     }  # fmt: skip
     if several:
         settings_doc["models"] = models

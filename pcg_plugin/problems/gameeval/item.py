@@ -3,11 +3,11 @@ per model of the episode, so a killed run resumes and nothing is asked twice).""
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason, SubmissionError
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import TrialKey
@@ -110,7 +110,7 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
 
     owner = names[game.prompt_owner(sub.role)]
     chat = chats.get(owner)
-    with tempfile.TemporaryDirectory(prefix="pcg-gameeval-") as work:
+    with owned_temp_dir("gameeval") as work:
         text = run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
                                  workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                  site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip

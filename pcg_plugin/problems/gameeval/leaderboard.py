@@ -93,15 +93,18 @@ def figures(game: Game, records: Sequence[EpisodeRecord], trials: int, role: str
 
 
 def rows(game: Game, records: Iterable[EpisodeRecord], trials: int, errors: Mapping[str, int],
-         names: Iterable[str]) -> list[dict[str, Any]]:  # fmt: skip
-    """One row per submission (every collected one, even with no episode), best score first."""
-    by_sub: dict[str, list[EpisodeRecord]] = {n: [] for n in names}
+         submissions: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:  # fmt: skip
+    """One row per submission (every collected one, even with no episode), best score first. Its role and models
+    are its own (``submissions``: name -> the item metadata, its manifest's ``role`` and ``models``), so an entry
+    whose every episode errored still shows the role it plays, not self-play."""
+    by_sub: dict[str, list[EpisodeRecord]] = {n: [] for n in submissions}
     for r in records:
         by_sub.setdefault(r.submission, []).append(r)
     out = []
     for name, recs in by_sub.items():
-        role = next((r.role for r in recs), None)
-        models = next((r.models for r in recs), {})
+        meta = submissions.get(name, {})
+        role = next((r.role for r in recs), meta.get("role"))
+        models = next((r.models for r in recs), meta.get("models") or {})
         fig = figures(game, recs, trials, role)
         failed = sum(r.reason is not None for r in recs)
         out.append({"submission": name, "role": role, "models": models, "figures": fig,

@@ -51,7 +51,7 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any) -> tuple[dict
         name = collected.items.get(nodeid, {}).get("name", nodeid.split("::")[0])
         errors[name] = errors.get(name, 0) + 1
     trials = int(run.get("settings", {}).get("trials", 1))
-    board = rows(game, results, trials, errors, [m["name"] for m in collected.items.values()])
+    board = rows(game, results, trials, errors, {m["name"]: m for m in collected.items.values()})
     ordered = sorted(results, key=lambda r: (r.submission, r.target, r.trial))
     doc = {"schema": SCHEMA, "problem": f"gameeval/{game.name}", "reference": REFERENCE,
            "game": {"name": game.name, "title": game.title},

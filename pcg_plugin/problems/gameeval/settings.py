@@ -78,7 +78,7 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
         raise ValueError(f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
                          f"models to roles), got {','.join(models)}")  # fmt: skip
     known, notes = game.targets(), []
-    picked = get("pcg_gameeval_targets")
+    picked = run_options.chosen(raw, "pcg_gameeval_targets", f"name {game.target_label}s, or all")
     targets = parse_targets(picked, known, game.target_label) if picked else known
     trials_raw = get("pcg_trials")
     trials = run_options.parse_trials(trials_raw) if trials_raw else game.default_trials
@@ -87,7 +87,7 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
         notes.append(f"offline default LLM: playing {','.join(targets)} (set --pcg-gameeval-targets for more)")
     if offline and not trials_raw:
         trials = 1
-    max_tokens = _int("pcg-gameeval-max-tokens", get("pcg_gameeval_max_tokens"), None)
+    max_tokens = run_options.positive("pcg_gameeval_max_tokens", get("pcg_gameeval_max_tokens"), None)
     if offline and max_tokens is None:
         max_tokens = OFFLINE_MAX_TOKENS
         notes.append(f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin._util.names import shown
 from pcg_plugin.problems.gameeval.games import Game
 
 MANIFEST = "gameeval.toml"
@@ -85,7 +86,7 @@ def detect(path: Path, game: Game) -> Submission | None:
             files.extend(p for p in [path / REQUIREMENTS] if p.is_file())
     elif role is not None:
         raise SubmissionError(f"{manifest}: role = {role!r} needs a prompt or a program for that role")
-    name = data.get("name") or path.name
+    name = shown(data.get("name") or path.name)  # text: a folder name that is not UTF-8 shown escaped
     return Submission(str(name), path, entry, fmt, model.strip() if model else None,
                       {k: v.strip() for k, v in models.items()}, role, prompt, files_hash(files))  # fmt: skip
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.episode.loop import chat_speaker, play
 from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
@@ -75,7 +75,7 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
     if sub.format == "imagegame_program":
         from pcg_plugin.sandbox.run import run_program_trial
 
-        with tempfile.TemporaryDirectory(prefix="pcg-imagegame-") as work:
+        with owned_temp_dir("imagegame") as work:
             return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
                                      team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
                                      model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip

@@ -79,21 +79,19 @@ def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, .
     models = run_options.split_models(get("pcg_model"))
     if len(models) > 1:
         raise ValueError(f"--pcg-model: the picture game plays one model at a time (self-play), got {','.join(models)}")
-    picked, trials_raw = get("pcg_imagegame_instances"), get("pcg_trials")
+    picked = run_options.chosen(raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments "
+                                "(random_grids) or all")
+    trials_raw = get("pcg_trials")
     notes: list[str] = []
     instances = parse_instances(picked, known) if picked else known
     trials = run_options.parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
     if offline and not picked:
         instances = tuple(i for i in OFFLINE_INSTANCES if i in known)
         notes.append(f"offline default LLM: playing {','.join(instances)} (set --pcg-imagegame-instances for more)")
-    tokens = get("pcg_imagegame_max_tokens")
-    try:
-        max_tokens = int(tokens) if tokens else MAX_TOKENS
-    except ValueError:
-        raise ValueError(f"--pcg-imagegame-max-tokens: {tokens!r} is not a whole number") from None
+    max_tokens = run_options.positive("pcg_imagegame_max_tokens", get("pcg_imagegame_max_tokens"), MAX_TOKENS)
     return Settings(instances=instances, trials=trials, backend=run.backend, model=models[0] if models else None,
                     base_url=run.base_url, record=run.record, out=run.out, store=run.store, device=run.device,
-                    variant=variant, max_tokens=max_tokens,
+                    variant=variant, max_tokens=max_tokens or MAX_TOKENS,
                     offline_default=offline, notes=tuple(notes))  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin._util.names import shown
 
 MANIFEST = "imagegame.toml"
 REQUIREMENTS = "requirements.txt"
@@ -48,7 +49,7 @@ def detect(path: Path) -> Submission | None:
         return None
     manifest, data = found
     model = data.get("model")
-    name = data.get("name") or path.name
+    name = shown(data.get("name") or path.name)  # text: a folder name that is not UTF-8 shown escaped
     files, prompt, entry, fmt = [manifest], None, manifest, "imagegame_model"
     if "giver_prompt" in data:
         entry, fmt = file_inside(path, data["giver_prompt"], "giver_prompt", manifest), "imagegame_prompt"

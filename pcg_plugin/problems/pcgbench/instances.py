@@ -2,8 +2,10 @@
 
 `instances(problem, count, seed)` seeds the control space as the benchmark's `env.seed(seed)` does
 (`content.control_rngs`: one sub-RNG per key) and draws control dicts in order, skipping repeats, until
-`count` distinct ones are found (a variant with its own `sample_control` draws from one `default_rng(seed)`); the list is the same on every machine and every run with that seed. The id
-names the values (`path52`, `crates3`, `player_key14-key_door11`) so a node id says what was asked.
+`count` distinct ones are found (a variant with its own `sample_control` draws from one `default_rng(seed)`);
+the list is the same on every machine and every run with that seed. The id names the drawn values (`path52`,
+`crates3`, `player_key14-key_door11`) so a node id says what was asked; the instance's `control` is the
+benchmark's own JSON of it (`BenchProblem.native_control`: talakat's {"bullets": [...]}, arcade's 0/1 rows).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from math import prod
 
 import numpy as np
 
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Drawn
 from pcg_plugin.problems.pcgbench.bench.content import control_rngs, sample_control
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 
 MAX_DRAWS = 10_000
 
@@ -22,10 +24,10 @@ MAX_DRAWS = 10_000
 @dataclass(frozen=True)
 class Instance:
     id: str
-    control: dict[str, int]
+    control: Control  # the benchmark's own JSON
 
 
-def instance_id(control: dict[str, int]) -> str:
+def instance_id(control: Drawn) -> str:
     """`path52`; a key ending in a digit gets an underscore before its value (`1x1_12-1x3_10-...`)."""
     return "-".join(f"{key}{'_' if key[-1:].isdigit() else ''}{value}" for key, value in control.items())
 
@@ -50,7 +52,9 @@ def instances(problem: BenchProblem, count: int, seed: int = 0) -> list[Instance
             control = {k: int(v) for k, v in problem.sample_control(own).items()}
         else:
             control = sample_control(rngs, problem.control_space)
-        found.setdefault(instance_id(control), Instance(instance_id(control), control))
+        ident = instance_id(control)
+        if ident not in found:
+            found[ident] = Instance(ident, problem.native_control(control))
     if len(found) < count:
         raise ValueError(f"--pcg-grid-instances: {count} distinct controls of {problem.name} not found in "
                          f"{MAX_DRAWS} draws; ask for fewer")  # fmt: skip

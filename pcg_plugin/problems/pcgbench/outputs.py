@@ -33,7 +33,7 @@ def _trial(record: BenchRecord, unique: bool) -> dict[str, Any]:
             "timings": {k: round(v, 4) for k, v in record.timings.items()}}  # fmt: skip
 
 
-def _instance(score: InstanceScore, control: Mapping[str, int], records: list[BenchRecord],
+def _instance(score: InstanceScore, control: Any, records: list[BenchRecord],
               errors: Mapping[int, str]) -> dict[str, Any]:  # fmt: skip
     by_trial = {r.trial: r for r in records}
     trials = []
@@ -42,7 +42,7 @@ def _instance(score: InstanceScore, control: Mapping[str, int], records: list[Be
             trials.append(_trial(by_trial[n], n in score.unique_trials))
         else:  # errored: no record, a zero
             trials.append({"trial": n, "reason": "error", "message": errors.get(n, "no record (the item did not run)")})
-    return {"id": score.instance, "control": dict(control), "score": score.score,
+    return {"id": score.instance, "control": control, "score": score.score,
             "valid": score.valid, "feasible": score.feasible, "controlled": score.controlled, "unique": score.unique,
             "passed": score.passed, "diversity": score.diversity, "trials": trials}  # fmt: skip
 
@@ -82,7 +82,7 @@ def results_document(settings: BenchSettings, run: Mapping[str, Any], collected:
         "problem": f"pcgbench/{problem.name}",
         "benchmark": {"name": problem.name, "source": "amidos2006/pcg_benchmark", "commit": PINNED_COMMIT,
                       **problem.content.facts(),
-                      "control_space": {k: list(v) for k, v in problem.control_space.items()}},
+                      "control_space": problem.control_ranges()},
         "run": {"id": run["id"], "started": run["started"], "out_dir": run["run_dir"],
                 "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")},
         "settings": {**settings.to_dict(), "backend_used": facts.get("backend"), "model_used": facts.get("model")},

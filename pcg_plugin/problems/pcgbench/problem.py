@@ -46,8 +46,7 @@ class PcgBenchProblem(BaseProblem):
     def header_lines(self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any]) -> list[str]:
         model = settings.model or ("the offline default LLM" if settings.offline_default else "?")
         lines = [f"pcg: problem {self.name} (pcg_benchmark 00b96f5 semantics), {len(settings.targets)} instances "
-                 f"({', '.join(settings.targets)}) x {settings.trials} trials; model {model}; run folder "
-                 f"{run['run_dir']}"]  # fmt: skip
+                 f"({', '.join(settings.targets)}) x {settings.trials} trials; model {model}"]
         return lines + [f"pcg: {note}" for note in settings.notes]
 
     @property

@@ -5,7 +5,8 @@ A prompt file may use these placeholders (each replaced everywhere it occurs), t
 | placeholder | replaced by (binary-v0, control path 57) |
 | --- | --- |
 | `<PROBLEM>` | the benchmark variant: `binary-v0` |
-| `<CONTROL>` | the instance's control values: `path = 57` |
+| `<CONTROL>` | the instance's control values: `path = 57` (talakat `bullets = [90, 98, 79, 91, 79]`; arcade's layout
+  as rows of 0/1) |
 | `<GOAL>` | what makes a content feasible and what the control asks, in words (`BenchProblem.goal`) |
 | `<EXAMPLES>` | the variant's example contents (`BenchProblem.examples`, e.g. the benchmark README's level and its two
   mirror images), each as a reply would write it with its measured control values |
@@ -15,8 +16,8 @@ and the content kind's own (`ContentKind.placeholders`): for grids `<WIDTH>` / `
 
 The expected answer is what the kind's `parse` reads (for grids: one fenced block, the last one is read, of HEIGHT
 rows of WIDTH codes, or a JSON list of lists). A program's `run(ctx, task)` gets `task` as a JSON object with the
-same facts: `problem`, `instance`, `control`, `goal`, `examples` (contents), and the kind's `facts` (for grids
-`kind`, `width`, `height` and `legend`, code -> tile name).
+same facts: `problem`, `instance`, `control` (the benchmark's own JSON), `goal`, `examples` (contents), and the
+kind's `facts` (for grids `kind`, `width`, `height` and `legend`, code -> tile name).
 """
 
 from __future__ import annotations
@@ -24,14 +25,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 
 NO_EXAMPLES = "(no example level for this variant)"
 
 
-def control_text(control: Mapping[str, int]) -> str:
-    return ", ".join(f"{key} = {value}" for key, value in control.items())
+def control_text(control: Control) -> str:
+    """A control in words: `key = value` per key (a list as JSON); a map (arcade's layout) as rows of 0/1."""
+    if isinstance(control, Mapping):
+        return ", ".join(f"{key} = {json.dumps(value) if isinstance(value, list) else value}"
+                         for key, value in control.items())
+    return "\n".join("".join(str(v) for v in row) for row in control)
 
 
 def examples_text(problem: BenchProblem) -> str:
@@ -45,7 +50,7 @@ def examples_text(problem: BenchProblem) -> str:
     return "\n\n".join(parts) or NO_EXAMPLES
 
 
-def render_prompt(text: str, problem: BenchProblem, control: Mapping[str, int]) -> str:
+def render_prompt(text: str, problem: BenchProblem, control: Control) -> str:
     """The prompt file with every placeholder replaced for one instance (`<EXAMPLES>` is computed only if used)."""
     kind = problem.content.placeholder_values()
     shown = problem.show_control or control_text
@@ -58,8 +63,8 @@ def render_prompt(text: str, problem: BenchProblem, control: Mapping[str, int]) 
     return text
 
 
-def task_json(problem: BenchProblem, instance: str, control: Mapping[str, int]) -> str:
+def task_json(problem: BenchProblem, instance: str, control: Control) -> str:
     """The `task` string a TrialLoop program's `run(ctx, task)` receives."""
-    return json.dumps({"problem": problem.name, "instance": instance, "control": dict(control),
+    return json.dumps({"problem": problem.name, "instance": instance, "control": control,
                        **problem.content.facts(), "goal": problem.goal,
                        "examples": list(problem.examples)})  # fmt: skip

@@ -21,7 +21,7 @@ class BenchRecord:
     nodeid: str
     submission: str
     instance: str
-    control: dict[str, int]
+    control: Any  # the benchmark's own JSON
     trial: int
     format: str
     reason: str | None = None

@@ -1,7 +1,9 @@
 """The HTML leaderboard of a PCG Benchmark run (report.html), rendered with Jinja2 from its results document.
 
 Each content is drawn by its variant's kind (`ContentKind.draw`: an inline SVG or HTML, no image files, so the
-report is one self-contained file; tiles for grids); the kind's `key` is the legend above the drawings.
+report is one self-contained file; tiles for grids); the kind's `key` is the legend above the drawings. Each
+instance shows its control as the benchmark gives it (`prompt.control_text`: `key = value`, talakat's list,
+arcade's map as rows of 0/1).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ TEMPLATE = "pcgbench_report.html.j2"
 
 def context(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What the template shows, with each valid trial's content drawn."""
+    from pcg_plugin.problems.pcgbench.prompt import control_text
     from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
     kind = get_problem(doc["benchmark"]["name"]).content
@@ -28,7 +31,7 @@ def context(doc: Mapping[str, Any]) -> dict[str, Any]:
         for inst in s["instances"]:
             trials = [{**t, "svg": kind.draw(t["content"]) if t.get("content") is not None else None}
                       for t in inst["trials"]]  # fmt: skip
-            insts.append({**inst, "trials": trials})
+            insts.append({**inst, "trials": trials, "control_text": control_text(inst["control"])})
         subs.append({**s, "instances": insts})
     warnings = []
     backend = doc["settings"].get("backend_used") or {}

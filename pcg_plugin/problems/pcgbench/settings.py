@@ -73,7 +73,8 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
 
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     backend, offline = run.backend, run.offline
-    count_raw, trials_raw, seed_raw = get("pcg_grid_instances"), get("pcg_trials"), get("pcg_grid_seed")
+    count_raw = run_options.chosen(raw, "pcg_grid_instances", "give how many instances, at least 1")
+    trials_raw, seed_raw = get("pcg_trials"), get("pcg_grid_seed")
     count = _whole("pcg_grid_instances", count_raw, 1) if count_raw else DEFAULT_INSTANCES
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
     seed = _whole("pcg_grid_seed", seed_raw, 0) if seed_raw else DEFAULT_SEED

@@ -4,6 +4,8 @@ A folder named on the command line is one submission when it holds an entry at i
 direct subfolders must each be one (a subfolder that is none is reported, never dropped). An entry is, in order:
 the `entry` of a `submission.toml` (optional `team` too); the one program defining a `TrialLoop` subclass
 (`official_api.programs.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
+A prompt that uses a placeholder of other variants which this one does not fill (a grid prompt's `<LEGEND>` on
+talakat) is refused by name: it is a prompt for those variants, and the model would read the placeholder as text.
 A loose prompt `.txt` named on the command line is a submission too. Test folders and project folders (a
 `conftest.py`, `pyproject.toml` ...) are never searched.
 """
@@ -18,6 +20,8 @@ from pathlib import Path
 from pcg_plugin.core.folders import MANIFEST, files_hash, is_project, is_prompt_name, looks_like_test_folder
 from pcg_plugin.core.folders import read_text as _read
 from pcg_plugin.errors import SubmissionError
+from pcg_plugin._util.names import shown
+from pcg_plugin.problems.pcgbench.bench.problem import KIND_PLACEHOLDERS
 from pcg_plugin.sandbox.official_api.programs import find_programs
 
 PROMPT, PROGRAM = "pcgbench-prompt", "pcgbench-program"
@@ -76,8 +80,13 @@ def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, place
     if prompt is not None and not any(p in prompt for p in placeholders):
         raise SubmissionError(f"{entry}: a prompt must use at least one of {', '.join(placeholders)} (it would ask "
                               "every instance the same question)")  # fmt: skip
+    unfilled = [p for p in KIND_PLACEHOLDERS if prompt is not None and p in prompt and p not in placeholders]
+    if unfilled:
+        raise SubmissionError(f"{entry}: uses {', '.join(unfilled)}, which this variant does not fill (it fills "
+                              f"{', '.join(placeholders)}): a prompt for other variants")  # fmt: skip
+    name = shown(name)  # text: a folder name that is not UTF-8 shown escaped
     return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=files_hash(path),
-                          team=team or name, prompt=prompt)  # fmt: skip
+                          team=shown(team or name), prompt=prompt)  # fmt: skip
 
 
 def _ours(folder: Path) -> bool:

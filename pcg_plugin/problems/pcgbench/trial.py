@@ -9,13 +9,13 @@ run folder.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, shown_info
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, reason_code
@@ -46,7 +46,7 @@ def judge(problem: BenchProblem, record: BenchRecord, response: str) -> BenchRec
 def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str, ctx: BenchContext) -> BenchRecord:
     """The whole trial; official failures (a program's error, a guard) are a zero with a reason, anything else
     raises (the item errors and the trial is reported missing)."""
-    record = BenchRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=dict(instance.control),
+    record = BenchRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=instance.control,
                         trial=trial, format=sub.format)  # fmt: skip
     t = time.perf_counter()
     try:
@@ -77,7 +77,7 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
             from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
             from pcg_plugin.problems.pcgbench.worker import MAX_TIME
 
-            with tempfile.TemporaryDirectory(prefix="pcg-grid-trial-") as work:
+            with owned_temp_dir("grid-trial") as work:
                 response = run_program_trial(sub.entry, letter=task_json(problem, instance.id, instance.control),
                                              chat=chat.chat, limits=SandboxLimits.for_max_time(MAX_TIME),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.problems.science_birds import outputs
+from pcg_plugin.problems.science_birds.rules.answers import AnswerLog, not_an_answer
 from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
 from pcg_plugin.problems.science_birds.letters import letter_index
@@ -37,11 +38,14 @@ def run_trial(
     stage = "generate"
     try:
         t = time.perf_counter()
-        response, usage = generate(sub, letter, trial, record.seed, ctx, model)
+        response, usage, answers = generate(sub, letter, trial, record.seed, ctx, model)
         timings["generate"] = time.perf_counter() - t
         record = replace(record, usage=usage)
-        outputs.write_text(ctx.run_dir, paths["raw"], response)
+        outputs.write_text(ctx.run_dir, paths["raw"], response)  # kept as returned, as the official runner does
         kept["raw"] = paths["raw"]
+        why = not_an_answer(response, answers) if ctx.settings.unmodified_response == "zero" else None
+        if why is not None:
+            raise OfficialFailure(why, reason=Reason.MODIFIED_RESPONSE)
 
         from pcg_plugin.problems.science_birds.level import pipeline
 
@@ -83,26 +87,28 @@ def run_trial(
 
 def generate(
     sub: Submission, letter: str, trial: int, seed: int, ctx: WorkerContext, model: str | None = None
-) -> tuple[str, dict[str, Any]]:
-    """The final response of one trial (stored first, replayed when the store has it) and its token usage.
+) -> tuple[str, dict[str, Any], list[str]]:
+    """The final response of one trial (stored first, replayed when the store has it), its token usage and every
+    answer the model gave in it (a 2023 prompt's response is its one answer).
 
     ``seed`` is recorded with the trial; sampling seeds of local models derive from the same identity (the
     response store's trial key), and the API seed is the edition's (42 in 2024, none in 2023/2025).
     """
     chat = ctx.trial_chat(sub, letter, trial, seed, model)
+    log = AnswerLog(chat.chat)
     try:
         if sub.format == "prompt-2023":
             from pcg_plugin.llm.session import prompt_messages
 
             assert sub.prompt is not None
-            choices = chat.chat(prompt_messages(sub.prompt, letter), 1)
+            choices = log.chat(prompt_messages(sub.prompt, letter), 1)
             response = choices[0] if choices else ""
         else:
             from pcg_plugin.problems.science_birds.editions import program_limits
             from pcg_plugin.sandbox.run import run_program_trial
 
-            with tempfile.TemporaryDirectory(prefix="pcg-trial-") as work:
-                response = run_program_trial(sub.entry, letter=letter, chat=chat.chat,
+            with owned_temp_dir("trial") as work:
+                response = run_program_trial(sub.entry, letter=letter, chat=log.chat,
                                              limits=program_limits(ctx.settings.edition),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                              cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
@@ -111,4 +117,4 @@ def generate(
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise
     chat.finish(response)
-    return response, ctx.usage_of(chat, model)
+    return response, ctx.usage_of(chat, model), log.answers

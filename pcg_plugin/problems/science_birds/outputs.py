@@ -85,6 +85,7 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> ResultsSetting
         diversity_vector=edition(settings.edition).diversity_vector or "probs",
         disable_weights=settings.disable_weights, tie_break=settings.tie_break,
         constrained_decoding=constrained_decoding(backend.get("constrain", settings.constrain)),
+        unmodified_response=settings.unmodified_response,
         notes=tuple(settings.notes),
     )  # fmt: skip
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pcg_plugin.problems.science_birds import submissions as collect
 from pcg_plugin.core import zips
+from pcg_plugin._util.names import shown
 from pcg_plugin.core.folders import SKIP_NAMES
 
 if TYPE_CHECKING:
@@ -34,6 +35,10 @@ class FolderRow:
     rules: str = ""
     message: str = ""
     environment: str = ""  # which environment the program runs in: "official 2024", "official 2024 + own ..."
+
+    def __post_init__(self) -> None:
+        for key, value in asdict(self).items():  # text: a name that is not UTF-8 shown escaped
+            object.__setattr__(self, key, shown(value))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,7 +120,7 @@ def rule_verdict(sub: collect.Submission) -> str:
             results = rules.check_program(sub.entry, sub.format.rsplit("-", 1)[1], scope=sub.path)
     except OSError as exc:
         return f"FAIL cannot read: {exc}"
-    failed = [r.rule for r in results if not r.passed]
+    failed = [r.rule for r in results if r.status == "fail"]  # a rule not run is named by the one that stopped it
     warned = sum(len(r.warnings) for r in results)
     if failed:
         return "FAIL " + ", ".join(failed)
@@ -131,10 +136,15 @@ def _rel(path: Path, folder: Path) -> str:
 
 def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display: str, rules: str = "",
             requirements: str = "", problems: Sequence[str] = (), environment: str = "") -> FolderRow:  # fmt: skip
-    """``problems``: why the submission's items will error (its requirements), shown under its row."""
+    """``problems``: why the submission's items will error (its requirements), shown under its row. A folder
+    that is not evaluated always says why; its own path in the reason is shown as ``display``."""
     if sub is None:
         status = "skipped" if problem.startswith("skipped") else "error"
-        return FolderRow(display, status, message=problem)
+        for shown in (str(path), str(path.resolve())):
+            if problem.startswith(shown):
+                problem = display + problem[len(shown):]
+                break
+        return FolderRow(display, status, message=problem or "not a submission (no reason was given)")
     folder = sub.path if sub.path.is_dir() else sub.path.parent
     workdir = _rel(sub.run_folder, folder) if sub.format != "prompt-2023" else ""
     message = "; ".join([sub.note] * bool(sub.note) + [f"WILL ERROR: {p}" for p in problems])
@@ -142,22 +152,36 @@ def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display
                      message=message, environment=environment)  # fmt: skip
 
 
-def display_name(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(base.resolve()).as_posix() or "."
-    except ValueError:
-        return str(path)
+def display_name(path: Path, base: Path, roots: Sequence[Path] = ()) -> str:
+    """``path`` relative to ``base`` (where pytest was started) when inside it; else (or when it is ``base``
+    itself) relative to the parent of the root it was found under (``2024-pe-examples/few_shot`` for
+    ``pytest /elsewhere/2024-pe-examples``); else absolute."""
+    path = path.resolve()
+    anchors = [base.resolve(), *(r.resolve().parent for r in roots if r.resolve() in (path, *path.parents))]
+    for anchor in anchors:
+        if anchor in path.parents:
+            return path.relative_to(anchor).as_posix()
+    return str(path)
+
+
+CELL = 40  # the widest a column gets; a longer cell ends in "..." and its full text follows the row
+
+
+def _fit(cell: str, width: int) -> str:
+    return cell if len(cell) <= width else cell[: width - 3] + "..."
 
 
 def table(rows: Sequence[FolderRow]) -> list[str]:
-    """The terminal table: one line per folder, the reason under each error, then a count line."""
+    """The terminal table: one line per folder; under it, the full text of each cell too wide for its column,
+    then the row's message (why a folder is not evaluated, what will error); then a count line."""
     cols = ("folder", "status", "format", "entry", "workdir", "environment", "requirements", "rules")
     data = [[getattr(r, c) or "-" for c in cols] for r in rows]
-    widths = [min(max(len(c), *(len(d[i]) for d in data)), 40) for i, c in enumerate(cols)]
+    widths = [min(max(len(c), *(len(d[i]) for d in data)), CELL) for i, c in enumerate(cols)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
     for row, cells in zip(rows, data):
-        lines.append("  ".join(cell[:w].ljust(w) for cell, w in zip(cells, widths)).rstrip())
-        if row.status != "submission" or row.message:
+        lines.append("  ".join(_fit(cell, w).ljust(w) for cell, w in zip(cells, widths)).rstrip())
+        lines += [f"    {col}: {cell}" for col, cell, w in zip(cols, cells, widths) if len(cell) > w]
+        if row.message:
             lines.append(f"    {row.message}")
     counts = {s: sum(r.status == s for r in rows) for s in ("submission", "error", "skipped")}
     lines.append(f"pre-flight: {len(rows)} folder(s): {counts['submission']} submission(s), "

@@ -49,11 +49,13 @@ class ScienceBirds(BaseProblem):
     def preflight(self, config: pytest.Config, settings: Settings, roots: Sequence[Path]) -> dict[str, Any]:
         """Before collection and any model call: every folder given as a pre-flight row, and each program's
         requirements prepared (installed into its cached environment, or checked) for the workers."""
-        rows, envs = [], {}
+        rows, envs, prompts = [], {}, {}
         for path in preflight.targets(list(roots)):
             sub, problem = preflight.detect(path, limits=zips.ZipLimits.from_config(config))
-            display = preflight.display_name(path, Path(config.invocation_params.dir))
+            display = preflight.display_name(path, Path(config.invocation_params.dir), roots)
             verdict = preflight.rule_verdict(sub) if sub is not None else ""
+            if sub is not None and sub.prompt is not None:  # a 2023 prompt is the message: the estimate reads it
+                prompts[sub.name] = len(sub.prompt)
             requirements, problems, label = "", [], ""
             if sub is not None and sub.format != "prompt-2023":
                 env = preflight.environment(sub, settings.requirements)
@@ -61,7 +63,7 @@ class ScienceBirds(BaseProblem):
                 requirements, problems, label = env.summary(sub.path), env.problems, env.label()
             rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict, requirements=requirements,
                                           problems=problems, environment=label).to_dict())  # fmt: skip
-        return {"folders": rows, "environments": envs}
+        return {"folders": rows, "environments": envs, "prompt_chars": prompts}
 
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
         """The run's one classification service when the mode resolves to ``service`` (a GPU, or
@@ -79,7 +81,7 @@ class ScienceBirds(BaseProblem):
             handle.stop()
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        lines = terminal.header_lines(settings, run["run_dir"])
+        lines = terminal.header_lines(settings)
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
             lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
                          "are served by the harness's stand-ins, never installed")  # fmt: skip
@@ -91,8 +93,8 @@ class ScienceBirds(BaseProblem):
             return []
         return list(preflight.table([preflight.FolderRow(**row) for row in run["folders"]]))
 
-    def cost_line(self, settings: Settings, nodeids: Sequence[str]) -> str | None:
-        return terminal.preflight_line(settings, nodeids)
+    def cost_line(self, settings: Settings, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
+        return terminal.preflight_line(settings, nodeids, run.get("prompt_chars", {}))
 
     # -- collection --------------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import Reason, ResultsError
+from pcg_plugin._util.names import is_shown, shown_all
 
 SCHEMA = "pytest-pcg/results/1"
 FILE = "results.json"
@@ -154,6 +155,7 @@ class Settings(Part):
     disable_weights: bool | None = None
     tie_break: str | None = None
     constrained_decoding: str | None = None
+    unmodified_response: str | None = None  # zero | off (--pcg-unmodified-response); absent in older files
     notes: tuple[str, ...] | None = _tuple(None)
     models: tuple[str, ...] | None = _tuple(None)
 
@@ -350,8 +352,11 @@ def coerce(results: Results | Mapping[str, Any]) -> Results:
 
 
 def dumps(results: Results) -> str:
-    """The exact text of results.json."""
-    return json.dumps(results.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The exact text of results.json: UTF-8 whatever it quotes (a name or message holding bytes that are not
+    UTF-8 is ``shown`` escaped, ``t\\xe9am``)."""
+    data = results.to_dict()
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return text if is_shown(text) else json.dumps(shown_all(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def read(path: Path) -> Results:

@@ -16,6 +16,7 @@ from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITIO
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.problems.science_birds.letters import LETTERS, letter_index
+from pcg_plugin.problems.science_birds.rules.answers import CHECK_MODES
 
 REQUIREMENTS_MODES = ("install", "check", "off")
 DEFAULT_TRIALS = 10
@@ -38,6 +39,9 @@ OPTIONS: tuple[Option, ...] = (
            "check (report only) or off (default install)", REQUIREMENTS_MODES),
     Option("--pcg-physics-settle", "stability test: stop once every block has rested this many seconds (default "
            f"{DEFAULT_SETTLE_TIME}; 0 runs all 500 steps, the recipe before the stop was added)"),
+    Option("--pcg-unmodified-response", "a final response that is not one of the model's answers: zero (score 0, "
+           "reason modified_response, as the rules disqualify it; default) or off (scored like any response, as the "
+           "official runner wrote it)", CHECK_MODES),
     run_options.CONSTRAIN,
 )
 
@@ -62,6 +66,7 @@ class Settings(run_options.RunSettings):
     trials_explicit: bool = False
     settle_time: float = DEFAULT_SETTLE_TIME  # --pcg-physics-settle: physics.PhysicsSettings.settle_time
     constrain: str = "off"  # drop_block: answers generated under the grammar of pcg_plugin/llm/constrain.py
+    unmodified_response: str = "zero"  # --pcg-unmodified-response: answers.CHECK_MODES
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -142,7 +147,8 @@ def resolve(
         raise ValueError(f"--pcg-edition: {edition!r} is not one of {', '.join(YEARS)}")
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     backend, offline = run.backend, run.offline
-    letters_raw, trials_raw = get("pcg_letters"), get("pcg_trials")
+    letters_raw = run_options.chosen(raw, "pcg_letters", "name at least one letter, e.g. A,I,L or A-E")
+    trials_raw = get("pcg_trials")
     notes: list[str] = []
     letters = parse_letters(letters_raw) if letters_raw else LETTERS
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
@@ -174,6 +180,9 @@ def resolve(
     requirements = get("pcg_requirements") or "install"
     if requirements not in REQUIREMENTS_MODES:
         raise ValueError(f"--pcg-requirements: {requirements!r} is not one of {', '.join(REQUIREMENTS_MODES)}")
+    unmodified = get("pcg_unmodified_response") or "zero"
+    if unmodified not in CHECK_MODES:
+        raise ValueError(f"--pcg-unmodified-response: {unmodified!r} is not one of {', '.join(CHECK_MODES)}")
     model = ",".join(split_models(get("pcg_model"))) or None
     check_models(split_models(model), edition=edition, backend=backend, offline=offline)
     from pcg_plugin.llm.constrain import resolve_mode
@@ -187,7 +196,8 @@ def resolve(
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break, requirements=requirements,
         letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
-        offline_default=offline, settle_time=settle_time, constrain=constrain, notes=tuple(notes),
+        offline_default=offline, settle_time=settle_time, constrain=constrain, unmodified_response=unmodified,
+        notes=tuple(notes),
     )  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from pcg_plugin.core.folders import walk as _walk
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.sandbox.official_api.programs import defines_trial_loop, entry_rank, find_programs
 from pcg_plugin.sandbox.official_api.programs import parse as _parse
+from pcg_plugin._util.names import shown
 
 __all__ = ["MANIFEST", "Submission", "defines_trial_loop", "detect_folder", "detect_prompt_file",
            "entry_rank", "files_hash", "find_programs", "folder_role", "is_prompt_name", "looks_like_test_folder",
@@ -45,6 +46,10 @@ class Submission:
     team: str
     workdir: Path | None = None
     note: str = ""
+
+    def __post_init__(self) -> None:
+        for key in ("name", "team", "note"):  # text: a folder name that is not UTF-8 shown escaped
+            object.__setattr__(self, key, shown(getattr(self, key)))
 
     @property
     def prompt_length(self) -> int | None:
@@ -183,7 +188,7 @@ def _from_manifest(folder: Path, require_placeholder: bool) -> Submission:
         if not workdir.is_dir() or not workdir.is_relative_to(folder.resolve()):
             raise SubmissionError(f"{folder / MANIFEST}: workdir {data['workdir']!r} is not a folder inside the submission")
         note = "; ".join(x for x in (note, f"workdir from {MANIFEST}") if x)
-    return _build(folder, folder.name, fmt, entry, data.get("team"), require_placeholder, workdir, note)
+    return _build(folder, shown(folder.name), fmt, entry, data.get("team"), require_placeholder, workdir, note)
 
 
 def not_a_submission(folder: Path) -> str:
@@ -214,13 +219,13 @@ def detect_folder(folder: Path, *, manifest_only: bool = False, require_placehol
     programs = find_programs(folder)
     if programs:
         entry = _one_program(folder, programs)
-        return _build(folder, folder.name, program_format(_read(entry)), entry, None)
+        return _build(folder, shown(folder.name), program_format(_read(entry)), entry, None)
     prompts = top_level_prompts(folder, require_placeholder)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)
         raise SubmissionError(f"{folder}: several 2023 prompts ({names}); add {MANIFEST} with entry = \"...\"")
     if prompts:
-        return _build(folder, folder.name, "prompt-2023", prompts[0], None, require_placeholder)
+        return _build(folder, shown(folder.name), "prompt-2023", prompts[0], None, require_placeholder)
     return None
 
 
@@ -235,8 +240,8 @@ def detect_prompt_file(path: Path, *, require_placeholder: bool = True) -> Submi
     text = _read(path)
     if require_placeholder and not is_prompt_text(text):
         return None
-    return Submission(name=path.stem, path=path, format="prompt-2023", entry=path, prompt=text,
-                      files_hash=files_hash(path), team=path.stem)  # fmt: skip
+    return Submission(name=shown(path.stem), path=path, format="prompt-2023", entry=path, prompt=text,
+                      files_hash=files_hash(path), team=shown(path.stem))  # fmt: skip
 
 
 def root_is_container(folder: Path, require_placeholder: bool = True) -> bool:

@@ -1,7 +1,7 @@
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.content import (
-    check_control, check_grid, content_rng, control_rngs, sample_control, sample_grid)
+from pcg_plugin.problems.pcgbench.bench.problem import check_keyed_control
+from pcg_plugin.problems.pcgbench.bench.content import check_grid, content_rng, control_rngs, sample_control, sample_grid
 
 
 def test_check_grid_reasons():
@@ -15,12 +15,28 @@ def test_check_grid_reasons():
     assert check_grid(None, 2, 2, 2).startswith("not a grid")
 
 
-def test_check_control():
+def test_check_grid_extra_rows_and_columns():
+    """The benchmark's space takes a larger grid; scored where the variant allows it (`extra`), else named."""
+    larger = [[0, 1, 1], [1, 0, 1], [0, 0, 0]]
+    assert check_grid(larger, 2, 2, 2, extra=True) is None
+    assert check_grid([[0, 1, 1], [1, 0, 1]], 2, 2, 2, extra=True) is None
+    refused = check_grid(larger, 2, 2, 2, no_extra="it cannot")
+    assert refused.startswith("wrong shape: 3 rows, expected 2") and refused.endswith("but it cannot)")
+    assert "extra columns" in check_grid([[0, 1, 1], [1, 0, 1]], 2, 2, 2)
+    assert "different lengths" in check_grid([[0, 1, 1], [1, 0]], 2, 2, 2, extra=True)
+    assert check_grid([[0, 1, 2], [1, 0, 1]], 2, 2, 2, extra=True).startswith("wrong alphabet: cell (2, 0)")
+    assert check_grid([[0, 1]], 2, 2, 2, extra=True).startswith("wrong shape: 1 rows")
+
+
+def test_check_keyed_control():
     space = {"path": (35, 98)}
-    assert check_control({"path": 50}, space) is None
-    assert check_control({"path": 500}, space) is None  # outside the sampling range is still a target
-    assert "keys" in check_control({"crates": 2}, space)
-    assert "integers" in check_control({"path": "50"}, space)
+    assert check_keyed_control({"path": 50}, space) is None
+    assert check_keyed_control({"path": 500}, space) is None  # outside the sampling range is still a target
+    assert check_keyed_control({"path": 50, "note": "x"}, space) is None  # the benchmark ignores other keys
+    assert "lacks the key(s) ['path']" in check_keyed_control({"crates": 2}, space)
+    assert "integers" in check_keyed_control({"path": "50"}, space)
+    assert "integers" in check_keyed_control({"path": True}, space)
+    assert check_keyed_control([50], space) == "control is not an object"
 
 
 def test_seeded_sampling_matches_scalar_row_major_draws():

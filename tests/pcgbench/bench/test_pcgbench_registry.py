@@ -38,3 +38,12 @@ def test_the_family_entry_point_lists_every_variant_as_a_harness_problem():
 def test_an_unknown_harness_problem_lists_the_variants():
     with pytest.raises(pytest.UsageError, match=r"known: .*pcgbench/zelda-large-v0.*science-birds"):
         problems.load("pcgbench/nope-v0")
+
+
+def test_kind_placeholders_are_every_kinds_own():
+    """The list a prompt is checked against (a placeholder of other variants is refused by name) is exactly the
+    union of the content kinds' placeholders over the registry."""
+    from pcg_plugin.problems.pcgbench.bench.problem import COMMON_PLACEHOLDERS, KIND_PLACEHOLDERS
+
+    union = {p for name in names() for p in get_problem(name).placeholders} - set(COMMON_PLACEHOLDERS)
+    assert set(KIND_PLACEHOLDERS) == union and len(KIND_PLACEHOLDERS) == len(union)

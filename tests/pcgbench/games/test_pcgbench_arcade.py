@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.arcade import problem as arcade
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
 from pcg_plugin.problems.pcgbench.games.arcade.engine import MOVES
 
@@ -93,7 +94,6 @@ def test_choice_of_five_moves_is_integers_below_five():
 
 @pytest.mark.parametrize("mutate, reason", [
     (lambda c: c.pop("seed"), "wrong keys: missing ['seed']"),
-    (lambda c: c.update(extra=1), "wrong keys: missing [], unexpected ['extra']"),
     (lambda c: c.update(x=7), "wrong value: x is 7"),
     (lambda c: c.update(red=True), "wrong value: red is True"),
     (lambda c: c["greenStart"].update(num=5), "wrong value: greenStart.num"),
@@ -110,18 +110,31 @@ def test_check_names_the_reason(mutate, reason):
     assert p.content.check("rules").startswith("not a rule set")
 
 
-def test_control_sampler_gives_one_region_packed_in_one_integer():
+def test_control_sampler_gives_one_region_drawn_packed_and_given_as_the_map():
+    """The harness draws a layout packed in one integer (what instance ids name); everything a user reads or
+    gives is the benchmark's own control, the map as rows of 0/1."""
     from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
     for variant, kw in VARIANTS.items():
         p = problem(variant)
-        control = p.sample_control(np.random.default_rng(1))
-        grid = arcade.unpack_map(control["layout"], kw["width"], kw["height"])
-        assert count_regions(grid, (1,)) == 1 and arcade.pack_map(grid) == control["layout"]
-        assert 0 <= control["layout"] < p.control_space["layout"][1]
-        content = p.examples[0]
-        info = p.info(content)
-        assert p.controllability(info, control) == p.controllability(info, grid)
-        assert p.show_control(control).endswith("\n".join("".join(map(str, row)) for row in grid))
+        drawn = p.sample_control(np.random.default_rng(1))
+        grid = p.native_control(drawn)
+        assert grid == arcade.unpack_map(drawn["layout"], kw["width"], kw["height"])
+        assert count_regions(grid, (1,)) == 1 and arcade.pack_map(grid) == drawn["layout"]
+        assert 0 <= drawn["layout"] < p.control_space["layout"][1] and p.control_problem(grid) is None
+        assert p.control_problem(drawn).startswith("control is not a map")
+        assert p.show_control(grid).endswith("\n".join("".join(map(str, row)) for row in grid))
+        assert p.control_ranges() == [[[0, 2]] * kw["width"]] * kw["height"]
+
+
+def test_extra_keys_are_ignored_and_a_map_without_a_start_cell_is_named():
+    p = problem("arcade-v0")
+    content = p.examples[0]
+    assert p.content.check({**content, "extra": 1}) is None  # the benchmark's dictionary space ignores it
+    full = evaluate_item(p, content, [[1] * 7] * 7)
+    assert evaluate_item(p, {**content, "extra": 1}, [[1] * 7] * 7) == full
+    assert evaluate_item(p, content, [[1] * 8] * 9)["controllability"] == full["controllability"]
+    small = evaluate_item(p, content, [[1]])
+    assert not small["valid"] and small["reason"].startswith("benchmark fails: the control map has no cell")
 
 
 def test_diversity_never_reaches_one():
@@ -159,7 +172,6 @@ def test_any_content_evaluates(content, control):
     assert 0 <= p.quality(info) <= 1
     assert 0 <= p.diversity(info, info) < 1
     assert 0 <= p.controllability(info, control) <= 1
-    assert p.controllability(info, {"layout": arcade.pack_map(control)}) == p.controllability(info, control)
 
 
 @settings(max_examples=30, deadline=None)

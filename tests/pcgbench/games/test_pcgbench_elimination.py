@@ -7,6 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.elimination import problem as elimination
+from pcg_plugin.problems.pcgbench.bench.problem import reason_code
+from pcg_plugin.problems.pcgbench.games.elimination.problem import dictionary, spelt_words
+from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 VARIANTS = variants("elimination")
 V0 = VARIANTS["elimination-v0"]
@@ -119,13 +123,38 @@ def test_parse_accepts_the_written_forms(reply, expected):
     ("```\n\n```", "not_letters"),
     ("```\n[1, 2\n```", "not_letters"),
     ("```\n[[1], 2, 3, 4, 5, 6, 7, 8]\n```", "wrong_alphabet"),
-    ("```\nstrangers\n```", "wrong_shape"),
+    ("```\nstrange\n```", "wrong_shape"),
+    ("```\n" + "s" * 21 + "\n```", "too_long"),
 ])
 def test_a_bad_reply_is_a_named_zero(reply, code):
     content, message = V0.content.parse(reply)
     if message is None:
         message = V0.content.check(content)
     assert _reason(message) == code and code in V0.content.reasons
+
+
+def test_extra_letters_are_scored_as_the_benchmark_scores_them():
+    """The benchmark's space takes more letters than the variant's and its evaluation reads them all; where they
+    spell a word longer than the variant keeps, it raises IndexError: a named zero here."""
+    easy = get_problem("elimination-easy-v0")
+    assert evaluate_item(easy, codes("capitals"))["valid"]  # 8 letters on the 6-letter variant
+    failed = evaluate_item(easy, codes("xcapitalsx"))  # spells "capital" (7) and "capitals" (8)
+    assert not failed["valid"] and reason_code(failed["reason"]) == "benchmark_fails"
+    assert "benchmark_fails" in easy.content.reasons
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.text(alphabet="etaoinshrdlucmpbgx", max_size=12))
+def test_the_pruned_search_finds_what_trying_every_subset_finds(letters):
+    n, words, found = len(letters), dictionary(), []
+    for mask in range(2 ** n):  # the benchmark's own enumeration
+        bits = format(mask, f"0{n}b")
+        if bits.count("1") > n - 2:
+            continue
+        word = "".join(c for c, b in zip(letters, bits) if b == "1")
+        if word in words:
+            found.append((word, max(len(run) for run in bits.split("0"))))
+    assert spelt_words(letters) == found
 
 
 def test_drawing_shows_the_letters():

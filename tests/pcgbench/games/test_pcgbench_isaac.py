@@ -76,8 +76,8 @@ def test_diversity_normalisation_is_zero_above_wh():
 @pytest.mark.parametrize("bad, reason", [
     ([1, 2], "not a floor plan"),
     ({"layout": [0] * 16, "start": 0, "boss": 0, "shop": 0}, "missing treasure"),
-    ({**README, "extra": 1}, "unexpected key"),
     ({**README, "layout": [0] * 15}, "wrong shape"),
+    ({**README, "layout": [0] * 17}, "cannot reshape"),
     ({**README, "layout": [16] + [0] * 15}, "wrong alphabet"),
     ({**README, "layout": [True] + [0] * 15}, "wrong alphabet"),
     ({**README, "boss": 16}, "wrong position: boss"),
@@ -85,6 +85,11 @@ def test_diversity_normalisation_is_zero_above_wh():
 ])
 def test_check_names_the_problem(bad, reason):
     assert reason in V0.content.check(bad)
+
+
+def test_other_keys_are_ignored_as_the_benchmark_ignores_them():
+    assert V0.content.check({**README, "extra": 1}) is None
+    assert V0.quality(V0.info({**README, "extra": 1})) == V0.quality(V0.info(README))
 
 
 def test_sample_draws_layout_then_positions_from_one_stream():

@@ -94,12 +94,17 @@ def test_sample_and_control_are_in_the_spaces():
     rng = np.random.default_rng(3)
     content = p.content.sample(rng)
     assert len(content) == 20 and all(len(r) == 100 and all(0 <= v < 100 for v in r) for r in content)
-    control = p.sample_control(rng)
-    assert list(control) == list(p.control_space) == [f"bullets_{s}" for s in range(10)]
-    assert all(p.control_space[k] == (75, 100) and 75 <= v < 100 for k, v in control.items())
+    drawn = p.sample_control(rng)  # what the harness draws and instance ids name
+    assert list(drawn) == list(p.control_space) == [f"bullets_{s}" for s in range(10)]
+    control = p.native_control(drawn)  # what everything else speaks: the benchmark's own control
+    assert control == {"bullets": [drawn[f"bullets_{s}"] for s in range(10)]}
+    assert all(75 <= v < 100 for v in control["bullets"]) and p.control_ranges() == {"bullets": [[75, 100]] * 10}
+    assert p.control_problem(control) is None
+    assert "lacks the key" in p.control_problem(drawn)
     info = p.info(content)
-    as_list = {"bullets": [control[f"bullets_{s}"] for s in range(10)]}  # the benchmark's own control form
-    assert p.controllability(info, control) == p.controllability(info, as_list)
+    short, long = {"bullets": control["bullets"][:3]}, {"bullets": control["bullets"] + [80, 90]}
+    assert 0 <= p.controllability(info, short) <= 1 and 0 <= p.controllability(info, long) <= 1
+    assert p.control_problem({"bullets": []}).startswith("control bullets must be a non-empty list")
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -43,6 +43,24 @@ def test_tiny_vit_loads_through_from_pretrained(tiny_vit: Path) -> None:
     assert len(clf.digest) == 16 and clf.name == str(tiny_vit)
 
 
+def test_the_pil_processor_is_asked_for(tiny_vit: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The official script's processor is PIL's; transformers 5 would pick torchvision's wherever it is installed
+    (not on this machine, so the request itself is what can be checked here)."""
+    import transformers
+
+    real = transformers.AutoImageProcessor.from_pretrained
+    asked: list[dict[str, object]] = []
+
+    def spy(source: str, **kwargs: object) -> object:
+        asked.append(kwargs)
+        return real(source, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoImageProcessor, "from_pretrained", spy)
+    clf = Classifier.load(tiny_vit, device="cpu", threads=1)
+    assert asked and asked[0] in ({"backend": "pil"}, {"use_fast": False})
+    assert "Fast" not in type(clf.processor).__name__ and "Torchvision" not in type(clf.processor).__name__
+
+
 def test_vit_embedding_is_last_hidden_state_cls_before_layernorm(tiny_vit: Path) -> None:
     import torch
 

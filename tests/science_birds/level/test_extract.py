@@ -11,15 +11,15 @@ from hypothesis import strategies as st
 from pcg_plugin.problems.science_birds.level.extract import extract_code
 
 
-def _golden(shared):  # type: ignore[no-untyped-def]
-    cases = json.loads((shared / "official-golden/extract_convert_golden.json").read_text())
-    few = json.loads((shared / "official-golden/few_shot_levels_golden.json").read_text())
+def _golden(reference):  # type: ignore[no-untyped-def]
+    cases = json.loads((reference / "official-golden/extract_convert_golden.json").read_text())
+    few = json.loads((reference / "official-golden/few_shot_levels_golden.json").read_text())
     cases.update({k: {"input": v["response"], **v} for k, v in few.items()})
     return cases
 
 
-def test_every_golden_case_extracts_exactly(shared) -> None:
-    cases = _golden(shared)
+def test_every_golden_case_extracts_exactly(reference) -> None:
+    cases = _golden(reference)
     assert len(cases) >= 25
     for name, case in cases.items():
         assert extract_code(case["input"]) == case["extracted"], name

@@ -13,8 +13,8 @@ from pcg_plugin.problems.science_birds.level.grid import HEIGHT_ERROR, TYPE_ERRO
 from strategies import drop_program
 
 
-def test_golden_errors_and_successes(shared) -> None:
-    cases = json.loads((shared / "official-golden/extract_convert_golden.json").read_text())
+def test_golden_errors_and_successes(reference) -> None:
+    cases = json.loads((reference / "official-golden/extract_convert_golden.json").read_text())
     for name, case in cases.items():
         if case["extracted"] is None:
             continue
@@ -27,8 +27,8 @@ def test_golden_errors_and_successes(shared) -> None:
             drop_blocks(case["extracted"])
 
 
-def test_few_shot_unshifted_positions(shared) -> None:
-    cases = json.loads((shared / "official-golden/few_shot_levels_golden.json").read_text())
+def test_few_shot_unshifted_positions(reference) -> None:
+    cases = json.loads((reference / "official-golden/few_shot_levels_golden.json").read_text())
     for name, case in cases.items():
         grid = drop_blocks(case["extracted"])
         assert [(b.type, b.raw_col, b.row) for b in grid.blocks] == \

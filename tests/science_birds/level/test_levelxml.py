@@ -16,14 +16,14 @@ from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml, level_
 from strategies import valid_levels
 
 
-def _cases(shared):  # type: ignore[no-untyped-def]
-    cases = json.loads((shared / "official-golden/extract_convert_golden.json").read_text())
-    cases.update(json.loads((shared / "official-golden/few_shot_levels_golden.json").read_text()))
+def _cases(reference):  # type: ignore[no-untyped-def]
+    cases = json.loads((reference / "official-golden/extract_convert_golden.json").read_text())
+    cases.update(json.loads((reference / "official-golden/few_shot_levels_golden.json").read_text()))
     return {k: v for k, v in cases.items() if "xml" in v}
 
 
-def test_golden_xml_byte_for_byte(shared) -> None:
-    cases = _cases(shared)
+def test_golden_xml_byte_for_byte(reference) -> None:
+    cases = _cases(reference)
     assert len(cases) >= 15
     for name, case in cases.items():
         xml = grid_to_xml(drop_blocks(case["extracted"]))
@@ -31,8 +31,8 @@ def test_golden_xml_byte_for_byte(shared) -> None:
         assert level_to_xml(parse_level(xml)) == xml, name
 
 
-def test_calibration_levels_round_trip(shared) -> None:
-    paths = sorted((shared / "unity-2023-calibration").glob("*/levels/*/*.xml"))
+def test_calibration_levels_round_trip(reference) -> None:
+    paths = sorted((reference / "unity-2023-calibration").glob("*/levels/*/*.xml"))
     assert len(paths) == 60
     for path in paths:
         text = path.read_text()

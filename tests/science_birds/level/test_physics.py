@@ -20,17 +20,17 @@ from pcg_plugin.problems.science_birds.level.render import render_level
 from strategies import valid_levels
 
 
-def _calibration(shared):  # type: ignore[no-untyped-def]
-    root = shared / "unity-2023-calibration"
+def _calibration(reference):  # type: ignore[no-untyped-def]
+    root = reference / "unity-2023-calibration"
     for stability in sorted(root.glob("*/stability/*.json")):
         for raw in json.loads(stability.read_text())["raws"]:
             yield root.joinpath(*raw["tag"].split("\\")[1:]), raw
 
 
-def test_unity_calibration_verdicts_and_counts(shared) -> None:
+def test_unity_calibration_verdicts_and_counts(reference) -> None:
     """The spec recipe reproduces every Unity verdict and exact moving count on the 60 calibration levels."""
     verdicts = exact = n = 0
-    for path, raw in _calibration(shared):
+    for path, raw in _calibration(reference):
         sim = simulate(parse_level(path.read_text()))
         assert sim.total_blocks == raw["startingObjects"], path
         verdicts += (sim.moving_blocks == 0) == (raw["score"] >= 1.0)
@@ -41,8 +41,8 @@ def test_unity_calibration_verdicts_and_counts(shared) -> None:
     assert exact == 60  # no skin or 100 steps would give 59 here
 
 
-def test_early_stop_when_asleep_is_identical(shared) -> None:
-    for path, _raw in list(_calibration(shared))[::6]:
+def test_early_stop_when_asleep_is_identical(reference) -> None:
+    for path, _raw in list(_calibration(reference))[::6]:
         level = parse_level(path.read_text())
         fast = simulate(level, PhysicsSettings(settle_time=0))
         full = simulate(level, PhysicsSettings(stop_when_asleep=False, settle_time=0))
@@ -50,10 +50,10 @@ def test_early_stop_when_asleep_is_identical(shared) -> None:
         assert (fast.moving_blocks, fast.final_level) == (full.moving_blocks, full.final_level)
 
 
-def test_stop_at_rest_keeps_calibration_counts_and_images(shared) -> None:
+def test_stop_at_rest_keeps_calibration_counts_and_images(reference) -> None:
     """Stopping once every block rests (settle_time) moves the final poses by less than a pixel: on the
     calibration levels the moving counts and the rendered images are those of the run to sleep or step 500."""
-    for path, _raw in list(_calibration(shared))[::3]:
+    for path, _raw in list(_calibration(reference))[::3]:
         level = parse_level(path.read_text())
         fast, full = simulate(level), simulate(level, PhysicsSettings(settle_time=0))
         assert fast.moving_blocks == full.moving_blocks, path
@@ -104,7 +104,7 @@ def test_other_catalogue_blocks_and_materials_simulate() -> None:
     assert sim.total_blocks == 4 and 0 <= sim.moving_blocks <= 4
 
 
-def test_damage_option(shared, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_damage_option(reference, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Off by default; when on, destroyed blocks count as moving and vanish from the final level.
 
     pymunk swallows an exception raised in the damage handler (a Python collision callback) and only reports it
@@ -118,7 +118,7 @@ def test_damage_option(shared, monkeypatch) -> None:  # type: ignore[no-untyped-
 
     monkeypatch.setattr(sys, "unraisablehook", hook)
     destroyed = 0
-    for path, _raw in _calibration(shared):
+    for path, _raw in _calibration(reference):
         level = parse_level(path.read_text())
         sim = simulate(level, PhysicsSettings(damage=True))
         destroyed += sim.destroyed

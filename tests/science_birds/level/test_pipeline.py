@@ -10,8 +10,8 @@ from pcg_plugin.errors import ConversionError, NoCode
 from pcg_plugin.problems.science_birds.level.pipeline import build_level, evaluate_level
 
 
-def test_golden_cases_through_build_level(shared) -> None:
-    cases = json.loads((shared / "official-golden/extract_convert_golden.json").read_text())
+def test_golden_cases_through_build_level(reference) -> None:
+    cases = json.loads((reference / "official-golden/extract_convert_golden.json").read_text())
     for name, case in cases.items():
         if case["extracted"] is None:
             with pytest.raises(NoCode, match="Code not found."):

@@ -35,8 +35,8 @@ def test_rotated_block_is_drawn_rotated() -> None:
     assert rows.max() - rows.min() + 1 == 824 and cols.max() - cols.min() + 1 < 300
 
 
-def test_stable_calibration_images_match_unity(shared) -> None:
-    root = shared / "unity-2023-calibration"
+def test_stable_calibration_images_match_unity(reference) -> None:
+    root = reference / "unity-2023-calibration"
     scores = []
     for stability in sorted(root.glob("*/stability/*.json")):
         for raw in json.loads(stability.read_text())["raws"]:

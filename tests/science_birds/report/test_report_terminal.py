@@ -8,12 +8,12 @@ from pcg_plugin.problems.science_birds.settings import resolve
 
 
 def test_header_flags_the_offline_default(tmp_path):
-    lines = header_lines(resolve({}, rootdir=tmp_path, env={}), tmp_path / "run")
+    lines = header_lines(resolve({}, rootdir=tmp_path, env={}))
     text = "\n".join(lines)
-    assert "OFFLINE DEFAULT" in text and "I,L," in text and str(tmp_path / "run") in text
+    assert "OFFLINE DEFAULT" in text and "I,L," in text and "run folder" not in text  # said once items exist
     assert "pcg: model SmolLM2-135M-Instruct" in text
     assert "pcg: constrained decoding: answers are generated under the drop_block grammar" in text
-    lines = header_lines(resolve({}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"}), "r")
+    lines = header_lines(resolve({}, rootdir=tmp_path, env={"OPENAI_API_KEY": "k"}))
     assert "OFFLINE" not in "\n".join(lines) and "constrained" not in "\n".join(lines)
 
 
@@ -21,10 +21,10 @@ def test_header_names_the_classifier_that_really_runs(tmp_path):
     """Without --pcg-classifier the embedded approximation runs (classify._resolve), never the official ViT."""
     from pcg_plugin.problems.science_birds.classify.hf import OFFICIAL_MODEL_ID, _resolve
 
-    default = [ln for ln in header_lines(resolve({}, rootdir=tmp_path, env={}), "r") if "classifier" in ln][0]
+    default = [ln for ln in header_lines(resolve({}, rootdir=tmp_path, env={})) if "classifier" in ln][0]
     assert _resolve(None)[1].startswith("pcg-letters") and "pcg-letters (embedded approximation" in default
     assert OFFICIAL_MODEL_ID in default  # says how to get official similarity
-    chosen = header_lines(resolve({"pcg_classifier": OFFICIAL_MODEL_ID}, rootdir=tmp_path, env={}), "r")
+    chosen = header_lines(resolve({"pcg_classifier": OFFICIAL_MODEL_ID}, rootdir=tmp_path, env={}))
     assert f"pcg: classifier {OFFICIAL_MODEL_ID} on auto" in "\n".join(chosen)
 
 

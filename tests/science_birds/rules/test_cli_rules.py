@@ -20,8 +20,8 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return rc, out.out, out.err
 
 
-def test_prompt_json_records_and_exit_codes(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    prompts = shared / "official-2023-results" / "prompts"
+def test_prompt_json_records_and_exit_codes(prompts_2023: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompts = prompts_2023
     rc, out, _ = _run(["rules", "--json", str(prompts / "Hope.txt")], capsys)
     (record,) = [json.loads(line) for line in out.splitlines()]
     assert rc == 0
@@ -41,8 +41,8 @@ def test_prompt_json_records_and_exit_codes(shared: Path, capsys: pytest.Capture
     assert (team["word_count"], team["has_placeholder"], team["first_failure"]) == (905, False, "prompt-length")
 
 
-def test_text_output_one_line_per_rule_and_verdict(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    prompt = shared / "official-2023-results" / "prompts" / "BirdBirdBird.txt"
+def test_text_output_one_line_per_rule_and_verdict(prompts_2023: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = prompts_2023 / "BirdBirdBird.txt"
     rc, out, _ = _run(["rules", str(prompt)], capsys)
     assert rc == 1
     assert "  FAIL prompt-length: " in out and "word count is 915" in out
@@ -188,10 +188,53 @@ def test_real_shapes_get_the_organizers_verdicts(tmp_path: Path, capsys: pytest.
     assert failed == ["program-trial-loop", "program-chat-only"]
 
 
-def test_official_examples_pass_as_they_are(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repos = [shared / "official-examples" / name for name in ("2024-pe-examples", "2025-llms4pcg-pe-examples")]
+def test_official_examples_pass_as_they_are(official_examples: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repos = [official_examples / name for name in ("2024-pe-examples", "2025-llms4pcg-pe-examples")]
     rc, out, _ = _run(["rules", "--json", *map(str, repos)], capsys)
     records = [json.loads(line) for line in out.splitlines()]
     assert rc == 0 and len(records) == 14 and all(r["passed"] for r in records)
     assert {r["edition"] for r in records} == {"2024", "2025"}
     assert all(not r["warnings"] for rec in records for r in rec["rules"])
+
+
+CODE_RULES = ("program-chat-only", "program-no-hardcoded-assistant", "program-no-tampering",
+              "program-unmodified-response")  # fmt: skip
+
+
+def test_a_program_that_does_not_parse_passes_no_rule_it_could_not_run(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The code rules cannot look into a file that does not parse: NOT RUN, never PASS (the size rule, which
+    reads the folder, still runs)."""
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "main.py").write_text((REPO / "submissions/zero_shot/zero_shot.py").read_text() + "\ndef broken(:\n")
+    rc, out, _ = _run(["rules", str(team)], capsys)
+    assert rc == 1 and "  FAIL program-parses [not an official rule]: " in out
+    for rule in CODE_RULES:
+        assert f"  PASS {rule}" not in out and f"  NOT RUN {rule}: not checked: " in out, rule
+    assert f"  NOT RUN program-chat-only: not checked: {team / 'main.py'} does not parse (see program-parses)" in out
+    assert "  PASS program-size: " in out
+    rc, out, _ = _run(["rules", "--json", str(team)], capsys)
+    by_rule = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert [(by_rule[r]["passed"], by_rule[r]["ran"]) for r in CODE_RULES] == [(False, False)] * len(CODE_RULES)
+    assert (by_rule["program-size"]["passed"], by_rule["program-size"]["ran"]) == (True, True)
+
+
+def test_an_imported_file_that_does_not_parse_leaves_clean_rules_unrun(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The entry parses and imports a helper that does not: a finding in the entry still breaks its rule; a rule
+    that found nothing there was not run on the helper, so it is not a PASS either."""
+    team = tmp_path / "team"
+    team.mkdir()
+    source = (REPO / "submissions/zero_shot/zero_shot.py").read_text()
+    (team / "main.py").write_text("import socket\nimport helper\n" + source)
+    (team / "helper.py").write_text("def oops(:\n    pass\n")
+    rc, out, _ = _run(["rules", "--json", str(team)], capsys)
+    by_rule = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert rc == 1
+    assert (by_rule["program-chat-only"]["passed"], by_rule["program-chat-only"]["ran"]) == (False, True)
+    tampering = by_rule["program-no-tampering"]
+    assert (tampering["passed"], tampering["ran"]) == (False, False)
+    assert tampering["message"] == (f"not checked: {team / 'helper.py'} does not parse (see program-parses); "
+                                    "nothing found in the 1 file(s) that parse")  # fmt: skip
+    assert by_rule["program-unmodified-response"]["passed"]  # the entry's run method parses: judged

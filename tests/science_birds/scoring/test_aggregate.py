@@ -133,3 +133,114 @@ def test_scoring_inputs_by_hand():
     # 2025: the CLS embeddings (identical here) are the diversity vectors, not the probabilities
     embedded, _ = scoring_inputs(group(records), ["a"], ["A"], 4, use_embedding=True)
     assert embedded["a"]["A"].diversity == 0 and embedded["a"]["A"].similarity == a.similarity
+
+
+# -- the run's options reach the scorer: what a user reads in results.json and the terminal table -------------
+
+
+def _one_hot(k: int) -> tuple[float, ...]:
+    return tuple(1.0 if i == k else 0.0 for i in range(26))
+
+
+def _competition(entries, fmt="program-2024"):  # type: ignore[no-untyped-def]
+    """A finished run's collected items: {name: (prompt_length, {letter: [(sta, sim, probs, embedding), ...]})}."""
+    col = Collected()
+    for name, (length, per_letter) in entries.items():
+        for letter, trials in per_letter.items():
+            for t, (sta, sim, probs, emb) in enumerate(trials, 1):
+                nodeid = f"submissions/{name}::{letter}::{t}"
+                col.add_item(nodeid, {"name": name, "letter": letter, "trial": t, "format": fmt,
+                                      "prompt_length": length, "team": name})  # fmt: skip
+                col.add_record(TrialRecord(nodeid=nodeid, submission=name, letter=letter, trial=t, format=fmt,
+                                           sta=sta, sim=sim, probs=probs, embedding=emb))  # fmt: skip
+    return col
+
+
+def _user_view(col, tmp_path, **options):  # type: ignore[no-untyped-def]
+    """Score ``col`` as the controller does under these ``--pcg-*`` options (resolved as the command line's),
+    write results.json, and return (results.json read back, the terminal ranking table)."""
+    import json
+
+    from pcg_plugin.problems.science_birds import results
+    from pcg_plugin.problems.science_birds.scoring.aggregate import results_document, score
+    from pcg_plugin.problems.science_birds.outputs import settings_document
+    from pcg_plugin.problems.science_birds.report.terminal import ranking_table
+    from pcg_plugin.problems.science_birds.settings import resolve
+
+    raw = {"pcg_" + key: value for key, value in options.items()}
+    settings = resolve({"pcg_backend": "scripted", **raw}, rootdir=tmp_path, env={})
+    result, _numbers, letters = score(col, settings)
+    doc = results_document(col, settings, run=results.Run(id="r"), settings_doc=settings_document(settings, {}),
+                           provenance={}, result=result, letters=letters)  # fmt: skip
+    results.write(tmp_path / results.FILE, doc)
+    table = ranking_table(doc.submissions)
+    return json.loads((tmp_path / results.FILE).read_text(encoding="utf-8")), table
+
+
+def _ranking(doc) -> list[tuple[str, int]]:  # type: ignore[no-untyped-def]
+    return [(s["name"], s["rank"]) for s in doc["submissions"]]
+
+
+def _table_order(table: list[str]) -> list[str]:
+    return [line.split()[1] for line in table[1:]]
+
+
+def test_2025_diversity_compares_the_cls_embeddings_not_the_probabilities(tmp_path):
+    """2025 (spec §6.1): diversity is the cosine distance of the images' CLS embeddings. Here the embeddings of
+    `emb_varied`'s two images are orthogonal and its probabilities equal; `probs_varied` is the other way round.
+    So `emb_varied` has diversity 1 and the whole score, `probs_varied` diversity 0 and nothing; read from
+    probabilities the ranking would be the reverse."""
+    same, x, y = _one_hot(0), (1.0, 0.0), (0.0, 1.0)
+    col = _competition({
+        "emb_varied": (10, {"A": [(1.0, 0.5, same, x), (1.0, 0.5, same, y)]}),
+        "probs_varied": (10, {"A": [(1.0, 0.5, _one_hot(0), x), (1.0, 0.5, _one_hot(1), x)]}),
+    }, fmt="program-2025")  # fmt: skip
+    doc, table = _user_view(col, tmp_path, edition="2025", letters="A", trials="2")
+    assert doc["settings"]["diversity_vector"] == "embedding"
+    assert _ranking(doc) == [("emb_varied", 1), ("probs_varied", 2)]
+    by_name = {s["name"]: s for s in doc["submissions"]}
+    numbers = {(n, key): Decimal(s[key] if key != "diversity" else s["letters"]["A"][key])
+               for n, s in by_name.items() for key in ("diversity", "normalized_score")}  # fmt: skip
+    assert numbers == {("emb_varied", "diversity"): 1, ("emb_varied", "normalized_score"): 100,
+                       ("probs_varied", "diversity"): 0, ("probs_varied", "normalized_score"): 0}  # fmt: skip
+    assert _table_order(table) == ["emb_varied", "probs_varied"]
+
+
+def test_tie_break_option_ranks_the_shorter_prompt_first(tmp_path):
+    """Two 2023 prompts with identical answers tie. --pcg-tie-break prompt-length ranks the shorter one first
+    although its name sorts last; without the option the official order (folder order) stands. The score is
+    2023's (spec §6.4, no diversity): per letter mean sta 0.75 and sim 0.375 give the weight 0.25 · 0.625 =
+    0.15625, trials 0.15625 · 0.5 and 0.15625 · 0.125, char = prompt = their mean 0.048828125."""
+    trials = [(1.0, 0.5, _one_hot(0), None), (0.5, 0.25, _one_hot(1), None)]
+    entries = {"aa_long": (60, {"A": trials, "B": trials}), "zz_short": (15, {"A": trials, "B": trials})}
+    doc, table = _user_view(_competition(entries, fmt="prompt-2023"), tmp_path, edition="2023", letters="A,B",
+                            trials="2", tie_break="prompt-length")  # fmt: skip
+    assert doc["settings"]["tie_break"] == "prompt-length"
+    assert [Decimal(s["prompt_score"]) for s in doc["submissions"]] == [Decimal("0.048828125")] * 2
+    assert _ranking(doc) == [("zz_short", 1), ("aa_long", 2)]
+    assert _table_order(table) == ["zz_short", "aa_long"]
+    plain, _ = _user_view(_competition(entries, fmt="prompt-2023"), tmp_path / "plain", edition="2023",
+                          letters="A,B", trials="2")  # fmt: skip
+    assert _ranking(plain) == [("aa_long", 1), ("zz_short", 2)]
+
+
+def test_disable_weights_option_scores_every_letter_alike(tmp_path):
+    """2024, three submissions: `a` and `c` draw A well, `b` draws B. Weighted, the hard letter B counts about
+    twice the easy A and `b` wins; with --pcg-disable-weights true every weight is 1 and the prompt score is the
+    plain mean (a: (0.9 + 0) / 2 = 0.45), so `a` wins. Every letter's two images have orthogonal probabilities
+    (diversity 1)."""
+
+    def letter(sim: float) -> list:
+        return [(1.0, sim, _one_hot(0), None), (1.0, sim, _one_hot(1), None)]
+
+    entries = {"a": (10, {"A": letter(0.9), "B": letter(0.0)}), "b": (10, {"A": letter(0.0), "B": letter(0.5)}),
+               "c": (10, {"A": letter(0.75), "B": letter(0.0)})}  # fmt: skip
+    doc, table = _user_view(_competition(entries), tmp_path, edition="2024", letters="A,B", trials="2",
+                            disable_weights="true")  # fmt: skip
+    assert doc["settings"]["disable_weights"] is True
+    assert {c: w["weight"] for c, w in doc["weights"].items()} == {"A": "1", "B": "1"}
+    assert [(s["name"], s["rank"], s["prompt_score"]) for s in doc["submissions"]] == [
+        ("a", 1, "0.45"), ("c", 2, "0.375"), ("b", 3, "0.25")]
+    assert _table_order(table) == ["a", "c", "b"]
+    weighted, _ = _user_view(_competition(entries), tmp_path / "weighted", edition="2024", letters="A,B", trials="2")
+    assert _ranking(weighted) == [("b", 1), ("a", 2), ("c", 3)]

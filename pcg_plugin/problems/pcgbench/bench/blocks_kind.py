@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.parse import NO_BLOCK, last_fenced_block
+from pcg_plugin.problems.pcgbench.bench.parse import NO_BLOCK, last_fenced_block, long_number
 
 TYPES = ("1x1", "1x3", "3x1", "3x3")
 TYPE_TEXT = ("1x1: one cell", "1x3: three cells along x", "3x1: three cells along y", "3x3: a 3 by 3 square")
@@ -29,7 +29,8 @@ KEYS = ("x", "y", "type")
 CELL = 8  # pixels per cell in the report
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
-    "not_blocks": "the content is not a list of objects with integer x, y and type (or a line is not three numbers)",
+    "not_blocks": "the content is not a list of objects with integer x, y and type (or a line is not three numbers "
+                  "of at most 100 digits)",
     "wrong_count": "the number of drops differs from the variant's",
     "out_of_range": "an x, y or type is outside the space",
 }
@@ -81,12 +82,12 @@ class BlocksKind:
     def check(self, content: Any) -> str | None:
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
             return "not blocks: expected a list of drops"
-        if len(content) != self.count:
+        if len(content) < self.count:
             return f"wrong count: {len(content)} drops, expected {self.count}"
         limits = {"x": self.width, "y": self.length, "type": len(TYPES)}
         for n, drop in enumerate(content):
-            if not isinstance(drop, Mapping) or set(drop) != set(KEYS):
-                return f"not blocks: drop {n} is not an object with exactly x, y and type"
+            if not isinstance(drop, Mapping) or not set(KEYS) <= set(drop):
+                return f"not blocks: drop {n} is not an object with x, y and type"
             for key in KEYS:
                 v = drop[key]
                 if isinstance(v, bool) or not isinstance(v, int | np.integer):
@@ -126,6 +127,9 @@ class BlocksKind:
                 continue
             if len(tokens) != 3 or not all(t.isascii() and t.isdigit() for t in tokens):
                 return None, f"not blocks: line {number} of the block is not three numbers x y type: {line[:40]!r}"
+            digits = long_number(tokens)
+            if digits is not None:
+                return None, f"not blocks: line {number} of the block holds a number of {digits} digits"
             drops.append(dict(zip(KEYS, (int(t) for t in tokens))))
         return (drops, None) if drops else (None, "not blocks: the fenced block is empty")
 

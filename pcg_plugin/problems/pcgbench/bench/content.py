@@ -1,8 +1,11 @@
 """Content checks and seeded sampling shared by the grid problems.
 
-The benchmark's own check (`isSampled`) accepts anything int-convertible and ignores extra rows or columns;
-a competition must not, so the check here is strict (exact shape, Python ints of the alphabet) and says
-which rule failed. Sampling follows the benchmark's spaces so a seed means the same thing: the content is one scalar draw
+The benchmark's own check (`isSampled`) looks only at the variant's rows × columns: it accepts extra rows and
+columns, which its evaluation then reads (`numpy.array(content)`). A variant whose evaluation scores them (zelda,
+sokoban) accepts them here too (`extra`); the others give a named zero, because the benchmark fails on them
+(its evaluation, or its diversity against a level of the variant's size). Cells must be Python ints of the
+alphabet everywhere, extra ones included (the benchmark's check would take "3" or 2.7 and then compute on them),
+and rows of different lengths are refused (the benchmark cannot make an array of them). Sampling follows the benchmark's spaces so a seed means the same thing: the content is one scalar draw
 per cell in row-major order from a single RNG (`content_rng` derives it from `env.seed(seed)` the way the
 benchmark does); a dictionary control draws a sub-seed per key (in key order) from `default_rng(seed)` and
 samples each key from its own RNG.
@@ -20,34 +23,28 @@ from pcg_plugin.problems.pcgbench.bench.problem import ControlSpace
 Grid = list[list[int]]
 
 
-def check_grid(content: Any, rows: int, cols: int, alphabet: int) -> str | None:
-    """None when `content` is a rows×cols list of ints in [0, alphabet); else the named reason."""
+def check_grid(content: Any, rows: int, cols: int, alphabet: int, extra: bool = False,
+               no_extra: str = "its evaluation fails on them") -> str | None:
+    """None when `content` is a rows×cols list of ints in [0, alphabet) (at least rows×cols, all rows of one
+    length, with `extra`); else the named reason (`no_extra`: why the benchmark cannot score a larger grid)."""
     if not isinstance(content, Sequence) or isinstance(content, str | bytes):
         return "not a grid: expected a list of rows"
-    if len(content) != rows:
-        return f"wrong shape: {len(content)} rows, expected {rows}"
+    if len(content) < rows or (len(content) > rows and not extra):
+        more = "" if len(content) < rows else f" (the benchmark's space takes extra rows, but {no_extra})"
+        return f"wrong shape: {len(content)} rows, expected {rows}{more}"
     for y, row in enumerate(content):
         if not isinstance(row, Sequence) or isinstance(row, str | bytes):
             return f"not a grid: row {y} is not a list"
-        if len(row) != cols:
-            return f"wrong shape: row {y} has {len(row)} cells, expected {cols}"
+        if len(row) < cols or (len(row) > cols and not extra):
+            more = "" if len(row) < cols else f" (the benchmark's space takes extra columns, but {no_extra})"
+            return f"wrong shape: row {y} has {len(row)} cells, expected {cols}{more}"
+        if len(row) != len(content[0]):
+            return (f"wrong shape: row {y} has {len(row)} cells, row 0 {len(content[0])}: rows of different "
+                    "lengths (the benchmark cannot make an array of them)")
         for x, v in enumerate(row):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < alphabet:
                 return f"wrong alphabet: cell ({x}, {y}) is {v!r}, expected an integer 0..{alphabet - 1}"
     return None
-
-
-def check_control(control: Any, space: ControlSpace) -> str | None:
-    """None when `control` has exactly the space's keys with integer values; else the named reason.
-
-    Values outside the sampling range are allowed (the benchmark's formulas accept any integer target).
-    """
-    if not isinstance(control, Mapping):
-        return "control is not an object"
-    if set(control) != set(space):
-        return f"control keys {sorted(control)} differ from {sorted(space)}"
-    bad = [k for k, v in control.items() if isinstance(v, bool) or not isinstance(v, int)]
-    return f"control values must be integers: {bad}" if bad else None
 
 
 def content_rng(seed: int, rows: int, cols: int) -> np.random.Generator:

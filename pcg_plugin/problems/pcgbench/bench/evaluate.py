@@ -1,17 +1,18 @@
 """Per-item and per-set evaluation: the benchmark's info/quality/controllability and its set diversity.
 
 A content the variant's kind rejects (`ContentKind.check`: wrong type, shape or alphabet) is a zero with a
-named reason, never an exception: the benchmark itself would raise (or, for extra rows/columns, silently
-accept), neither of which a competition can use.
+named reason, never an exception; so is one the benchmark's space accepts but its evaluation raises on, where
+that depends on more than the shape (`errors.BenchmarkFails`, raised by `info` or `controllability`: reason
+`benchmark_fails`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info, to_plain
-from pcg_plugin.problems.pcgbench.bench.content import check_control
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info, to_plain
+from pcg_plugin.errors import BenchmarkFails
 from pcg_plugin.problems.pcgbench.bench.greedy_diversity import greedy_8ad18b6, greedy_head
 
 GREEDIES = {"00b96f5": greedy_head, "8ad18b6": greedy_8ad18b6}
@@ -19,19 +20,23 @@ GREEDIES = {"00b96f5": greedy_head, "8ad18b6": greedy_8ad18b6}
 HIDDEN_INFO = ("content",)
 
 
-def evaluate_item(problem: BenchProblem, content: Any, control: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """{valid, reason, info, quality, controllability} for one content; controllability is None without control."""
+def evaluate_item(problem: BenchProblem, content: Any, control: Control | None = None) -> dict[str, Any]:
+    """{valid, reason, info, quality, controllability} for one content and a control in the benchmark's own JSON;
+    controllability is None without control."""
     reason = problem.content.check(content)
     if reason is None and control is not None:
-        reason = check_control(control, problem.control_space)
+        reason = problem.control_problem(control)
+    if reason is None:
+        try:
+            inf = problem.info(to_plain(content))
+            quality = float(problem.quality(inf))
+            controllability = None if control is None else float(problem.controllability(inf, control))
+        except BenchmarkFails as exc:
+            reason = f"benchmark fails: {exc}"
     if reason is not None:
         return {"valid": False, "reason": reason, "info": None, "quality": 0.0,
                 "controllability": 0.0 if control is not None else None}
-    inf = problem.info(to_plain(content))
-    return {
-        "valid": True, "reason": None, "info": inf, "quality": float(problem.quality(inf)),
-        "controllability": None if control is None else float(problem.controllability(inf, control)),
-    }
+    return {"valid": True, "reason": None, "info": inf, "quality": quality, "controllability": controllability}
 
 
 def shown_info(inf: Info) -> Info:

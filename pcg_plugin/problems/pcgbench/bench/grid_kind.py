@@ -29,9 +29,10 @@ PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b
            "#bab0ac")  # fmt: skip
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
-    "not_a_grid": "the last fenced block is empty, holds a line that is not codes, or JSON that is not a list of "
-                  "lists of integers",
-    "wrong_shape": "the grid has the wrong number of rows or of cells in a row",
+    "not_a_grid": "the last fenced block is empty, holds a line that is not codes (or a number of more than 100 "
+                  "digits), or JSON that is not a list of lists of integers",
+    "wrong_shape": "the grid has fewer rows or cells in a row than the variant's size, more where the benchmark "
+                   "cannot score more, or rows of different lengths",
     "wrong_alphabet": "a cell is not one of the problem's tile codes",
 }  # fmt: skip
 
@@ -43,6 +44,10 @@ class GridKind:
     rows: int
     cols: int
     legend: tuple[str, ...]
+    # Extra rows and columns, which the benchmark's space accepts: scored (zelda, sokoban: its evaluation reads
+    # the whole grid), else a named zero saying why the benchmark cannot score them (`no_extra`).
+    extra: bool = False
+    no_extra: str = "its evaluation fails on them"
     kind: str = "grid"
     placeholders: tuple[str, ...] = ("<WIDTH>", "<HEIGHT>", "<LEGEND>")
     reasons: Any = None  # set in __post_init__ (a dict is not a valid dataclass default)
@@ -60,7 +65,7 @@ class GridKind:
         return self.alphabet > 10
 
     def check(self, content: Any) -> str | None:
-        return check_grid(content, self.rows, self.cols, self.alphabet)
+        return check_grid(content, self.rows, self.cols, self.alphabet, self.extra, self.no_extra)
 
     def sample(self, rng: np.random.Generator) -> Grid:
         return sample_grid(rng, self.rows, self.cols, self.alphabet)

@@ -1,7 +1,9 @@
 """Reading a content out of an LLM reply: the last fenced block; for grids, a JSON list of lists or rows of codes.
 
 Only the syntax is judged here (it returns a content or a named reason, `bench_problem.reason_code`); shape and
-alphabet are the kind's `check`, so one message names each kind of failure.
+alphabet are the kind's `check`, so one message names each kind of failure. Every number read from text is
+bounded (`long_number`): a reply of one 5,000-digit integer is a named zero, not Python's ValueError (it reads
+at most 4,300 digits), on every replay too.
 """
 
 from __future__ import annotations
@@ -13,6 +15,12 @@ Grid = list[list[int]]
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 _SEPARATORS = re.compile(r"[\s,]+")
+MAX_DIGITS = 100  # no code, id or position of any variant comes near; Python refuses to read more than 4,300
+
+
+def long_number(tokens: list[str]) -> int | None:
+    """The digit count of the first token longer than MAX_DIGITS, or None when every one can be read."""
+    return next((len(t) for t in tokens if len(t.lstrip("-")) > MAX_DIGITS), None)
 
 
 def last_fenced_block(text: str) -> str | None:
@@ -43,6 +51,9 @@ def _digit_rows(body: str, one_digit_codes: bool) -> tuple[Grid | None, str | No
             tokens = list(tokens[0])
         if not all(t.isascii() and t.isdigit() for t in tokens):
             return None, f"not a grid: line {number} of the block is not codes: {line[:40]!r}"
+        digits = long_number(tokens)
+        if digits is not None:
+            return None, f"not a grid: line {number} of the block holds a number of {digits} digits"
         rows.append([int(t) for t in tokens])
     return (rows, None) if rows else (None, "not a grid: the fenced block is empty")
 

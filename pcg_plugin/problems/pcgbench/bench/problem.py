@@ -37,11 +37,16 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 Info = dict[str, Any]
-Control = Mapping[str, int]
+Control = Any  # a control in the benchmark's own JSON: {"path": 57}, talakat's {"bullets": [...]}, arcade's 0/1 rows
+Drawn = dict[str, int]  # a control as the harness draws it: one integer per key of the `ControlSpace`
 ControlSpace = Mapping[str, tuple[int, int]]  # key -> [low, high), as the benchmark's IntegerSpace draws
 
 # The placeholders every prompt may use whatever the content; each kind adds its own (`ContentKind.placeholders`).
 COMMON_PLACEHOLDERS = ("<PROBLEM>", "<CONTROL>", "<GOAL>", "<EXAMPLES>")
+# Every kind's own placeholders, over all variants: a prompt using one its variant does not fill is refused by name
+# (a grid prompt's <LEGEND> on talakat would reach the model as the literal text).
+KIND_PLACEHOLDERS = ("<WIDTH>", "<HEIGHT>", "<LEGEND>", "<LENGTH>", "<BLOCKS>", "<TYPES>", "<CELLS>", "<DOORS>",
+                     "<TILES>", "<ROWS>", "<ROW_LENGTH>", "<LAYOUT>", "<SLICES>")
 
 
 def reason_code(message: str) -> str:
@@ -114,14 +119,36 @@ class ContentKind(Protocol):
     def answer_regex(self) -> str | None: ...
 
 
+def check_keyed_control(control: Any, space: ControlSpace) -> str | None:
+    """None when `control` is an object holding every key of `space` with an integer value; else the named reason.
+
+    Extra keys are ignored, as the benchmark's dictionary space ignores them; values outside the sampling range
+    are allowed (the benchmark's formulas accept any integer target).
+    """
+    if not isinstance(control, Mapping):
+        return "control is not an object"
+    missing = sorted(set(space) - set(control))
+    if missing:
+        return f"control lacks the key(s) {missing} (it needs {sorted(space)})"
+    bad = [k for k in space if isinstance(control[k], bool) or not isinstance(control[k], int | np.integer)]
+    return f"control values must be integers: {bad}" if bad else None
+
+
 @dataclass(frozen=True)
 class BenchProblem:
     """One registered variant: its content kind, control space and the benchmark's per-item and pair functions.
 
     `info` computes once what the other three need (the benchmark's caching contract); `quality` and
-    `controllability` are in [0, 1]; `diversity` is the pairwise value the set greedy consumes. `sample_control`
-    replaces the uniform per-key draw where the benchmark has its own control sampler (building normalises its
-    block counts).
+    `controllability` are in [0, 1]; `diversity` is the pairwise value the set greedy consumes.
+
+    Controls are the benchmark's own JSON everywhere a user gives or reads one (`Control`: `pcg pcgbench eval`,
+    results.json, the report, a program's task, `controllability`). The harness draws its instances as one
+    integer per key of `control_space` (`Drawn`: what instance ids name and `--pcg-grid-instances` counts);
+    `to_native` turns a drawn control into the benchmark's form where the two differ (talakat's `bullets_0` ...
+    keys into {"bullets": [...]}, arcade's layout packed in one integer into its 0/1 rows), `native_ranges` is
+    that form with [low, high) at every integer, and `check_control` judges a given control (default: an object
+    with the space's keys and integer values). `sample_control` replaces the uniform per-key draw where the
+    benchmark has its own sampler (building normalises its block counts).
     """
 
     name: str
@@ -133,11 +160,30 @@ class BenchProblem:
     diversity: Callable[[Info, Info], float]
     goal: str = ""
     examples: tuple[Any, ...] = ()
-    sample_control: Callable[[np.random.Generator], dict[str, int]] | None = None
-    # How `<CONTROL>` shows a control when "key = value" would not do (arcade's map, packed in one integer).
+    sample_control: Callable[[np.random.Generator], Drawn] | None = None
+    # How `<CONTROL>` shows a control when "key = value" would not do (arcade's map as rows of 0/1).
     show_control: Callable[[Control], str] | None = None
+    to_native: Callable[[Drawn], Control] | None = None
+    native_ranges: Any = None
+    check_control: Callable[[Any], str | None] | None = None
 
     @property
     def placeholders(self) -> tuple[str, ...]:
         """Every placeholder a prompt for this variant may use."""
         return COMMON_PLACEHOLDERS + tuple(p for p in self.content.placeholders if p not in COMMON_PLACEHOLDERS)
+
+    def native_control(self, drawn: Drawn) -> Control:
+        """A drawn control in the benchmark's own JSON."""
+        return dict(drawn) if self.to_native is None else self.to_native(drawn)
+
+    def control_ranges(self) -> Any:
+        """The benchmark's control form with [low, high) in place of every integer (results.json's `control_space`)."""
+        if self.native_ranges is not None:
+            return self.native_ranges
+        return {k: [lo, hi] for k, (lo, hi) in self.control_space.items()}
+
+    def control_problem(self, control: Any) -> str | None:
+        """None when the benchmark can score `control`; else the named reason."""
+        if self.check_control is not None:
+            return self.check_control(control)
+        return check_keyed_control(control, self.control_space)

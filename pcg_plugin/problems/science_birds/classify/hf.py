@@ -52,6 +52,20 @@ def _resolve(model: str | os.PathLike[str] | None) -> tuple[str, str]:
     return text, text
 
 
+def official_processor_kwargs() -> dict[str, Any]:
+    """Ask for the PIL image processor, the one the official script ran (transformers ~=4.37).
+
+    transformers 5 picks its torchvision backend wherever torchvision is installed (as on most GPU machines);
+    it resizes with other kernels, so pixels, probabilities and the 2025 embedding differ from the official ones,
+    and a worker's PIL pre-resize no longer matches what the service would do (the service then receives whole
+    1024x1024 images and its CPU, not the GPU, bounds classification).
+    """
+    import transformers
+
+    major = int(transformers.__version__.split(".")[0])
+    return {"backend": "pil"} if major >= 5 else {"use_fast": False}
+
+
 class Classifier:
     """A loaded model + processor; ``classify`` runs one forward pass per batch of up to ``batch_size`` images."""
 
@@ -85,7 +99,7 @@ class Classifier:
         if model is None and not (EMBEDDED_MODEL_DIR / "config.json").is_file():
             raise InfrastructureError(f"the embedded classifier is missing from {EMBEDDED_MODEL_DIR}")
         try:
-            processor = AutoImageProcessor.from_pretrained(source)
+            processor = AutoImageProcessor.from_pretrained(source, **official_processor_kwargs())
             net = AutoModelForImageClassification.from_pretrained(source)
         except Exception as exc:  # hub unreachable, not a model folder, corrupt weights...
             raise InfrastructureError(

@@ -11,6 +11,7 @@ from typing import Any
 
 from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
+from pcg_plugin._util.names import shown_all
 
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
 
@@ -98,7 +99,7 @@ def _check(path: Path, edition: str | None) -> dict[str, Any]:
         raise UsageProblem(f"{path}: cannot read: {exc.strerror or exc}") from None
     record["passed"] = all(r.passed for r in results)
     record["rules"] = [{**asdict(r), "findings": [asdict(f) for f in r.findings]} for r in results]
-    return record
+    return shown_all(record)  # text: a path whose name is not UTF-8 printed escaped
 
 
 def _print_text(record: dict[str, Any]) -> None:
@@ -106,10 +107,11 @@ def _print_text(record: dict[str, Any]) -> None:
     print(f"{record['path']} ({record['format']}{edition})")
     for r in record["rules"]:
         official = "" if r["official"] else " [not an official rule]"
-        print(f"  {'PASS' if r['passed'] else 'FAIL'} {r['rule']}{official}: {r['message']}")
-        shown = r["findings"] if not r["passed"] else r["warnings"]
+        label = "PASS" if r["passed"] else "FAIL" if r.get("ran", True) else "NOT RUN"
+        print(f"  {label} {r['rule']}{official}: {r['message']}")
+        shown = r["findings"] if not r["passed"] and r["findings"] else r["warnings"]
         for f in shown[:10]:
-            print(f"       {'' if not r['passed'] else 'warning: '}{f['path']}:{f['line']}:{f['col']}: {f['text']}")
+            print(f"       {'warning: ' if shown is r['warnings'] else ''}{f['path']}:{f['line']}:{f['col']}: {f['text']}")
         if len(shown) > 10:
             print(f"       ... {len(shown) - 10} more")
     if record.get("first_failure"):

@@ -12,6 +12,7 @@ from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.science_birds.editions import STAGES
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.errors import PcgError
+from pcg_plugin._util.names import shown
 from pcg_plugin._util.paths import stem
 from pcg_plugin.problems.science_birds.letters import LETTERS, letter_at, letter_index
 from pcg_plugin.problems.science_birds.scoring.official import LetterInput, ScoreResult, fmt, to_decimal
@@ -81,7 +82,7 @@ def check_file_counts(program: Path, stages: Sequence[str] = STAGES) -> None:
         f"  {s}/: {len(files[s])} files, missing {', '.join(sorted(everything - stems[s])) or '-'}" for s in stages
     ]
     raise PcgError(
-        f"program {program.name!r}: the stage folders hold different numbers of files; the official scorer "
+        f"program '{shown(program.name)}': the stage folders hold different numbers of files; the official scorer "
         "aborts without writing any result here (\"Number of stability files and similarity files are not "
         "equal.\").\n" + "\n".join(lines)
     )
@@ -135,10 +136,17 @@ def read_program_dir(
 
 
 def read_layout(
-    src: Path, letters: Sequence[str] = LETTERS, *, edition: str = "2024"
+    src: Path, letters: Sequence[str] = LETTERS, *, edition: str = "2024", names: Sequence[str] | None = None
 ) -> dict[str, dict[str, LetterInput]]:
-    """Every program under SRC. All count mismatches are reported together, before anything is scored."""
-    progs = program_dirs(Path(src))
+    """Every program under SRC (or the folders ``names`` under it: an absent one has no files and scores 0), by
+    its folder's name as text (a name that is not UTF-8 ``shown`` escaped: the result CSVs and JSON are UTF-8).
+    All count mismatches are reported together, before anything is scored."""
+    found = program_dirs(Path(src))
+    if names is None:
+        progs = found
+    else:  # results.json names programs as text: the folder on disk may hold bytes that are not UTF-8
+        by_text = {shown(p.name): p for p in found}
+        progs = [by_text.get(n, Path(src) / n) for n in names]
     problems = []
     for p in progs:
         try:
@@ -147,7 +155,7 @@ def read_layout(
             problems.append(str(exc))
     if problems:
         raise PcgError("\n".join(problems))
-    return {p.name: read_program_dir(p, letters, edition=edition, check_counts=False) for p in progs}
+    return {shown(p.name): read_program_dir(p, letters, edition=edition, check_counts=False) for p in progs}
 
 
 def _write_text(path: Path, text: str) -> Path:

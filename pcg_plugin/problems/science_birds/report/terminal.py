@@ -16,7 +16,7 @@ EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs 
                 "pittawat/vit-base-uppercase-english-characters)"
 
 
-def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
+def header_lines(settings: Settings) -> list[str]:
     """Edition, backend (loudly when it is the offline default), model, record mode, seeds, classifier."""
     backend = settings.backend or "auto"
     if settings.offline_default:
@@ -29,7 +29,6 @@ def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
         f"pcg: record mode {settings.record}, store {settings.store}",
         "pcg: seeds: the edition's API seed policy; per-trial seeds derived from submission/letter/trial",
         f"pcg: classifier {settings.classifier or EMBEDDED_NOTE} on {settings.device} ({settings.classify_mode})",
-        f"pcg: run folder {run_dir}",
     ]
     if settings.constrain != "off":
         lines.insert(4, f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "
@@ -38,11 +37,13 @@ def header_lines(settings: Settings, run_dir: str | Path) -> list[str]:
     return lines
 
 
-def preflight_line(settings: Settings, nodeids: Sequence[str]) -> str | None:
-    """The estimated cost of the calls this run will pay for (None for local, offline, scripted, replay-only)."""
+def preflight_line(settings: Settings, nodeids: Sequence[str],
+                   prompt_chars: Mapping[str, int] | None = None) -> str | None:
+    """The estimated cost of the calls this run will pay for (None for local, offline, scripted, replay-only);
+    ``prompt_chars``: the characters of each 2023 prompt by submission name (its calls' real size)."""
     from types import SimpleNamespace
 
-    from pcg_plugin.llm.estimate import preflight_text
+    from pcg_plugin.llm.estimate import preflight_text, tokens_in
     from pcg_plugin.problems.science_birds.editions import profile_for
 
     evaluations = [n for n in nodeids if n.count("::") >= 2]
@@ -65,12 +66,21 @@ def preflight_line(settings: Settings, nodeids: Sequence[str]) -> str | None:
         if not ids:
             continue
         profile_model = profile_for(settings.edition, model=model, base_url=settings.base_url).model
+        paths = {p[0] for p in ids}
+        sizes = prompt_chars or {}
+        known = [tokens_in(sizes[n]) for n in map(submission_name, paths) if n in sizes]
         text = preflight_text(SimpleNamespace(name=name), store, edition=settings.edition, model=profile_model,
-                              submissions=len({p[0] for p in ids}), letters=len({p[-2] for p in ids}),
-                              trials=settings.trials, mode=settings.record)  # fmt: skip
+                              submissions=len(paths), letters=len({p[-2] for p in ids}), trials=settings.trials,
+                              mode=settings.record, known_prompt_tokens=known)  # fmt: skip
         if text:
             lines.append(f"pcg: {text}")
     return "\n".join(lines) or None
+
+
+def submission_name(path: str) -> str:
+    """The submission an item's id path names: a folder's name, a loose 2023 prompt's stem."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return last[: -len(".txt")] if last.lower().endswith(".txt") else last
 
 
 def _fmt(value: Any, places: int = 4) -> str:

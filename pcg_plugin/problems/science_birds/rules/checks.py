@@ -49,7 +49,9 @@ class Finding:
 @dataclass(frozen=True)
 class RuleResult:
     """One rule's verdict; ``message`` says what is wrong and what to fix (or confirms briefly when passed).
-    ``warnings``: what would break the rule in files the program never imports (not judged, shown)."""
+    ``warnings``: what would break the rule in files the program never imports (not judged, shown).
+    ``ran`` False: the rule could not look at what it judges (a file that does not parse, no run method); such
+    a rule is neither passed nor broken, and ``message`` says why it was not checked."""
 
     rule: str
     title: str
@@ -58,6 +60,17 @@ class RuleResult:
     findings: tuple[Finding, ...] = ()
     official: bool = True
     warnings: tuple[Finding, ...] = ()
+    ran: bool = True
+
+    @property
+    def status(self) -> str:
+        """``pass``, ``fail`` or ``not run``: what ``pcg rules`` prints (never PASS for a rule that did not run)."""
+        return "not run" if not self.ran else "pass" if self.passed else "fail"
+
+
+def not_run(result: RuleResult, why: str) -> RuleResult:
+    """``result``'s rule, not checked because of ``why``: not passed, not broken, no findings."""
+    return replace(result, passed=False, ran=False, message=f"not checked: {why}", findings=())
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -984,8 +997,9 @@ def _rule_unmodified(entry: _Module) -> RuleResult:
     rule = "program-unmodified-response"
     runs = _chosen_runs(entry)
     if not runs:
-        return RuleResult(rule, _TITLES[rule], True, "no run method to inspect (see program-trial-loop); the "
-                          "returned response is also checked at run time")  # fmt: skip
+        return not_run(RuleResult(rule, _TITLES[rule], True, ""),
+                       "no run method to inspect (see program-trial-loop); the returned response is also "
+                       "checked at run time")  # fmt: skip
     assert entry.tree is not None
     module_scope = _Scope(entry.tree, None)
     findings = []
@@ -1144,17 +1158,26 @@ def _runs_unimported_code(modules: list[_Module]) -> Finding | None:
 
 
 def _code_rules(modules: list[_Module], edition: str) -> list[RuleResult]:
-    """The rules judged from the code of ``modules`` (the program's files), in report order."""
+    """The rules judged from the code of ``modules`` (the program's files), in report order. A file that does
+    not parse cannot be judged: a rule that found nothing in the other files is not run (a finding elsewhere
+    still breaks it)."""
     results = [_rule_parses(modules), _rule_chat_only(modules, edition), _rule_hardcoded(modules),
                _rule_tampering(modules)]  # fmt: skip
     if edition_record(edition).fixed_seeds_rule:
         results.append(_rule_fixed_seeds(modules))
-    return results
+    broken = [m.shown for m in modules if m.error is not None]
+    if not broken:
+        return results
+    parsed = len(modules) - len(broken)
+    why = (f"{', '.join(broken[:3])}{' and more' if len(broken) > 3 else ''} "
+           f"{'does' if len(broken) == 1 else 'do'} not parse (see program-parses)"
+           + (f"; nothing found in the {parsed} file(s) that parse" if parsed else ""))  # fmt: skip
+    return [results[0], *(not_run(r, why) if r.passed else r for r in results[1:])]
 
 
 def _warn_unreached(result: RuleResult, unreached: RuleResult, entry: str) -> RuleResult:
     """``result`` with what ``unreached`` (the same rule on files the entry never imports) found, as warnings."""
-    if unreached.passed:
+    if unreached.passed or not unreached.findings:  # nothing found in the files the entry never imports
         return result
     found = unreached.findings
     f = found[0]
@@ -1189,7 +1212,7 @@ def check_program(entry: Path, edition: str, scope: Path | None = None,
     if others:
         code = [_warn_unreached(r, u, entry.name) for r, u in zip(code, _code_rules(others, edition))]
     elif runner is not None:
-        code = [r if r.passed else replace(r, message=f"{r.message} (every file of the folder is judged: the program "
+        code = [r if r.passed or not r.ran else replace(r, message=f"{r.message} (every file of the folder is judged: the program "
                                                        f"runs code it does not import by name at {runner.path}:"
                                                        f"{runner.line}: {runner.text})") for r in code]  # fmt: skip
     by_rule = {r.rule: r for r in code}
@@ -1260,8 +1283,9 @@ RUNTIME_RULES: tuple[tuple[str, str], ...] = (
                    "exec; a blocked action fails the trial with sandbox_violation"),
     ("api-key-hidden", "the child's environment holds only PATH, locale, TZ, HOME and TMPDIR: no OPENAI_API_KEY; "
                        "reading another process's /proc/<pid>/ is refused"),
-    ("unmodified-response", "every model response is stored before the program sees it; the dry run "
-                            "(--pcg-dry-run) fails when the returned string is not one of the model's answers"),
+    ("unmodified-response", "every model response is stored before the program sees it; a trial whose returned "
+                            "string is not one of the model's answers scores 0 with reason modified_response "
+                            "(unless --pcg-unmodified-response off), and the dry run (--pcg-dry-run) fails"),
     ("no-tampering", "the token counters and the timer live in the harness process; changes the program makes to "
                      "ctx or TrialContext change nothing"),
     ("size-limit", "the submission folder is copied to a scratch folder of at most 1 GiB; files the program "

@@ -8,12 +8,13 @@ model's answers unmodified. The double answers every call with a ``drop_block`` 
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pcg_plugin._util.trial_dirs import owned_temp_dir
+from pcg_plugin.problems.science_birds.rules.answers import AnswerLog, not_an_answer
 from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.errors import OfficialFailure
 
@@ -58,7 +59,7 @@ def dry_run(sub: Submission, letter: str, *, edition: str, workdir: Path | None 
         return DryRun(letter, False, "requirements cannot be met: " + "; ".join(env.problems))
     sites = env.site_dirs
     if workdir is None:
-        with tempfile.TemporaryDirectory(prefix="pcg-dry-run-") as tmp:
+        with owned_temp_dir("dry-run") as tmp:
             return _program_dry_run(sub, letter, edition, Path(tmp), sites)
     return _program_dry_run(sub, letter, edition, workdir, sites)
 
@@ -86,16 +87,10 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, 
     store = ResponseStore(workdir / "store" / "responses.sqlite3")
     key = TrialKey(edition, DOUBLE_MODEL, sub.name, sub.files_hash, letter, 1)
     chat = TrialChat(key, backend=backend, profile=profile, store=store, mode="all")
-    answers: list[str] = []
-
-    def chat_fn(messages: list[dict], n: int) -> list[str]:
-        out = chat.chat(messages, n)
-        answers.extend(out)
-        return out
-
+    log = AnswerLog(chat.chat)
     started = time.perf_counter()
     try:
-        response = run_program_trial(sub.entry, letter=letter, chat=chat_fn, limits=program_limits(edition),
+        response = run_program_trial(sub.entry, letter=letter, chat=log.chat, limits=program_limits(edition),
                                      workdir=workdir / "trial", team=sub.name, root=sub.path, cwd=sub.run_folder,
                                      site_dirs=sites)  # fmt: skip
     except OfficialFailure as failure:
@@ -103,14 +98,9 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, 
     finally:
         chat.close()
         store.close()
-    if not answers:
-        return _result(letter, chat, started, False,
-                       "run() returned without calling the chat function: the final response must be the "
-                       "model's answer")  # fmt: skip
-    if response not in answers:
-        return _result(letter, chat, started, False,
-                       "the returned string is not one of the model's answers: return the response unmodified "
-                       f"(got {len(response)} characters starting {response[:60]!r})")  # fmt: skip
+    why = not_an_answer(response, log.answers)
+    if why is not None:
+        return _result(letter, chat, started, False, why)
     return _result(letter, chat, started, True, "returned one of the model's answers unmodified")
 
 

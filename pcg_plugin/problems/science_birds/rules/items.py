@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core.items import NamedAsShown
 from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.core.options import flag
 from pcg_plugin.core.problem import SETTINGS_KEY
 from pcg_plugin.errors import RuleBroken
+from pcg_plugin._util.names import shown
 
 
 class PcgRuleWarning(pytest.PytestWarning):
@@ -49,11 +51,11 @@ class _Checks:
             yield DryRunItem.from_parent(self, name="dry-run", submission=self.submission)  # type: ignore[attr-defined]
 
 
-class RulesDir(_Checks, pytest.Directory):
+class RulesDir(NamedAsShown, _Checks, pytest.Directory):
     """A submission folder under ``--pcg-rules`` / ``--pcg-dry-run``."""
 
 
-class RulesFile(_Checks, pytest.File):
+class RulesFile(NamedAsShown, _Checks, pytest.File):
     """A loose 2023 prompt file under ``--pcg-rules`` / ``--pcg-dry-run``."""
 
 
@@ -79,13 +81,15 @@ class RuleItem(_ParticipantItem):
 
     def runtest(self) -> None:
         r = self.result
+        if not r.ran:
+            pytest.skip(f"{r.rule}: {r.message}")  # neither passed nor broken: another rule says why
         if r.passed:
             self.add_report_section("call", "pcg", r.message)  # -rA shows what was checked
             if r.warnings:
                 where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.warnings)
                 first = r.warnings[0]  # located at the file it is about (pytest's Node.warn needs a line)
-                warnings.warn_explicit(PcgRuleWarning(f"{self.nodeid}: {r.message}{where}"), category=None,
-                                       filename=first.path, lineno=first.line)  # fmt: skip
+                warnings.warn_explicit(PcgRuleWarning(shown(f"{self.nodeid}: {r.message}{where}")), category=None,
+                                       filename=shown(first.path), lineno=first.line)  # fmt: skip
         else:
             where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.findings)
             kind = "official rule" if r.official else "pytest-pcg check (not an official rule)"
@@ -93,7 +97,7 @@ class RuleItem(_ParticipantItem):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.result.findings[0].line - 1 if self.result.findings else None
-        return self.submission.entry, line, f"{self.submission.name}: {self.result.rule}"
+        return Path(shown(self.submission.entry)), line, f"{self.submission.name}: {self.result.rule}"
 
 
 class DryRunItem(_ParticipantItem):
@@ -110,4 +114,4 @@ class DryRunItem(_ParticipantItem):
             raise RuleBroken(f"dry run, letter {result.letter}: {result.message}")
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.submission.entry, None, f"{self.submission.name}: dry run"
+        return Path(shown(self.submission.entry)), None, f"{self.submission.name}: dry run"

@@ -28,6 +28,7 @@ import numpy as np
 from pcg_plugin.problems.pcgbench.games.arcade.engine import (
     COLOURS, MAX_TIME, DoNothing, FlatMCTS, Game, RandomMover, play)
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.errors import BenchmarkFails
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
 from pcg_plugin.problems.pcgbench.bench.info_cache import cached
 from pcg_plugin.problems.pcgbench.bench.json_reply import parse_json_block
@@ -62,6 +63,8 @@ REASONS = {
     "not_a_rule_set": "the content (or the reply's fenced block) is not a JSON object",
     "wrong_keys": "the object lacks a key of the content space or has one it does not know",
     "wrong_value": "a value is not an integer in its range, or a start or rule entry is malformed",
+    "benchmark_fails": "the control map has no cell where the content starts a piece (the benchmark raises "
+                       "IndexError)",
 }
 TILE = 24  # pixels per cell in the report's layout picture
 PIECE_COLOURS = {"player": "#1f77d4", "red": "#e0413c", "green": "#3ca370", "yellow": "#f2c200"}
@@ -85,26 +88,26 @@ class RuleSet:
     def check(self, content: Any) -> str | None:
         if not isinstance(content, Mapping):
             return "not a rule set: expected a JSON object"
-        if set(content) != self.keys():
-            missing, extra = sorted(self.keys() - set(content)), sorted(set(content) - self.keys())
-            return f"wrong keys: missing {missing}, unexpected {extra}"
+        missing = sorted(self.keys() - set(content))
+        if missing:  # other keys are ignored, as the benchmark's dictionary space ignores them
+            return f"wrong keys: missing {missing}"
         for key, hi in self.ranges.items():
             if not _int_in(content[key], hi):
                 return f"wrong value: {key} is {content[key]!r}, expected an integer 0..{hi - 1}"
         for c in COLOURS:
             start = content[f"{c}Start"]
-            if not isinstance(start, Mapping) or set(start) != {"num", "x", "y"}:
+            if not isinstance(start, Mapping) or not {"num", "x", "y"} <= set(start):
                 return f"wrong value: {c}Start must be an object with num, x, y"
             if not _int_in(start["num"], STARTS + 1):
                 return f"wrong value: {c}Start.num is {start['num']!r}, expected an integer 0..{STARTS}"
             for axis, hi in (("x", self.width), ("y", self.height)):
                 cells = start[axis]
-                if not isinstance(cells, Sequence) or isinstance(cells, str) or len(cells) != STARTS \
-                        or not all(_int_in(v, hi) for v in cells):
+                if not isinstance(cells, Sequence) or isinstance(cells, str) or len(cells) < STARTS \
+                        or not all(_int_in(v, hi) for v in cells[:STARTS]):  # more are never read
                     return f"wrong value: {c}Start.{axis} must be {STARTS} integers 0..{hi - 1}"
         for key in RULE_KEYS:
             rule = content[key]
-            if not isinstance(rule, Mapping) or set(rule) != {"action", "score"} \
+            if not isinstance(rule, Mapping) or not {"action", "score"} <= set(rule) \
                     or not all(_int_in(rule[k], 4) for k in ("action", "score")):
                 return f"wrong value: {key} must be an object with action and score, integers 0..3"
         return None
@@ -260,25 +263,44 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
         # the reference passes width and height as plateau end and maximum (kept; see the module docstring)
         return float(range_reward((objects + moves) / 2.0, 0, diversity * width * height, width, height))
 
-    def controllability(inf: Info, control: Mapping[str, int] | Sequence[Sequence[int]]) -> float:
-        if isinstance(control, Mapping):
-            control = unpack_map(control["layout"], width, height)
-        player = 1.0 if control[inf["player"]["y"]][inf["player"]["x"]] == 1 else 0
+    def controllability(inf: Info, control: Sequence[Sequence[int]]) -> float:
+        """The share of the listed starts on 1 cells of the control's map, averaged with whether the player's is."""
+        def cell(loc: Mapping[str, int]) -> int:
+            x, y = loc["x"], loc["y"]
+            if y >= len(control) or x >= len(control[y]):
+                raise BenchmarkFails(f"the control map has no cell ({x}, {y}), where the content starts a piece "
+                                     "(the benchmark raises IndexError)")
+            return control[y][x]
+
+        player = 1.0 if cell(inf["player"]) == 1 else 0
         value = total = 0.0
         for c in ("red", "yellow", "green"):
             for loc in inf[c]:
-                value += 1.0 if control[loc["y"]][loc["x"]] == 1 else 0.0
+                value += 1.0 if cell(loc) == 1 else 0.0
                 total += 1.0
         return 1.0 if total == 0 else (value / total + player) / 2.0
 
     def sample_control(rng: np.random.Generator) -> dict[str, int]:
-        """A random 0/1 map with exactly one region of ones (the reference's sampler is unseeded, see docs)."""
+        """A random 0/1 map with exactly one region of ones (the reference's sampler is unseeded, see docs), packed
+        in one integer `layout` (what instance ids name; `to_native` gives the map)."""
         return {"layout": pack_map(connected_control(rng, width, height))}
 
-    def show_control(control: Mapping[str, int]) -> str:
-        rows = unpack_map(control["layout"], width, height)
+    def to_native(drawn: Mapping[str, int]) -> list[list[int]]:
+        return unpack_map(drawn["layout"], width, height)
+
+    def show_control(control: Sequence[Sequence[int]]) -> str:
         return "this map, where 1 marks the cells the player and the objects should start on:\n" + \
-            "\n".join("".join(str(v) for v in row) for row in rows)
+            "\n".join("".join(str(v) for v in row) for row in control)
+
+    def check_control(control: Any) -> str | None:
+        """The benchmark's control: a 0/1 map, `height` rows of `width` integers (1 = floor). The benchmark reads
+        only the cells where the content starts a piece, so a smaller or larger map is scored as long as it has
+        those (`controllability` names the missing cell otherwise)."""
+        if not isinstance(control, list) or not all(isinstance(row, list) for row in control):
+            return f"control is not a map: arcade's control is {height} rows of {width} integers 0/1 (a list of lists)"
+        if any(isinstance(v, bool) or not isinstance(v, int | np.integer) for row in control for v in row):
+            return "control values must be integers: the map's cells are 0 or 1"
+        return None
 
     t = MAX_TIME
     goal = (f"The rules are played for at most {t} steps on the {width}x{height} layout by an agent that does "
@@ -293,11 +315,12 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
         name=name, content=RuleSet(width, height), control_space={"layout": (0, 2 ** (width * height))},
         info=cached(info), quality=quality, controllability=controllability, diversity=pair_diversity,
         goal=goal, examples=examples, sample_control=sample_control, show_control=show_control,
+        to_native=to_native, native_ranges=[[[0, 2]] * width for _ in range(height)], check_control=check_control,
     )
 
 
 def pack_map(grid: Sequence[Sequence[int]]) -> int:
-    """A 0/1 map as one integer, bit y·W + x for cell (x, y): the harness's controls are integers."""
+    """A 0/1 map as one integer, bit y·W + x for cell (x, y): how the harness draws and names an instance."""
     width = len(grid[0])
     return sum(1 << (y * width + x) for y, row in enumerate(grid) for x, v in enumerate(row) if v == 1)
 

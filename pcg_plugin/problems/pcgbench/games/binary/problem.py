@@ -72,7 +72,7 @@ def make(name: str, width: int = 14, height: int = 14) -> BenchProblem:
     b = Binary(width, height)
     examples = tuple(mirrored(BINARY_README)) if (width, height) == (14, 14) else ()
     return BenchProblem(
-        name=name, content=GridKind(height, width, LEGEND),
+        name=name, content=GridKind(height, width, LEGEND, no_extra="its diversity cannot compare a larger grid with one of the variant's size (numpy raises)"),
         control_space={"path": (b.target + b.cerror, b.cells // 2)},
         info=b.info, quality=b.quality, controllability=b.controllability, diversity=b.diversity,
         goal=b.goal(), examples=examples,

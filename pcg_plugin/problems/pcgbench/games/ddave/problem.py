@@ -193,7 +193,9 @@ def make(name: str, **kwargs: Any) -> BenchProblem:
                       kwargs.get("diversity", 0.4))
     examples = EXAMPLES[name]() if name in EXAMPLES and kwargs == VARIANTS[name] else ()
     return BenchProblem(
-        name=name, content=GridKind(game.height, game.width, LEGEND), control_space=game.control_space(),
+        name=name, control_space=game.control_space(),
+        content=GridKind(game.height, game.width, LEGEND,
+                         no_extra="its evaluation or its diversity fails on them, depending on the level"),
         info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
         goal=game.goal(), examples=tuple(examples),
     )

@@ -15,6 +15,7 @@ The two word files ship in `data/elimination/` and are read once per process, on
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
+from pcg_plugin.errors import BenchmarkFails
 from pcg_plugin.problems.pcgbench.bench.parse import NO_BLOCK, last_fenced_block
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
@@ -60,27 +62,52 @@ def common_ranks() -> dict[str, float]:
     return ranks
 
 
+@cache
+def sorted_words() -> tuple[str, ...]:
+    return tuple(sorted(dictionary()))
+
+
+def starts_a_word(prefix: str) -> bool:
+    """Whether some dictionary word starts with `prefix` (the search below stops where none does)."""
+    words = sorted_words()
+    i = bisect_left(words, prefix)
+    return i < len(words) and words[i].startswith(prefix)
+
+
 def spelt_words(letters: str) -> list[tuple[str, int]]:
     """(word, longest run of adjacent chosen letters) for every subset of ≤ n − 2 letters that spells a word.
 
-    Subsets are visited as n-bit masks 0..2ⁿ−1, the first letter the most significant bit.
+    In the benchmark's order: subsets as n-bit masks 0..2ⁿ−1, the first letter the most significant bit. The
+    benchmark tries all 2ⁿ masks; here only subsets that spell a prefix of some word are grown (the same list).
     """
-    n, words, found = len(letters), dictionary(), []
-    for mask in range(2 ** n):
-        bits = format(mask, f"0{n}b")
-        if bits.count("1") > n - 2:
-            continue
-        word = "".join(c for c, b in zip(letters, bits) if b == "1")
-        if word in words:
-            found.append((word, max(len(run) for run in bits.split("0"))))
-    return found
+    n, words = len(letters), dictionary()
+    found: list[tuple[int, str, int]] = []
+
+    def grow(start: int, word: str, chosen: tuple[int, ...]) -> None:
+        if word in words and len(chosen) <= n - 2:
+            mask = sum(1 << (n - 1 - i) for i in chosen)
+            run = best = 0
+            for i in range(n):
+                run = run + 1 if i in chosen else 0
+                best = max(best, run)
+            found.append((mask, word, best))
+        for i in range(start, n):
+            if starts_a_word(word + letters[i]):
+                grow(i + 1, word + letters[i], (*chosen, i))
+
+    grow(0, "", ())
+    return [(word, run) for _, word, run in sorted(found)]
 
 
+MAX_LETTERS = 20  # the benchmark tries all 2^n subsets of the letters: 2^20 takes seconds, 2^30 hours
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_letters": "the last fenced block is neither one word of letters a-z nor a JSON list of letter codes",
-    "wrong_shape": "the row has the wrong number of letters",
+    "wrong_shape": "the row has fewer letters than the variant's",
+    "too_long": f"the row has more than {MAX_LETTERS} letters (the benchmark tries all 2^n letter subsets)",
     "wrong_alphabet": "a letter code is not an integer 0..25",
+    "benchmark_fails": "the extra letters spell a word longer than the variant's letter count, on which the "
+                       "benchmark raises IndexError",
 }
 TILE = 24  # pixels per letter in the report
 
@@ -99,11 +126,15 @@ class LettersKind:
     reasons: dict[str, str] = field(default_factory=lambda: dict(REASONS), hash=False, compare=False)
 
     def check(self, content: Any) -> str | None:
-        """None, or why `content` is not n letter codes (strict: a list of exactly n ints in [0, 26))."""
+        """None, or why `content` is not n letter codes: a list of at least n ints in [0, 26) (the benchmark's
+        space takes more letters, and its evaluation reads them all)."""
         if not isinstance(content, list | tuple):
             return "not letters: expected a list of letter codes"
-        if len(content) != self.letters:
+        if len(content) < self.letters:
             return f"wrong shape: {len(content)} letters, expected {self.letters}"
+        if len(content) > MAX_LETTERS:
+            return (f"too long: {len(content)} letters; the benchmark's space takes extra letters, but it tries "
+                    f"all 2^n subsets of them, so this harness scores at most {MAX_LETTERS}")
         for i, v in enumerate(content):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < ALPHABET:
                 return f"wrong alphabet: letter {i} is {v!r}, expected an integer 0..{ALPHABET - 1}"
@@ -184,6 +215,10 @@ class Elimination:
         inf: Info = {"total": len(found), "word": text}
         buckets: list[list[list[Any]]] = [[] for _ in range(self.letters - 2)]
         for word, run in found:
+            if len(word) - 3 >= len(buckets):
+                raise BenchmarkFails(f"the letters spell {word!r}, {len(word)} letters, more than the variant's "
+                                     f"{self.letters} (the benchmark keeps words of 3 to {self.letters} letters "
+                                     "and raises IndexError)")
             common = word in ranks
             buckets[len(word) - 3].append([word, run, int(common), ranks[word] if common else NOT_COMMON])
         for i, bucket in enumerate(buckets):

@@ -19,7 +19,7 @@ import numpy as np
 from pcg_plugin.problems.pcgbench.bench.grid_kind import REASONS as GRID_REASONS
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.json_reply import NO_BLOCK
-from pcg_plugin.problems.pcgbench.bench.parse import last_fenced_block
+from pcg_plugin.problems.pcgbench.bench.parse import last_fenced_block, long_number
 from pcg_plugin.problems.pcgbench.games.smb.level import ENEMIES, SYMBOLS, slice_level, slices, tile_level
 
 TILE = 8  # pixels per tile in the report
@@ -33,7 +33,7 @@ PATH_COLOUR = "#ffffff"
 SLICE_REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_slice_ids": "the last fenced block is not a JSON list of integers (nor integers separated by commas or "
-                     "spaces)",
+                     "spaces), or holds a number of more than 100 digits",
     "wrong_length": "not exactly one slice id per level column",
     "wrong_value": "a slice id is not an integer 0..125",
     "no_enemy": "no slice with an enemy: the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)",
@@ -86,7 +86,9 @@ class SliceIds:
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
             return "not slice ids: expected a list of integers"
         if len(content) != self.width:
-            return f"wrong length: {len(content)} slice ids, expected {self.width}"
+            more = "" if len(content) < self.width else (
+                " (the benchmark's space takes more, but its diversity cannot compare levels of different widths)")
+            return f"wrong length: {len(content)} slice ids, expected {self.width}{more}"
         for x, v in enumerate(content):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < self.count:
                 return f"wrong value: column {x} is {v!r}, expected an integer 0..{self.count - 1}"
@@ -113,7 +115,11 @@ class SliceIds:
             return None, NO_BLOCK
         if not _INTS.match(body):
             return None, "not slice ids: the fenced block is not a list of integers"
-        return [int(v) for v in re.findall(r"-?\d+", body)], None
+        tokens = re.findall(r"-?\d+", body)
+        digits = long_number(tokens)
+        if digits is not None:
+            return None, f"not slice ids: the fenced block holds a number of {digits} digits"
+        return [int(v) for v in tokens], None
 
     def draw(self, content: Sequence[int]) -> str:
         return level_svg(slice_level(content), _path(self.locate, content))
@@ -160,4 +166,5 @@ class TileRows(GridKind):
 
 def tile_rows(width: int, height: int = 16) -> TileRows:
     """smbtile's kind at one width: the legend names the ten symbols in code order."""
-    return TileRows(height, width, tuple(f"{s} ({TILE_NAMES[s]})" for s in SYMBOLS))
+    return TileRows(height, width, tuple(f"{s} ({TILE_NAMES[s]})" for s in SYMBOLS),
+                    no_extra="its evaluation fails on extra rows, and its diversity on levels of different widths")

@@ -131,7 +131,7 @@ def make(name: str, width: int = 5, height: int = 5, difficulty: int = 1, solver
     k = Sokoban(width, height, difficulty, solver)
     examples = tuple(mirrored(SOKOBAN_MICROBAN)) if (width, height, difficulty) == (5, 5, 1) else ()
     return BenchProblem(
-        name=name, content=GridKind(height, width, LEGEND),
+        name=name, content=GridKind(height, width, LEGEND, extra=True),
         control_space={"crates": (1, max(width + 1, height + 1))},
         info=k.info, quality=k.quality, controllability=k.controllability, diversity=diversity,
         goal=k.goal(), examples=examples,

@@ -71,7 +71,7 @@ def connected_spawners(script: Mapping[str, Any]) -> int:
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_spawner_rows": "the content (or the reply's fenced block) is not a JSON list of rows",
-    "wrong_shape": "not one row per spawner, or a row without exactly 100 values",
+    "wrong_shape": "fewer rows than spawners, a spawner row with fewer than 100 values, or an empty extra row",
     "wrong_value": "a value is not an integer 0..99",
     "endless_pattern": "a row holds only odd values, so the grammar's pattern list never ends (the reference "
                        "raises RecursionError)",
@@ -90,15 +90,18 @@ class SpawnerRows:
         self.rows, self.width, self.height, self.max_health = rows, width, height, max_health
 
     def check(self, content: Any) -> str | None:
+        """At least `rows` rows of at least 100 values each, as the benchmark's space takes them; its evaluation
+        reads every row and value, so rows past the variant's count may be shorter but not empty (the grammar
+        runs out of values, IndexError), and every value must be 0..99."""
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
             return "not spawner rows: expected a list of rows"
-        if len(content) != self.rows:
+        if len(content) < self.rows:
             return f"wrong shape: {len(content)} rows, expected {self.rows}"
         for y, row in enumerate(content):
             if not isinstance(row, Sequence) or isinstance(row, str | bytes):
                 return f"not spawner rows: row {y} is not a list"
-            if len(row) != ROW:
-                return f"wrong shape: row {y} has {len(row)} values, expected {ROW}"
+            if (y < self.rows and len(row) < ROW) or not row:
+                return f"wrong shape: row {y} has {len(row)} values, expected {ROW if y < self.rows else 'some'}"
             for x, v in enumerate(row):
                 if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < ROW:
                     return f"wrong value: row {y} position {x} is {v!r}, expected an integer 0..{ROW - 1}"
@@ -205,8 +208,9 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
         return float((playable + cover + bullets + empty_area) / 4.0)
 
     def controllability(inf: Info, control: Control) -> float:
+        """Per section the bullets asked (`{"bullets": [...]}`), as many as both lists have, over the targets."""
+        targets = control["bullets"]
         total = 0.0
-        targets = control_targets(control, sections)
         for v, c in zip(inf["bullets"], targets, strict=False):
             total += range_reward(v, 0, c - cerror, c + cerror, max_bullets)
         return float(total / len(targets))
@@ -218,31 +222,44 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
         return float(range_reward(min(dist), 0, diversity, 1))
 
     def sample_control(rng: np.random.Generator) -> dict[str, int]:
-        """The benchmark's draw: one stream, one scalar per section (its ArraySpace shares one leaf)."""
+        """The benchmark's draw: one stream, one scalar per section (its ArraySpace shares one leaf), kept as the
+        harness's integer keys `bullets_0` ... (what instance ids name)."""
         return {f"bullets_{s}": int(rng.integers(control_lo, control_hi)) for s in range(sections)}
+
+    def to_native(drawn: Mapping[str, int]) -> Control:
+        return {"bullets": [int(drawn[f"bullets_{s}"]) for s in range(sections)]}
 
     goal = (f"The boss fight lasts {maxHealth} frames, one per point of the boss's health. A good pattern keeps "
             f"going until the end (it stops early with more than {max_bullets} bullets or {max_spawners} spawners "
             f"alive), spreads its bullets over the {bx}x{by} screen grid (entropy of the covered buckets at least "
             f"{coverage}), keeps at least {min_bullets} bullets on screen on average in every {SECTION}-frame "
-            f"section, and leaves at least {empty:.0%} of the grid empty in each section. The controls "
-            f"`bullets_0` ... `bullets_{sections - 1}` ask for the mean number of bullets in each section, within "
+            f"section, and leaves at least {empty:.0%} of the grid empty in each section. The control `bullets` "
+            f"lists, for each of the {sections} sections, the mean number of bullets on screen it asks for, within "
             f"{cerror}.")
     examples = (load_examples()[name]["content"],) if name in load_examples() else ()
     return BenchProblem(
         name=name, content=SpawnerRows(spawnerComplexity, width, height, maxHealth),
         control_space={f"bullets_{s}": (control_lo, control_hi) for s in range(sections)},
         info=cached(info), quality=quality, controllability=controllability, diversity=pair_diversity,
-        goal=goal, examples=examples, sample_control=sample_control,
+        goal=goal, examples=examples, sample_control=sample_control, to_native=to_native,
+        native_ranges={"bullets": [[control_lo, control_hi]] * sections}, check_control=check_control,
     )
 
 
-def control_targets(control: Control, sections: int) -> list[int]:
-    """The per-section bullet targets: the harness's `bullets_0` ... keys, or the benchmark's own
-    {"bullets": [...]} (one list, as its ArraySpace control is), in section order."""
-    if "bullets" in control:
-        return [int(v) for v in control["bullets"]]  # type: ignore[union-attr]
-    return [int(control[f"bullets_{s}"]) for s in range(sections)]
+def check_control(control: Any) -> str | None:
+    """The benchmark's control, `{"bullets": [...]}`: a non-empty list of integer targets, one per section (a
+    shorter list is scored over its own sections, a longer one over the pattern's, as the benchmark's `zip`
+    does; an empty one divides by zero there). Other keys are ignored, as its dictionary space ignores them."""
+    if not isinstance(control, Mapping):
+        return 'control is not an object: talakat\'s control is {"bullets": [...]}'
+    if "bullets" not in control:
+        return f'control lacks the key "bullets" (it has {sorted(control)}): talakat\'s control is {{"bullets": [...]}}'
+    targets = control["bullets"]
+    if not isinstance(targets, list) or not targets:
+        return "control bullets must be a non-empty list of integers (one target per section)"
+    if any(isinstance(v, bool) or not isinstance(v, int | np.integer) for v in targets):
+        return "control values must be integers: bullets"
+    return None
 
 
 @lru_cache(maxsize=1)

@@ -129,7 +129,7 @@ def make(name: str, width: int = 11, height: int = 7, enemies: int = 3, sol_legn
     z = Zelda(width, height, enemies, sol_legnth)
     examples = tuple(mirrored(ZELDA_README)) if (width, height, enemies) == (11, 7, 3) else ()
     return BenchProblem(
-        name=name, content=GridKind(height, width, LEGEND),
+        name=name, content=GridKind(height, width, LEGEND, extra=True),
         control_space={"player_key": z.control_range, "key_door": z.control_range},
         info=z.info, quality=z.quality, controllability=z.controllability, diversity=z.diversity,
         goal=z.goal(), examples=examples,
