@@ -20,6 +20,10 @@ COMMANDS: dict[str, str] = {
     "pcgbench": "pcg_plugin.problems.pcgbench.command",
     "imagegame": "pcg_plugin.problems.imagegame.command",
     "gameeval": "pcg_plugin.problems.gameeval.command",
+    "export": "pcg_plugin.core.commands.export",
+    "compare": "pcg_plugin.core.commands.compare",
+    "card": "pcg_plugin.core.commands.card",
+    "show": "pcg_plugin.core.show",
 }
 
 

@@ -5,7 +5,8 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
 - ``OfficialFailure``: a trial failed for an official reason (a ``Reason``) and scores 0; ``NoCode``,
   ``ConversionError``.
 - ``InfrastructureError``: something outside the submission broke, the item errors; ``LLMError`` and its
-  retry family, ``ReplayMiss``.
+  retry family (``AccessDenied``: the server refuses the harness; ``EmptyReply``: the provider answered nothing usable; ``DeadlineExceeded``: the trial's deadline
+  left no time to wait), ``ReplayMiss``, ``StoreWriteFailed`` (the run stops paying).
 - ``EnvironmentProblem``: a submission's requirements cannot be met.
 - ``SubmissionError`` (also ``ValueError``), ``FolderProblem``: a folder that cannot be evaluated as a submission.
 - ``SandboxViolation`` (also ``PermissionError``): raised inside a participant's program by the sandbox guard.
@@ -147,12 +148,41 @@ class ConnectionFailed(LLMError):
     transient = True
 
 
+class EmptyReply(LLMError):
+    """The provider answered without an answer: no choices, a ``null`` content, or a body that is not a chat
+    completion (malformed JSON). Its fault, never the team's: retried like a 5xx, never stored."""
+
+    transient = True
+
+
+class DeadlineExceeded(LLMError):
+    """The trial's deadline left no time for the wait a call needs (a hung server, a long Retry-After): the item
+    errors at once and ``--lf`` retries it; nothing is stored, nothing scores 0."""
+
+
 class BadRequest(LLMError):
-    """HTTP 4xx other than 429: retrying cannot help (bad model name, context too long, bad key)."""
+    """HTTP 4xx other than 429 and those of ``AccessDenied``: the request itself is refused (context too long, a
+    content filter); retrying cannot help. The trial fails (``llm_bad_request``) and the refusal is stored."""
+
+
+class AccessDenied(LLMError):
+    """HTTP 401, 403 or 404, or no key at all: the server refuses the harness (a bad or missing key, no access, a
+    model name it does not serve). The organizer's to fix, never a team's zero: the item errors, nothing is
+    stored, and a rerun with the setting fixed pays for the call."""
 
 
 class ReplayMiss(InfrastructureError):
     """Replay-only mode (or a complete recording) met a call that is not recorded or differs from the recording."""
+
+
+class StoreWriteFailed(InfrastructureError):
+    """The response store could not be written (disk full, file gone read-only): the reply just paid for is lost,
+    so the run stops paying; every later call in this process raises this at once, before it is paid."""
+
+
+class RecordingDiverged(PcgError, UserWarning):
+    """An unfinished trial's program asked something else than its recording (an unseeded program): the calls
+    from there on are recorded anew (the recorded tail is dropped) instead of failing the trial."""
 
 
 class EnvironmentProblem(PcgError):
@@ -247,3 +277,8 @@ class BenchmarkFails(PcgError, ValueError):
 class NoEnemies(PcgError, ValueError):
     """PCG Benchmark (smb): the level has no enemy, so the benchmark's floating-enemy share is 0/0 (it raises
     ZeroDivisionError)."""
+
+
+class RemoteError(InfrastructureError):
+    """An exception raised on a cluster node that could not travel as itself: its type, message and remote
+    traceback (``cluster.outcome.pack_error``)."""

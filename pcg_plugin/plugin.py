@@ -14,8 +14,10 @@ import pytest
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
 from pcg_plugin.core.options import option_value
+from pcg_plugin.core.progress import XdistTotal
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
 from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
+from pcg_plugin.core.transcript import RUN_DIR_KEY
 from pcg_plugin.errors import SubmissionError
 
 
@@ -45,6 +47,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="how a participant program's trial starts: 'fork' from one started sandbox process per "
                          "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
                          "limits, folders and results either way")  # fmt: skip
+    from pcg_plugin.core import gate
+
+    gate.add_options(parser)
     from pcg_plugin import cluster
 
     cluster.add_options(group)
@@ -91,15 +96,24 @@ def pytest_configure(config: pytest.Config) -> None:
             if not config.option.collectonly:
                 service = problem.start_services(config, settings, run_dir)
         workers = 1
+        from pcg_plugin.core import gate
+
+        gate.configure(config, problem)
         controller = Controller(config, run)
         config.pluginmanager.register(controller, "pcg-controller")
+        evaluating = _evaluating(config)  # a run that checks (--pcg-rules, --pcg-dry-run) pays nothing: no progress
+        if evaluating:
+            config.pluginmanager.register(controller.progress, "pcg-progress")
         if config.pluginmanager.hasplugin("xdist"):
             config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
+            if evaluating:
+                config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
         if spec:
             from pcg_plugin.cluster.driver import ClusterDriver
 
             config.pluginmanager.register(ClusterDriver(config, address, spec, service), "pcg-cluster")
     config.stash[SETTINGS_KEY] = settings
+    config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
     problem.start_process(config, settings, run, workers, service)
 
 

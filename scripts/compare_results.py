@@ -2,7 +2,9 @@
 
     python scripts/compare_results.py A/results.json B/results.json
 
-For checks that a speed change changed no result: run the same replay with two trees and compare.
+For checks that a speed change changed no result: run the same replay with two trees and compare. Submissions
+are paired by name (a submission in one run only is named as such). To compare two runs' scores with paired
+bootstrap intervals, for any problem, use `pcg compare RUN_A RUN_B` (pcg_plugin/core/compare.py).
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ def main() -> int:
     same = scores(a) == scores(b)
     print("scores: the same, digit for digit" if same else "scores differ:")
     if not same:
-        for (name, x), (_, y) in zip(scores(a), scores(b)):
-            print(f"    {name}: {x} | {y}")
+        sa, sb = dict(scores(a)), dict(scores(b))
+        for name in list(sa) + [n for n in sb if n not in sa]:
+            print(f"    {name}: {sa.get(name, '(only in B)')} | {sb.get(name, '(only in A)')}")
     return 0
 
 

@@ -1,7 +1,22 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for the tests: records requests, injects faults.
 
 One module that every test folder imports (`import loopback_llm`; tests/ is on sys.path through its conftest):
-subclass ``FakeOpenAI`` to answer your own way and ``serve`` it."""
+subclass ``FakeOpenAI`` to answer your own way and ``serve`` it.
+
+Faults, injected in order, one per request (``faults``), or chosen per request by ``fault_for(body)``:
+
+- ``("status", 429, {"Retry-After": "1"})``: that status, JSON error body, those headers (5xx, 429 with or without
+  Retry-After);
+- ``("sleep", seconds)``: answer normally after a pause; ``("hang",)``: never answer (until the client gives up or
+  the server stops);
+- ``("reset",)``: close the connection before answering; ``("reset_body",)``: send the headers and half the body,
+  then close;
+- ``("malformed",)``: a 200 whose JSON body is cut short; ``("html",)``: a 200 with a proxy's HTML page;
+- ``("empty_choices",)``, ``("null_content",)``: a 200 chat completion without an answer;
+- ``("reply", text)``: a 200 answering ``text`` in every choice (a huge reply, a lone surrogate: JSON carries any
+  string).
+
+``n_answered`` counts the requests given a real answer (what a client may store), ``n_faulted`` the others."""
 
 from __future__ import annotations
 
@@ -27,6 +42,13 @@ class FakeOpenAI:
     faults: list[tuple[Any, ...]] = field(default_factory=list)
     usage: tuple[int, int] = (11, 7)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    n_answered: int = 0
+    n_faulted: int = 0
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+    def fault_for(self, body: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The fault for this request when ``faults`` is empty (subclasses choose by content); None: answer."""
+        return None
 
     def answer(self, body: dict[str, Any]) -> list[str]:
         """Canned completion: echoes the last user message so tests can tell calls apart."""
@@ -53,19 +75,46 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 state.requests.append(body)
                 state.headers.append({k.lower(): v for k, v in self.headers.items()})
                 fault = state.faults.pop(0) if state.faults else None
-            if fault and fault[0] == "reset":
+            if fault is None:
+                fault = state.fault_for(body)
+            kind = fault[0] if fault else None
+            if kind == "sleep":
+                time.sleep(fault[1])
+            elif kind is not None and kind != "reply":
+                with state.lock:
+                    state.n_faulted += 1
+            if kind == "hang":
+                state.stopping.wait(600)
+                self.close_connection = True
+                return
+            if kind == "reset":
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-            if fault and fault[0] == "sleep":
-                time.sleep(fault[1])
-            if fault and fault[0] == "status":
+            if kind == "status":
                 self._send(fault[1], {"error": {"message": f"injected {fault[1]}", "type": "test"}}, fault[2])
+                return
+            if kind == "malformed":
+                self._raw(200, b'{"id": "chatcmpl-test", "choices": [{"index": 0, "message": {"role": "assis')
+                return
+            if kind == "html":
+                self._raw(200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
                 return
             if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                 self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
                 return
-            choices = state.answer(body)
+            n = body.get("n", 1)
+            if kind == "empty_choices":
+                choices: list[Any] = []
+            elif kind == "null_content":
+                choices = [None] * n
+            elif kind == "reply":
+                choices = [fault[1]] * n
+            else:
+                choices = state.answer(body)
+            if kind in (None, "sleep", "reply"):
+                with state.lock:
+                    state.n_answered += 1
             p, c = state.usage
             payload = {
                 "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
@@ -74,7 +123,25 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 "usage": {"prompt_tokens": p, "completion_tokens": c * len(choices),
                           "total_tokens": p + c * len(choices)},
             }  # fmt: skip
+            if kind == "reset_body":
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
             self._send(200, payload, {})
+
+        def _raw(self, status: int, data: bytes, content_type: str = "application/json") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
             data = json.dumps(payload).encode()
@@ -103,5 +170,6 @@ def serve(state: FakeOpenAI) -> Iterator[FakeOpenAI]:
     try:
         yield state
     finally:
+        state.stopping.set()  # a hung request lets go
         server.shutdown()
         server.server_close()

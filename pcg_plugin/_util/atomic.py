@@ -43,10 +43,12 @@ def atomic_save(path: Path | str, save: Callable[[Path], object]) -> Path:
 
 
 def atomic_write(path: Path | str, data: str | bytes, *, encoding: str = "utf-8", newline: str | None = None,
-                 mode: int = 0o666) -> Path:  # fmt: skip
-    """Write ``data`` to ``path`` atomically: bytes as they are; text with ``encoding`` and ``newline`` as
-    ``open()`` takes them (``newline=""`` writes the string's own line ends on every platform). The file gets
-    ``mode`` less the umask (0o600 for a file only its owner may read, from its first byte on)."""
+                 mode: int = 0o666, errors: str = "backslashreplace") -> Path:  # fmt: skip
+    """Write ``data`` to ``path`` atomically: bytes as they are; text with ``encoding``, ``newline`` and
+    ``errors`` as ``open()`` takes them (``newline=""`` writes the string's own line ends on every platform).
+    By default a lone surrogate (a model's reply that is not valid Unicode) is written as ``\\ud83d``, never an
+    error: in JSON text that is the escape of the same string (``pcg_plugin._util.jsontext``). The file gets ``mode``
+    less the umask (0o600 for a file only its owner may read, from its first byte on)."""
 
     def save(tmp: Path) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -54,7 +56,7 @@ def atomic_write(path: Path | str, data: str | bytes, *, encoding: str = "utf-8"
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
         else:
-            with os.fdopen(fd, "w", encoding=encoding, newline=newline) as fh:
+            with os.fdopen(fd, "w", encoding=encoding, newline=newline, errors=errors) as fh:
                 fh.write(data)
 
     return atomic_save(path, save)

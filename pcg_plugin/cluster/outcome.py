@@ -11,10 +11,7 @@ from pathlib import Path
 from _pytest.outcomes import Failed, OutcomeException, Skipped, XFailed
 
 from pcg_plugin._util.atomic import atomic_write
-
-
-class RemoteError(Exception):
-    """An exception on an actor that cannot travel as itself: its type, message and remote traceback."""
+from pcg_plugin.errors import RemoteError
 
 
 @dataclass(frozen=True)

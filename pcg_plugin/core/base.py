@@ -17,6 +17,7 @@ class BaseProblem(ABC):
 
     name = "problem"
     target_label = "target"
+    own_baseline_gate = False  # True: the problem gates --pcg-baseline itself (else core/gate.py does)
 
     # -- what a problem must define (core.problem.Problem) -----------------------------------------------------
 
@@ -108,3 +109,39 @@ class BaseProblem(ABC):
     def setup_trial(self, config: pytest.Config, submission: Any) -> None:
         """Before a trial, in its setup: fail here (``pytest.fail``) what must fail before any model call."""
         return None
+
+    # -- the run read back (export, intervals, gate, compare, card: pcg_plugin/core/runs.py) --------------------
+
+    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Every trial of a results document as ``core.trials.row(...)`` (the twelve columns, then the
+        problem's own values); none by default."""
+        return []
+
+    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
+        """``{submission: score}`` re-scored by the problem's own scorer on the trials ``pick(key, n)`` chooses
+        from each group resampled together (``core.intervals``); ``pick=core.intervals.observed`` gives the run's
+        own scores. Empty by default: nothing to resample, no interval."""
+        return {}
+
+    def rank_intervals(self, results: Mapping[str, Any], *, reps: int = 200, seed: int = 0
+                       ) -> dict[str, tuple[int, int]]:  # fmt: skip
+        """Each submission's 95 % rank interval: the bootstrap of ``core.intervals`` over ``scores`` with
+        shared ranks (a problem with an official ranking overrides this to rank its draws officially)."""
+        from pcg_plugin.core import intervals
+
+        if not self.scores(results, intervals.observed):
+            return {}
+        return intervals.rank_intervals(lambda pick: self.scores(results, pick), reps=reps, seed=seed)
+
+    # -- the viewer (pcg_plugin/core/viewer) ------------------------------------------------------------------
+
+    def trial_score(self, record: Any) -> float | None:
+        """The trial's own score, for the report's trial table and charts (None: the problem has none)."""
+        return None
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        """What the trial's transcript shows between its calls: the state after each turn. Each a dict with
+        ``title``, and any of ``after_call`` (how many calls came before it; None: at the end), ``lines``
+        (text), ``grid`` (rows of cells), ``image`` and ``links`` (``[label, path]``), paths relative to the run
+        folder."""
+        return []

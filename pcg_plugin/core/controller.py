@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core import runs, trials
 from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, is_run_item, record_json
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+from pcg_plugin.core.progress import Progress
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
 SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
@@ -85,6 +87,8 @@ class Controller:
         self.report_path: Path | None = None
         self.finish_error: str | None = None
         self._preflight_done = False
+        self.progress = Progress(config)
+        self.viewer_error: str | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -153,7 +157,22 @@ class Controller:
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
+        rows = runs.trial_rows(problem, self.results)
+        if rows:
+            trials.write(Path(self.run["run_dir"]), rows)
+        self._add_viewer(problem)
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
+
+    def _add_viewer(self, problem: Any) -> None:
+        """Charts, the trials table and the links to each trial's transcript, in every problem's report."""
+        from pcg_plugin.core import viewer
+
+        settings = self.config.stash[SETTINGS_KEY]
+        try:
+            viewer.add_to_report(self.report_path, Path(self.run["run_dir"]), self.collected, problem,
+                                 self.progress.by_item, list(settings.targets))  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - the results are written; the report lacks only its viewer
+            self.viewer_error = f"{type(exc).__name__}: {exc}"
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.results is None and self.finish_error is None:
@@ -163,3 +182,6 @@ class Controller:
                                                       self.finish_error)  # fmt: skip
         for line in lines:
             terminalreporter.write_line(line)
+        if self.viewer_error:
+            terminalreporter.write_line(f"the report has no charts, trial table or trial links: {self.viewer_error}",
+                                        red=True)  # fmt: skip

@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core import calls, transcript
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
-from pcg_plugin.errors import FolderProblem, InfrastructureError
+from pcg_plugin.errors import FolderProblem, InfrastructureError, StoreWriteFailed
 from pcg_plugin._util.names import is_shown, shown, shown_json
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
+CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed, tokens, cost): the progress line
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
@@ -185,16 +187,50 @@ class TrialItem(pytest.Item):
     def runtest(self) -> None:
         problem = problem_of(self.config)
         outcome = getattr(self, "_outcome", None)
-        if outcome is not None:
+        if outcome is not None:  # --pcg-cluster: the trial ran on an actor
             if outcome.failed_in is not None:
                 raise outcome.exception()  # type: ignore[misc]
-            text = outcome.record
-            record = problem.record_from_json(text)
-        else:
-            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
-            text = record.to_json()
-        self.user_properties.append((RECORD_PROPERTY, shown_json(text)))
+            self.user_properties.append((RECORD_PROPERTY, shown_json(outcome.record)))
+            self.add_report_section("call", "pcg", problem.describe(problem.record_from_json(outcome.record)))
+            return
+        calls.start()
+        record, error = None, None
+        try:
+            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid,
+                                       self.model)  # fmt: skip
+        except StoreWriteFailed as exc:  # replies could be paid and lost: no further item runs (xdist: no worker)
+            error = f"{type(exc).__name__}: {exc}"
+            self.session.shouldstop = f"pytest-pcg stopped the run: {exc}"
+            raise
+        except BaseException as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self._keep_calls(problem, record, calls.take(), error)
+        self.user_properties.append((RECORD_PROPERTY, shown_json(record.to_json())))
         self.add_report_section("call", "pcg", problem.describe(record))
+
+    def _keep_calls(self, problem: Any, record: Any, made: list[calls.Call], error: str | None) -> None:
+        """The trial's calls: their totals on the report (the progress line), its transcript beside the report
+        (``pcg show``, the report's trial page), an errored trial's too. A transcript that cannot be written
+        fails the item, unless the trial already failed (its own error is the one to see)."""
+        self.user_properties.append((CALLS_PROPERTY, json.dumps(calls.Totals.of(made).to_dict())))
+        run_dir = self.config.stash.get(transcript.RUN_DIR_KEY, None)
+        if run_dir is None:
+            return
+        try:
+            meta = {"name": self.submission.name, "target": self.target, "trial": self.trial, "model": self.model}
+            doc = transcript.document(
+                self.nodeid, meta, made, error=error,
+                summary=problem.describe(record) if record is not None else "",
+                reason=getattr(record, "reason", None) if record is not None else None,
+                score=problem.trial_score(record) if record is not None else None,
+                states=problem.trial_states(record) if record is not None else (),
+            )  # fmt: skip
+            transcript.write(run_dir, doc)
+        except Exception:
+            if error is None:
+                raise
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         on = f" model {self.model}" if self.model is not None else ""

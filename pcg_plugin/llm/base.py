@@ -11,9 +11,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ChatResult:
-    """The ``n`` choice texts of one chat call and the usage the server reported for it."""
+    """The ``n`` choice texts of one chat call and the usage the server reported for it (a backend passes on a
+    ``null`` content as ``None``; the session refuses it as the provider's fault)."""
 
-    choices: list[str] = field(default_factory=list)
+    choices: list[str | None] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
 

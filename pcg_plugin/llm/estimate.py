@@ -5,11 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# USD per million tokens (input, output) for the official models; unknown models are priced 0 (local servers).
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-3.5-turbo-0125": (0.50, 1.50),
-    "gpt-3.5-turbo": (0.50, 1.50),
-}
+from pcg_plugin._util.prices import current as prices
 
 
 @dataclass(frozen=True)
@@ -43,10 +39,7 @@ class Estimate:
 
     @property
     def cost_usd(self) -> float | None:
-        price = PRICES.get(self.model)
-        if price is None:
-            return None
-        return (self.prompt_tokens * price[0] + self.completion_tokens * price[1]) / 1e6
+        return prices().cost(self.model, self.prompt_tokens, self.completion_tokens)  # type: ignore[arg-type]
 
     def text(self) -> str:
         cost = "unknown price (local or unlisted model)" if self.cost_usd is None else f"~${self.cost_usd:,.2f}"
@@ -76,8 +69,7 @@ def with_known_prompts(per_call: float, submissions: int, known: Sequence[float]
 
 def usage_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """Dollars a usage cost at the listed price; None for models without a price (local servers)."""
-    price = PRICES.get(model)
-    return None if price is None else (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
+    return prices().cost(model, prompt_tokens, completion_tokens)
 
 
 def estimate_run(*, submissions: int, letters: int, trials: int, model: str, calls_per_trial: float = 1.0,

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin.errors import BadRequest, ConnectionFailed, LLMError, RateLimited, ServerError, Timeout
+from pcg_plugin._util import jsontext
+from pcg_plugin.errors import (AccessDenied, BadRequest, ConnectionFailed, EmptyReply, LLMError, RateLimited,
+                               ServerError, Timeout)  # fmt: skip
+from pcg_plugin._util.jsontext import LONE_SURROGATE
 from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
 
-_UNSET = object()
+CLIENT_DEFAULT_TIMEOUT = 600.0  # the openai client's own (openai>=1, and openai<1's request default): "client default"
+
+
+ACCESS_STATUSES = (401, 403, 404)  # the harness's key, access or model name: never the team's request
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -37,6 +44,8 @@ def map_error(exc: Exception) -> LLMError:
         return Timeout(f"no answer within the client timeout: {exc}")
     if isinstance(exc, openai.APIConnectionError):
         return ConnectionFailed(f"cannot reach the model server: {exc}")
+    if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is cut short or not JSON: the provider's fault
+        return EmptyReply(f"the server's reply is not valid JSON: {exc}")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         if status == 429:
@@ -44,6 +53,9 @@ def map_error(exc: Exception) -> LLMError:
                                retry_after=retry_after_seconds(getattr(exc.response, "headers", None)))  # fmt: skip
         if status >= 500:
             return ServerError(f"{status} server error: {exc.message}")
+        if status in ACCESS_STATUSES:
+            return AccessDenied(f"{status}: the model server refuses the harness (check the key, the access and the "
+                                f"model name): {exc.message}")  # fmt: skip
         return BadRequest(f"{status}: {exc.message}")
     return LLMError(f"{type(exc).__name__}: {exc}")
 
@@ -52,9 +64,13 @@ class OpenAIBackend:
     """Chat completions exactly as the official packages sent them; retries are left to the session (max_retries=0).
 
     With a ``base_url`` the key is ``"not-used"`` unless one is set (llms4pcg 2.0.x); otherwise ``OPENAI_API_KEY``.
+    Each call's timeout is the edition's client timeout (the client's default where it set none), cut to what
+    the trial has left (``timeout``, from the session). A ``null`` content is passed on as ``None``: the session
+    judges it the provider's fault.
     """
 
     is_offline_default = False
+    accepts_timeout = True
 
     def __init__(self, *, model: str | None = None, base_url: str | None = None, api_key: str | None = None,
                  name: str = "openai") -> None:  # fmt: skip
@@ -69,7 +85,7 @@ class OpenAIBackend:
             import openai
 
             if not self.api_key:
-                raise BadRequest("no OPENAI_API_KEY and no base URL: set one, or use the offline default")
+                raise AccessDenied("no OPENAI_API_KEY and no base URL: set one, or use the offline default")
             kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
             if timeout is not None:  # llms4pcg 2.0.1 passed none, so the client's own default applies
                 kwargs["timeout"] = timeout
@@ -78,15 +94,47 @@ class OpenAIBackend:
             self._clients[timeout] = openai.OpenAI(**kwargs)
         return self._clients[timeout]
 
-    def complete(self, messages: list[dict], *, n: int, profile: Profile) -> ChatResult:
+    def complete(self, messages: list[dict], *, n: int, profile: Profile, timeout: float | None = None) -> ChatResult:
         params = profile.request_params()
         if self.model:
             params["model"] = self.model
+        official = profile.client_timeout if profile.client_timeout is not None else CLIENT_DEFAULT_TIMEOUT
+        wait = official if timeout is None else min(official, timeout)
+        client = self._client(profile.client_timeout)
         try:
-            resp = self._client(profile.client_timeout).chat.completions.create(messages=messages, n=n, **params)
+            if LONE_SURROGATE.search(json.dumps(messages, ensure_ascii=False)):
+                resp = _post_escaped(client, {"messages": messages, "n": n, **params}, wait)
+            else:
+                resp = client.chat.completions.create(messages=messages, n=n, timeout=wait, **params)
         except Exception as exc:  # noqa: BLE001 - every client failure becomes one of our typed errors
             raise map_error(exc) from exc
-        choices = [(c.message.content or "") for c in sorted(resp.choices, key=lambda c: c.index)]
-        usage = resp.usage
-        return ChatResult(choices, int(getattr(usage, "prompt_tokens", 0) or 0),
-                          int(getattr(usage, "completion_tokens", 0) or 0))  # fmt: skip
+        return chat_result(resp)
+
+
+def _post_escaped(client: Any, body: dict[str, Any], timeout: float) -> Any:
+    """The same request with the JSON written here: a message holding a lone surrogate (a reply that came back
+    so, now in the history) goes as its ``\\uXXXX`` escape, which the client's own UTF-8 encoding cannot write."""
+    from openai.types.chat import ChatCompletion
+
+    data, opts = jsontext.dumps(body).encode(), {"timeout": timeout, "headers": {"Content-Type": "application/json"}}
+    try:
+        return client.post("/chat/completions", cast_to=ChatCompletion, content=data, options=opts)
+    except TypeError:  # an openai before `content=` takes the raw bytes as `body`
+        return client.post("/chat/completions", cast_to=ChatCompletion, body=data, options=opts)
+
+
+def _position(pair: tuple[int, Any]) -> int:
+    index = getattr(pair[1], "index", None)
+    return index if isinstance(index, int) else pair[0]
+
+
+def chat_result(resp: Any) -> ChatResult:
+    """The choices' contents in index order (``None`` kept for a ``null`` one) and the usage; a body that is no
+    chat completion (a proxy's HTML page, a JSON without choices) is the provider's fault."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list):
+        raise EmptyReply(f"the server's reply is not a chat completion: {str(resp)[:200]!r}")
+    texts = [getattr(getattr(c, "message", None), "content", None) for _, c in sorted(enumerate(choices), key=_position)]
+    usage = getattr(resp, "usage", None)
+    return ChatResult(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
+                      int(getattr(usage, "completion_tokens", 0) or 0))  # fmt: skip

@@ -46,7 +46,16 @@ COMMON: tuple[Option, ...] = (
     Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
     Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
     Option("--pcg-device", "torch device for classifiers and local LLMs (default auto)"),
+    Option("--pcg-rpm", "requests per minute to the model, shared by every worker (as PCG_RPM; default unlimited)"),
+    Option("--pcg-tpm", "tokens per minute to the model, shared by every worker (as PCG_TPM; default unlimited)"),
+    Option("--pcg-concurrency", "model calls in flight at once over all workers (as PCG_CONCURRENCY)"),
+    Option("--pcg-prices", "price table FILE (JSON, USD per million tokens; as PCG_PRICES; default the shipped "
+           "pcg_plugin/_util/prices.json)"),
 )  # fmt: skip
+# option -> the environment variable it sets (the rate limiter and the price table read these in every process;
+# the option wins over a variable already set)
+ENV_OPTIONS = {"pcg_rpm": "PCG_RPM", "pcg_tpm": "PCG_TPM", "pcg_concurrency": "PCG_CONCURRENCY",
+               "pcg_prices": "PCG_PRICES"}  # fmt: skip
 
 # Shared by the problems whose answers an in-process model can write under a grammar (pcg_plugin/llm/constrain.py);
 # each problem accepts its own form and off.
@@ -176,11 +185,40 @@ def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapp
     check_choice("pcg_record", record, RECORD_MODES)
     check_choice("pcg_backend", backend, BACKENDS)
     base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
+    export_limits(raw, cwd, None if env is None else dict(env))
     return Basics(backend=backend, record=record, base_url=base_url,
                   offline=is_offline_default(backend, base_url, os.environ if env is None else env),
                   out=(cwd / out) if out else None,
                   store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
                   device=given(raw, "pcg_device") or "auto")  # fmt: skip
+
+
+def export_limits(raw: Mapping[str, str | None], cwd: Path, env: dict[str, str] | None = None) -> None:
+    """``--pcg-rpm``/``--pcg-tpm``/``--pcg-concurrency``/``--pcg-prices`` into the variables every process reads
+    (set before the workers start, so they inherit them); a bad value is a ValueError naming the option."""
+    env = os.environ if env is None else env  # type: ignore[assignment]
+    for dest, var in ENV_OPTIONS.items():
+        value = given(raw, dest)
+        if value is None:
+            continue
+        flag = "--" + dest.replace("_", "-")
+        if dest == "pcg_prices":
+            from pcg_plugin._util import prices
+
+            path = cwd / value
+            try:
+                prices.load(path)
+            except ValueError as exc:
+                raise ValueError(f"{flag}: {exc}") from None
+            value = str(path)
+        else:
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"{flag}: {value!r} is not a number") from None
+            if number <= 0:
+                raise ValueError(f"{flag}: {value} must be above 0")
+        env[var] = value  # type: ignore[index]
 
 
 S = TypeVar("S", bound="JsonSettings")

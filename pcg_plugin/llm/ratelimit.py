@@ -11,6 +11,7 @@ from typing import Any
 from pathlib import Path
 
 from pcg_plugin._util.devices import pid_alive as _alive  # zombie-aware liveness, one definition
+from pcg_plugin.errors import DeadlineExceeded
 from pcg_plugin.llm import wal
 
 SCHEMA = """
@@ -99,12 +100,19 @@ class SharedLimiter:
         finally:
             db.execute("COMMIT")
 
-    def acquire(self, tokens: int = 0) -> str:
-        """Block until a call with about ``tokens`` tokens may start; returns the slot to release."""
+    def acquire(self, tokens: int = 0, *, within: float | None = None) -> str:
+        """Block until a call with about ``tokens`` tokens may start; returns the slot to release. ``within``:
+        seconds the caller may wait at most (its trial's deadline); a longer wait (a 429's Retry-After pausing
+        every worker, a full bucket) raises DeadlineExceeded at once instead of waiting in vain."""
+        began = self._clock()
         while True:
             sid, wait = self._try(tokens)
             if sid is not None:
                 return sid
+            if within is not None and (self._clock() - began) + wait >= within:
+                raise DeadlineExceeded(f"the shared rate limit asks to wait {wait:.1f} s more (a 429's Retry-After or "
+                                       f"PCG_RPM/PCG_TPM), past the trial's deadline ({within:.1f} s it could wait): "
+                                       "the item errors (rerun it with --lf)")  # fmt: skip
             self._sleep(min(max(wait, 0.01), 1.0))
 
     def release(self, slot: str, used_tokens: int = 0) -> None:

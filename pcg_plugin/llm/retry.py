@@ -35,10 +35,11 @@ def call_with_retry(
     policy: RetryPolicy,
     *,
     sleep: Callable[[float], None] = time.sleep,
-    deadline: Callable[[float], bool] | None = None,
+    deadline: Callable[[LLMError, float], bool] | None = None,
     on_retry: Callable[[LLMError, float], None] | None = None,
 ) -> T:
-    """Call ``fn``; retry transient LLM errors. ``deadline(delay)`` True stops retrying (the trial's time is up)."""
+    """Call ``fn``; retry transient LLM errors. ``deadline(error, delay)`` True stops retrying with the error
+    (the trial's time is up); it may raise an error of its own instead."""
     attempt = 0
     while True:
         attempt += 1
@@ -48,7 +49,7 @@ def call_with_retry(
             if not error.transient or attempt >= policy.max_attempts:
                 raise
             wait = policy.delay(attempt, error)
-            if deadline is not None and deadline(wait):
+            if deadline is not None and deadline(error, wait):
                 raise
             if on_retry is not None:
                 on_retry(error, wait)

@@ -1,4 +1,21 @@
-"""SQLite response store: per-trial ordered call recordings, committed before use, replayed in order."""
+"""SQLite response store: per-trial ordered call recordings, committed before use, replayed in order.
+
+Format 2 (written since issue 38) keeps each message once: a call's row holds its request without the messages,
+the earlier call of the trial whose messages it continues (``prefix_idx``, ``prefix_len``) and the hashes of
+the messages it adds; ``messages`` maps a hash to the message's canonical JSON, shared by every call and trial
+that sends it (a conversation's history, a prompt sent in every trial). The choices are such messages too, so a
+reply that comes back in the next request's history is not stored twice: a conversation costs what was said,
+not the square of it. A trial's final response and its program's result are such messages too (``final_hash``,
+``program_hash``): the reply they usually are is not stored again, and the trial's row stays small. Format 1 rows (the whole request and the choices as JSON, written before) are still read
+as they are; a store gets the new columns when a process opens it, and its old rows are never rewritten.
+
+A call dropped from a recording (a program that asked something else; ``--pcg-record all``) is moved to
+``dropped_calls``: a reply once paid for is never deleted. A write the disk refuses (full, read-only) breaks
+the store for the process (``StoreWriteFailed``): it pays for no further call.
+
+Every JSON text is written with lone surrogates escaped (``\\ud83d``): any string JSON can carry is stored and
+replayed exactly, and SQLite only ever sees valid UTF-8.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +28,14 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.devices import pid_alive
-from pcg_plugin.errors import InfrastructureError, ReplayMiss
+from pcg_plugin.errors import InfrastructureError, ReplayMiss, StoreWriteFailed
 from pcg_plugin._util.paths import stem
 from pcg_plugin.llm import wal
 
@@ -37,7 +56,65 @@ CREATE TABLE IF NOT EXISTS calls (
     started REAL NOT NULL, duration REAL NOT NULL, created REAL NOT NULL,
     PRIMARY KEY (key_id, idx)
 );
+CREATE TABLE IF NOT EXISTS messages (hash TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS dropped_calls (
+    key_id TEXT NOT NULL, idx INTEGER NOT NULL, request_hash TEXT NOT NULL, request TEXT NOT NULL,
+    choices TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+    started REAL NOT NULL, duration REAL NOT NULL, created REAL NOT NULL, format INTEGER NOT NULL,
+    prefix_idx INTEGER, prefix_len INTEGER, messages TEXT, error TEXT, dropped REAL NOT NULL
+);
 """
+# A call dropped from a recording (a program that asked something else, ``--pcg-record all``) is moved to
+# ``dropped_calls``, never deleted: every reply paid for stays in the store.
+CALL_COLUMNS = ("key_id, idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
+                " created, format, prefix_idx, prefix_len, messages, error")
+# Why SQLite refused a write that the disk, not the run, is to blame for: the store is broken for this process.
+DISK_ERRORS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_CORRUPT", "SQLITE_NOTADB")
+# Columns of format 2, added to a store written before them (a format 1 row has them NULL, ``format`` 1).
+ADDED_COLUMNS = {
+    "trials": ("message TEXT", "final_hash TEXT", "program_hash TEXT", "program_calls INTEGER"),
+    "calls": ("format INTEGER NOT NULL DEFAULT 1", "prefix_idx INTEGER", "prefix_len INTEGER", "messages TEXT",
+              "error TEXT"),
+}
+SQL_VARIABLES = 500  # hashes asked for in one query (SQLite's limit on bound variables is 999 or more)
+
+
+def dumps(value: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON text SQLite can hold whatever strings ``value`` carries (``jsontext``)."""
+    return jsontext.dumps(value, sort_keys=sort_keys, separators=(",", ":"))
+
+
+def message_body(message: Any) -> tuple[str, str]:
+    """A message's canonical JSON (keys sorted) and its hash: equal messages are stored once."""
+    body = dumps(message, sort_keys=True)
+    return hashlib.sha256(body.encode()).hexdigest(), body
+
+
+def disk_refused(exc: BaseException) -> bool:
+    """True for a write the disk refused (full, read-only, gone, an I/O error), not a lock or a constraint."""
+    if isinstance(exc, OSError):
+        return True
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name:
+        return name.startswith(DISK_ERRORS)
+    text = str(exc).lower()  # an SQLite too old to name its errors
+    return any(w in text for w in ("disk is full", "disk i/o", "readonly", "unable to open"))
+
+
+def _drop_calls(db: sqlite3.Connection, key: TrialKey, start: int) -> None:
+    """Move the trial's calls from ``start`` on to ``dropped_calls`` (kept, no longer replayed)."""
+    db.execute(f"INSERT INTO dropped_calls ({CALL_COLUMNS}, dropped) SELECT {CALL_COLUMNS}, ? FROM calls"
+               " WHERE key_id=? AND idx>=?", (time.time(), key.id, start))  # fmt: skip
+    db.execute("DELETE FROM calls WHERE key_id=? AND idx>=?", (key.id, start))
+
+
+def common_prefix(a: list[str], b: list[str]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
@@ -69,6 +146,7 @@ class RecordedCall:
     completion_tokens: int
     started: float
     duration: float
+    error: dict[str, str] | None = None  # a request the server refused: {"reason", "message"}, no choices
 
 
 @dataclass(frozen=True)
@@ -78,11 +156,16 @@ class TrialRecord:
     final_response: str | None
     reason: str | None
     calls: list[RecordedCall]
+    message: str | None = None  # a failed trial's message, as it was reported
+    program_result: str | None = None  # what the participant's program returned, once it had
+    program_calls: int | None = None  # how many of the calls the program made
 
 
 def request_hash(request: dict[str, Any]) -> str:
-    """Canonical hash of a request as sent (model, sampling, n, messages)."""
-    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    """Canonical hash of a request as sent (model, sampling, n, messages); a lone surrogate hashes as its UTF-8
+    bytes would be written, so every request has one (and one without keeps the hash it always had)."""
+    text = json.dumps(request, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _owner() -> str:
@@ -128,7 +211,28 @@ class ResponseStore:
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self._lock = threading.RLock()
+        self.broken: str | None = None  # set by a failed write: this process pays for nothing more
         wal.until_unlocked(lambda: self._db().executescript(SCHEMA), timeout)
+        wal.until_unlocked(self._add_columns, timeout)
+
+    def _add_columns(self) -> None:
+        """Bring a store written before format 2 up to it (one process does it; the others find it done)."""
+        db = self._db()
+
+        def missing() -> list[tuple[str, str]]:
+            have = {t: {row[1] for row in db.execute(f"PRAGMA table_info({t})")} for t in ADDED_COLUMNS}
+            return [(t, c) for t, cols in ADDED_COLUMNS.items() for c in cols if c.split()[0] not in have[t]]
+
+        if not missing():
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for table, column in missing():
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     # -- connection -------------------------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
@@ -155,12 +259,31 @@ class ResponseStore:
 
         def __exit__(self, exc_type: object, *_: object) -> None:
             try:
-                self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+                if not exc_type:
+                    self.conn.execute("COMMIT")
+                elif self.conn.in_transaction:  # SQLite already rolled back after some errors (a full disk)
+                    self.conn.execute("ROLLBACK")
             finally:
                 self.lock.release()
 
     def _tx(self) -> ResponseStore._Tx:
         return ResponseStore._Tx(self._db(), self._lock)
+
+    @contextmanager
+    def _write(self, what: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction; a write SQLite or the disk refuses (full, read-only, gone) is StoreWriteFailed,
+        and marks the store broken so that this process pays for nothing more."""
+        if self.broken:
+            raise StoreWriteFailed(self.broken)
+        try:
+            with self._tx() as db:
+                yield db
+        except (sqlite3.Error, OSError) as exc:
+            if not disk_refused(exc):
+                raise  # a lock held too long, a constraint: this item's error, the store is fine
+            self.broken = (f"the response store {self.path} could not be written ({type(exc).__name__}: {exc}) "
+                           f"while {what}; the run stops paying for calls it cannot store")  # fmt: skip
+            raise StoreWriteFailed(self.broken) from exc
 
     def close(self) -> None:
         if self._conn is not None and self._pid == os.getpid():
@@ -174,18 +297,54 @@ class ResponseStore:
 
     def _load(self, key: TrialKey) -> TrialRecord | None:
         db = self._db()
-        row = db.execute("SELECT status, final_response, reason FROM trials WHERE key_id=?", (key.id,)).fetchone()
+        row = db.execute("SELECT status, final_response, reason, message, final_hash, program_hash, program_calls"
+                         " FROM trials WHERE key_id=?", (key.id,)).fetchone()  # fmt: skip
         if row is None:
             return None
-        calls = [
-            RecordedCall(i, h, json.loads(rq), json.loads(ch), pt, ct, st, du)
-            for i, h, rq, ch, pt, ct, st, du in db.execute(
-                "SELECT idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration "
-                "FROM calls WHERE key_id=? ORDER BY idx",
-                (key.id,),
-            )
-        ]
-        return TrialRecord(key, row[0], row[1], row[2], calls)
+        rows = db.execute(
+            "SELECT idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration, format,"
+            " prefix_idx, prefix_len, messages, error FROM calls WHERE key_id=? ORDER BY idx", (key.id,)).fetchall()  # fmt: skip
+        hashes = self._hash_lists(rows)
+        bodies = self._bodies(db, {h for r in rows if r[8] == 2 for h in (*hashes[r[0]], *json.loads(r[3]))})
+        calls = []
+        for i, h, rq, ch, pt, ct, st, du, fmt, _pi, _pl, _m, err in rows:
+            request, choices = json.loads(rq), json.loads(ch)
+            if fmt == 2:
+                request["messages"] = [bodies[m] for m in hashes[i]]
+                choices = [bodies[c]["content"] for c in choices]
+            calls.append(RecordedCall(i, h, request, choices, pt, ct, st, du, json.loads(err) if err else None))
+        texts = self._bodies(db, {h for h in (row[4], row[5]) if h})
+        final = texts[row[4]]["content"] if row[4] else row[1]
+        program = texts[row[5]]["content"] if row[5] else None
+        return TrialRecord(key, row[0], final, row[2], calls, row[3], program, row[6])
+
+    @staticmethod
+    def _hash_lists(rows: list[Any]) -> dict[int, list[str]]:
+        """Each call's message hashes, by idx: a format 2 call continues an earlier call's first messages; a
+        format 1 call's are computed from its request."""
+        out: dict[int, list[str]] = {}
+        for idx, _h, request, _c, _p, _t, _s, _d, fmt, prefix_idx, prefix_len, more, *_ in rows:
+            if fmt == 2:
+                head = out[prefix_idx][:prefix_len] if prefix_idx is not None else []
+                out[idx] = head + json.loads(more)
+            else:
+                out[idx] = [message_body(m)[0] for m in json.loads(request).get("messages", [])]
+        return out
+
+    @staticmethod
+    def _bodies(db: sqlite3.Connection, hashes: set[str]) -> dict[str, Any]:
+        """The messages of these hashes, each decoded once (calls sharing a message share the object)."""
+        out: dict[str, Any] = {}
+        wanted = sorted(hashes)
+        for start in range(0, len(wanted), SQL_VARIABLES):
+            chunk = wanted[start:start + SQL_VARIABLES]
+            marks = ",".join("?" * len(chunk))
+            for h, body in db.execute(f"SELECT hash, body FROM messages WHERE hash IN ({marks})", chunk):
+                out[h] = json.loads(body)
+        missing = hashes - out.keys()
+        if missing:
+            raise InfrastructureError(f"the response store lacks {len(missing)} message(s) its calls refer to")
+        return out
 
     def holder_busy(self, holder: str, me: str) -> bool:
         """Whether ``holder``'s claim (within its lease) still stands against ``me``: a live process does."""
@@ -196,7 +355,7 @@ class ResponseStore:
         ``owner``: who claims (default this process; the cluster's store names a Ray task's attempt)."""
         me, deadline = owner or _owner(), time.monotonic() + wait
         while True:
-            with self._tx() as db:
+            with self._write(f"claiming trial {key.submission}/{key.letter}/{key.trial}") as db:
                 now = time.time()
                 row = db.execute("SELECT owner, lease_until FROM trials WHERE key_id=?", (key.id,)).fetchone()
                 busy = row is not None and row[0] and (row[1] or 0) > now and self.holder_busy(row[0], me)
@@ -212,8 +371,9 @@ class ResponseStore:
                         db.execute("UPDATE trials SET owner=?, lease_until=?, updated=? WHERE key_id=?",
                                    (me, now + LEASE_S, now, key.id))  # fmt: skip
                     if reset:
-                        db.execute("DELETE FROM calls WHERE key_id=?", (key.id,))
-                        db.execute("UPDATE trials SET status='open', final_response=NULL, reason=NULL WHERE key_id=?",
+                        _drop_calls(db, key, 0)
+                        db.execute("UPDATE trials SET status='open', final_response=NULL, reason=NULL, message=NULL,"
+                                   " final_hash=NULL, program_hash=NULL, program_calls=NULL WHERE key_id=?",
                                    (key.id,))  # fmt: skip
                     return me
             if time.monotonic() >= deadline:
@@ -221,38 +381,85 @@ class ResponseStore:
             time.sleep(0.2)
 
     def record_call(self, key: TrialKey, owner: str, call: RecordedCall, *, truncate: bool = False) -> None:
-        """Commit one call (durably) before its response is used; ``truncate`` drops a diverged tail first."""
-        with self._tx() as db:
+        """Commit one call (durably) before its response is used; ``truncate`` drops a diverged tail first.
+        Stored in format 2: the messages it shares with an earlier call of the trial are not written again."""
+        where = f"storing call {call.idx + 1} of trial {key.submission}/{key.letter}/{key.trial}"
+        with self._write(where) as db:
             held = db.execute("SELECT owner FROM trials WHERE key_id=?", (key.id,)).fetchone()
             if held is None or held[0] != owner:
                 raise InfrastructureError(f"lost the claim on trial {key.submission}/{key.letter}/{key.trial}")
             if truncate:
-                db.execute("DELETE FROM calls WHERE key_id=? AND idx>=?", (key.id, call.idx))
-                db.execute("UPDATE trials SET status='open', final_response=NULL WHERE key_id=?", (key.id,))
+                _drop_calls(db, key, call.idx)
+                db.execute("UPDATE trials SET status='open', final_response=NULL, final_hash=NULL, program_hash=NULL,"
+                           " program_calls=NULL WHERE key_id=?", (key.id,))  # fmt: skip
+            hashes = [self._put(db, m) for m in call.request.get("messages", [])]
+            choices = [self._put(db, {"role": "assistant", "content": c}) for c in call.choices]
+            earlier = self._hash_lists(db.execute(
+                "SELECT idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
+                " format, prefix_idx, prefix_len, messages FROM calls WHERE key_id=? AND idx<? ORDER BY idx",
+                (key.id, call.idx)).fetchall())  # fmt: skip
+            prefix_idx, prefix_len = None, 0
+            for idx, seen in earlier.items():
+                shared = common_prefix(seen, hashes)
+                if shared and shared >= prefix_len:
+                    prefix_idx, prefix_len = idx, shared
+            request = {k: v for k, v in call.request.items() if k != "messages"}
             now = time.time()
             db.execute(
-                "INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (key.id, call.idx, call.request_hash, json.dumps(call.request, ensure_ascii=False),
-                 json.dumps(call.choices, ensure_ascii=False), call.prompt_tokens, call.completion_tokens,
-                 call.started, call.duration, now),
+                "INSERT INTO calls (key_id, idx, request_hash, request, choices, prompt_tokens, completion_tokens,"
+                " started, duration, created, format, prefix_idx, prefix_len, messages, error)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,2,?,?,?,?)",
+                (key.id, call.idx, call.request_hash, dumps(request), dumps(choices), call.prompt_tokens,
+                 call.completion_tokens, call.started, call.duration, now, prefix_idx,
+                 prefix_len if prefix_idx is not None else None, dumps(hashes[prefix_len:]),
+                 dumps(call.error) if call.error is not None else None),
             )  # fmt: skip
             db.execute("UPDATE trials SET lease_until=?, updated=? WHERE key_id=?", (now + LEASE_S, now, key.id))
 
+    @classmethod
+    def _put_text(cls, db: sqlite3.Connection, text: str) -> str:
+        """A final response or a program's result, kept as the assistant message of that text: the reply it
+        usually is is stored once, and the trial's row stays small (it is rewritten at every claim)."""
+        return cls._put(db, {"role": "assistant", "content": text})
+
+    @staticmethod
+    def _put(db: sqlite3.Connection, message: Any) -> str:
+        digest, body = message_body(message)
+        db.execute("INSERT OR IGNORE INTO messages (hash, body) VALUES (?, ?)", (digest, body))
+        return digest
+
+    def record_program(self, key: TrialKey, owner: str | None, result: str, calls: int) -> None:
+        """What the participant's program returned and how many calls it made: a rerun reuses it instead of
+        running the program again (whose prompt may differ: unseeded sampling)."""
+        with self._write(f"storing the program's result of trial {key.submission}/{key.letter}/{key.trial}") as db:
+            db.execute("UPDATE trials SET program_hash=?, program_calls=?, updated=? WHERE key_id=?"
+                       " AND (owner IS NULL OR owner=?)", (self._put_text(db, result), int(calls), time.time(),
+                                                           key.id, owner))  # fmt: skip
+
     def finish(self, key: TrialKey, owner: str | None, *, status: str, final_response: str | None = None,
-               reason: str | None = None) -> None:  # fmt: skip
-        """Mark the trial complete (with its final response) or failed, and release it."""
-        with self._tx() as db:
+               reason: str | None = None, message: str | None = None) -> None:  # fmt: skip
+        """Mark the trial complete (with its final response) or failed (its reason and message), and release it."""
+        with self._write(f"finishing trial {key.submission}/{key.letter}/{key.trial}") as db:
+            final = self._put_text(db, final_response) if final_response is not None else None
             db.execute(
-                "UPDATE trials SET status=?, final_response=?, reason=?, owner=NULL, lease_until=NULL, updated=?"
-                " WHERE key_id=? AND (owner IS NULL OR owner=?)",
-                (status, final_response, reason, time.time(), key.id, owner),
+                "UPDATE trials SET status=?, final_response=NULL, final_hash=?, reason=?, message=?, owner=NULL,"
+                " lease_until=NULL, updated=? WHERE key_id=? AND (owner IS NULL OR owner=?)",
+                (status, final, reason, message, time.time(), key.id, owner),
             )
 
     def release(self, key: TrialKey, owner: str) -> None:
-        with self._tx() as db:
+        if self.broken:
+            return  # nothing can be written; the lease runs out, or the owner's death frees the trial
+        with self._write(f"releasing trial {key.submission}/{key.letter}/{key.trial}") as db:
             db.execute("UPDATE trials SET owner=NULL, lease_until=NULL WHERE key_id=? AND owner=?", (key.id, owner))
 
     # -- queries and export -----------------------------------------------------------------------------------
+    def replies_held(self) -> dict[str, int]:
+        """Calls in recordings and calls dropped from them: every reply this store was paid for holds one."""
+        db = self._db()
+        return {"recorded": int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]),
+                "dropped": int(db.execute("SELECT COUNT(*) FROM dropped_calls").fetchone()[0])}  # fmt: skip
+
     def trials(self, *, edition: str | None = None, model: str | None = None,
                submission: str | None = None) -> Iterator[TrialRecord]:  # fmt: skip
         """Every recorded trial matching the filters, with its calls."""

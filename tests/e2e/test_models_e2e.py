@@ -160,6 +160,7 @@ def scores(results: dict[str, Any]) -> Any:
             for letter in sub["letters"].values():
                 for trial in letter["trials"]:
                     del trial["timings"]
+                    trial.pop("usage", None)
     return results["competition_score"], [(s["name"], s["prompt_score"], s["normalized_score"], s["rank"])
                                           for s in results["submissions"]], per_model  # fmt: skip
 

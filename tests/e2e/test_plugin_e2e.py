@@ -17,7 +17,7 @@ def stable_view(results: dict[str, Any]) -> dict[str, Any]:
     for sub in results["submissions"]:
         letters = {}
         for letter, data in sub["letters"].items():
-            trials = [{k: v for k, v in t.items() if k not in ("timings",)} for t in data["trials"]]
+            trials = [{k: v for k, v in t.items() if k not in ("timings", "usage")} for t in data["trials"]]
             letters[letter] = {**{k: v for k, v in data.items() if k != "trials"}, "trials": trials}
         subs.append({k: v for k, v in sub.items() if k not in ("letters", "usage")} | {"letters": letters})
     return {"competition_score": results["competition_score"], "weights": results["weights"], "submissions": subs}
@@ -74,6 +74,17 @@ def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
     assert stable_view(runs["serial"]) == stable_view(runs["parallel"])
     results = runs["parallel"]
     assert results["schema"] == "pytest-pcg/results/1"
+    # issue 34: the official scorer over the observed trials gives the run's normalized scores; each submission
+    # has a rank interval that holds its rank; the trial rows are the run's trials with their official scores
+    from pcg_plugin.core.intervals import observed
+    from pcg_plugin.problems.science_birds import rows as readback
+
+    assert readback.scores(results, observed) == {s["name"]: float(s["normalized_score"]) for s in results["submissions"]}
+    assert all(s["rank_interval"][0] <= s["rank"] <= s["rank_interval"][1] for s in results["submissions"])
+    trial_rows = readback.trial_rows(results)
+    assert len(trial_rows) == 8 and all(r["calls"] == 1 and r["target"] in ("I", "L") for r in trial_rows)
+    assert sorted(r["score"] for r in trial_rows) == sorted(
+        float(t["trial_score"]) for s in results["submissions"] for d in s["letters"].values() for t in d["trials"])
     assert {s["name"] for s in results["submissions"]} == {"team_prog", "team_prompt"}
     run = competition.path / "parallel"
     assert (run / "team_prog/raw/I/team_prog_I_1.txt").is_file()

@@ -69,6 +69,21 @@ def test_examples_play_with_the_scripted_double(pytester: pytest.Pytester, subs:
         assert {k: fig[k] for k in want} == want, name
     html = (pytester.path / "out" / "report.html").read_text()
     assert "outcome:" in html and "Host:" in html or "Now the Q&amp;A start" in html
+    # issue 34: the test double's banner in terminal and report; equal scores share a rank; every row has an
+    # interval; the read-back re-scores the run as ranked
+    result.stdout.fnmatch_lines(["UNOFFICIAL RUN: a test double*"])
+    assert "UNOFFICIAL RUN: a test double" in html and "95% rank" in html
+    doc = json.loads((pytester.path / "out" / "results.json").read_text())
+    by_score: dict[Any, set[int]] = {}
+    for row in doc["leaderboard"]:
+        by_score.setdefault(row["figures"].get("score"), set()).add(row["rank"])
+        assert row["rank_interval"][0] <= row["rank"] <= row["rank_interval"][1]
+    assert all(len(ranks) == 1 for ranks in by_score.values())
+    from pcg_plugin.core.intervals import observed
+    from pcg_plugin.core.problem import load
+
+    scores = load(problem).scores(doc, observed)
+    assert scores == {r["submission"]: (r["figures"].get("score") or 0) / 100 for r in doc["leaderboard"]}
 
 
 class Server(loopback_llm.FakeOpenAI):

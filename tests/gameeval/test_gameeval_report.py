@@ -75,6 +75,6 @@ def test_an_entry_whose_every_episode_errored_shows_the_role_it_plays(tmp_path: 
         "spy", {"spy": "m2"}, 2)  # fmt: skip
     assert board["self"]["role"] is None
     lines = summary_lines(GAMES["spyfall"], doc, tmp_path, report, None)
-    assert any(line.startswith("2. spyprompt spy | ") and line.endswith(", 2 errors") for line in lines), lines
-    assert any(line.startswith("1. self self-play | ") for line in lines)
+    assert any(line.startswith("2. [95% rank -] spyprompt spy | ") and line.endswith(", 2 errors") for line in lines), lines
+    assert any(line.startswith("1. [95% rank -] self self-play | ") for line in lines)
     assert '<td class="l">spy</td>' in report.read_text()

@@ -15,6 +15,7 @@ from ig_helpers import make_instance
 from pcg_plugin.episode.loop import play
 from pcg_plugin.problems.imagegame import rules
 from pcg_plugin.problems.imagegame.game import FOLLOWER, GIVER, ImageGameMaster, episode_record
+from pcg_plugin.problems.imagegame.item import one_line
 from pcg_plugin.problems.imagegame.item import run_trial
 from pcg_plugin.problems.imagegame.settings import Settings
 from pcg_plugin.problems.imagegame.submission import detect
@@ -164,10 +165,10 @@ def test_an_abort_names_the_turn_and_role_and_quotes_the_reply(corner) -> None:
     both = {GIVER: speaker(ig_doubles.respond_chatty_follower), FOLLOWER: speaker(ig_doubles.respond_chatty_follower)}
     transcript = play(ImageGameMaster(corner), both, turn_limit=25)
     reply = "Here is the grid:\n" + "\n".join(["A A ▢ ▢ ▢"] + ["▢ ▢ ▢ ▢ ▢"] * 4)
-    assert abort_message(transcript) == f"{transcript.reason}; turn 1, the follower replied {reply!r}"
+    assert abort_message(transcript) == f"{transcript.reason}; turn 1, the follower replied “{one_line(reply)}”"
     prose = "I am ready to help! " * 10
     transcript = play(ImageGameMaster(corner), {GIVER: lambda m: prose, FOLLOWER: lambda m: ""}, turn_limit=25)
-    assert abort_message(transcript) == f"{transcript.reason}; turn 1, the giver replied {prose[:QUOTE_CHARS] + '...'!r}"
+    assert abort_message(transcript) == f"{transcript.reason}; turn 1, the giver replied “{prose[:QUOTE_CHARS]}...”"
 
     def refused(messages: list[dict]) -> str:
         raise OfficialFailure("too long", reason=Reason.LLM_BAD_REQUEST)

@@ -50,8 +50,10 @@ def test_items_are_submission_instance_trial(game) -> None:
 def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> None:
     result = game.runpytest_subprocess(*ARGS, "--pcg-out", "out", *workers)
     assert outcomes(result) == {"passed": 4, "zero": 2, "failed": 1}
-    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "1. perfect *  2  100  100  100  100  | 100/100 | 100/100",
-                                 "2. prompted *", "3. chatty *  2  0  –  –  0  | 0/– | 0/–, 2 aborted"])  # fmt: skip
+    # identical rows share a rank (1, 1, 3); the bootstrap's 95 % rank interval in brackets; the test double's banner
+    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "UNOFFICIAL RUN: a test double*",
+                                 "1. perfect ?1? *  2  100  100  100  100  | 100/100 | 100/100",
+                                 "1. prompted ?1? *", "3. chatty ?3? *  2  0  –  –  0  | 0/– | 0/–, 2 aborted"])  # fmt: skip
     doc = json.loads((game.path / "out" / "results.json").read_text())
     board = {row["submission"]: row for row in doc["leaderboard"]}
     assert board["perfect"]["overall"] == {"episodes": 2, "% Played": 100.0, "Quality Score": 100.0,
@@ -62,6 +64,15 @@ def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> No
     assert list(doc["folder_errors"]) == ["subs/broken::not-evaluated"]
     prompted = [e for e in doc["episodes"] if e["submission"] == "prompted"]
     assert [e["episode scores"]["Main Score"] for e in prompted] == [100, 100]
+    # the harness's read-back (issue 34): the problem re-scores the run as it ranked it; every row has an interval
+    from pcg_plugin.core.intervals import observed
+    from pcg_plugin.problems.imagegame import rows as readback
+
+    assert readback.scores(doc, observed) == {"perfect": 100.0, "prompted": 100.0, "chatty": 0.0}
+    assert [row["rank_interval"] for row in doc["leaderboard"]] == [[1, 1], [1, 1], [3, 3]]
+    trial_rows = readback.trial_rows(doc)
+    assert len(trial_rows) == 6 and {r["score"] for r in trial_rows if r["submission"] == "chatty"} == {None}
+    assert {r["reason"] for r in trial_rows if r["submission"] == "chatty"} == {"aborted"}
 
     from pcg_plugin.problems.imagegame import clembench_io
     from pcg_plugin.problems.imagegame.instances import load_instances

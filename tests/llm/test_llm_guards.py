@@ -85,5 +85,5 @@ def test_call_with_retry_stops_on_permanent_errors_attempts_and_deadline():
     assert len(calls) == 1
     calls.clear()
     with pytest.raises(ServerError):
-        call_with_retry(flaky, RetryPolicy(max_attempts=9), sleep=lambda s: None, deadline=lambda wait: True)
+        call_with_retry(flaky, RetryPolicy(max_attempts=9), sleep=lambda s: None, deadline=lambda error, wait: True)
     assert len(calls) == 1

@@ -125,3 +125,78 @@ def test_retry_after_header_forms():
     assert retry_after_seconds({"retry-after-ms": "1500"}) == 1.5
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
     assert retry_after_seconds(None) is None
+
+
+# -- a provider's worst replies (issue 38): never the team's answer, never paid twice ------------------------------
+
+
+@pytest.mark.parametrize("fault", [("empty_choices",), ("null_content",), ("malformed",), ("html",), ("reset_body",),
+                                   ("reset",), ("status", 503, {}), ("status", 429, {})])  # fmt: skip
+def test_a_reply_that_is_no_answer_is_retried_and_only_the_answer_is_stored(fake_openai, store, fault):
+    fake_openai.faults = [fault, fault]
+    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"),
+                     store=store, sleep=lambda s: None)  # fmt: skip
+    answer = chat.chat(MSG)
+    assert answer[0].startswith("```") and chat.usage["retries"] == 2
+    assert len(fake_openai.bodies) == 3 and fake_openai.n_answered == 1
+    assert [c.choices for c in store.load(key()).calls] == [answer]  # answered = stored
+
+
+def test_an_empty_string_content_is_the_models_answer(fake_openai, store):
+    fake_openai.faults = [("reply", "")]
+    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"),
+                     store=store)  # fmt: skip
+    assert chat.chat(MSG) == [""] and len(fake_openai.bodies) == 1
+    assert store.load(key()).calls[0].choices == [""]
+
+
+def test_a_lone_surrogate_reply_comes_back_stored_and_is_sent_back_in_the_history(fake_openai, store):
+    fake_openai.faults = [("reply", "half \ud83d")]
+    backend = OpenAIBackend(base_url=fake_openai.url, api_key="k")
+    chat = TrialChat(key(), backend=backend, profile=profile_for("2024"), store=store)
+    (first,) = chat.chat(MSG)
+    assert first == "half \ud83d"
+    history = MSG + [{"role": "assistant", "content": first}, {"role": "user", "content": "go on"}]
+    chat.chat(history)
+    assert fake_openai.bodies[1]["messages"][2]["content"] == "half \ud83d"  # sent as its JSON escape
+    assert fake_openai.bodies[1]["model"] == fake_openai.bodies[0]["model"] and fake_openai.bodies[1]["seed"] == 42
+    chat.finish(first)
+    again = TrialChat(key(), backend=backend, profile=profile_for("2024"), store=ResponseStore(store.path))
+    assert again.chat(MSG) == [first] and len(again.chat(history)) == 1 and len(fake_openai.bodies) == 2
+
+
+def test_a_huge_reply_is_stored_whole(fake_openai, store):
+    huge = "y" * 5_000_000
+    fake_openai.faults = [("reply", huge)]
+    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"),
+                     store=store)  # fmt: skip
+    assert chat.chat(MSG) == [huge] and ResponseStore(store.path).load(key()).calls[0].choices == [huge]
+
+
+def test_a_hung_server_is_given_up_at_the_trials_deadline(fake_openai, store):
+    import time
+
+    from pcg_plugin.errors import DeadlineExceeded
+
+    fake_openai.faults = [("hang",)]
+    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2025"),
+                     store=store, deadline=1.0)  # fmt: skip
+    t0 = time.monotonic()
+    with pytest.raises(DeadlineExceeded, match="rerun it with --lf"):
+        chat.chat(MSG)
+    assert time.monotonic() - t0 < 5.0 and len(fake_openai.bodies) == 1
+    assert store.load(key()).calls == []
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_a_server_refusing_the_harness_is_no_teams_zero_and_nothing_is_stored(fake_openai, store, status):
+    from pcg_plugin.errors import AccessDenied
+
+    fake_openai.faults = [("status", status, {})]
+    backend = OpenAIBackend(base_url=fake_openai.url, api_key="k")
+    chat = TrialChat(key(), backend=backend, profile=profile_for("2024"), store=store)
+    with pytest.raises(AccessDenied, match="refuses the harness"):
+        chat.chat(MSG)
+    assert store.load(key()).calls == [] and store.load(key()).status == "open"
+    again = TrialChat(key(), backend=backend, profile=profile_for("2024"), store=store)  # the key fixed: a rerun
+    assert again.chat(MSG)[0].startswith("```")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 
 import pytest
@@ -169,3 +170,110 @@ def test_processes_opening_a_fresh_store_at_once_all_get_it(tmp_path):
             p.join()
         failures += [r for r in (queue.get() for _ in procs) if r != "ok"]
     assert failures == []
+
+
+# -- replies as received: any string JSON can carry (issue 38, item 2) --------------------------------------------
+
+LONE = "\ud83d"  # half an emoji: valid in JSON ("\ud83d") and in a Python string, not in UTF-8
+# Text as JSON carries it (json.loads of a JSON string: a high and a low surrogate side by side are one character).
+any_text = st.lists(st.one_of(st.characters(), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)),
+                    max_size=30).map(lambda cs: json.loads(json.dumps("".join(cs))))  # fmt: skip
+
+
+def test_a_reply_holding_a_lone_surrogate_is_stored_before_use_and_replayed_exactly(tmp_path):
+    store, backend = ResponseStore(tmp_path), ScriptedBackend([f"smile {LONE}", f"{LONE}again"])
+    history = [{"role": "user", "content": "hi"}]
+    chat = TrialChat(key(), backend=backend, profile=P, store=store)
+    first = chat.chat(history)[0]
+    history += [{"role": "assistant", "content": first}, {"role": "user", "content": "more"}]
+    second = chat.chat(history)[0]  # the lone surrogate is in the request now: hashed and stored too
+    chat.finish(second)
+    assert (first, second) == (f"smile {LONE}", f"{LONE}again")
+    again = TrialChat(key(), backend=ScriptedBackend(["WRONG"]), profile=P, store=ResponseStore(tmp_path))
+    assert again.chat(history[:1]) == [first] and again.chat(history) == [second]
+    record = ResponseStore(tmp_path).load(key())
+    assert record.final_response == second and record.calls[1].request["messages"][1]["content"] == first
+    assert again.usage["paid"] == 0
+
+
+@given(st.lists(st.tuples(any_text, st.lists(any_text, min_size=1, max_size=3)), min_size=1, max_size=4), any_text)
+def test_any_text_round_trips_through_the_store(tmp_path_factory, turns, final):
+    store = ResponseStore(tmp_path_factory.mktemp("sur"))
+    k = key()
+    owner = store.claim(k)
+    history: list[dict] = []
+    recorded = []
+    for i, (msg, choices) in enumerate(turns):
+        history = [*history, {"role": "user", "content": msg}]
+        req = {"model": "m", "n": len(choices), "messages": history}
+        call = RecordedCall(i, request_hash(req), req, choices, 1, 2, float(i), 0.5)
+        store.record_call(k, owner, call)
+        recorded.append(call)
+        history = [*history, {"role": "assistant", "content": choices[0]}]
+    store.finish(k, owner, status="complete", final_response=final)
+    loaded = ResponseStore(store.path).load(k)
+    assert loaded.calls == recorded and loaded.final_response == final
+
+
+# -- growth linear in what was said (issue 38, item 9) ------------------------------------------------------------
+
+
+def test_a_conversation_stores_each_message_once(tmp_path):
+    """A 1 MB reply early in a 12-call conversation is in every later request: format 1 stored it 12 times."""
+    big = "x" * 1_000_000
+    store = ResponseStore(tmp_path)
+    backend = ScriptedBackend(lambda m, n: [big if len(m) == 1 else f"short {len(m)}"] * n)
+    chat = TrialChat(key(), backend=backend, profile=P, store=store)
+    history = [{"role": "user", "content": "start"}]
+    for turn in range(12):
+        answer = chat.chat(history)[0]
+        history += [{"role": "assistant", "content": answer}, {"role": "user", "content": f"turn {turn}"}]
+    chat.finish(answer)
+    store.close()
+    size = sum(p.stat().st_size for p in tmp_path.glob("responses.sqlite3*"))
+    assert size < 1.5 * len(big)  # said once, stored once (format 1: about 12 MB)
+    assert [c.request["messages"] for c in ResponseStore(tmp_path).load(key()).calls][-1] == history[:-2]
+
+
+def test_each_call_of_a_long_conversation_stores_only_what_it_adds(tmp_path):
+    """A call continues the longest earlier call's messages it shares: its row lists the hashes of the 2 messages
+    it adds, not the whole history (without the shared prefix: 200 calls x up to 400 hashes, quadratic)."""
+    import sqlite3
+
+    store = ResponseStore(tmp_path)
+    chat = TrialChat(key(), backend=ScriptedBackend(lambda m, n: [f"reply {len(m)}"] * n), profile=P, store=store)
+    history = [{"role": "user", "content": "start"}]
+    for turn in range(200):
+        answer = chat.chat(history)[0]
+        history += [{"role": "assistant", "content": answer}, {"role": "user", "content": f"turn {turn}"}]
+    chat.finish(answer)
+    store.close()
+    db = sqlite3.connect(tmp_path / "responses.sqlite3")
+    listed = db.execute("SELECT SUM(LENGTH(messages)) FROM calls").fetchone()[0]
+    db.close()
+    assert listed < 200 * 2 * 70  # a hash in JSON is 67 characters: two per call
+    assert ResponseStore(tmp_path).load(key()).calls[-1].request["messages"] == history[:-2]
+
+
+def test_a_format_1_store_is_read_resumed_and_extended(tmp_path, reference):
+    import shutil
+
+    shutil.copy(reference / "llm-store-format1" / "responses.sqlite3", tmp_path / "responses.sqlite3")
+    store = ResponseStore(tmp_path)
+    done = TrialKey("2024", "gpt-3.5-turbo-0125", "team_a", "h0", "A", 1)
+    record = store.load(done)
+    assert record.status == "complete" and record.final_response == "third reply"
+    assert [c.choices for c in record.calls] == [["first é reply"], ["second reply"], ["third reply"]]
+    assert record.calls[2].request["messages"][2] == {"role": "assistant", "content": "first é reply"}
+    history = [{"role": "system", "content": "You draw letters."}, {"role": "user", "content": "Draw A"}]
+    chat = TrialChat(done, backend=ScriptedBackend(["WRONG"]), profile=P, store=store)
+    assert chat.chat(history) == ["first é reply"] and chat.usage["paid"] == 0
+    unfinished = TrialKey("2024", "gpt-3.5-turbo-0125", "team_a", "h0", "B", 1)
+    chat = TrialChat(unfinished, backend=ScriptedBackend(["new"]), profile=P, store=store)
+    first = chat.chat([{"role": "user", "content": "Draw B"}])  # the old row, replayed
+    second = chat.chat([{"role": "user", "content": "Draw B"}, {"role": "assistant", "content": first[0]},
+                        {"role": "user", "content": "more"}])  # a format 2 row continuing a format 1 one
+    chat.finish(second[0])
+    calls = ResponseStore(tmp_path).load(unfinished).calls
+    assert [c.choices for c in calls] == [["only reply"], ["new"]]
+    assert calls[1].request["messages"][1] == {"role": "assistant", "content": "only reply"}

@@ -90,6 +90,11 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     subs = by_name(doc)
     good = subs["good"]
     assert good["score"] == pytest.approx(1 / 3)  # (2/3 on path57 + 0 on path87) / 2
+    from pcg_plugin.core.intervals import observed  # issue 34: the read-back re-scores exactly what was ranked
+    from pcg_plugin.problems.pcgbench import rows as readback
+
+    assert readback.scores(doc, observed) == pytest.approx({n: s["score"] for n, s in subs.items()})
+    assert [r["score"] for r in readback.trial_rows(doc) if r["submission"] == "good"] == [0, 1, 1, 0, 0, 0]
     assert (good["feasible"], good["controlled"], good["unique"]) == (1.0, 0.5, pytest.approx(4 / 6))
     path57, path87 = good["instances"]
     assert [t["unique"] for t in path57["trials"]] == [False, True, True]
@@ -110,8 +115,8 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     assert broken["instances"][0]["trials"][0]["message"] == "wrong alphabet: cell (0, 0) is 9, expected an integer 0..1"
     assert list(doc["folder_errors"]) == ["subs/notes::not-evaluated"]
     text = result.stdout.str()
-    assert "1. good score 0.333 (feasible 1.000, controlled 0.500, unique 0.667" in text
-    assert "4. broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
+    assert "1. [95% rank 1-2] good score 0.333 (feasible 1.000, controlled 0.500, unique 0.667" in text
+    assert "4. [95% rank 2-4] broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
     # every bad reply named in the terminal: submission, instance, trial, the consequence and what was wrong
     assert "ZERO cycle instance path87 trial 3: wrong_shape (scored 0): wrong shape: 13 rows, expected 14" in text
     assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)" in text

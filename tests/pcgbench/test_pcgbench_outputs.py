@@ -16,7 +16,7 @@ def doc(zeros=1):
 
 def test_each_zero_trial_is_named_with_its_consequence():
     lines = summary_lines(doc(), "run", None, None)
-    assert lines[1] == ("1. a score 0.500 (feasible 1.000, controlled 0.500, unique 0.250; diversity 0.750 over "
+    assert lines[1] == ("1. [95% rank -] a score 0.500 (feasible 1.000, controlled 0.500, unique 0.250; diversity 0.750 over "
                         "all trials); zeros: no_block 1")  # fmt: skip
     assert lines[2] == "ZERO a instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)"
     assert lines[3] == "ERRORED subs/a::path57::9 (missing, scored 0): RuntimeError: boom"

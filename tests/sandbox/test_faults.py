@@ -1,6 +1,7 @@
-"""Fault injection: a seeded double LLM failing 30 % of calls, and a run SIGKILLed midway then restarted.
+"""Fault injection: a provider's every fault against a whole run of every problem and edition; a seeded double
+LLM failing 30 % of calls, and a run SIGKILLed midway then restarted.
 
-Run as a script, this file is the driver the test starts and kills: it runs every trial of a multi-turn
+Run as a script, this file is the driver the kill test starts and kills: it runs every trial of a multi-turn
 program through the sandbox with TrialChat and the response store, logging each answer the double gave.
 """
 
@@ -17,6 +18,8 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+
+import pytest
 
 PROGRAM = '''
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
@@ -135,6 +138,110 @@ def test_killed_faulty_run_resumes_to_the_clean_result(tmp_path: Path) -> None:
     assert len(again) == len(set(again)), "a response was requested twice in one run"
     assert len(_stored(faulty)) == len(LETTERS) * TRIALS * 3
     assert int((faulty / "retries-2.txt").read_text()) > 0, "the 30 % fault rate never fired"
+
+
+# -- a provider's faults against whole runs (issue 38) -------------------------------------------------------------
+
+FAST = {"PCG_TRIAL_DEADLINE": "8"}  # a hung call waits 8 s, not the 3 to 30 minutes of a real run
+
+
+SLOW = pytest.mark.slow
+EVERY_PROBLEM = ["sb2024", "pcgbench", "gameeval", pytest.param("sb2023", marks=SLOW),
+                 pytest.param("sb2025", marks=SLOW), pytest.param("imagegame", marks=SLOW)]  # fmt: skip
+
+
+@pytest.mark.parametrize("problem", EVERY_PROBLEM)
+def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> None:
+    """One team per fault (``tests/fault_cases.py``), all in one run: the retried faults score as the clean team
+    does, the replies taken as received are stored and replayed identically, the two waits past the deadline
+    error their items at once and ``--lf`` finishes them; every reply the server gave is stored, none is asked
+    for twice, and results.json and the report name every team each time."""
+    import loopback_llm
+    from fault_cases import AS_RECEIVED, FAULTS, PAST_DEADLINE, PROBLEMS, RETRIED, FaultServer, outcomes, run_pytest
+    from fault_cases import scores, team_name
+
+    p = PROBLEMS[problem]
+    teams = {team_name(None): None, **{team_name(kind): kind for kind in FAULTS}}
+    args = p.setup(tmp_path, teams, {})
+    clean = team_name(None)
+    with loopback_llm.serve(FaultServer(p.answer)) as server:
+        first = run_pytest(tmp_path, server, p, args, "out1", env=FAST)
+        assert first.returncode == 1, first.output[-3000:]
+        assert first.results is not None and first.report
+        got, score = outcomes(first.results), scores(first.results)
+        assert set(got) == set(teams), first.output[-3000:]
+        for kind in RETRIED:  # the provider's fault, retried: the team scores as the clean team does
+            assert got[team_name(kind)] == got[clean] == ["ok"] and score[team_name(kind)] == score[clean], kind
+        for kind in AS_RECEIVED:  # the model's answer: scored, or a named zero
+            assert got[team_name(kind)][0] == "ok" or got[team_name(kind)][0].startswith("zero:"), kind
+        for kind in PAST_DEADLINE:
+            assert got[team_name(kind)] == ["error"], kind
+        assert first.output.count("rerun it with --lf") >= 2 and "would wait 3600" in first.output
+        assert first.requests == first.answered + first.faulted and first.faulted == len(FAULTS) - len(AS_RECEIVED)
+        assert first.held == first.recorded == first.answered  # every answer stored, no fault stored
+
+        second = run_pytest(tmp_path, server, p, args, "out2", "--lf", env=FAST)
+        assert second.returncode == 0, second.output[-3000:]
+        assert {t: o for t, o in outcomes(second.results).items()} == {team_name(k): ["ok"] for k in PAST_DEADLINE}
+        assert second.faulted == 0 and second.requests == second.answered > 0
+        assert second.held == second.recorded == first.answered + second.answered  # nothing asked twice
+
+        third = run_pytest(tmp_path, server, p, args, "out3", env=FAST, cache=False)
+        assert third.returncode == 0 and third.requests == 0, third.output[-3000:]
+        again = outcomes(third.results)
+        assert again == {**got, **{team_name(k): ["ok"] for k in PAST_DEADLINE}}  # replayed as it was scored
+        assert third.report and third.held == second.held
+
+
+
+
+
+@pytest.mark.parametrize("problem", ["pcgbench", "sb2024", pytest.param("gameeval", marks=SLOW)])
+def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Path, problem: str) -> None:
+    """The store's disk fills at the second call: that reply is paid and lost, no later call is paid, the run
+    ends naming the error with results.json and the report of what was done; a rerun (disk freed) pays for the
+    rest and scores every team."""
+    import loopback_llm
+    from fault_cases import DISK_FULL_CONFTEST, PROBLEMS, FaultServer, outcomes, run_pytest
+
+    p = PROBLEMS[problem]
+    teams = {f"t{i}": None for i in range(1, 5)}
+    args = p.setup(tmp_path, teams, {})
+    (tmp_path / "conftest.py").write_text(DISK_FULL_CONFTEST, encoding="utf-8")
+    with loopback_llm.serve(FaultServer(p.answer)) as server:
+        first = run_pytest(tmp_path, server, p, args, "out1", env={"PCG_TEST_DISK_FULL_AT": "2"})
+        assert first.returncode != 0
+        assert "pytest-pcg stopped the run" in first.output and "could not be written" in first.output, \
+            first.output[-3000:]
+        assert first.results is not None and first.report, first.output[-3000:]
+        assert first.requests == first.answered == first.recorded + 1  # the one lost, nothing paid after it
+        done = outcomes(first.results)
+        assert "ok" in done.get("t1", []), done
+        assert "ok" not in done.get("t2", []) and "ok" not in done.get("t3", []) + done.get("t4", []), done
+        second = run_pytest(tmp_path, server, p, args, "out2", env={"PCG_TEST_DISK_FULL_AT": "0"})
+        assert second.returncode == 0, second.output[-3000:]
+        assert set(outcomes(second.results)) == set(teams)
+        assert all(o == ["ok"] for o in outcomes(second.results).values()), outcomes(second.results)
+        assert second.requests == second.recorded - first.recorded  # only what was not stored is paid again
+
+
+@pytest.mark.parametrize("problem", EVERY_PROBLEM)
+def test_an_unseeded_program_is_resumed_from_its_recording(tmp_path: Path, problem: str) -> None:
+    """A program whose prompt differs every run (a hint drawn anew): a rerun on the same store reuses every
+    finished trial as recorded (nothing paid, the same outcomes and scores) instead of failing it."""
+    import loopback_llm
+    from fault_cases import PROBLEMS, FaultServer, outcomes, run_pytest, scores
+
+    p = PROBLEMS[problem]
+    teams = {"t1": None, "t2": None}
+    args = p.setup(tmp_path, teams, {"unseeded": True, "trials": 2})
+    with loopback_llm.serve(FaultServer(p.answer)) as server:
+        first = run_pytest(tmp_path, server, p, args, "out1", cache=False)
+        assert first.returncode == 0 and first.requests == first.recorded > 0, first.output[-3000:]
+        second = run_pytest(tmp_path, server, p, args, "out2", cache=False)
+        assert second.returncode == 0, second.output[-3000:]
+        assert second.requests == 0 and second.held == first.held
+        assert outcomes(second.results) == outcomes(first.results) and scores(second.results) == scores(first.results)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core import calls
 from pcg_plugin.core.base import BaseProblem
 from pcg_plugin.core.problem import SETTINGS_KEY
 from pcg_plugin.errors import InfrastructureError, SubmissionError
@@ -53,6 +54,7 @@ class SpellRecord:
     score: float
     reason: str | None = None
     model: str | None = None
+    answer: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -91,7 +93,16 @@ class Spell(BaseProblem):
             raise InfrastructureError(f"{sub.name} {target} trial {trial}: the speller crashed")
         if answer is None:
             return SpellRecord(nodeid, sub.name, target, trial, 0.0, reason="no_answer")
-        return SpellRecord(nodeid, sub.name, target, trial, spelling_score(answer, target))
+        # the speller answers as a model would: its call goes into the trial's transcript
+        calls.note(calls.Call([{"role": "user", "content": f"Spell {target}."}], answer, 3, len(answer), 0.01,
+                              replayed=False, model="toy-speller"))  # fmt: skip
+        return SpellRecord(nodeid, sub.name, target, trial, spelling_score(answer, target), answer=answer)
+
+    def trial_score(self, record: SpellRecord) -> float:
+        return record.score
+
+    def trial_states(self, record: SpellRecord) -> list[dict[str, Any]]:
+        return [{"title": "spelt, letter by letter", "grid": [list(record.answer), list(record.target)]}]
 
     def describe(self, record: SpellRecord) -> str:
         return f"score 0: {record.reason}" if record.reason else "scored"
@@ -113,7 +124,11 @@ class Spell(BaseProblem):
         run_dir = Path(run["run_dir"])
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "results.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-        return doc, None
+        rows = "".join(f"<tr><td>{s['rank']}<td>{s['name']}<td>{s['score']:.3f}" for s in doc["submissions"])
+        report = run_dir / "report.html"
+        report.write_text(f'<!doctype html><title>spell</title><body><table class="pcg-sort"><tr><th>rank<th>name'
+                          f"<th>score{rows}</table></body>")  # fmt: skip
+        return doc, report
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip

@@ -24,6 +24,48 @@ def describe(record: EpisodeRecord) -> str:
     return f"{record.outcome}{rounds}: {record.why}"
 
 
+def trial_states(record: EpisodeRecord) -> list[dict[str, Any]]:
+    """What happened at the table between the model calls: who spoke (to whom), who voted for whom, who was
+    eliminated, and how it ended; each block placed after the call that preceded it (the host's own lines are
+    in the calls' messages)."""
+    states: list[dict[str, Any]] = []
+    if record.setup:
+        states.append({"title": "setup", "after_call": 0,
+                       "lines": [f"{k}: {_plain(v)}" for k, v in record.setup.items()]})  # fmt: skip
+    calls, lines, title = 0, [], ""
+
+    def flush(at: int | None) -> None:
+        if lines:
+            states.append({"title": title or f"after call {calls}", "after_call": at, "lines": list(lines)})
+            lines.clear()
+
+    for e in record.events:
+        kind = e.get("kind")
+        if kind == "call":
+            flush(calls)
+            calls += 1
+            title = ""
+        elif kind == "said" and e.get("speaker") != "host":
+            lines.append(f"{e['speaker']} said (to {', '.join(e.get('to') or ()) or 'nobody'}): {e['content']}")
+        elif kind == "voted":
+            title = f"round {e['round']}: the vote"
+            lines.append(f"{e['voter']} voted for {e['name']}")
+        elif kind == "eliminated":
+            title = f"round {e['round']}: the vote"
+            lines.append(f"{e['name']} is eliminated")
+        elif kind == "ended":
+            lines.append(f"the end: {e['outcome']}: {e['why']}")
+    flush(None)
+    if record.reason:
+        states.append({"title": "not played", "lines": [f"{record.reason}: {record.message or ''}"]})
+    return states
+
+
+def _plain(value: Any) -> str:
+    """A setup value as text (a list as its items, not a Python repr)."""
+    return ", ".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
+
+
 def setup_dict(setup: Any) -> dict[str, Any]:
     data = asdict(setup)
     return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
@@ -110,10 +152,13 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
 
     owner = names[game.prompt_owner(sub.role)]
     chat = chats.get(owner)
-    with owned_temp_dir("gameeval") as work:
-        text = run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
-                                 workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                 site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip
+    def run() -> str:
+        with owned_temp_dir("gameeval") as work:
+            return run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
+                                     workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
+                                     site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip
+
+    text = chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
     try:
         check_slots(text, game, f"the prompt {sub.entry.name} returned")
     except SubmissionError as exc:

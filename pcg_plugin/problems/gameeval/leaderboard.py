@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pcg_plugin.core.intervals import tied_ranks
 from pcg_plugin.problems.gameeval import aggregate
 from pcg_plugin.problems.gameeval.episode import CRASH
 from pcg_plugin.problems.gameeval.games import Game
@@ -96,7 +97,8 @@ def rows(game: Game, records: Iterable[EpisodeRecord], trials: int, errors: Mapp
          submissions: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:  # fmt: skip
     """One row per submission (every collected one, even with no episode), best score first. Its role and models
     are its own (``submissions``: name -> the item metadata, its manifest's ``role`` and ``models``), so an entry
-    whose every episode errored still shows the role it plays, not self-play."""
+    whose every episode errored still shows the role it plays, not self-play. Equal scores share a rank (1, 1, 3),
+    listed by name."""
     by_sub: dict[str, list[EpisodeRecord]] = {n: [] for n in submissions}
     for r in records:
         by_sub.setdefault(r.submission, []).append(r)
@@ -110,6 +112,7 @@ def rows(game: Game, records: Iterable[EpisodeRecord], trials: int, errors: Mapp
         out.append({"submission": name, "role": role, "models": models, "figures": fig,
                     "program_failed": failed, "errors": errors.get(name, 0)})  # fmt: skip
     out.sort(key=lambda row: (-(row["figures"].get("score") or 0), row["submission"]))
-    for rank, row in enumerate(out, 1):
-        row["rank"] = rank
+    ranks = tied_ranks(range(len(out)), lambda i: out[i]["figures"].get("score") or 0)
+    for i, row in enumerate(out):
+        row["rank"] = ranks[i]
     return out

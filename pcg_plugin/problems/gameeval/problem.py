@@ -14,7 +14,7 @@ import pytest
 
 from pcg_plugin.episode.context import context
 from pcg_plugin.episode.problem import EpisodeProblem
-from pcg_plugin.problems.gameeval import REFERENCE, item, report
+from pcg_plugin.problems.gameeval import REFERENCE, item, report, rows
 from pcg_plugin.problems.gameeval import settings as settings_mod
 from pcg_plugin.problems.gameeval import submission as submission_mod
 from pcg_plugin.problems.gameeval.games import GAMES
@@ -63,10 +63,21 @@ class GameEvalProblem(EpisodeProblem):
     def describe(self, record: Any) -> str:
         return item.describe(record)
 
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return item.trial_states(record)
+
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-        return report.finish_run(self.game, run, collected)
+        return report.finish_run(self.game, run, collected, self)
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
         return report.summary_lines(self.game, results, run_dir, report_path, error)
+
+    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+
+    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return rows.trial_rows(self.game, results)
+
+    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
+        return rows.scores(self.game, results, pick)

@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pcg_plugin._util import jsontext
+
 PROGRAM_FAILED = "role_program_failed"
 CONSEQUENCE = {PROGRAM_FAILED: "the participant's program gave no prompt: the episode was not played, and it "
                                "counts as a loss for the submission's role (no outcome)"}  # fmt: skip
@@ -38,7 +40,7 @@ class EpisodeRecord:
     usage: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return jsontext.dumps(asdict(self), sort_keys=True)  # a lone surrogate in a reply crosses xdist too
 
     @classmethod
     def from_json(cls, text: str) -> EpisodeRecord:

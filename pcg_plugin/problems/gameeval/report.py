@@ -8,8 +8,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
+from pcg_plugin.core import runs
+from pcg_plugin.core.banner import unofficial
+from pcg_plugin.core.intervals import rank_text
 from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.gameeval import REFERENCE
 from pcg_plugin.problems.gameeval.games import Game
@@ -44,7 +48,7 @@ def episode_row(r: EpisodeRecord) -> dict[str, Any]:
             "calls": sum(e["kind"] == "call" for e in r.events)}  # fmt: skip
 
 
-def finish_run(game: Game, run: Mapping[str, Any], collected: Any) -> tuple[dict[str, Any], Path]:
+def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results: list[EpisodeRecord] = list(collected.records.values())
     errors: dict[str, int] = {}
     for nodeid in collected.errors:
@@ -59,9 +63,11 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any) -> tuple[dict
            "leaderboard": board, "episodes": [episode_row(r) for r in ordered],
            "errors": dict(sorted(collected.errors.items())),
            "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
+    if problem is not None:
+        runs.annotate(problem, doc, doc["leaderboard"], "submission")
     run_dir = Path(run["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / RESULTS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    atomic_write(run_dir / RESULTS_FILE, jsontext.dumps(doc, indent=1) + "\n")
     report = run_dir / REPORT_FILE
     atomic_write(report, render(game, doc, ordered))
     return doc, report
@@ -93,7 +99,8 @@ def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> 
     env.filters["fmt"] = _fmt
     episodes = [{"r": r, "chat": chat_lines(r)} for r in results]
     template = env.from_string(template_source(TEMPLATE))
-    return str(template.render(doc=doc, episodes=episodes, columns=COLUMNS[game.rules], legend=LEGEND[game.rules]))
+    return str(template.render(doc=doc, episodes=episodes, columns=COLUMNS[game.rules], legend=LEGEND[game.rules],
+                               banner=unofficial(doc.get("settings", {}))))  # fmt: skip
 
 
 def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
@@ -103,11 +110,13 @@ def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path
 
 def _table(game: Game, doc: Mapping[str, Any]) -> list[str]:
     columns = COLUMNS[game.rules]
-    lines = [f"GameEval {game.title}: rank submission role | " + "  ".join(columns)]
+    banner = unofficial(doc.get("settings", {}))
+    lines = ([banner] if banner else []) + [f"GameEval {game.title}: rank submission role | " + "  ".join(columns)]
     for row in doc["leaderboard"]:
         figs = "  ".join(_fmt(row["figures"].get(c)) for c in columns)
         extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("program_failed", "errors") if row[k])
-        lines.append(f"{row['rank']}. {row['submission']} {row['role'] or 'self-play'} | {figs}{extra}")
+        lines.append(f"{row['rank']}. [95% rank {rank_text(row.get('rank_interval'))}] {row['submission']} "
+                     f"{row['role'] or 'self-play'} | {figs}{extra}")
     crashes = [e for e in doc["episodes"] if e["outcome"] == "crash" or e["reason"]]
     for e in crashes[:10]:
         lines.append(f"  {e['submission']} {e['target']} trial {e['trial']}: {e['outcome'] or e['reason']}: "

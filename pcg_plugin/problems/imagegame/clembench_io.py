@@ -19,6 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
+from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.imagegame import GAME_NAME, rules
 from pcg_plugin.problems.imagegame.episode_record import EpisodeRecord, Message, TurnRecord
 from pcg_plugin.errors import EpisodeFolderError, NotScorable
@@ -187,7 +189,7 @@ def write_episode(game_folder: str | Path, episode: EpisodeRecord, instance: rul
     folder = Path(game_folder) / experiment_folder(instance) / f"episode_{instance.game_id}"
     folder.mkdir(parents=True, exist_ok=True)
     interactions = to_interactions(episode, instance)
-    (folder / INTERACTIONS).write_text(json.dumps(interactions, ensure_ascii=False), encoding="utf-8")
+    atomic_write(folder / INTERACTIONS, jsontext.dumps(interactions))
     try:
         scores = score_interactions(interactions, instance, str(folder))
     except NotScorable:

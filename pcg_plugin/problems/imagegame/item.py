@@ -75,10 +75,13 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
     if sub.format == "imagegame_program":
         from pcg_plugin.sandbox.run import run_program_trial
 
-        with owned_temp_dir("imagegame") as work:
-            return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
-                                     team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
-                                     model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
+        def run() -> str:
+            with owned_temp_dir("imagegame") as work:
+                return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
+                                         team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
+                                         model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
+
+        return chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
     return None
 
 
@@ -114,7 +117,37 @@ def abort_message(transcript: Transcript) -> str | None:
     if rejected is None or replied is None or (replied.role, replied.turn) != (rejected.role, rejected.turn):
         return transcript.reason  # a refused model call: there is no reply to quote
     quote = replied.content if len(replied.content) <= QUOTE_CHARS else replied.content[:QUOTE_CHARS] + "..."
-    return f"{transcript.reason}; turn {rejected.turn}, the {rejected.role} replied {quote!r}"
+    return f"{transcript.reason}; turn {rejected.turn}, the {rejected.role} replied “{one_line(quote)}”"
+
+
+def one_line(text: str) -> str:
+    """A reply as readable text on one line (its line breaks shown as ⏎), never a Python repr."""
+    return text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+
+
+def trial_states(record: EpisodeResult) -> list[dict[str, Any]]:
+    """The target grid, then the grid the Follower drew after each instruction (each turn is the Giver's call and
+    the Follower's), with the command and that turn's scores."""
+    from pcg_plugin.problems.imagegame import grid
+
+    states: list[dict[str, Any]] = [{"title": "the target grid (the Giver sees it)", "after_call": 0,
+                                     "grid": grid.rows(record.target)}]  # fmt: skip
+    turn_scores = list(((record.scores or {}).get("turn scores") or {}).values())
+    for i, drawn in enumerate(record.drawn):
+        command = record.commands[i] if i < len(record.commands) else ""
+        lines = [f"Giver: {one_line(command)}"]
+        if i < len(turn_scores):
+            sc = turn_scores[i]
+            lines.append(f"precision {sc.get('Precision')} · recall {sc.get('Recall')} · F1 {sc.get('F1')}")
+        states.append({"title": f"turn {i + 1}: the grid drawn", "after_call": 2 * (i + 1), "lines": lines,
+                       "grid": grid.rows(drawn) if drawn.strip() else []})  # fmt: skip
+    end = [f"{record.outcome} after {record.turns} turn(s)"]
+    if record.reason:
+        end.append(f"{record.reason}: {one_line(record.message or '')} -> {CONSEQUENCE[record.reason]}")
+    elif record.episode:
+        end.append(f"Main Score {record.episode.get('Main Score')} · Success {record.episode.get('Success')}")
+    states.append({"title": "the end", "lines": end})
+    return states
 
 
 def usage(chat: TrialChat) -> dict[str, int]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pcg_plugin.core.intervals import tied_ranks
 from pcg_plugin.problems.imagegame import scoring
 from pcg_plugin.problems.imagegame.records import EpisodeResult
 
@@ -85,7 +86,7 @@ def _key(row: Row) -> tuple[Any, ...]:
 def rows(results: Sequence[EpisodeResult], experiments: Sequence[str], errors: dict[str, int] | None = None,
          submissions: Sequence[str] = ()) -> list[Row]:  # fmt: skip
     """One row per submission (those with no episode at all included, from ``submissions``), best clemscore
-    first (NaN last)."""
+    first (NaN last); equal clemscore and % Played share a rank (1, 1, 3), listed by name."""
     errors = errors or {}
     names = sorted({r.submission for r in results} | set(submissions) | set(errors))
     out = []
@@ -97,4 +98,5 @@ def rows(results: Sequence[EpisodeResult], experiments: Sequence[str], errors: d
                        aborted=sum(r.played is False for r in mine), not_scored=sum(r.played is None for r in mine),
                        errors=errors.get(name, 0)))  # fmt: skip
     ranked = sorted(out, key=_key)
-    return [Row(**{**r.__dict__, "rank": i + 1}) for i, r in enumerate(ranked)]
+    ranks = tied_ranks(range(len(ranked)), lambda i: _key(ranked[i])[:2])
+    return [Row(**{**r.__dict__, "rank": ranks[i]}) for i, r in enumerate(ranked)]

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.episode.transcript import Transcript
 from pcg_plugin.problems.imagegame import GAME_NAME, rules
@@ -45,7 +46,7 @@ def write_episode(run_dir: Path, submission: str, trial: int, record: EpisodeRec
 
     folder = clembench_io.write_episode(run_dir / game_folder(submission, trial, record.player_1, record.player_2),
                                         record, instance)  # fmt: skip
-    atomic_write(folder / "transcript.json", json.dumps(transcript.to_dict(), indent=1, ensure_ascii=False) + "\n")
+    atomic_write(folder / "transcript.json", jsontext.dumps(transcript.to_dict(), indent=1) + "\n")
     return folder.relative_to(run_dir).as_posix()
 
 

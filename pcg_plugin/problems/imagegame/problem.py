@@ -3,6 +3,7 @@ submission x instance x trial, one trial is one two-player episode; the end of t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from pcg_plugin.episode.context import context
 from pcg_plugin.episode.problem import EpisodeProblem
-from pcg_plugin.problems.imagegame import item, report
+from pcg_plugin.problems.imagegame import item, report, rows
 from pcg_plugin.problems.imagegame import settings as settings_mod
 from pcg_plugin.problems.imagegame import submission as submission_mod
 from pcg_plugin.problems.imagegame.instances import load_instances
@@ -59,10 +60,26 @@ class ImageGame(EpisodeProblem):
     def describe(self, record: Any) -> str:
         return item.describe(record)
 
+    def trial_score(self, record: Any) -> float | None:
+        """The episode's Main Score (the last turn's F1, 0-100); None where clembench gives none (aborted)."""
+        score = record.main_score  # NaN for an aborted episode: clembench gives it no quality
+        return None if math.isnan(score) else score
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return item.trial_states(record)
+
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
                    worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
-        return report.finish_run(run, collected)
+        return report.finish_run(run, collected, self)
 
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
         return report.summary_lines(results, run_dir, report_path, error)
+
+    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+
+    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return rows.trial_rows(results)
+
+    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
+        return rows.scores(results, pick)

@@ -7,6 +7,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pcg_plugin._util import jsontext
+
 ABORTED = "aborted"
 NOT_SCORED = "not_scored"
 PROGRAM_FAILED = "giver_program_failed"
@@ -61,7 +63,7 @@ class EpisodeResult:
         return float(ep["Main Score"]) if ep else math.nan
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return jsontext.dumps(asdict(self), sort_keys=True)  # a lone surrogate in a reply crosses xdist too
 
     @classmethod
     def from_json(cls, text: str) -> EpisodeResult:

@@ -8,8 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
+from pcg_plugin.core import runs
+from pcg_plugin.core.banner import unofficial
+from pcg_plugin.core.intervals import rank_text
 from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
 from pcg_plugin.problems.imagegame.leaderboard import Row, rows
@@ -30,7 +34,7 @@ def results_document(run: Mapping[str, Any], results: list[EpisodeResult], board
             "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
 
 
-def finish_run(run: Mapping[str, Any], collected: Any) -> tuple[dict[str, Any], Path]:
+def finish_run(run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results = list(collected.records.values())
     errors: dict[str, int] = {}
     for nodeid in collected.errors:
@@ -39,9 +43,11 @@ def finish_run(run: Mapping[str, Any], collected: Any) -> tuple[dict[str, Any], 
     names = [m["name"] for m in collected.items.values()]
     board = rows(results, rules.EXPERIMENTS, errors, names)
     doc = results_document(run, results, board, collected)
+    if problem is not None:
+        runs.annotate(problem, doc, doc["leaderboard"], "submission")
     run_dir = Path(run["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / RESULTS_FILE, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    atomic_write(run_dir / RESULTS_FILE, jsontext.dumps(doc, indent=1) + "\n")
     report = run_dir / REPORT_FILE
     atomic_write(report, render(doc, results))
     return doc, report
@@ -70,13 +76,15 @@ def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Pa
 
 
 def _table(doc: Mapping[str, Any]) -> list[str]:
-    lines = ["rank submission  model  episodes  %Played  Quality  clemscore  Success%  | compact %P/Q | random %P/Q"]
+    banner = unofficial(doc.get("settings", {}))
+    lines = ([banner] if banner else []) + ["rank submission [95% rank]  model  episodes  %Played  Quality  "
+                                            "clemscore  Success%  | compact %P/Q | random %P/Q"]
     for row in doc["leaderboard"]:
         o = row["overall"] or {}
         per = [row["experiments"].get(e) or {} for e in rules.EXPERIMENTS]
         cols = " | ".join(f"{_fmt(p.get('% Played'))}/{_fmt(p.get('Quality Score'))}" for p in per)
         extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("aborted", "not_scored", "errors") if row[k])
-        lines.append(f"{row['rank']}. {row['submission']}  {row['model']}  {o.get('episodes', 0)}  "
+        lines.append(f"{row['rank']}. {row['submission']} [{rank_text(row.get('rank_interval'))}]  {row['model']}  {o.get('episodes', 0)}  "
                      f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
                      f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}")  # fmt: skip
     zeros = [e for e in doc["episodes"] if e["reason"]]
@@ -108,4 +116,4 @@ def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
                   "scores": scores[i] if i < len(scores) else {}} for i, drawn in enumerate(r.drawn)]  # fmt: skip
         episodes.append({"r": r, "target": _cells(r.target), "turns": turns, "episode": r.episode or {}})
     return str(_template().render(doc=doc, episodes=episodes, experiments=rules.EXPERIMENTS,
-                                 consequence=CONSEQUENCE))  # fmt: skip
+                                 consequence=CONSEQUENCE, banner=unofficial(doc.get("settings", {}))))  # fmt: skip

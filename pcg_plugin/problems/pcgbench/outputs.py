@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin.core.banner import unofficial
+from pcg_plugin.core.intervals import rank_text
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.records import BenchRecord
@@ -106,7 +108,8 @@ def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[s
 def finish_run(config: Any, run: Mapping[str, Any], collected: Any,
                worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
     from pcg_plugin._util import provenance
-    from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.core import runs
+    from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
     from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.problems.pcgbench.report import write_report
     from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
@@ -115,6 +118,7 @@ def finish_run(config: Any, run: Mapping[str, Any], collected: Any,
     ctx = config.stash.get(CONTEXT_KEY, None)
     facts = merged_facts(worker_stats, ctx.facts() if ctx else {})
     doc = results_document(settings, run, collected, facts, provenance.collect(REPO_ROOT))
+    runs.annotate(problem_of(config), doc, doc["submissions"])
     run_dir = Path(run["run_dir"])
     atomic_write(run_dir / FILE, json.dumps(doc, indent=1) + "\n")
     return doc, write_report(doc, run_dir)
@@ -139,10 +143,12 @@ def summary_lines(results: Mapping[str, Any] | None, run_dir: str | Path, report
     was not evaluated or errored (scored 0 too), then where the run lies."""
     if error is not None or results is None:
         return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
-    lines = [f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"]
+    banner = unofficial(results.get("settings", {}))
+    lines = ([banner] if banner else []) + [
+        f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"]
     for s in results["submissions"]:
         zeros = ", ".join(f"{k} {v}" for k, v in s["zero_reasons"].items())
-        lines.append(f"{s['rank']}. {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
+        lines.append(f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
                      f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
                      f"trials){'; zeros: ' + zeros if zeros else ''}")  # fmt: skip
     lines += zero_lines(results)

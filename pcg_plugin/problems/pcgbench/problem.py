@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.base import BaseProblem
-from pcg_plugin.problems.pcgbench import outputs, records, submission, trial
+from pcg_plugin.problems.pcgbench import outputs, records, rows, submission, trial
 from pcg_plugin.problems.pcgbench import settings as settings_mod
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import instance_by_id
@@ -81,6 +81,13 @@ class PcgBenchProblem(BaseProblem):
     def describe(self, record: BenchRecord) -> str:
         return records.describe(record)
 
+    def trial_score(self, record: BenchRecord) -> float:
+        """The trial's quality (1: a playable level), the benchmark's first figure."""
+        return float(record.quality)
+
+    def trial_states(self, record: BenchRecord) -> list[dict[str, Any]]:
+        return records.trial_states(record)
+
     def record_from_json(self, text: str) -> BenchRecord:
         return BenchRecord.from_json(text)
 
@@ -93,3 +100,11 @@ class PcgBenchProblem(BaseProblem):
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
         return outputs.summary_lines(results, run_dir, report, error)
+
+    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+
+    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return rows.trial_rows(results)
+
+    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
+        return rows.scores(results, pick)

@@ -65,3 +65,21 @@ def describe(record: BenchRecord) -> str:
     if record.reason:
         return f"score 0: {record.reason}: {record.message or ''}".strip()
     return f"quality={record.quality:.4f} controllability={record.controllability:.4f}"
+
+
+def trial_states(record: BenchRecord) -> list[dict[str, Any]]:
+    """After the last call: the content read from the response (a grid as rows of tile numbers, anything else as
+    JSON), its quality and controllability, or why it scored zero."""
+    lines = [f"quality {record.quality:.4g} · controllability {record.controllability:.4g} · control "
+             f"{json.dumps(record.control)}"]  # fmt: skip
+    if record.reason:
+        lines.append(f"scored 0: {record.reason}: {record.message or ''}")
+    state: dict[str, Any] = {"title": f"the content for {record.instance}", "lines": lines}
+    content = record.content
+    if isinstance(content, list) and content and all(isinstance(r, list) for r in content):
+        state["grid"] = [[str(c) for c in row] for row in content]
+    elif content is not None:
+        lines.append(json.dumps(content, ensure_ascii=False)[:4000])
+    if record.response:
+        state["links"] = [["response", record.response]]
+    return [state]

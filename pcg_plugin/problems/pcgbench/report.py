@@ -15,6 +15,8 @@ from typing import Any
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
 
+from pcg_plugin.core.banner import unofficial
+
 REPORT_FILE = "report.html"
 TEMPLATE = "pcgbench_report.html.j2"
 
@@ -33,11 +35,8 @@ def context(doc: Mapping[str, Any]) -> dict[str, Any]:
                       for t in inst["trials"]]  # fmt: skip
             insts.append({**inst, "trials": trials, "control_text": control_text(inst["control"])})
         subs.append({**s, "instances": insts})
-    warnings = []
-    backend = doc["settings"].get("backend_used") or {}
-    if backend.get("offline_default"):
-        warnings.append(f"The offline default LLM ({doc['settings'].get('model_used') or 'SmolLM2'}) wrote these "
-                        "levels: it exists so the pipeline runs offline, not to rank anyone.")  # fmt: skip
+    banner = unofficial(doc["settings"])
+    warnings = [banner] if banner else []
     return {"doc": doc, "submissions": subs, "warnings": warnings, "legend": kind.key()}
 
 

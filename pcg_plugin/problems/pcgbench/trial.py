@@ -77,11 +77,14 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
             from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
             from pcg_plugin.problems.pcgbench.worker import MAX_TIME
 
-            with owned_temp_dir("grid-trial") as work:
-                response = run_program_trial(sub.entry, letter=task_json(problem, instance.id, instance.control),
+            def run() -> str:
+                with owned_temp_dir("grid-trial") as work:
+                    return run_program_trial(sub.entry, letter=task_json(problem, instance.id, instance.control),
                                              chat=chat.chat, limits=SandboxLimits.for_max_time(MAX_TIME),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                              model=ctx.key_model())  # fmt: skip
+
+            response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
     except BaseException:
         chat.close()
         raise

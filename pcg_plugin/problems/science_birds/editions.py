@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pcg_plugin.llm.openai_backend import CLIENT_DEFAULT_TIMEOUT
 from pcg_plugin.llm.profiles import Profile
 from pcg_plugin.sandbox.run import SandboxLimits
 
@@ -59,8 +60,10 @@ class Edition:
 EDITIONS: dict[str, Edition] = {
     # response-gathering-script: openai v3, 'gpt-3.5-turbo', no temperature/seed, no time or token limit;
     # the 2023 scripts extracted ab_drop(...) and scored no diversity, pairing trials by array position.
+    # A trial is one call: its deadline is the client's default timeout (600 s), so a stuck server holds it once.
     "2023": Edition("2023", "ab_drop", None, "position", None, (), False, False,
-                    Profile("2023", "gpt-3.5-turbo", None, None, None, NO_TIME_LIMIT, NO_TOKEN_LIMIT)),
+                    Profile("2023", "gpt-3.5-turbo", None, None, None, NO_TIME_LIMIT, NO_TOKEN_LIMIT,
+                            deadline=CLIENT_DEFAULT_TIMEOUT)),
     # chatgpt4pcg 1.2.2: T=1, seed 42, client timeout 60 s, max_time 120 s, 25 000 tokens.
     "2024": Edition("2024", "drop_block", "probs", "index", "chat_with_chatgpt", ("chatgpt4pcg",), False, False,
                     Profile("2024", OFFICIAL_2024_MODEL, 1.0, 42, 60.0, 120.0, 25_000), "2024-pe-examples.txt"),

@@ -25,12 +25,39 @@ def describe(record: TrialRecord) -> str:
             f"moving={record.moving_blocks}")  # fmt: skip
 
 
+def trial_score(record: TrialRecord) -> float:
+    """The trial's unweighted score, stability times similarity (the letter's weight multiplies it in the
+    official scorer; a missing value is 0, as there)."""
+    return float(record.sta or 0.0) * float(record.sim or 0.0)
+
+
+def trial_states(record: TrialRecord) -> list[dict[str, Any]]:
+    """After the last call: the level built (its image, the stability animation, the files), or why none was."""
+    links = [[label, record.paths[key]] for key, label in (("raw", "response"), ("code", "code"),
+             ("level", "level XML"), ("image", "image"), ("animation", "stability animation"))
+             if record.paths.get(key)]  # fmt: skip
+    lines = []
+    if record.sta is not None:
+        lines.append(f"stability {record.sta:.4g}: {record.moving_blocks} of {record.total_blocks} blocks moved "
+                     "in the 10 s test (red in the animation)")
+    if record.sim is not None:
+        lines.append(f"similarity to {record.letter}: {record.sim:.4g}; the classifier's top letter: {record.top}")
+    if record.reason:
+        lines.append(f"scored 0: {record.reason}: {record.message or ''}")
+    states: list[dict[str, Any]] = [{"title": f"the level for {record.letter}", "lines": lines, "links": links}]
+    if record.paths.get("animation"):
+        states.append({"title": "the stability test replayed (from the run that scored it)",
+                       "image": record.paths["animation"]})
+    return states
+
+
 def run_trial(
     sub: Submission, letter: str, trial: int, nodeid: str, ctx: WorkerContext, model: str | None = None
 ) -> TrialRecord:
     """The whole per-trial pipeline; official failures become a record with a reason, anything else raises.
     ``model`` is the item's model in a several-model run (None: the run's one model)."""
     paths = outputs.trial_paths(sub.name, letter, trial, model)
+    paths["animation"] = outputs.animation_rel(paths["image"])
     record = TrialRecord(nodeid=nodeid, submission=sub.name, letter=letter, trial=trial, format=sub.format,
                          seed=trial_seed(sub.name, letter, trial), model=model)  # fmt: skip
     timings: dict[str, float] = {}
@@ -58,11 +85,15 @@ def run_trial(
         kept["level"] = paths["level"]
 
         stage, t = "simulate", time.perf_counter()
-        ev = pipeline.evaluate_level(build.level, settings=ctx.physics)
+        ev = pipeline.evaluate_level(build.level, settings=ctx.physics, record_frames=True)
         stage_times = dict(ev.timings or {})
         timings["simulate"] = stage_times.get("physics", time.perf_counter() - t)
         if "render" in stage_times:
             timings["render"] = stage_times["render"]
+        t = time.perf_counter()
+        if outputs.write_animation(ctx.run_dir, paths["animation"], build.level, ev.frames, ctx.physics):
+            kept["animation"] = paths["animation"]
+            timings["animate"] = time.perf_counter() - t
         record = replace(record, sta=float(ev.stability), total_blocks=int(ev.total_blocks),
                          moving_blocks=int(ev.moving_blocks))  # fmt: skip
         if ev.image is None:
@@ -107,12 +138,16 @@ def generate(
             from pcg_plugin.problems.science_birds.editions import program_limits
             from pcg_plugin.sandbox.run import run_program_trial
 
-            with owned_temp_dir("trial") as work:
-                response = run_program_trial(sub.entry, letter=letter, chat=log.chat,
+            def run() -> str:
+                with owned_temp_dir("trial") as work:
+                    return run_program_trial(sub.entry, letter=letter, chat=log.chat,
                                              limits=program_limits(ctx.settings.edition),
                                              workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
                                              cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
                                              model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip
+
+            response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
+            log.answers.extend(chat.reused_answers)  # what the program was answered when it ran
     except BaseException:
         chat.close()  # release an unfinished trial (guard failures were already recorded as failed by the chat)
         raise

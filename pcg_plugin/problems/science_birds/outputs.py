@@ -16,6 +16,7 @@ from pcg_plugin.problems.science_birds.report.official_layout import model_folde
 from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.problems.science_birds.results import Results, Run
 from pcg_plugin.problems.science_birds.results import Settings as ResultsSettings
+from pcg_plugin.problems.science_birds.level.animate import animation_rel  # noqa: F401  (the trial's path)
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
@@ -29,6 +30,13 @@ def trial_paths(submission: str, letter: str, trial: int, model: str | None = No
         "level": f"{root}/levels/{letter}/{stem}.xml",
         "image": f"{root}/images/{letter}/{stem}.png",
     }
+
+
+def write_animation(run_dir: Path, rel: str, level: Any, frames: Sequence[Any], physics: Any) -> Path | None:
+    """The level through the simulated seconds, from the poses the scoring simulation recorded."""
+    from pcg_plugin.problems.science_birds.level.animate import write_animation as write_gif
+
+    return write_gif(run_dir / rel, level, frames, physics)
 
 
 def write_text(run_dir: Path, rel: str, text: str) -> Path:
@@ -106,6 +114,17 @@ def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[s
     return out
 
 
+def with_rank_intervals(doc: Results, reps: int = 100) -> Results:
+    """Every submission with ``rank_interval: [low, high]`` (the report's bootstrap; null with nothing to
+    resample, e.g. one submission)."""
+    from pcg_plugin.problems.science_birds.report.html import rank_intervals
+
+    found = rank_intervals(doc, reps=reps)
+    subs = tuple(replace(s, extra={**s.extra, "rank_interval": list(found[s.name]) if s.name in found else None})
+                 for s in doc.submissions)  # fmt: skip
+    return replace(doc, submissions=subs)
+
+
 def finish_run(
     config: Any, run: dict[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
 ) -> tuple[dict[str, Any], Path | None]:
@@ -145,5 +164,6 @@ def finish_run(
     else:
         write_stage_files(run_dir, aggregate.group(collected.records.values()), settings.trials)
         official_layout.write_results(run_dir / "result", result)
+    doc = with_rank_intervals(doc)
     results.write(run_dir / results.FILE, doc)
     return doc.to_dict(), write_report(doc, run_dir)

@@ -13,7 +13,7 @@ from pcg_plugin.core import zips
 from pcg_plugin.core.base import BaseProblem
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.problems.science_birds import classify as cs
-from pcg_plugin.problems.science_birds import item, preflight
+from pcg_plugin.problems.science_birds import item, preflight, rows
 from pcg_plugin.problems.science_birds import settings as settings_mod
 from pcg_plugin.problems.science_birds import submissions as collect
 from pcg_plugin.problems.science_birds.outputs import finish_run
@@ -31,6 +31,7 @@ class ScienceBirds(BaseProblem):
 
     name = "science-birds"
     target_label = "letter"
+    own_baseline_gate = True  # per-letter and per-model scores, like-for-like digests (rules/plugin.py)
 
     # -- settings ----------------------------------------------------------------------------------------------
 
@@ -171,6 +172,12 @@ class ScienceBirds(BaseProblem):
     def record_from_json(self, text: str) -> Any:
         return TrialRecord.from_json(text)
 
+    def trial_score(self, record: Any) -> float | None:
+        return item.trial_score(record)
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return item.trial_states(record)
+
     # -- controller, after the run -----------------------------------------------------------------------------
 
     def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
@@ -180,4 +187,19 @@ class ScienceBirds(BaseProblem):
     def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
                       error: str | None) -> list[str]:  # fmt: skip
         return terminal.summary_lines(results, run_dir, report, error)
+
+    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+
+    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return rows.trial_rows(results)
+
+    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
+        return rows.scores(results, pick)
+
+    def rank_intervals(self, results: Mapping[str, Any], *, reps: int = 100, seed: int = 0
+                       ) -> dict[str, tuple[int, int]]:  # fmt: skip
+        """The official ranking of each draw (its tie-break included), as the report's rank column."""
+        from pcg_plugin.problems.science_birds.report.html import rank_intervals
+
+        return rank_intervals(results, reps=reps, seed=seed)
 

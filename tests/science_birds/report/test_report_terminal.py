@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pcg_plugin.problems.science_birds.report.terminal import header_lines, ranking_table, reason_counts, summary_lines
 from pcg_plugin.problems.science_birds.results import Results
 from pcg_plugin.problems.science_birds.settings import resolve
@@ -41,9 +43,18 @@ DOC = {"submissions": SUBS, "competition_score": "0.4", "settings": {}}
 
 def test_ranking_table_sorted_by_rank():
     lines = ranking_table(Results.from_dict(DOC).submissions)
-    assert lines[1].split()[:3] == ["1", "a", "74.5000"]
-    assert lines[2].split()[:3] == ["2", "b", "25.5000"]
+    assert lines[0].split()[:3] == ["rank", "95%", "rank"]
+    assert lines[1].split()[:4] == ["1", "-", "a", "74.5000"]  # no rank_interval in the document: "-"
+    assert lines[2].split()[:4] == ["2", "-", "b", "25.5000"]
     assert lines[1].split()[-3:] == ["2", "1", "1"]  # trials, zero, errors
+
+
+def test_ranking_table_shows_each_rank_interval():
+    doc = json.loads(json.dumps(DOC))
+    for sub in doc["submissions"]:
+        sub["rank_interval"] = {"a": [1, 2], "b": [2, 2]}[sub["name"]]
+    lines = ranking_table(Results.from_dict(doc).submissions)
+    assert lines[1].split()[:3] == ["1", "1-2", "a"] and lines[2].split()[:3] == ["2", "2", "b"]
 
 
 def test_summary_names_reasons_and_paths(tmp_path):

@@ -175,11 +175,18 @@ def test_bad_files_name_the_path(tmp_path: Path, content: str, words: str) -> No
     assert str(path) in str(info.value) and "--pcg-save-baseline" in str(info.value)
 
 
-def test_results_json_or_missing_file_is_not_a_baseline(tmp_path: Path) -> None:
+def test_a_results_json_or_its_run_folder_is_read_as_the_baseline_cut_from_it(tmp_path: Path) -> None:
+    """Issue 34: --pcg-baseline takes a saved baseline, a run's results.json or the run folder."""
     path = tmp_path / "results.json"
     path.write_text(json.dumps(make_results()))
-    with pytest.raises(BaselineError, match="results.json, not a baseline"):
-        load_baseline(path)
+    cut = baseline_document(make_results())
+    for given in (path, tmp_path):
+        got = load_baseline(given)
+        assert got["schema"] == "pytest-pcg/baseline/1"
+        assert got["scores"] == cut["scores"] and got["settings"] == cut["settings"]
+
+
+def test_a_missing_file_is_not_a_baseline(tmp_path: Path) -> None:
     with pytest.raises(BaselineError, match="does not exist") as info:
         load_baseline(tmp_path / "nope.json")
     assert str(tmp_path / "nope.json") in str(info.value)
@@ -226,6 +233,18 @@ def test_incompatibility_message_shape() -> None:
 def test_unrecorded_profile_guards_do_not_block() -> None:
     base = baseline_document(make_results(max_time=None, token_limit=None))
     assert incompatibilities(base, baseline_document(make_results())) == []
+
+
+def test_a_run_that_loaded_no_classifier_or_physics_is_gated_not_refused() -> None:
+    """Every answer empty: no trial reached classification or simulation, so the run records no digest; no score
+    of it depends on them (issue 34: the gate must fail such a run, exit 1, not refuse it). A digest that
+    differs is still refused."""
+    base = baseline_document(make_results())
+    unloaded = baseline_document(make_results(classifier={"name": None, "digest": None},
+                                              physics={"digest": None, "damage": False}))  # fmt: skip
+    assert incompatibilities(base, unloaded) == []
+    other = baseline_document(make_results(physics={"digest": "fedcba9876543210", "damage": False}))
+    assert [line.split(":")[0] for line in incompatibilities(base, other)] == ["physics digest differs"]
 
 
 # -- plain comparison -------------------------------------------------------------------------------------

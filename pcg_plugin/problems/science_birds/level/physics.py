@@ -112,8 +112,16 @@ def _velocity_func(gravity: float, dt_lin: float, dt_ang: float):  # type: ignor
     return update
 
 
-def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Simulation:
-    """Run the stability test: a block moves if its centre ends >= threshold from its start (or non-finite)."""
+Pose = tuple[float, float, float]
+Frame = tuple[float, tuple[Pose | None, ...]]  # (seconds, each block's pose; None once it left the world)
+
+
+def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings(),
+             frames: list[Frame] | None = None) -> Simulation:  # fmt: skip
+    """Run the stability test: a block moves if its centre ends >= threshold from its start (or non-finite).
+
+    ``frames``: a list that receives the poses at the start and at every check (every ``CHECK_EVERY`` steps,
+    0.2 s) of this very run, to replay it (the stability animation); reading them changes nothing."""
     import pymunk
     from pymunk._chipmunk import lib
 
@@ -159,6 +167,8 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
         _install_damage(space, bodies, alive, dead_at, s)
 
     last = [(b.x, b.y, b.rotation) for b in level.blocks]
+    if frames is not None:
+        frames.append((0.0, tuple(last)))
     # The angular-drag correction through chipmunk's C calls (what Body.angular_velocity does, without the
     # Python property layers): the same reads and writes in the same order, so the same trajectories.
     get_w, set_w = lib.cpBodyGetAngularVelocity, lib.cpBodySetAngularVelocity
@@ -178,7 +188,10 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> Sim
         if steps % CHECK_EVERY and steps != s.steps and not dead_at:
             continue
         before = list(last)
-        if _bookkeep(space, bodies, alive, dead_at, last, steps, s) and s.stop_when_asleep:
+        asleep = _bookkeep(space, bodies, alive, dead_at, last, steps, s)
+        if frames is not None and (steps % CHECK_EVERY == 0 or steps == s.steps):
+            frames.append((steps * s.dt, tuple(p if a else None for p, a in zip(last, alive))))
+        if asleep and s.stop_when_asleep:
             break  # every live body sleeps: nothing can move again, the final poses are reached
         if quiet_needed and steps % CHECK_EVERY == 0 and not dead_at:
             quiet = quiet + 1 if _still(before, last, alive, s) else 0

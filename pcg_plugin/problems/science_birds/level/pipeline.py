@@ -36,6 +36,7 @@ class LevelEvaluation:
     image: Any
     final_level: Level
     timings: dict[str, float] = field(default_factory=dict)
+    frames: tuple[Any, ...] = ()  # the simulation's poses every 0.2 s (physics.Frame), for the animation
 
 
 def build_level(response: str, prefix: str = "drop_block") -> LevelBuild:
@@ -47,14 +48,17 @@ def build_level(response: str, prefix: str = "drop_block") -> LevelBuild:
     return LevelBuild(code, xml, parse_level(xml))
 
 
-def evaluate_level(level: Level, settings: PhysicsSettings = PhysicsSettings()) -> LevelEvaluation:
-    """Simulate the 10 s stability test and render the image from the final poses."""
+def evaluate_level(level: Level, settings: PhysicsSettings = PhysicsSettings(), *,
+                   record_frames: bool = False) -> LevelEvaluation:  # fmt: skip
+    """Simulate the 10 s stability test and render the image from the final poses; ``record_frames`` keeps the
+    poses of this same run every 0.2 s (the stability animation)."""
     t0 = time.perf_counter()
-    sim = simulate(level, settings)
+    frames: list[Any] | None = [] if record_frames else None
+    sim = simulate(level, settings, frames)
     t1 = time.perf_counter()
     image = render_level(sim.final_level) if level.blocks else None
     if image is None and level.blocks:  # every block destroyed or gone: Unity still writes an all-white image
         image = blank_image()
     t2 = time.perf_counter()
     return LevelEvaluation(sim.total_blocks, sim.moving_blocks, sim.stability, image, sim.final_level,
-                           {"physics": t1 - t0, "render": t2 - t1})
+                           {"physics": t1 - t0, "render": t2 - t1}, tuple(frames or ()))

@@ -10,6 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
+from pcg_plugin.core.banner import unofficial
 from pcg_plugin.problems.science_birds.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -56,6 +57,8 @@ def warnings(results: Results) -> list[str]:
     if settings.offline_default:
         out.append(f"The offline default LLM ({settings.model or 'SmolLM2'}) produced these responses, "
                    "not a competition model: scores are not comparable with official results.")  # fmt: skip
+    elif unofficial({"backend": settings.backend}):
+        out.append(str(unofficial({"backend": settings.backend})))
     name = settings.classifier_name
     if name and name != OFFICIAL_CLASSIFIER:
         out.append(f"Similarity was measured with the classifier {name!r}, not the official {OFFICIAL_CLASSIFIER}: "
@@ -108,7 +111,14 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
             thumb = ensure_thumbnail(run_dir, trial.image)
         elif (run_dir / thumbnail_rel(trial.image)).is_file():
             thumb = thumbnail_rel(trial.image)
-    return View(trial, {"texts": texts, "thumb": thumb or trial.image})
+    from pcg_plugin.core.transcript import page_rel
+    from pcg_plugin.problems.science_birds.level.animate import animation_rel
+
+    anim = animation_rel(trial.image) if trial.image else None
+    page = page_rel(trial.nodeid) if trial.nodeid else None
+    return View(trial, {"texts": texts, "thumb": thumb or trial.image,  # links only to files that are there
+                        "transcript": page if page and (run_dir / page).is_file() else None,
+                        "animation": anim if anim and (run_dir / anim).is_file() else None})  # fmt: skip
 
 
 def _letters_view(letters: Mapping[str, Letter], run_dir: Path, thumbs: bool) -> dict[str, View]:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.science_birds.editions import STAGES
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
@@ -163,7 +164,7 @@ def _write_text(path: Path, text: str) -> Path:
 
 
 def _write_json(path: Path, data: Any) -> Path:
-    return _write_text(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    return _write_text(path, jsontext.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 def write_stability_json(path: Path, raws: Sequence[Mapping[str, Any]]) -> Path:

@@ -15,16 +15,6 @@ from typing import Any
 
 import pytest
 
-# (flag, help, ini key too): each baseline option can live in [tool.pytest.ini_options] like the others.
-_BASELINE_OPTIONS = (
-    ("--pcg-save-baseline", "write this run's scores (per submission, letter and trial, with settings) to FILE"),
-    ("--pcg-baseline", "compare this run's scores with the baseline FILE; a drop beyond --pcg-max-drop fails the run"),
-    ("--pcg-max-drop", "largest allowed drop of a normalized/prompt/char score against --pcg-baseline (default 0)"),
-    ("--pcg-drop-test", "plain: any drop beyond the max fails; bootstrap: only one also outside the baseline's "
-                        "95%% interval over trials (default plain)"),
-)
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
     switches = (("--pcg-rules", "check each submission against the competition rules (static, no LLM); one item "
@@ -35,10 +25,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest = flag.lstrip("-").replace("-", "_")
         group.addoption(flag, action="store_true", dest=dest, default=False, help=text)
         parser.addini(dest, help=text, type="bool", default=False)
-    for flag, text in _BASELINE_OPTIONS:
-        dest = flag.lstrip("-").replace("-", "_")
-        group.addoption(flag, dest=dest, default=None, help=text)
-        parser.addini(dest, help=text.replace("%%", "%"), default=None)  # fmt: skip
 
 
 def _option(config: pytest.Config, dest: str) -> str | None:
@@ -65,8 +51,9 @@ def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
     if method not in METHODS:
         raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
     cwd = Path(config.invocation_params.dir)
-    if base is not None and not (cwd / base).is_file():
-        raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (save one with --pcg-save-baseline)")
+    if base is not None and not (cwd / base).exists():
+        raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (save one with --pcg-save-baseline, "
+                                "or name a run's results.json or run folder)")  # fmt: skip
     return {"save": cwd / save if save else None, "baseline": cwd / base if base else None,
             "max_drop": max_drop, "method": method}  # fmt: skip
 
@@ -83,6 +70,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)")
     if hasattr(config, "workerinput"):
         return  # the controller alone sees the run's results
+    from pcg_plugin.core.problem import PROBLEM_KEY
+
+    problem = config.stash.get(PROBLEM_KEY, None)
+    if problem is None or not getattr(problem, "own_baseline_gate", False):
+        return  # the harness gates every other problem (pcg_plugin/core/gate.py), with the same options
     gate = gate_settings(config)
     if gate is not None:
         if gate["baseline"] is not None:

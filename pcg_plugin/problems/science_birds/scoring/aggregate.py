@@ -100,16 +100,19 @@ def trial_entries(
 ) -> list[results.Trial]:
     """Every trial that ran for (name, letter): passed ones from their record, errored ones as reason ``error``."""
     rows: dict[int, dict[str, Any]] = {}
+    usage: dict[int, dict[str, Any]] = {}
     for rec in collected.records.values():
         if rec.submission == name and rec.letter == letter:
             rows[rec.trial] = rec.trial_entry()
+            usage[rec.trial] = dict(rec.usage)
     for nodeid, meta in collected.items.items():
         if meta.get("name") == name and meta.get("letter") == letter and int(meta["trial"]) not in rows:
             message = collected.errors.get(nodeid, "the item did not report a result")
             rows[int(meta["trial"])] = {"trial": int(meta["trial"]), "nodeid": nodeid, "reason": results.ERROR_REASON,
                                         "message": message}  # fmt: skip
     return [results.Trial(**{**rows[t], "probs": _floats(rows[t].get("probs")),
-                             "trial_score": _s(trial_scores.get(t, "0"))}) for t in sorted(rows)]  # fmt: skip
+                             "trial_score": _s(trial_scores.get(t, "0"))},
+                          extra={"usage": usage[t]} if t in usage else {}) for t in sorted(rows)]  # fmt: skip
 
 
 def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:

@@ -17,6 +17,7 @@ from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
@@ -56,6 +57,9 @@ OPTIONAL_LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("max time", ("max_time",), "the edition profile sets it; re-save the baseline after changing it"),
     ("token limit", ("token_limit",), "the edition profile sets it; re-save the baseline after changing it"),
 )
+# digests a run records only when a trial loads that stage: a run where none did (every answer empty) is gated,
+# not refused
+UNLOADED_OK = (("classifier", "digest"), ("physics", "digest"))
 _SETTING_KEYS = ("edition", "letters", "trials", "backend", "model", "base_url", "temperature", "seed_policy",
                  "disable_weights", "tie_break", "diversity_vector", "max_time", "token_limit")  # fmt: skip
 TRIAL_KEYS = ("trial", "sta", "sim", "trial_score", "reason")
@@ -127,7 +131,7 @@ def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
 
 def save_baseline(path: Path, results: Results | Mapping[str, Any]) -> Path:
     """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
-    text = json.dumps(baseline_document(results), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    text = jsontext.dumps(baseline_document(results), sort_keys=True, indent=2) + "\n"
     return atomic_write(path, text)
 
 
@@ -151,8 +155,11 @@ def check_document(doc: Any, where: str) -> dict[str, Any]:
 
 
 def load_baseline(path: Path) -> dict[str, Any]:
-    """Read a baseline, with a BaselineError naming the file and the fix instead of a traceback."""
+    """Read a baseline: a saved baseline file, a run's results.json or its run folder (the baseline cut from
+    its results), with a BaselineError naming the file and the fix instead of a traceback."""
     path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -163,6 +170,8 @@ def load_baseline(path: Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(f"baseline {path} is not valid JSON ({exc}); {SAVE_HINT}") from None
+    if isinstance(doc, dict) and doc.get("schema") == RESULTS_SCHEMA:
+        return baseline_document(doc)
     return check_document(doc, f"baseline {path}")
 
 
@@ -229,6 +238,8 @@ def incompatibilities(
         optional = (label, path, hint) in OPTIONAL_LIKE_FOR_LIKE
         if bv == cv or (optional and (bv is None or cv is None)):
             continue
+        if path in UNLOADED_OK and cv is None:
+            continue  # this run loaded no classifier/physics (no trial got that far): no score of it used them
         out.append(f"{label} differs: baseline {_show(bv)} vs this run {_show(cv)} ({hint})")
     return out
 

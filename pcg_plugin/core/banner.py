@@ -1,0 +1,23 @@
+"""The unofficial-run banner every problem shows in its terminal summary and report: said once, here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+DOUBLES = ("scripted",)  # backends that are test doubles (pcg_plugin/llm/scripted.py)
+
+
+def unofficial(settings: Mapping[str, Any]) -> str | None:
+    """The banner for a run whose answers came from the offline default LLM or a test double (None: a real
+    model answered). ``settings``: the results document's settings (``backend``, ``offline_default``; a
+    ``backend_used`` record of what the workers loaded is read first)."""
+    used = settings.get("backend_used") if isinstance(settings.get("backend_used"), Mapping) else {}
+    backend = used.get("name") or settings.get("backend")
+    if used.get("offline_default") or settings.get("offline_default") and backend in (None, "auto", "offline"):
+        return ("UNOFFICIAL RUN: the offline default LLM wrote these answers (no API key or base URL); it exists so "
+                "the pipeline runs offline, not to rank anyone")  # fmt: skip
+    if backend in DOUBLES:
+        return ("UNOFFICIAL RUN: a test double (--pcg-backend scripted) wrote these answers; the scores test the "
+                "harness, not a model")  # fmt: skip
+    return None

@@ -1,0 +1,228 @@
+"""The CI gate for every problem: ``--pcg-baseline`` (a saved baseline, a run's results.json or its run
+folder) fails the session, exit 1 with its table, when a submission's score drops by more than the drop test
+allows; ``--pcg-save-baseline FILE`` keeps this run's results.json as the next baseline.
+
+The Science Birds semantics (``problems/science_birds/scoring/baseline.py``): ``plain`` fails a drop beyond
+``--pcg-max-drop``; ``bootstrap`` fails it only when the current score is also below the baseline's 95 %
+bootstrap interval over trials (``core.intervals``, the problem's own scorer); a submission of the baseline that
+is missing now fails; improvements and new submissions are listed, never failed. Runs that are not like for like
+(another problem, other targets or trial counts) are refused, exit 4, saying which. A problem that gates itself
+(``own_baseline_gate``, Science Birds with its per-letter scores) is left to its own gate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin.core import intervals
+from pcg_plugin.core.options import option_value
+from pcg_plugin.errors import ResultsError
+
+# (flag, help): each also an ini key (`pcg_baseline = baselines/main.json`)
+OPTIONS = (
+    ("--pcg-save-baseline", "write this run's scores (with the settings that make them comparable) to FILE"),
+    ("--pcg-baseline", "compare this run's scores with a baseline: a saved baseline FILE, a run's results.json or a "
+                       "run folder; a drop beyond --pcg-max-drop fails the run"),
+    ("--pcg-max-drop", "largest allowed drop of a score against --pcg-baseline (default 0)"),
+    ("--pcg-drop-test", "plain: any drop beyond the max fails; bootstrap: only one also outside the baseline's "
+                        "95%% interval over trials (default plain)"),
+)  # fmt: skip
+METHODS = ("plain", "bootstrap")
+FAILING = ("regressed", "missing")
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
+    for flag, text in OPTIONS:
+        dest = flag.lstrip("-").replace("-", "_")
+        group.addoption(flag, dest=dest, default=None, help=text)
+        parser.addini(dest, help=text.replace("%%", "%"), default=None)
+
+
+def _option(config: pytest.Config, dest: str) -> str | None:
+    value = option_value(config, dest)
+    return str(value).strip() if value not in (None, "") else None
+
+
+def settings(config: pytest.Config) -> dict[str, Any] | None:
+    """The gate's options, checked before any item runs (a typo must not surface after an hour-long run)."""
+    save, base = _option(config, "pcg_save_baseline"), _option(config, "pcg_baseline")
+    drop, method = _option(config, "pcg_max_drop"), _option(config, "pcg_drop_test") or "plain"
+    if save is None and base is None:
+        if drop is not None or method != "plain":
+            raise pytest.UsageError("--pcg-max-drop/--pcg-drop-test need --pcg-baseline FILE")
+        return None
+    try:
+        max_drop = float(drop) if drop is not None else 0.0
+    except ValueError:
+        raise pytest.UsageError(f"--pcg-max-drop: {drop!r} is not a number") from None
+    if max_drop < 0 or max_drop != max_drop:
+        raise pytest.UsageError(f"--pcg-max-drop: {drop} must be 0 or more")
+    if method not in METHODS:
+        raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
+    cwd = Path(config.invocation_params.dir)
+    if base is not None and not (cwd / base).exists():
+        raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (a saved baseline, a results.json or "
+                                "a run folder; save one with --pcg-save-baseline)")  # fmt: skip
+    return {"save": cwd / save if save else None, "baseline": cwd / base if base else None,
+            "max_drop": max_drop, "method": method}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Row:
+    submission: str
+    baseline: float | None
+    current: float | None
+    allowed: float | None  # the lowest current score that passes
+    status: str
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.baseline is None or self.current is None else self.current - self.baseline
+
+
+def compare(problem: Any, base: Mapping[str, Any], current: Mapping[str, Any], *, max_drop: float, method: str,
+            reps: int = intervals.RESAMPLES, seed: int = 0) -> list[Row]:  # fmt: skip
+    """One row per submission of either run (pure: the problem re-scores both documents)."""
+    b = problem.scores(base, intervals.observed)
+    c = problem.scores(current, intervals.observed)
+    lower: dict[str, float] = {}
+    if method == "bootstrap":
+        lower = {n: lo for n, (lo, _) in intervals.score_intervals(lambda pick: problem.scores(base, pick), reps=reps,
+                                                                    seed=seed).items()}  # fmt: skip
+    rows = []
+    for name in list(b) + [n for n in c if n not in b]:
+        bv, cv = b.get(name), c.get(name)
+        if bv is None:
+            rows.append(Row(name, None, cv, None, "new"))
+            continue
+        if cv is None:
+            rows.append(Row(name, bv, None, None, "missing"))
+            continue
+        allowed = bv - max_drop
+        if name in lower:
+            allowed = min(allowed, lower[name])
+        eps = 1e-12  # float re-scoring of equal trials must not read as a drop
+        if cv < bv - max_drop - eps and cv < allowed - eps:
+            status = "regressed"
+        elif cv < bv - eps:
+            status = "within_max_drop" if cv >= bv - max_drop - eps else "within_noise"
+        elif cv > bv + eps:
+            status = "improved"
+        else:
+            status = "unchanged"
+        rows.append(Row(name, bv, cv, allowed, status))
+    return rows
+
+
+def table(rows: list[Row], method: str, max_drop: float) -> list[str]:
+    num = lambda v, sign=False: "-" if v is None else (f"{v:+.4f}" if sign else f"{v:.4f}")  # noqa: E731
+    cells = [("submission", "baseline", "current", "delta", "allowed", "status")]
+    cells += [(r.submission, num(r.baseline), num(r.current), num(r.delta, True), num(r.allowed),
+               r.status.replace("_", " ")) for r in rows]  # fmt: skip
+    widths = [max(len(c[i]) for c in cells) for i in range(6)]
+    test = "noise-aware: bootstrap over trials, 95 %" if method == "bootstrap" else "plain"
+    lines = [f"pytest-pcg baseline comparison ({test}, max drop {max_drop:g})"]
+    lines += ["  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+              for row in cells]  # fmt: skip
+    failed = [r for r in rows if r.status in FAILING]
+    improved = [r for r in rows if r.status == "improved"]
+    lines.append(f"{len(failed)} regression(s), {len(improved)} improvement(s) -> " + ("FAILED" if failed else "ok"))
+    return lines
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    """A baseline for the gate: a saved baseline (a results.json copy), a results.json or a run folder."""
+    from pcg_plugin.core.runs import results_path
+
+    found = results_path(path)
+    try:
+        doc = json.loads(found.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsError(f"baseline {found}: not readable JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ResultsError(f"baseline {found}: not a pytest-pcg results document")
+    return doc
+
+
+class Gate:
+    """Saves and/or compares the run's scores once, on the controller; a regression fails the session."""
+
+    def __init__(self, *, save: Path | None, baseline: Path | None, max_drop: float, method: str) -> None:
+        self.save, self.baseline, self.max_drop, self.method = save, baseline, max_drop, method
+        self.rows: list[Row] | None = None
+        self.error: str | None = None
+        self.saved: Path | None = None
+        self.finished = False
+
+    def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
+        from pcg_plugin.core.problem import problem_of
+        from pcg_plugin.core.runs import problem_name, trial_rows
+
+        self.finished = True
+        problem = problem_of(config)
+        try:
+            if self.baseline is not None:
+                base = load_document(self.baseline)
+                why = ([f"different problems: the baseline is {problem_name(base)}, this run {problem.name}"]
+                       if problem_name(base) != problem.name else
+                       _unlike(trial_rows(problem, base), trial_rows(problem, results)))  # fmt: skip
+                if why:
+                    raise ResultsError("this run is not like for like with the baseline: " + "; ".join(why))
+                self.rows = compare(problem, base, results, max_drop=self.max_drop, method=self.method)
+            if self.save is not None:
+                self.saved = atomic_write(self.save, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+        except (ResultsError, OSError) as exc:
+            self.error = str(exc)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.baseline is not None and not self.finished and self.error is None:
+            self.error = "the run produced no scores to compare with the baseline (no evaluation items ran)"
+        if self.error is not None:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif self.rows and any(r.status in FAILING for r in self.rows) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.error is None and self.rows is None and self.saved is None:
+            return
+        terminalreporter.section("pytest-pcg baseline")
+        if self.error is not None:
+            terminalreporter.write_line(f"baseline error: {self.error}", red=True)
+        if self.rows is not None:
+            failed = any(r.status in FAILING for r in self.rows)
+            terminalreporter.write_line(f"baseline: {self.baseline}")
+            for line in table(self.rows, self.method, self.max_drop):
+                terminalreporter.write_line(line, red=failed, green=not failed)
+        if self.saved is not None:
+            terminalreporter.write_line(f"baseline saved: {self.saved}")
+
+
+def _unlike(base_rows: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[str]:
+    """Other targets or trial counts (the settings that make scores incomparable), said which."""
+    from pcg_plugin.core.compare import shape
+
+    (tb, nb), (tc, nc) = shape(base_rows), shape(rows)
+    out = []
+    if tb != tc:
+        out.append(f"other targets (baseline {', '.join(tb) or '-'}; this run {', '.join(tc) or '-'})")
+    if nb != nc:
+        out.append(f"other trial counts (baseline {nb} per target, this run {nc})")
+    return out
+
+
+def configure(config: pytest.Config, problem: Any) -> None:
+    """On the controller: the gate for a problem that has no gate of its own."""
+    if hasattr(config, "workerinput") or getattr(problem, "own_baseline_gate", False):
+        return
+    gate = settings(config)
+    if gate is not None:
+        config.pluginmanager.register(Gate(**gate), "pcg-core-baseline-gate")

@@ -1,0 +1,138 @@
+"""The progress line while a run pays for its calls: items done of total, calls paid and replayed, tokens, cost
+so far and the time left, totalled over every xdist worker (the controller hears every item's report).
+
+On a terminal it is one line, rewritten in place (pytest's own dots are left out then; its summary is not);
+when the output is not a terminal (CI logs, a file) a plain line every tenth of the run and at its end; under
+``-q`` nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.calls import Totals
+
+STEPS = 10  # plain lines: one per tenth of the run
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1e6:.2f}M" if n >= 10**6 else f"{n / 1e3:.1f}k" if n >= 10**4 else str(n)
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+def line(done: int, total: int, totals: Totals, elapsed: float) -> str:
+    """``pcg 52/104 items · calls 40 paid, 12 replayed · tokens 61.2k · $0.0123 · 0:42 left``."""
+    cost = f"${totals.cost_usd:.4f}" + (f" (+{totals.unpriced} unpriced)" if totals.unpriced else "")
+    if done and total > done:
+        left = f"{_clock(elapsed / done * (total - done))} left"
+    elif total and done >= total:
+        left = f"done in {_clock(elapsed)}"
+    else:
+        left = "time left unknown"
+    return (f"pcg {done}/{total or '?'} items · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
+            f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {left}")  # fmt: skip
+
+
+class Progress:
+    """Registered on the controller only (it hears every item's report, a worker's too); the calls of each item
+    (``by_item``) are what the report's trial table shows."""
+
+    def __init__(self, config: pytest.Config, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.config, self.clock = config, clock
+        self.total = 0
+        self.done: set[str] = set()
+        self.totals = Totals()
+        self.by_item: dict[str, Totals] = {}
+        self.started = clock()
+        self.next_step = 1
+        self._last_draw = 0.0
+        self._drawn = ""
+        self.reporter: Any = None
+        self.mode = "off"
+
+    # -- what the run says ------------------------------------------------------------------------------------
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.set_total(len(session.items))
+
+    def set_total(self, total: int) -> None:
+        if not self.total:
+            self.total = total
+            self.started = self.clock()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        verbosity = self.config.get_verbosity()
+        if reporter is None or verbosity < 0 or self.config.option.collectonly:
+            return
+        self.reporter = reporter
+        tty = getattr(reporter, "isatty", False) and verbosity == 0
+        self.mode = "tty" if tty else "plain"
+        if tty:  # one refreshed line instead of the file names, the dots and the percentage
+            reporter.showfspath = False
+            reporter._show_progress_info = False
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
+        outcome = yield
+        result = outcome.get_result()
+        if self.mode == "tty" and result and isinstance(result, tuple) and len(result) == 3:
+            outcome.force_result((result[0], "", result[2]))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from pcg_plugin.core.items import CALLS_PROPERTY
+
+        text = next((v for k, v in report.user_properties if k == CALLS_PROPERTY), None)
+        if text is not None and report.nodeid not in self.by_item:
+            t = Totals(**json.loads(text))
+            self.by_item[report.nodeid] = t
+            self.totals = self.totals + t
+        if report.when == "teardown" or (report.when == "setup" and not report.passed):
+            self.done.add(report.nodeid)
+            self.draw()
+
+    # -- what the user sees -----------------------------------------------------------------------------------
+    def draw(self, final: bool = False) -> None:
+        if self.reporter is None or self.mode == "off":
+            return
+        text = line(len(self.done), self.total, self.totals, self.clock() - self.started)
+        if self.mode == "tty":
+            now = self.clock()
+            if text != self._drawn and (final or now - self._last_draw >= 0.2 or len(self.done) >= self.total):
+                self._last_draw, self._drawn = now, text
+                self.reporter._tw.write("\r\x1b[K" + text)
+                self.reporter._tw.flush()
+            return
+        step = self.total / STEPS if self.total else 1
+        if final or len(self.done) >= self.next_step * step:
+            while len(self.done) >= self.next_step * step and self.next_step <= STEPS:
+                self.next_step += 1
+            if self.reporter._tw.width_of_current_line:
+                self.reporter._tw.line()  # after pytest's dots
+            self.reporter.write_line(text)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.mode == "tty" and self.reporter is not None:
+            self.draw(final=True)
+            self.reporter._tw.write("\n")
+        elif self.mode == "plain" and self.done and self.next_step <= STEPS:
+            self.draw(final=True)
+
+
+class XdistTotal:
+    """Under xdist the controller collects nothing itself: the total comes from the first worker's collection."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.progress.set_total(len(ids))

@@ -1,0 +1,243 @@
+"""A trial's transcript: every model call in order (messages with roles, the reply, tokens, seconds, retries,
+whether it was replayed) and the problem's state between calls (a grid after each instruction, who spoke, voted
+or left), written by the process that ran the trial beside the report (``trials/<id>.json.gz`` for ``pcg
+show``, ``trials/<id>.html`` for the report's link) and read back by ``pcg show``."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.names import shown, shown_all
+from pcg_plugin.core.calls import Call
+
+RUN_DIR_KEY = pytest.StashKey[Path]()  # the run folder, on the controller and every worker
+FOLDER = "trials"
+CSS = "viewer.css"
+
+
+def trial_id(nodeid: str) -> str:
+    """The file name of a trial's transcript: a hash of its node id (ids hold ``/`` and ``::``)."""
+    return hashlib.sha256(shown(nodeid).encode("utf-8")).hexdigest()[:16]
+
+
+def page_rel(nodeid: str) -> str:
+    """The trial page's path relative to the run folder (where report.html is)."""
+    return f"{FOLDER}/{trial_id(nodeid)}.html"
+
+
+def document(nodeid: str, meta: Mapping[str, Any], calls: Sequence[Call], *, summary: str = "",
+             reason: str | None = None, score: float | None = None, states: Sequence[Mapping[str, Any]] = (),
+             error: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """The transcript as JSON (what ``pcg show --json`` prints). ``states``: the problem's
+    ``trial_states(record)``, each placed after its ``after_call``-th call (None: at the end)."""
+    return {"nodeid": nodeid, "submission": meta.get("name"), "target": meta.get("target"),
+            "trial": meta.get("trial"), "model": meta.get("model"), "reason": reason, "score": score,
+            "summary": summary, "error": error, "calls": [c.to_dict() for c in calls],
+            "states": [dict(s) for s in states]}  # fmt: skip
+
+
+def write(run_dir: Path, doc: Mapping[str, Any]) -> Path:
+    """``trials/<id>.json.gz`` and ``trials/<id>.html``; the page's path."""
+    folder = Path(run_dir) / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = shown_all(doc)  # a name that is not UTF-8 (and anything quoting it) as text every writer takes
+    tid = trial_id(doc["nodeid"])
+    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    atomic_write(folder / f"{tid}.json.gz", gzip.compress(raw, compresslevel=6, mtime=0))
+    return atomic_write(folder / f"{tid}.html", page(doc))
+
+
+def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
+    """The transcript of ``nodeid`` in a run folder; FileNotFoundError names what is there instead."""
+    path = Path(run_dir) / FOLDER / f"{trial_id(nodeid)}.json.gz"
+    if not path.is_file():
+        known = sorted(Path(run_dir, FOLDER).glob("*.json.gz")) if Path(run_dir, FOLDER).is_dir() else []
+        raise FileNotFoundError(f"no transcript of {nodeid!r} in {Path(run_dir) / FOLDER} ({len(known)} trial(s) "
+                                "there; give the node id as the run printed it, e.g. submissions/team::A::1)")
+    return json.loads(gzip.decompress(path.read_bytes()))  # type: ignore[no-any-return]
+
+
+# -- what repeats between calls ------------------------------------------------------------------------------
+
+
+def shared_prefix(calls: Sequence[Mapping[str, Any]], k: int) -> tuple[int, int]:
+    """(j, m): call ``k``'s first ``m`` messages are call ``j``'s messages followed by its reply (the history a
+    multi-turn program or a game resends), the longest such run over the earlier calls; (-1, 0) when none."""
+    best = (-1, 0)
+    messages = calls[k]["messages"]
+    for j in range(k):
+        before = [*calls[j]["messages"], {"role": "assistant", "content": calls[j]["reply"]}]
+        m = 0
+        while m < min(len(before), len(messages)) and _same(before[m], messages[m]):
+            m += 1
+        if m > best[1]:
+            best = (j, m)
+    return best
+
+
+def _as_in(calls: Sequence[Mapping[str, Any]], j: int, m: int) -> str:
+    """Where a shared run of messages was shown first."""
+    return f"as sent in call {j + 1}" + (", with its reply" if m > len(calls[j]["messages"]) else "")
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a.get("role") == b.get("role") and a.get("content") == b.get("content")
+
+
+def _text(content: Any) -> str:
+    """A message's content as text (a list of parts, as some APIs send, joined)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", p)) if isinstance(p, Mapping) else str(p) for p in content)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def call_line(k: int, call: Mapping[str, Any]) -> str:
+    """``call 2 · gpt-4o · 812 + 95 tokens · 1.42 s · paid · 1 retry``."""
+    how = "replayed from the store" if call["replayed"] else "paid"
+    retries = call.get("retries") or 0
+    more = f" · {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
+    cost = call.get("cost_usd")
+    price = f" · ${cost:.6f}" if isinstance(cost, (int, float)) and cost else ""
+    return (f"call {k + 1} · {call.get('model') or '?'} · {call['prompt_tokens']} + {call['completion_tokens']} "
+            f"tokens · {call['seconds']:.2f} s · {how}{more}{price}")  # fmt: skip
+
+
+def _states_after(doc: Mapping[str, Any], k: int | None) -> list[Mapping[str, Any]]:
+    n = len(doc["calls"])
+    out = []
+    for s in doc["states"]:
+        at = s.get("after_call")
+        at = n if at is None or at > n else at
+        if at == (n if k is None else k):
+            out.append(s)
+    return out
+
+
+def _order(doc: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The transcript's parts in reading order: states before any call, then each call and what followed it."""
+    parts: list[tuple[str, Any]] = [("state", s) for s in doc["states"] if (s.get("after_call") == 0)]
+    for k, _ in enumerate(doc["calls"]):
+        parts.append(("call", k))
+        if k + 1 < len(doc["calls"]):
+            parts.extend(("state", s) for s in _states_after(doc, k + 1))
+    parts.extend(("state", s) for s in _states_after(doc, None) if s.get("after_call") != 0)
+    return parts
+
+
+# -- the terminal -----------------------------------------------------------------------------------------
+
+
+def text(doc: Mapping[str, Any]) -> str:
+    """The transcript for a terminal (``pcg show``)."""
+    head = f"{doc['nodeid']}: {doc.get('summary') or ''}".rstrip(": ")
+    lines = [head, f"{len(doc['calls'])} call(s)" + (f"; error: {doc['error']}" if doc.get("error") else "")]
+    for kind, part in _order(doc):
+        if kind == "call":
+            call = doc["calls"][part]
+            lines += ["", f"── {call_line(part, call)}"]
+            j, m = shared_prefix(doc["calls"], part)
+            if m:
+                lines.append(f"   [messages 1-{m}: {_as_in(doc['calls'], j, m)}]")
+            for i, msg in enumerate(call["messages"][m:], start=m + 1):
+                lines.append(f"   [{i}] {msg.get('role', '?')}:")
+                lines += [f"       {line}" for line in _text(msg.get("content")).splitlines() or [""]]
+            lines.append("   reply:")
+            for c, reply in enumerate(call.get("choices") or [call["reply"]]):
+                if c:
+                    lines.append(f"   choice {c + 1}:")
+                lines += [f"       {line}" for line in str(reply).splitlines() or [""]]
+        else:
+            lines += ["", f"── {part.get('title', '')}"]
+            lines += [f"   {line}" for line in part.get("lines") or ()]
+            lines += [f"   {' '.join(row) if isinstance(row, list) else row}" for row in part.get("grid") or ()]
+            lines += [f"   image: {part['image']}"] if part.get("image") else []
+            lines += [f"   {label}: {rel}" for label, rel in part.get("links") or ()]
+    return "\n".join(lines) + "\n"
+
+
+# -- the page ----------------------------------------------------------------------------------------------
+
+STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:12px 20px;color:#1b1f24}
+h1{font-size:18px;margin:4px 0}.meta{color:#57606a}.call{border:1px solid #d0d7de;border-radius:6px;margin:10px 0}
+.call>h2{font-size:14px;margin:0;padding:5px 8px;background:#f6f8fa;border-bottom:1px solid #d0d7de}
+.call.replayed>h2{background:#eef6ee}.msg{margin:6px 8px}.role{font-weight:600;font-size:12px;color:#57606a}
+.role.assistant,.role.reply{color:#0a5}.role.system{color:#8250df}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px solid #eaeef2;margin:2px 0;padding:6px;
+font-size:12.5px;max-height:300px;overflow:auto}.reply pre{background:#f0fff4}.same{color:#57606a;font-style:italic}
+.state{border-left:4px solid #54aeff;background:#f4f9ff;margin:10px 0;padding:6px 10px}.state h3{font-size:14px;margin:0}
+table.g{border-collapse:collapse;margin:4px 0}table.g td{width:18px;height:18px;text-align:center;border:1px solid #d0d7de;
+font:13px monospace}.state img{max-width:100%;max-height:320px;border:1px solid #d0d7de;background:#fff}
+.err{background:#ffebe9;border:1px solid #cf222e;padding:6px 10px}
+"""
+
+
+def page(doc: Mapping[str, Any]) -> str:
+    """The trial page: one HTML file beside the report, no script, the shared stylesheet ``viewer.css``."""
+    e = escape
+    title = f"{doc['nodeid']}"
+    out = ['<!doctype html><html lang="en"><meta charset="utf-8">',
+           f'<title>{e(title)}</title><link rel="stylesheet" href="{CSS}">',
+           f'<p class="meta"><a href="../report.html">report</a></p><h1>{e(title)}</h1>',
+           f'<p class="meta">{e(doc.get("summary") or "")}</p>']  # fmt: skip
+    totals = (sum(c["prompt_tokens"] for c in doc["calls"]), sum(c["completion_tokens"] for c in doc["calls"]))
+    replayed = sum(1 for c in doc["calls"] if c["replayed"])
+    out.append(f'<p class="meta">{len(doc["calls"])} call(s), {replayed} replayed · {totals[0]} prompt + '
+               f'{totals[1]} completion tokens</p>')  # fmt: skip
+    if doc.get("error"):
+        out.append(f'<p class="err">{e(doc["error"])}</p>')
+    for kind, part in _order(doc):
+        out.append(_call_html(doc["calls"], part) if kind == "call" else _state_html(part))
+    return "\n".join(out) + "\n"
+
+
+def _call_html(calls: Sequence[Mapping[str, Any]], k: int) -> str:
+    e, call = escape, calls[k]
+    cls = "call replayed" if call["replayed"] else "call"
+    parts = [f'<div class="{cls}" id="c{k + 1}"><h2>{e(call_line(k, call))}</h2>']
+    j, m = shared_prefix(calls, k)
+    if m:
+        said = _as_in(calls, j, m).replace(f"call {j + 1}", f'<a href="#c{j + 1}">call {j + 1}</a>')
+        parts.append(f'<div class="msg same">messages 1–{m}: {said}</div>')
+    for i, msg in enumerate(call["messages"][m:], start=m + 1):
+        role = str(msg.get("role", "?"))
+        parts.append(f'<div class="msg"><div class="role {e(role)}">[{i}] {e(role)}</div>'
+                     f'<pre>{e(_text(msg.get("content")))}</pre></div>')  # fmt: skip
+    for c, reply in enumerate(call.get("choices") or [call["reply"]]):
+        label = "reply" if c == 0 else f"choice {c + 1}"
+        parts.append(f'<div class="msg reply"><div class="role reply">{label}</div><pre>{e(str(reply))}</pre></div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _state_html(state: Mapping[str, Any]) -> str:
+    e = escape
+    parts = [f'<div class="state"><h3>{e(str(state.get("title", "")))}</h3>']
+    for line in state.get("lines") or ():
+        parts.append(f"<div>{e(str(line))}</div>")
+    if state.get("grid"):
+        rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in state["grid"])
+        parts.append(f'<table class="g">{rows}</table>')
+    if state.get("image"):
+        parts.append(f'<img loading="lazy" src="../{e(state["image"])}" alt="{e(str(state.get("title", "")))}">')
+    links = [f'<a href="../{e(rel)}">{e(label)}</a>' for label, rel in state.get("links") or ()]
+    if links:
+        parts.append("<div>" + " · ".join(links) + "</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def write_style(run_dir: Path) -> Path:
+    folder = Path(run_dir) / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    return atomic_write(folder / CSS, STYLE)

@@ -1,0 +1,139 @@
+"""The report as the run's viewer, for every problem: after the problem writes its report.html, the harness adds
+the charts, a table of every trial (sortable, filterable by submission, target, model and zero reason) whose rows
+link to the trial's transcript page (``trials/<id>.html``, written by the process that ran it), and the small
+script that sorts and filters (every ``table.pcg-sort`` of the page: the problem's leaderboard too). One file
+that works from ``file:``; nothing is fetched until a trial page is opened. A link may carry a view of the
+table: ``report.html#trials?zero reason=no_code&submission=team_a&sort=-score`` (filters by the columns' names,
+``text=`` for the search box, ``sort=`` a column, ``-`` for descending)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin.core import charts, transcript
+from pcg_plugin.core.calls import Totals
+
+MARK = "<!-- pcg-viewer -->"  # the added part starts here (a report written again is not given it twice)
+
+SCRIPT = """<script>(function(){
+function key(td){var t=td.textContent.trim(),n=parseFloat(t);return t!==''&&isFinite(n)&&/^[-+0-9.e]+$/i.test(t)?n:t.toLowerCase()}
+document.querySelectorAll('table.pcg-sort').forEach(function(tb){
+ var head=tb.tHead?tb.tHead.rows[0]:tb.rows[0];
+ Array.prototype.forEach.call(head.cells,function(th,i){th.style.cursor='pointer';th.title='sort';
+  th.addEventListener('click',function(){var body=tb.tBodies[0],rows=Array.prototype.slice.call(body.rows);
+   if(rows[0]===head)rows.shift();var dir=th.dataset.dir==='a'?-1:1;th.dataset.dir=dir>0?'a':'d';
+   rows.sort(function(a,b){var x=key(a.cells[i]),y=key(b.cells[i]);
+    if(typeof x!==typeof y)return(typeof x==='number'?-1:1)*dir;return(x<y?-1:x>y?1:0)*dir});
+   rows.forEach(function(r){body.appendChild(r)})})})});
+var f=document.getElementById('pcg-filter');if(!f)return;
+var tb=document.getElementById('pcg-trials'),sel=f.querySelectorAll('select'),q=f.querySelector('input'),
+ out=document.getElementById('pcg-shown');
+function apply(){var n=0,text=q.value.toLowerCase();Array.prototype.forEach.call(tb.tBodies[0].rows,function(r){
+  var ok=Array.prototype.every.call(sel,function(s){return!s.value||r.cells[+s.dataset.col].textContent===s.value});
+  ok=ok&&(!text||r.textContent.toLowerCase().indexOf(text)>=0);r.hidden=!ok;if(ok)n++});out.textContent=n}
+f.addEventListener('input',apply);f.addEventListener('change',apply);
+var h=decodeURIComponent(location.hash);if(h.indexOf('#trials?')===0){h.slice(8).split('&').forEach(function(kv){
+ var p=kv.split('='),k=p[0],v=p.slice(1).join('=');Array.prototype.forEach.call(sel,function(s){
+  if(s.previousSibling&&s.previousSibling.textContent.trim()===k)s.value=v});if(k==='text')q.value=v;
+ if(k==='sort'){var th=Array.prototype.filter.call(tb.tHead.rows[0].cells,function(c){return c.textContent===v.replace(/^-/,'')})[0];
+  if(th){th.click();if(v[0]==='-')th.click()}}});apply();document.getElementById('pcg-trials-title').scrollIntoView()}
+})();</script>"""
+
+STYLE = """<style>.pcg-viewer .pcg-chart{display:block;margin:6px 0 14px;max-width:100%;height:auto}
+.pcg-viewer table{font-size:13px}.pcg-viewer td{text-align:right}.pcg-viewer td.l{text-align:left}
+#pcg-filter{margin:6px 0}#pcg-filter select,#pcg-filter input{margin-right:8px}table.pcg-sort th{cursor:pointer}
+</style>"""
+
+COLUMNS = ("submission", "target", "trial", "model", "score", "zero reason", "calls", "replayed", "tokens")
+FILTERED = ("submission", "target", "model", "zero reason")
+
+
+def rows(collected: Any, problem: Any, totals: Mapping[str, Totals], label: str) -> list[dict[str, Any]]:
+    """One row per item that ran (records, and errored items without one), in node-id order."""
+    out = []
+    for nodeid in sorted(set(collected.items) | set(collected.records)):
+        meta = collected.items.get(nodeid, {})
+        record = collected.records.get(nodeid)
+        error = collected.errors.get(nodeid)
+        reason = getattr(record, "reason", None) if record is not None else ("error" if error else None)
+        t = totals.get(nodeid, Totals())
+        out.append({"nodeid": nodeid, "submission": meta.get("name", nodeid.split("::")[0]),
+                    "target": meta.get(label, meta.get("target")), "trial": meta.get("trial"),
+                    "model": meta.get("model") or getattr(record, "model", None) or "",
+                    "score": problem.trial_score(record) if record is not None else None, "reason": reason,
+                    "error": error, "calls": t.calls, "replayed": t.replayed,
+                    "tokens": t.prompt_tokens + t.completion_tokens})  # fmt: skip
+    return out
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return escape(str(value))
+
+
+def section(trials: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
+    """Charts, the filter and the trials table, and the script; as HTML to put before ``</body>``."""
+    scores = [r["score"] for r in trials if r["score"] is not None and math.isfinite(r["score"])]
+    parts = [MARK, STYLE, '<section class="pcg-viewer"><h2 id="pcg-charts">Charts</h2>']
+    chart = charts.by_target(trials, targets)
+    if chart:
+        parts += ["<h3>Mean trial score per target</h3>", chart]
+    chart = charts.histogram(scores)
+    if chart:
+        parts += [f"<h3>Trial scores ({len(scores)} trials with a score)</h3>", chart]
+    chart = charts.reasons(trials)
+    if chart:
+        parts += ["<h3>Why trials scored zero (or errored)</h3>", chart]
+    if len(parts) == 3:
+        parts.append('<p class="meta">No trial has a score to chart.</p>')
+    parts.append(f'<h2 id="pcg-trials-title">Trials (<span id="pcg-shown">{len(trials)}</span> of {len(trials)})</h2>')
+    parts.append('<form id="pcg-filter" onsubmit="return false">')
+    for name in FILTERED:
+        col = COLUMNS.index(name)
+        values = sorted({_cell(r[_key(name)]) for r in trials} - {""})
+        if values:
+            opts = "".join(f"<option>{v}</option>" for v in values)
+            parts.append(f'<label>{name} <select data-col="{col}"><option value="">all</option>{opts}</select></label>')
+    parts.append('<input type="search" placeholder="text in the row"></form>')
+    parts.append('<table class="pcg-sort" id="pcg-trials"><thead><tr>'
+                 + "".join(f"<th>{c}</th>" for c in COLUMNS) + "<th>transcript</th></tr></thead><tbody>")
+    for r in trials:
+        why = f' title="{escape(r["error"])}"' if r.get("error") else ""
+        parts.append(f'<tr><td class="l">{_cell(r["submission"])}<td class="l">{_cell(r["target"])}<td>'
+                     f'{_cell(r["trial"])}<td class="l">{_cell(r["model"])}<td>{_cell(r["score"])}<td class="l"{why}>'
+                     f'{_cell(r["reason"])}<td>{r["calls"]}<td>{r["replayed"]}<td>{r["tokens"]}<td class="l">'
+                     f'<a href="{transcript.page_rel(r["nodeid"])}">view</a>')  # fmt: skip
+    parts += ["</tbody></table></section>", SCRIPT]
+    return "\n".join(parts) + "\n"
+
+
+def _key(column: str) -> str:
+    return "reason" if column == "zero reason" else column
+
+
+def attach(report: Path, html: str) -> Path:
+    """Put the viewer's part at the end of the report's body (replacing one added before)."""
+    page = report.read_text(encoding="utf-8")
+    if MARK in page:
+        start, end = page.index(MARK), page.rfind("</body>")
+        page = page[:start] + (page[end:] if end > start else "")
+    at = page.rfind("</body>")
+    page = page[:at] + html + page[at:] if at >= 0 else page + html
+    return atomic_write(report, page)
+
+
+def add_to_report(report: Path | None, run_dir: Path, collected: Any, problem: Any, totals: Mapping[str, Totals],
+                  targets: Sequence[str]) -> None:  # fmt: skip
+    """The end of the run: the trial pages' stylesheet, and the viewer's part of report.html."""
+    transcript.write_style(run_dir)
+    if report is None or not Path(report).is_file():
+        return
+    attach(Path(report), section(rows(collected, problem, totals, problem.target_label), targets))

@@ -1,0 +1,54 @@
+"""A transcript shows each message once: a call that resends an earlier call's history says so."""
+
+from __future__ import annotations
+
+from pcg_plugin.core import transcript
+from pcg_plugin.core.calls import Call, Totals
+
+
+def call(messages: list[tuple[str, str]], reply: str, replayed: bool = False) -> dict:
+    return Call([{"role": r, "content": c} for r, c in messages], reply, 5, 2, 0.5, replayed).to_dict()
+
+
+def test_a_resent_history_is_named_not_repeated():
+    first = call([("system", "rules"), ("user", "plan")], "the plan")
+    second = call([("system", "rules"), ("user", "plan"), ("assistant", "the plan"), ("user", "code")], "code!")
+    other = call([("system", "rules"), ("user", "you are Bob")], "hi")  # another seat: shares the rules only
+    calls = [first, second, other]
+    assert transcript.shared_prefix(calls, 0) == (-1, 0)
+    assert transcript.shared_prefix(calls, 1) == (0, 3)
+    assert transcript.shared_prefix(calls, 2) == (0, 1)
+    doc = transcript.document("s::A::1", {"name": "s", "target": "A", "trial": 1}, [Call.from_dict(c) for c in calls])
+    text = transcript.text(doc)
+    assert text.count("rules") == 1 and text.count("the plan") == 1
+    assert "[messages 1-3: as sent in call 1, with its reply]\n   [4] user:\n       code" in text
+    assert "[messages 1-1: as sent in call 1]\n   [2] user:\n       you are Bob" in text
+    page = transcript.page(doc)
+    assert page.count("rules") == 1 and 'messages 1–3: as sent in <a href="#c1">call 1</a>, with its reply' in page
+
+
+def test_states_sit_after_their_call_and_at_the_end():
+    calls = [Call.from_dict(call([("user", f"q{i}")], f"a{i}")) for i in range(3)]
+    states = [{"title": "start", "after_call": 0}, {"title": "after two", "after_call": 2},
+              {"title": "end"}, {"title": "late", "after_call": 9}]  # fmt: skip
+    doc = transcript.document("s::A::1", {}, calls, states=states)
+    heads = [line for line in transcript.text(doc).splitlines() if line.startswith("── ")]
+    assert [h.split(" · ")[0] for h in heads] == ["── start", "── call 1", "── call 2", "── after two", "── call 3",
+                                                  "── end", "── late"]  # fmt: skip
+
+
+def test_totals_count_paid_and_replayed_calls_and_unpriced_cost():
+    calls = [Call([], "a", 10, 5, 1.0, False, cost_usd=0.5), Call([], "b", 10, 5, 0.0, True, cost_usd=0.0),
+             Call([], "c", 1, 1, 1.0, False, cost_usd=None)]  # fmt: skip
+    t = Totals.of(calls)
+    assert (t.calls, t.paid, t.replayed, t.prompt_tokens, t.completion_tokens, t.cost_usd, t.unpriced) == \
+        (3, 2, 1, 21, 11, 0.5, 1)  # fmt: skip
+    assert (t + t).paid == 4
+
+
+def test_messages_and_replies_are_text_on_the_page_never_markup():
+    doc = transcript.document("s::A::1", {}, [Call([{"role": "user", "content": "<script>alert(1)</script>"}],
+                                                   "<img src=x onerror=alert(1)>", 1, 1, 0.1, False)])  # fmt: skip
+    page = transcript.page(doc)
+    assert "<script>" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page

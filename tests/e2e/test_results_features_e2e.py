@@ -1,0 +1,203 @@
+"""Issue 34 through what a user runs, on the PCG Benchmark (binary-v0, 3 instances x 3 trials, the scripted
+double grid_double.py): the trial export, rank intervals, `pcg compare`, the gate for a problem other than
+Science Birds, `pcg card`, prices. The four families together: scripts/results_figures.py (slow test below)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+COLUMNS = ["problem", "submission", "model", "target", "trial", "score", "reason", "seconds", "calls",
+           "prompt_tokens", "completion_tokens", "cost_usd"]  # fmt: skip
+PROGRAM = """from llms4pcg.competition import chat_with_llm
+from llms4pcg.models.trial_loop import TrialLoop
+
+
+class Entry(TrialLoop):
+    @staticmethod
+    def run(ctx, task):
+        return chat_with_llm(ctx, [{"role": "user", "content": f"{task} TRIAL={ctx.get_trial_number()}"}])[0]
+"""
+
+
+def run_pytest(root: Path, out: str, double: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root / double), "PCG_CACHE_DIR": str(root / "cache")}
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("PCG_PRICES", None)
+    cmd = [sys.executable, "-m", "pytest", "subs", "--pcg-problem", "pcgbench/binary-v0", "--pcg-backend", "scripted",
+           "--pcg-model", "grid_double:respond", "--pcg-out", out, "--pcg-store", f"store-{double}",
+           "-p", "no:cacheprovider", "-p", "no:randomly", *extra]  # fmt: skip
+    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
+def pcg(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PCG_PRICES"}
+    return subprocess.run([sys.executable, "-m", "pcg_plugin", *args], cwd=root, capture_output=True, text=True,
+                          env=env, timeout=300)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A: two submissions, 3 trials; A2: again, gated against A; E: every answer empty, gated against A;
+    T2: 2 trials (not comparable); P: A's answers priced by a price table that lists the double."""
+    root = tmp_path_factory.mktemp("i34")
+    (root / "good").mkdir()
+    shutil.copy(TESTS / "pcgbench" / "grid_double.py", root / "good" / "grid_double.py")
+    (root / "empty").mkdir()
+    (root / "empty" / "grid_double.py").write_text("def respond(messages, n=1):\n    return [''] * n\n")
+    (root / "subs" / "by_trial").mkdir(parents=True)
+    (root / "subs" / "by_trial" / "entry.py").write_text(PROGRAM)
+    shutil.copytree(REPO / "examples" / "pcgbench" / "zero_shot", root / "subs" / "zero_shot")
+    (root / "prices.json").write_text(json.dumps({"models": {"scripted:grid_double:respond": [1000000, 2000000]}}))
+    out = {"root": root}
+    out["A"] = run_pytest(root, "A", "good", "--pcg-trials", "3")
+    out["A2"] = run_pytest(root, "A2", "good", "--pcg-trials", "3", "--pcg-baseline", "A")
+    out["E"] = run_pytest(root, "E", "empty", "--pcg-trials", "3", "--pcg-baseline", "A/results.json")
+    out["T2"] = run_pytest(root, "T2", "good", "--pcg-trials", "2", "--pcg-baseline", "A")
+    out["P"] = run_pytest(root, "P", "good", "--pcg-trials", "3", "--pcg-prices", "prices.json")
+    return out
+
+
+def doc(runs: dict[str, Any], name: str) -> dict[str, Any]:
+    return json.loads((runs["root"] / name / "results.json").read_text())  # type: ignore[no-any-return]
+
+
+def test_the_export_has_one_row_per_trial_with_the_twelve_columns_first(runs):
+    root = runs["root"]
+    assert runs["A"].returncode == 0, runs["A"].stdout[-2000:]
+    got = pcg(root, "export", "A", "--format", "csv")
+    assert got.returncode == 0, got.stderr
+    rows = list(csv.reader(io.StringIO(got.stdout)))
+    assert rows[0][:12] == COLUMNS and "quality" in rows[0][12:]
+    body = [dict(zip(rows[0], r)) for r in rows[1:]]
+    assert len(body) == 2 * 3 * 3  # submissions x instances x trials
+    assert {r["submission"] for r in body} == {"by_trial", "zero_shot"}
+    assert {r["problem"] for r in body} == {"pcgbench/binary-v0"} and {r["trial"] for r in body} == {"1", "2", "3"}
+    assert {r["model"] for r in body} == {"scripted:grid_double:respond"}
+    assert all(r["calls"] == "1" and int(r["prompt_tokens"]) > 0 for r in body)
+    assert {r["cost_usd"] for r in body} == {""}  # the double has no price: unknown, never 0
+    jsonl = [json.loads(line) for line in pcg(root, "export", "A", "--format", "jsonl").stdout.splitlines()]
+    assert len(jsonl) == 18 and list(jsonl[0])[:12] == COLUMNS
+    assert sum(r["score"] for r in jsonl) == pytest.approx(sum(float(r["score"]) for r in body))
+    assert (root / "A" / "trials.jsonl").is_file()
+    (root / "A" / "trials.jsonl").unlink()  # an older run folder: the rows are made from results.json again
+    assert [json.loads(x) for x in pcg(root, "export", "A", "--format", "jsonl").stdout.splitlines()] == jsonl
+    written = pcg(root, "export", "A", "-o", "rows.csv")
+    assert written.returncode == 0 and (root / "rows.csv").read_text() == got.stdout
+    assert "18 trials" in written.stderr
+
+
+def test_the_export_writes_parquet_when_pyarrow_is_installed(runs):
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is the optional extra of --format parquet")
+    got = pcg(runs["root"], "export", "A", "--format", "parquet", "-o", "rows.parquet")
+    assert got.returncode == 0, got.stderr
+    table = pq.read_table(runs["root"] / "rows.parquet")
+    assert table.num_rows == 18 and table.column_names[:12] == COLUMNS
+
+
+def test_export_of_a_folder_without_a_run_says_so(runs, tmp_path):
+    got = pcg(runs["root"], "export", str(tmp_path))
+    assert got.returncode == 2 and "no results.json" in got.stderr
+
+
+def test_every_submission_has_a_rank_interval_in_results_terminal_and_report(runs):
+    subs = doc(runs, "A")["submissions"]
+    assert all(isinstance(s["rank_interval"], list) and len(s["rank_interval"]) == 2 for s in subs)
+    assert all(s["rank_interval"][0] <= s["rank"] <= s["rank_interval"][1] for s in subs)
+    lines = [ln for ln in runs["A"].stdout.splitlines() if "[95% rank " in ln]
+    assert len(lines) == 2
+    assert "95% rank" in (runs["root"] / "A" / "report.html").read_text()
+    assert "UNOFFICIAL RUN: a test double" in runs["A"].stdout
+
+
+def test_compare_a_run_with_itself_gives_zero_differences(runs):
+    got = pcg(runs["root"], "compare", "A", "A2", "--json")
+    assert got.returncode == 0, got.stderr
+    c = json.loads(got.stdout)
+    assert set(c) == {"problem", "pairs", "only_a", "only_b"} and c["problem"] == "pcgbench/binary-v0"
+    assert [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
+    assert all(set(p) == {"submission", "model", "a", "b", "difference", "low", "high"} for p in c["pairs"])
+    assert all(p["difference"] == 0 and p["low"] <= 0 <= p["high"] for p in c["pairs"])
+    assert c["only_a"] == c["only_b"] == []
+
+
+def test_compare_flags_the_drop_of_a_run_with_empty_answers(runs):
+    text = pcg(runs["root"], "compare", "A", "E").stdout
+    line = next(ln for ln in text.splitlines() if ln.startswith("by_trial"))
+    assert line.endswith("DROP") and "-0.2222" in line
+    pair = {p["submission"]: p for p in json.loads(pcg(runs["root"], "compare", "A", "E", "--json").stdout)["pairs"]}
+    assert pair["by_trial"]["high"] < 0 and pair["by_trial"]["b"] == 0
+
+
+def test_compare_pairs_by_name_never_by_position(runs, tmp_path):
+    """A run with one submission fewer (the first by name gone): the other is still paired with itself."""
+    b = json.loads((runs["root"] / "A" / "results.json").read_text())
+    b["submissions"] = [s for s in b["submissions"] if s["name"] == "zero_shot"]
+    (tmp_path / "results.json").write_text(json.dumps(b))
+    c = json.loads(pcg(runs["root"], "compare", "A", str(tmp_path), "--json").stdout)
+    assert [(p["submission"], p["difference"]) for p in c["pairs"]] == [("zero_shot", 0)]
+    assert c["only_a"] == ["by_trial (scripted:grid_double:respond)"] and c["only_b"] == []
+
+
+def test_compare_refuses_other_trial_counts_and_other_problems_saying_which(runs, tmp_path):
+    got = pcg(runs["root"], "compare", "A", "T2")
+    assert got.returncode == 2 and "different trial counts: A ran 3 trials per target, B 2" in got.stderr
+    other = doc(runs, "A") | {"problem": "pcgbench/zelda-v0"}
+    (tmp_path / "results.json").write_text(json.dumps(other))
+    got = pcg(runs["root"], "compare", "A", str(tmp_path))
+    assert got.returncode == 2 and "different problems: A is pcgbench/binary-v0, B is pcgbench/zelda-v0" in got.stderr
+
+
+def test_the_gate_passes_against_itself_and_fails_against_empty_answers(runs):
+    a2, e = runs["A2"], runs["E"]
+    assert a2.returncode == 0, a2.stdout[-2000:]
+    assert "pytest-pcg baseline comparison (plain, max drop 0)" in a2.stdout
+    assert "0 regression(s), 0 improvement(s) -> ok" in a2.stdout
+    assert e.returncode == 1, e.stdout[-2000:]
+    row = next(ln for ln in e.stdout.splitlines() if ln.startswith("by_trial "))
+    assert row.split()[1:4] == ["0.2222", "0.0000", "-0.2222"] and row.endswith("regressed")
+    assert "-> FAILED" in e.stdout
+
+
+def test_the_gate_refuses_other_trial_counts_with_exit_4(runs):
+    t2 = runs["T2"]
+    assert t2.returncode == 4, t2.stdout[-2000:]
+    assert "not like for like with the baseline: other trial counts (baseline 3 per target, this run 2)" in t2.stdout
+
+
+def test_the_price_table_option_prices_every_trial(runs):
+    assert runs["P"].returncode == 0, runs["P"].stderr[-2000:]
+    rows = [json.loads(x) for x in pcg(runs["root"], "export", "P", "--format", "jsonl").stdout.splitlines()]
+    assert all(r["cost_usd"] == pytest.approx(r["prompt_tokens"] + 2 * r["completion_tokens"]) for r in rows)
+
+
+def test_the_card_shows_each_submission_with_intervals_and_unknown_price(runs):
+    got = pcg(runs["root"], "card", "A", "P")
+    assert got.returncode == 0, got.stderr
+    md = got.stdout
+    assert md.startswith("# Model card: scripted:grid_double:respond")
+    rows = [ln for ln in md.splitlines() if ln.startswith(("| pcgbench/binary-v0 | by_trial |",
+                                                         "| pcgbench/binary-v0 | zero_shot |"))]
+    assert len(rows) == 4 and sum("unknown price" in r for r in rows) == 2  # A unpriced, P priced
+    assert "| by_trial | scripted:grid_double:respond | 0.2222 | [" in rows[0]
+    assert "UNOFFICIAL RUN" in md and "## Provenance" in md
+    html = pcg(runs["root"], "card", "A", "-o", "card.html")
+    assert html.returncode == 0 and "<table>" in (runs["root"] / "card.html").read_text()
+
+
+@pytest.mark.slow
+def test_the_figures_script_prints_every_figure_of_the_issue(tmp_path):
+    got = subprocess.run([sys.executable, str(REPO / "scripts" / "results_figures.py"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=1200)  # fmt: skip
+    assert got.returncode == 0 and "all figures as issue 34 asks" in got.stdout, got.stdout[-3000:]

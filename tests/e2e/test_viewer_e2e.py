@@ -1,0 +1,68 @@
+"""A Science Birds run seen through its viewer: a multi-turn program's transcript (every call, the history it
+resent shown once), the level, its stability animation from the scoring run, and the report's links to them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from e2e_support import run_args, write_competition
+
+from pcg_plugin.cli import main as pcg
+from pcg_plugin.core import transcript
+
+MULTI = '''
+from chatgpt4pcg.competition import chat_with_chatgpt
+from chatgpt4pcg.models.trial_context import TrialContext
+from chatgpt4pcg.models.trial_loop import TrialLoop
+
+class Entry(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        messages = [{"role": "system", "content": "You build letters from blocks."},
+                    {"role": "user", "content": f"Plan TARGET={target_character} in words first."}]
+        plan = chat_with_chatgpt(ctx, messages)[0]
+        messages += [{"role": "assistant", "content": plan},
+                     {"role": "user", "content": f"Now the code. TARGET={target_character} TRIAL=2"}]
+        return chat_with_chatgpt(ctx, messages)[0]
+'''
+
+
+def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(competition, capsys):
+    write_competition(competition.path, {"team_multi": {"entry.py": textwrap.dedent(MULTI)}})
+    args = run_args("run", "--pcg-letters", "A,I", "--pcg-trials", "1", "-p", "xdist", "-n", "2")
+    result = competition.runpytest_subprocess(*args, timeout=300)
+    assert result.ret == 0, result.stdout.str()
+    run = competition.path / "run"
+    capsys.readouterr()
+    assert pcg(["show", str(run), "submissions/team_multi::A::1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    first, second = doc["calls"]
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assert second["messages"][:3] == [*first["messages"], {"role": "assistant", "content": first["reply"]}]
+    assert second["reply"].startswith("```") and not second["replayed"] and second["completion_tokens"] > 0
+    assert pcg(["show", str(run), "submissions/team_multi::A::1"]) == 0
+    text = capsys.readouterr().out
+    assert "[messages 1-3: as sent in call 1, with its reply]\n   [4] user:\n       Now the code. TARGET=A TRIAL=2" \
+        in text  # fmt: skip
+    assert "stability animation: animations/team_multi/images/A/team_multi_A_1.gif" in text
+    assert (run / "animations/team_multi/images/A/team_multi_A_1.gif").is_file()
+    # the report: each trial's cell links its transcript and its animation, and both exist
+    html = (run / "report.html").read_text()
+    page = transcript.page_rel("submissions/team_multi::A::1")
+    assert f'<a href="{page}">transcript</a>' in html
+    assert '<a href="animations/team_multi/images/A/team_multi_A_1.gif">stability</a>' in html
+    assert (run / page).is_file() and "the stability test replayed" in (run / page).read_text()
+    # a second run replays the same calls from the store, and says so
+    result = competition.runpytest_subprocess(*run_args("again", "--pcg-letters", "A", "--pcg-trials", "1"))
+    assert result.ret == 0
+    again = transcript.read(competition.path / "again", "submissions/team_multi::A::1")
+    assert [c["replayed"] for c in again["calls"]] == [True, True]
+    assert [c["reply"] for c in again["calls"]] == [first["reply"], second["reply"]]
+    result.stdout.fnmatch_lines(["pcg 3/3 items · calls 0 paid, 4 replayed · *"])
+
+
+def test_a_run_that_only_checks_prints_no_progress_line(competition):
+    result = competition.runpytest_subprocess("--pcg-rules", "submissions", "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str()
+    assert not [line for line in result.outlines if " items · calls " in line]
