@@ -42,6 +42,11 @@ class StoreActor:
             store = self.stores[path] = ClusterStore(self.base / path)
         return getattr(store, method)(*args, **kwargs)
 
+    def broken(self, path: str) -> str | None:
+        """Why the store at ``path`` refused a write (None: it did not): a full disk stops paying everywhere."""
+        store = self.stores.get(path)
+        return store.broken if store is not None else None
+
     def stored_calls(self) -> int:
         return sum(s._db().execute("SELECT COUNT(*) FROM calls").fetchone()[0] for s in self.stores.values())
 
@@ -72,6 +77,14 @@ class RemoteStore:
 
     def record_call(self, key: TrialKey, owner: str, call: Any, *, truncate: bool = False) -> None:
         self._call("record_call", key, owner, call, truncate=truncate)
+
+    def record_program(self, key: TrialKey, owner: str | None, result: str, calls: int) -> None:
+        self._call("record_program", key, owner, result, calls)
+
+    @property
+    def broken(self) -> str | None:
+        """The store actor's word on a failed write (``ResponseStore.broken``): asked before each paid call."""
+        return ray.get(self._actor.broken.remote(str(self.path)))  # type: ignore[no-any-return]
 
     def finish(self, key: TrialKey, owner: str | None, **kwargs: Any) -> None:
         self._call("finish", key, owner, **kwargs)
