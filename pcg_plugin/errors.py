@@ -277,3 +277,8 @@ class BenchmarkFails(PcgError, ValueError):
 class NoEnemies(PcgError, ValueError):
     """PCG Benchmark (smb): the level has no enemy, so the benchmark's floating-enemy share is 0/0 (it raises
     ZeroDivisionError)."""
+
+
+class RemoteError(InfrastructureError):
+    """An exception raised on a cluster node that could not travel as itself: its type, message and remote
+    traceback (``cluster.outcome.pack_error``)."""

@@ -50,6 +50,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     from pcg_plugin.core import gate
 
     gate.add_options(parser)
+    from pcg_plugin import cluster
+
+    cluster.add_options(group)
     problems.add_options(parser, entries.values())
 
 
@@ -63,6 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
     from pcg_plugin.sandbox.start import use_start_method
 
     use_start_method(config.getoption("pcg_sandbox_start", None) or "fork")  # in every process: workers too
+    spec = config.getoption("pcg_cluster", None)
+    if spec and getattr(config, "workerinput", None) is None:
+        from pcg_plugin import cluster
+
+        address = cluster.check_usable(config, spec)  # before any service starts: -n beside it is exit 4
     problem = problems.load(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM, config)
     config.stash[PROBLEM_KEY] = problem
     for line in ("pcg: a pytest-pcg evaluation item (submission x target x trial)", *problem.markers()):
@@ -100,6 +108,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
             if evaluating:
                 config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
+        if spec:
+            from pcg_plugin.cluster.driver import ClusterDriver
+
+            config.pluginmanager.register(ClusterDriver(config, address, spec, service), "pcg-cluster")
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
     problem.start_process(config, settings, run, workers, service)

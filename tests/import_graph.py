@@ -138,7 +138,7 @@ def arrows_between(graph: Graph, sources: Iterable[str], targets: Iterable[str])
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("pcg_plugin.errors", "pcg_plugin.hooks", "pcg_plugin._util")),
     ("harness", ("pcg_plugin.core",)),
-    ("services", ("pcg_plugin.sandbox", "pcg_plugin.llm")),
+    ("services", ("pcg_plugin.sandbox", "pcg_plugin.llm", "pcg_plugin.cluster")),
     ("episodes", ("pcg_plugin.episode",)),
     ("problems", ("pcg_plugin.problems",)),
     ("entry", ("pcg_plugin.plugin", "pcg_plugin.cli", "pcg_plugin.__main__", "pcg_plugin")),

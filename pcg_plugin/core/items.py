@@ -20,6 +20,8 @@ CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
+# a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
+REMOTE_KEY = pytest.StashKey[Any]()
 
 
 def is_run_item(nodeid: str) -> bool:
@@ -174,10 +176,23 @@ class TrialItem(pytest.Item):
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
 
     def setup(self) -> None:
+        remote = self.config.stash.get(REMOTE_KEY, None)
+        if remote is not None:  # --pcg-cluster: the trial ran (or runs) on an actor; its setup failure is raised here
+            self._outcome = remote.outcome(self.nodeid)
+            if self._outcome.failed_in == "setup":
+                raise self._outcome.exception()  # type: ignore[misc]
+            return
         problem_of(self.config).setup_trial(self.config, self.submission)
 
     def runtest(self) -> None:
         problem = problem_of(self.config)
+        outcome = getattr(self, "_outcome", None)
+        if outcome is not None:  # --pcg-cluster: the trial ran on an actor
+            if outcome.failed_in is not None:
+                raise outcome.exception()  # type: ignore[misc]
+            self.user_properties.append((RECORD_PROPERTY, shown_json(outcome.record)))
+            self.add_report_section("call", "pcg", problem.describe(problem.record_from_json(outcome.record)))
+            return
         calls.start()
         record, error = None, None
         try:

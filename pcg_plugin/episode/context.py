@@ -84,10 +84,10 @@ class EpisodeContext:
 
     def store(self) -> Any:
         if "store" not in self._cache:
-            from pcg_plugin.llm.store import ResponseStore
+            from pcg_plugin.llm.store import open_store
 
             assert self.settings.store is not None
-            self._cache["store"] = ResponseStore(self.settings.store)
+            self._cache["store"] = open_store(self.settings.store)
         return self._cache["store"]
 
     def limiter(self) -> Any:

@@ -7,6 +7,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from pcg_plugin._util.devices import pid_alive as _alive  # zombie-aware liveness, one definition
@@ -21,6 +22,14 @@ CREATE TABLE IF NOT EXISTS pause (id INTEGER PRIMARY KEY CHECK (id = 0), until R
 """
 SLOT_TTL = 900.0  # a slot whose process died is reclaimed at the latest after this
 LOCK_WAIT_S = 60.0  # how long a process waits for another's write to the file
+
+_REMOTE: list[Any] = []  # set in a cluster's trial actor: the run's limiter actor instead of a file per machine
+
+
+def use_remote_limiter(factory: Any) -> None:
+    """``factory(folder, rpm, tpm, concurrency)`` makes the limiter ``from_env`` gives (``cluster.shared``): a
+    file on one machine cannot limit a cluster, and its slots of other hosts' pids look dead here."""
+    _REMOTE[:] = [factory] if factory is not None else []
 
 
 def refill(level: float, elapsed: float, per_minute: float) -> float:
@@ -141,7 +150,8 @@ class SharedLimiter:
         rpm, tpm, conc = (env.get(k, "").strip() for k in ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY"))
         if not (rpm or tpm or conc):
             return None
+        make = _REMOTE[0] if _REMOTE else cls
         try:
-            return cls(folder, float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
+            return make(folder, float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
         except ValueError as exc:
             raise ValueError(f"PCG_RPM/PCG_TPM/PCG_CONCURRENCY must be numbers: {exc}") from exc

@@ -184,6 +184,19 @@ def _owner_alive(owner: str | None) -> bool:
     return pid > 0 and pid_alive(pid)
 
 
+_REMOTE: list[Any] = []  # set in a cluster's trial actor: opens the run's one store actor instead of a file
+
+
+def use_remote_store(opener: Any) -> None:
+    """In a process that must not open the file itself (a Ray actor on another host): ``opener(path)`` gives
+    the store it uses instead (``cluster.shared.RemoteStore``)."""
+    _REMOTE[:] = [opener] if opener is not None else []
+
+
+def open_store(path: str | os.PathLike[str]) -> Any:
+    """The run's response store: the SQLite file at ``path``, or (in a cluster's actor) the store actor."""
+    return _REMOTE[0](path) if _REMOTE else ResponseStore(path)
+
 
 class ResponseStore:
     """A WAL-mode SQLite file shared by every process of a run; a folder path holds ``responses.sqlite3``."""
@@ -333,14 +346,19 @@ class ResponseStore:
             raise InfrastructureError(f"the response store lacks {len(missing)} message(s) its calls refer to")
         return out
 
-    def claim(self, key: TrialKey, *, wait: float = LEASE_S, reset: bool = False) -> str:
-        """Take the trial for this process (waiting while a live process holds it); ``reset`` drops its calls."""
-        me, deadline = _owner(), time.monotonic() + wait
+    def holder_busy(self, holder: str, me: str) -> bool:
+        """Whether ``holder``'s claim (within its lease) still stands against ``me``: a live process does."""
+        return _owner_alive(holder)
+
+    def claim(self, key: TrialKey, *, wait: float = LEASE_S, reset: bool = False, owner: str | None = None) -> str:
+        """Take the trial for this process (waiting while a live process holds it); ``reset`` drops its calls.
+        ``owner``: who claims (default this process; the cluster's store names a Ray task's attempt)."""
+        me, deadline = owner or _owner(), time.monotonic() + wait
         while True:
             with self._write(f"claiming trial {key.submission}/{key.letter}/{key.trial}") as db:
                 now = time.time()
                 row = db.execute("SELECT owner, lease_until FROM trials WHERE key_id=?", (key.id,)).fetchone()
-                busy = row is not None and row[0] and (row[1] or 0) > now and _owner_alive(row[0])
+                busy = row is not None and row[0] and (row[1] or 0) > now and self.holder_busy(row[0], me)
                 if not busy:
                     if row is None:
                         db.execute(
@@ -358,7 +376,7 @@ class ResponseStore:
                                    " final_hash=NULL, program_hash=NULL, program_calls=NULL WHERE key_id=?",
                                    (key.id,))  # fmt: skip
                     return me
-            if time.monotonic() > deadline:
+            if time.monotonic() >= deadline:
                 raise InfrastructureError(f"trial {key.submission}/{key.letter}/{key.trial} is held by {row[0]}")
             time.sleep(0.2)
 

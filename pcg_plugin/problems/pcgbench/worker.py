@@ -87,10 +87,10 @@ class BenchContext:
 
     @cached_property
     def store(self) -> Any:
-        from pcg_plugin.llm.store import ResponseStore
+        from pcg_plugin.llm.store import open_store
 
         assert self.settings.store is not None
-        return ResponseStore(self.settings.store)
+        return open_store(self.settings.store)
 
     @cached_property
     def limiter(self) -> Any:

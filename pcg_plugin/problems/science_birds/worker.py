@@ -121,10 +121,10 @@ class WorkerContext:
 
     def store(self) -> Any:
         def make() -> Any:
-            from pcg_plugin.llm.store import ResponseStore
+            from pcg_plugin.llm.store import open_store
 
             assert self.settings.store is not None
-            return ResponseStore(self.settings.store)
+            return open_store(self.settings.store)
 
         return self._once("store", make)
 

@@ -1,0 +1,76 @@
+"""Running a session's trials on a Ray cluster (``--pcg-cluster``): pytest stays the front end on the driver
+(collection, ``-k``, ``--lf``, the report, the run folder) and each trial runs as a task on a pool of Ray actors,
+one per CPU, each holding what an xdist worker holds. Nothing here imports Ray: ``driver`` does, and only when
+``--pcg-cluster`` is given (``pip install -e ".[cluster]"``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.items import REMOTE_KEY
+
+__all__ = ["REMOTE_KEY", "Address", "add_options", "check_usable", "parse_address", "xdist_requested"]
+
+USAGE = "auto (the Ray cluster this machine belongs to), HOST:PORT (that head), or local:N (N nodes on this machine)"
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where the trials run: ``local`` nodes started here (``nodes`` of ``cpus`` each), or an existing cluster."""
+
+    address: str | None  # "auto", "HOST:PORT" or "ray://..."; None: a local cluster this session starts
+    nodes: int = 0
+    cpus: int = 1
+
+
+def parse_address(spec: str, cpus: int = 1) -> Address:
+    """``auto``, an address, or ``local:N``; a ``pytest.UsageError`` naming the option otherwise."""
+    text = spec.strip()
+    if text.startswith("local:"):
+        count = text.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise pytest.UsageError(f"--pcg-cluster {spec}: local:N needs a number of nodes N >= 1 ({USAGE})")
+        return Address(None, nodes=int(count), cpus=cpus)
+    if text == "auto" or text.startswith("ray://") or (":" in text and text.rsplit(":", 1)[1].isdigit()):
+        return Address(text)
+    raise pytest.UsageError(f"--pcg-cluster {spec}: expected {USAGE}")
+
+
+def add_options(group: Any) -> None:
+    group.addoption("--pcg-cluster", dest="pcg_cluster", default=None, metavar="ADDRESS",
+                    help=f"run every trial on a Ray cluster: {USAGE}; needs pip install -e '.[cluster]' and "
+                         "cannot be combined with -n")  # fmt: skip
+    group.addoption("--pcg-cluster-cpus", dest="pcg_cluster_cpus", type=int, default=1,
+                    help="with --pcg-cluster local:N, the CPUs (and so trial actors) of each node (default 1)")
+    group.addoption("--pcg-cluster-fault", dest="pcg_cluster_fault", default=None, metavar="remove-node-after:K",
+                    help="for tests of --pcg-cluster local:N: remove one worker node once K trials have come back "
+                         "(its trials are retried on the nodes left)")  # fmt: skip
+
+
+def xdist_requested(config: pytest.Config) -> str | None:
+    """The xdist option that asks for workers (``-n 2``, ``--dist``, ``--tx``), None when xdist is off."""
+    numprocesses = config.getoption("numprocesses", None)
+    if numprocesses:
+        return f"-n {numprocesses}"
+    dist = config.getoption("dist", "no")
+    if dist not in (None, "no"):
+        return f"--dist {dist}"
+    if config.getoption("tx", None):
+        return "--tx"
+    return None
+
+
+def check_usable(config: pytest.Config, spec: str) -> Address:
+    """Refuse what cannot work before anything starts: xdist beside it (exit 4), Ray missing."""
+    address = parse_address(spec, config.getoption("pcg_cluster_cpus", 1) or 1)
+    asked = xdist_requested(config)
+    if asked:
+        raise pytest.UsageError(f"--pcg-cluster {spec} cannot be combined with {asked}: the cluster's actors run "
+                                "the trials; drop -n (or run with -n and no --pcg-cluster)")  # fmt: skip
+    if importlib.util.find_spec("ray") is None:
+        raise pytest.UsageError(f"--pcg-cluster {spec} needs Ray: pip install -e '.[cluster]'")
+    return address

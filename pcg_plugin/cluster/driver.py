@@ -1,0 +1,176 @@
+"""The driver's side of ``--pcg-cluster``: joins or starts Ray after collection, submits every selected trial
+to the pool at once (so ``-k``, ``-m`` and ``--lf`` have already chosen them), and hands each item its outcome
+when pytest runs it; at the end the actors' facts go to the controller and Ray is let go. Registered only when
+the option is given, and the only module that starts Ray."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcg_plugin.cluster import REMOTE_KEY, Address
+from pcg_plugin.cluster.outcome import Outcome, put_files
+from pcg_plugin.core.controller import Controller
+
+NAMESPACE = "pytest-pcg"  # actors are looked up by name within it (the store, the limiters)
+
+
+def start_ray(address: Address) -> Any:
+    """Connect to the cluster, or start ``local:N`` here; Ray's usage statistics are off either way. Returns
+    the local ``Cluster`` to shut down (None when joining one)."""
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    import ray
+
+    cluster = None
+    if address.address is None:
+        from ray.cluster_utils import Cluster
+
+        # a private RAY_TMPDIR: the head's session folders and ray_current_cluster stay out of the shared /tmp/ray
+        os.environ.setdefault("RAY_TMPDIR", tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp"))
+        cluster = Cluster(initialize_head=True, head_node_args={
+            "num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False})  # fmt: skip
+        for _ in range(address.nodes):
+            cluster.add_node(num_cpus=address.cpus, resources={"worker": 1})
+        cluster.wait_for_nodes()
+        target = cluster.address
+    else:
+        target = address.address
+    ray.init(address=target, namespace=NAMESPACE, log_to_driver=False, logging_level=logging.WARNING)
+    return cluster
+
+
+class ClusterDriver:
+    """Registered on the driver as ``pcg-cluster``."""
+
+    def __init__(self, config: pytest.Config, address: Address, spec: str, service: str | None) -> None:
+        self.config, self.address, self.spec, self.service = config, address, spec, service
+        self.pool: Any = None
+        self.shared: dict[str, Any] = {}
+        self.cluster: Any = None
+        self.tmpdir: str | None = None
+        self.fault_after = _fault(config.getoption("pcg_cluster_fault", None), address)
+        self.removed: list[str] = []
+        self.summary: list[str] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from pcg_plugin.core.items import TrialItem
+
+        items = [i for i in session.items if isinstance(i, TrialItem)]
+        if self.config.option.collectonly or not items:
+            return
+        self.start()
+        from pcg_plugin.cluster.pool import Work
+
+        self.pool.submit(Work(i.nodeid, (i.submission, i.target, i.trial, i.model)) for i in items)
+        self.config.stash[REMOTE_KEY] = self
+
+    def start(self) -> None:
+        import ray
+
+        from pcg_plugin.cluster.pool import TrialPool
+
+        had_tmpdir = "RAY_TMPDIR" in os.environ
+        self.cluster = start_ray(self.address)
+        if not had_tmpdir:
+            self.tmpdir = os.environ.get("RAY_TMPDIR")
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus < 1:
+            raise pytest.UsageError(f"--pcg-cluster {self.spec}: the cluster has no CPU for a trial actor")
+        from pcg_plugin.cluster.shared import LIMIT_ENV, LIMITER, start_shared
+
+        controller, where = self._controller(), str(self.config.invocation_params.dir)
+        self.shared = start_shared(where)
+        limiter = self.shared.get(LIMITER)
+        self.pool = TrialPool(cpus, args=self.config.invocation_params.args, invocation_dir=where,
+                              run=controller.run, service=self.service,
+                              limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
+                              on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None)
+
+    def _controller(self) -> Controller:
+        return self.config.pluginmanager.get_plugin("pcg-controller")  # type: ignore[no-any-return]
+
+    def outcome(self, nodeid: str) -> Outcome:
+        """The trial's outcome (waiting for it); its files are written into the run folder here."""
+        outcome = self.pool.result(nodeid)
+        put_files(Path(self._controller().run["run_dir"]), outcome.files)
+        if self.fault_after is not None and self.pool.done >= self.fault_after and not self.removed:
+            self._remove_a_node()
+        return outcome
+
+    def _remove_a_node(self) -> None:
+        """Test hook (``--pcg-cluster-fault remove-node-after:K``): the node of the busiest live actor goes, as a
+        machine lost mid-run would, with the trials in flight on it."""
+        busiest = max(self.pool.live(), key=self.pool.load.__getitem__)
+        node_id = self.pool.nodes[busiest]
+        for node in list(self.cluster.worker_nodes):
+            if node.node_id == node_id:
+                self.removed.append(node_id)
+                self.cluster.remove_node(node, allow_graceful=False)
+                return
+        raise RuntimeError(f"--pcg-cluster-fault: node {node_id} is not one of this session's local nodes")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        if self.pool is not None:
+            self._controller().worker_stats.update(self.pool.facts())
+            self.summary = self._summary()
+        yield
+        self.stop()
+
+    def _summary(self) -> list[str]:
+        pool = self.pool
+        line = f"pcg cluster {self.spec}: {len(pool.actors)} trial actors, {pool.done} trials run"
+        line += f", {len(pool.dead)} actors lost" if pool.dead else ""
+        line += f", {len(self.removed)} node removed (--pcg-cluster-fault)" if self.removed else ""
+        return [line] + [f"pcg cluster: {nodeid} attempt {attempt} lost ({why}); run again"
+                         for nodeid, attempt, why in pool.retried]  # fmt: skip
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.summary:
+            terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Let Ray go: this session's actors, and the local cluster it started (never ``ray stop``, which ends
+        every Ray process on the machine)."""
+        import sys
+
+        if "ray" not in sys.modules:
+            return
+        import ray
+
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+        for actor in self.shared.values():  # the store actor closes its file as its process ends
+            ray.kill(actor)
+        self.shared = {}
+        if ray.is_initialized():
+            ray.shutdown()
+        if self.cluster is not None:
+            self.cluster.shutdown()
+            self.cluster = None
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            os.environ.pop("RAY_TMPDIR", None)
+            self.tmpdir = None
+
+
+def _fault(spec: str | None, address: Address) -> int | None:
+    if spec is None:
+        return None
+    prefix = "remove-node-after:"
+    if not spec.startswith(prefix) or not spec.removeprefix(prefix).isdigit():
+        raise pytest.UsageError(f"--pcg-cluster-fault {spec}: expected {prefix}K")
+    if address.address is not None:
+        raise pytest.UsageError("--pcg-cluster-fault works only with --pcg-cluster local:N")
+    return int(spec.removeprefix(prefix))

@@ -1,0 +1,153 @@
+"""The run's shared state as actors on the driver's node (imported only under ``--pcg-cluster``): the response
+store (one actor owns the SQLite file, which cannot be shared across hosts) and the rate limiter (one actor
+for the run's account). Both are created by the driver, so they live exactly as long as its job; the trial
+actors reach them by name through ``RemoteStore`` and ``RemoteLimiter``, which keep the interfaces of
+``ResponseStore`` and ``SharedLimiter``."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from pcg_plugin.cluster.claims import ClusterStore, attempt_owner
+from pcg_plugin.cluster.limits import LimiterState
+from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.llm.store import LEASE_S, TrialKey
+
+STORE, LIMITER = "pcg-store", "pcg-limiter"
+CLAIM_POLL_S = 0.2
+_ATTEMPT: dict[str, Any] = {"run": "", "attempt": 1}  # set by the trial actor before each trial
+
+
+def set_attempt(run: str, attempt: int) -> None:
+    _ATTEMPT.update(run=run, attempt=attempt)
+
+
+class StoreActor:
+    """One per run, on the driver's node: opens the file on the first call (relative to the driver's folder)."""
+
+    def __init__(self, invocation_dir: str) -> None:
+        self.base = Path(invocation_dir)
+        self.stores: dict[str, ClusterStore] = {}
+
+    def call(self, path: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        store = self.stores.get(path)
+        if store is None:
+            store = self.stores[path] = ClusterStore(self.base / path)
+        return getattr(store, method)(*args, **kwargs)
+
+    def broken(self, path: str) -> str | None:
+        """Why the store at ``path`` refused a write (None: it did not): a full disk stops paying everywhere."""
+        store = self.stores.get(path)
+        return store.broken if store is not None else None
+
+    def stored_calls(self) -> int:
+        return sum(s._db().execute("SELECT COUNT(*) FROM calls").fetchone()[0] for s in self.stores.values())
+
+
+class RemoteStore:
+    """What a trial actor uses as its ``ResponseStore``: each call goes to the store actor; a claim waits here
+    (never in the actor, which serves everyone) and names this Ray task's attempt."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._actor = ray.get_actor(STORE)
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return ray.get(self._actor.call.remote(str(self.path), method, *args, **kwargs))
+
+    def load(self, key: TrialKey) -> Any:
+        return self._call("load", key)
+
+    def claim(self, key: TrialKey, *, wait: float = LEASE_S, reset: bool = False) -> str:
+        owner, deadline = attempt_owner(_ATTEMPT["run"], _ATTEMPT["attempt"]), time.monotonic() + wait
+        while True:
+            try:
+                return self._call("claim", key, wait=0.0, reset=reset, owner=owner)  # type: ignore[no-any-return]
+            except InfrastructureError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(CLAIM_POLL_S)
+
+    def record_call(self, key: TrialKey, owner: str, call: Any, *, truncate: bool = False) -> None:
+        self._call("record_call", key, owner, call, truncate=truncate)
+
+    def record_program(self, key: TrialKey, owner: str | None, result: str, calls: int) -> None:
+        self._call("record_program", key, owner, result, calls)
+
+    @property
+    def broken(self) -> str | None:
+        """The store actor's word on a failed write (``ResponseStore.broken``): asked before each paid call."""
+        return ray.get(self._actor.broken.remote(str(self.path)))  # type: ignore[no-any-return]
+
+    def finish(self, key: TrialKey, owner: str | None, **kwargs: Any) -> None:
+        self._call("finish", key, owner, **kwargs)
+
+    def release(self, key: TrialKey, owner: str) -> None:
+        self._call("release", key, owner)
+
+    def close(self) -> None:
+        return None
+
+
+class LimiterActor(LimiterState):
+    """The run's one limiter (``LimiterState`` in an actor)."""
+
+
+class RemoteLimiter:
+    """``SharedLimiter``'s interface over the limiter actor: it sleeps here, the actor only answers."""
+
+    def __init__(self, folder: Any = None, rpm: float | None = None, tpm: float | None = None,
+                 concurrency: int | None = None, *, holder: str = "") -> None:  # fmt: skip
+        self._actor = ray.get_actor(LIMITER)
+        self.holder = holder or _ATTEMPT.get("worker", "")
+
+    def acquire(self, tokens: int = 0) -> str:
+        while True:
+            slot, wait = ray.get(self._actor.try_acquire.remote(int(tokens), self.holder))
+            if slot is not None:
+                return slot  # type: ignore[no-any-return]
+            time.sleep(min(max(wait, 0.01), 1.0))
+
+    def release(self, slot: str, used_tokens: int = 0) -> None:
+        ray.get(self._actor.release.remote(slot, int(used_tokens)))
+
+    def pause(self, seconds: float) -> None:
+        ray.get(self._actor.pause.remote(float(seconds)))
+
+    def in_flight(self) -> int:
+        return int(ray.get(self._actor.in_flight.remote()))
+
+
+LIMIT_ENV = ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY")
+
+
+def start_shared(invocation_dir: str) -> dict[str, Any]:
+    """On the driver, after ``ray.init``: the store actor, and the limiter actor when ``PCG_RPM``/``PCG_TPM``/
+    ``PCG_CONCURRENCY`` are set; both pinned to the driver's node (where the store's file is)."""
+    here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+    options = {"num_cpus": 0, "scheduling_strategy": here, "max_restarts": 0}
+    actors = {STORE: ray.remote(StoreActor).options(name=STORE, **options).remote(invocation_dir)}
+    env = {k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()}
+    if env:
+        rpm, tpm, conc = (os.environ.get(k, "").strip() for k in LIMIT_ENV)
+        actors[LIMITER] = ray.remote(LimiterActor).options(name=LIMITER, **options).remote(
+            float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)  # fmt: skip
+    ray.get([a.__ray_ready__.remote() for a in actors.values()])
+    return actors
+
+
+def use_shared(worker: str, run: str, limits: dict[str, str]) -> None:
+    """In a trial actor: the run's store and limiter are the actors (``open_store``, ``SharedLimiter.from_env``)."""
+    from pcg_plugin.llm import ratelimit, store
+
+    _ATTEMPT.update(run=run, worker=worker)
+    store.use_remote_store(RemoteStore)
+    os.environ.update(limits)
+    ratelimit.use_remote_limiter(RemoteLimiter if limits else None)

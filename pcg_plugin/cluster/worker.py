@@ -1,0 +1,99 @@
+"""The body of one trial actor (Ray wraps this class in ``pool``): in its process it builds the pytest config an
+xdist worker would build from the driver's command line and run (the plugin's worker branch: the problem's
+settings again and its ``start_process``: backends, classifier client, sandbox fork server), then runs trials
+one at a time. Its run folder is a node-local staging copy, so a trial's files travel back with its record."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pcg_plugin.cluster.outcome import Outcome, pack_error, take_files
+from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY
+
+# the driver's options that must not reach a worker's own command line
+_DRIVER_ONLY = ("--pcg-cluster", "--pcg-cluster-cpus", "--pcg-cluster-fault")
+
+
+def worker_args(args: Sequence[str]) -> list[str]:
+    """The driver's command line without the cluster options (``--opt value`` and ``--opt=value``)."""
+    out, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _DRIVER_ONLY:
+            skip = "=" not in arg
+            continue
+        out.append(arg)
+    return out
+
+
+class TrialWorker:
+    """One long-lived process of the pool: configured once, then ``run`` per trial."""
+
+    def __init__(self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], service: str | None,
+                 workers: int, name: str, limits: Mapping[str, str] | None = None) -> None:  # fmt: skip
+        from _pytest.config import _prepareconfig
+
+        if Path(invocation_dir).is_dir():  # a node with the same checkout; else the runtime env's working_dir
+            os.chdir(invocation_dir)
+        self.name = f"{name}@{socket.gethostname()}:{os.getpid()}"
+        self.staging = Path(tempfile.mkdtemp(prefix="pcg-cluster-run-"))
+        self.run_id = str(run["id"])
+        if limits is not None:  # the run's store and limiter are the driver's actors (cluster.shared)
+            from pcg_plugin.cluster.shared import use_shared
+
+            use_shared(self.name, self.run_id, dict(limits))
+        self.shared = limits is not None
+        staged = dict(run, run_dir=str(self.staging))
+        config = _prepareconfig(worker_args(args), None)
+        config.option.numprocesses = None
+        config.option.dist = "no"
+        config.workerinput = {RUN_KEY: json.dumps(staged), "workercount": workers, "workerid": name}  # type: ignore[attr-defined]
+        if service is not None:
+            config.workerinput[SERVICE_KEY] = service  # type: ignore[attr-defined]
+        config.workeroutput = {}  # type: ignore[attr-defined]
+        config._do_configure()
+        self.config = config
+
+    def ping(self) -> tuple[str, str]:
+        """Its name and the Ray node it runs on."""
+        import ray
+
+        return self.name, ray.get_runtime_context().get_node_id()
+
+    def run(self, nodeid: str, attempt: int, submission: Any, target: str, trial: int, model: str | None) -> Outcome:
+        """One trial: the problem's ``setup_trial`` then ``run_trial``, as the item would run them."""
+        from pcg_plugin.core.problem import problem_of
+
+        problem = problem_of(self.config)
+        if self.shared:
+            from pcg_plugin.cluster.shared import set_attempt
+
+            set_attempt(self.run_id, attempt)  # the store's claim names this attempt
+        failed_in, record, error = "setup", None, None
+        try:
+            problem.setup_trial(self.config, submission)
+            failed_in = "call"
+            record = problem.run_trial(self.config, submission, target, trial, nodeid, model).to_json()
+            failed_in = None
+        except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome, shown by the driver
+            error = pack_error(exc)
+        return Outcome(record=record, failed_in=failed_in, error=error, files=take_files(self.staging),
+                       worker=self.name, attempt=attempt)  # fmt: skip
+
+    def facts(self) -> dict[str, Any]:
+        """What an xdist worker reports at its end (``process_facts``)."""
+        from pcg_plugin.core.problem import problem_of
+
+        return dict(problem_of(self.config).process_facts(self.config))
+
+    def close(self) -> None:
+        self.config._ensure_unconfigure()

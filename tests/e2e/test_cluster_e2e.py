@@ -1,0 +1,144 @@
+"""``--pcg-cluster``: the same scripted competition on a simulated Ray cluster (a head and three one-CPU nodes,
+``ray.cluster_utils.Cluster``, started by the plugin inside a loopback-only network namespace) scores every trial
+exactly as ``-n 0`` and ``-n 2`` do, with the run folder written by the driver; a node removed mid-run loses
+nothing and pays nothing twice. One cluster start per test: each costs 20-40 s here."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from cluster_support import run_in_netns, skip_reason
+from e2e_support import VARIED_BODY, load_results, program, run_args, write_competition
+from test_plugin_e2e import stable_view
+
+REASON = skip_reason()
+needs_ray = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")  # 2 submissions x 2 letters x 2 trials = 8 trials
+TRIALS = 8
+
+# The scripted double, counting every request it answers (one line each) before it answers: "requests" below.
+COUNTING = '''
+from pathlib import Path
+import scripted_llm
+
+def respond(messages, n=1):
+    with open(Path(__file__).with_name("requests.log"), "a") as log:
+        log.write("x\\n")
+    return scripted_llm.respond(messages, n)
+'''
+
+
+def stored_calls(root: Path) -> list[tuple[str, int]]:
+    with sqlite3.connect(root / "store" / "responses.sqlite3") as db:
+        return db.execute("SELECT key_id, idx FROM calls ORDER BY key_id, idx").fetchall()
+
+
+def run_files(run: Path) -> dict[str, bytes]:
+    """The trial files of a run folder (levels and raw answers: what workers write), by relative path."""
+    return {p.relative_to(run).as_posix(): p.read_bytes() for p in sorted(run.rglob("*"))
+            if p.is_file() and p.suffix in (".xml", ".txt") and "/result" not in p.as_posix()}  # fmt: skip
+
+
+def reference_run(competition: pytest.Pytester, out: str, *extra: str) -> dict:
+    """The same competition without the cluster (its own store, so every call is paid here too)."""
+    result = competition.runpytest_subprocess(*run_args(out, *ARGS, "--pcg-store", out + "-store", *extra),
+                                              timeout=300)  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    return load_results(competition.path, out)
+
+
+def cluster_run(competition: pytest.Pytester, out: str, *extra: str) -> str:
+    args = [*run_args(out, *ARGS, "--pcg-cluster", "local:3", *extra)]
+    args[args.index("scripted_llm:respond")] = "counting_llm:respond"
+    proc = run_in_netns(args, competition.path)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert f"{TRIALS} passed" in proc.stdout
+    return proc.stdout
+
+
+@pytest.fixture
+def varied(competition: pytest.Pytester) -> pytest.Pytester:
+    write_competition(competition.path, {"team_prog": {"entry.py": program(VARIED_BODY)}})
+    (competition.path / "counting_llm.py").write_text(COUNTING)
+    return competition
+
+
+@needs_ray
+def test_a_cluster_with_a_node_removed_scores_like_n2(varied):
+    """local:3 with one node removed after the first trial came back: every trial scored, the lost node's trials run
+    again elsewhere (replaying what its attempt had stored), requests = stored calls, results.json as -n 2 (which
+    test_plugin_e2e holds equal to -n 0; the slow test below compares with -n 0 directly)."""
+    competition = varied
+    runs = {"parallel": reference_run(competition, "parallel", "-p", "xdist", "-n", "2")}
+    stdout = cluster_run(competition, "cluster", "--pcg-cluster-fault", "remove-node-after:1")
+    assert "1 node removed" in stdout and "attempt 1 lost" in stdout, stdout[-3000:]
+    runs["cluster"] = load_results(competition.path, "cluster")
+    assert stable_view(runs["cluster"]) == stable_view(runs["parallel"])
+    trials = [t for s in runs["cluster"]["submissions"] for d in s["letters"].values() for t in d["trials"]]
+    assert len(trials) == TRIALS and all(t["sta"] is not None for t in trials)
+    requests = (competition.path / "requests.log").read_text().count("x")
+    calls = stored_calls(competition.path)
+    assert requests == len(calls) == TRIALS  # one call a trial, none paid twice
+    assert len(set(calls)) == len(calls)
+    assert run_files(competition.path / "cluster") == run_files(competition.path / "parallel") != {}
+
+
+@needs_ray
+@pytest.mark.slow
+def test_a_cluster_scores_like_n0(varied):
+    """local:3, nothing removed: results.json and the trial files as -n 0; requests = stored calls."""
+    competition = varied
+    serial = reference_run(competition, "serial")
+    stdout = cluster_run(competition, "cluster")
+    assert "lost" not in stdout
+    assert stable_view(load_results(competition.path, "cluster")) == stable_view(serial)
+    assert (competition.path / "requests.log").read_text().count("x") == len(stored_calls(competition.path)) == TRIALS
+    assert run_files(competition.path / "cluster") == run_files(competition.path / "serial") != {}
+
+
+@needs_ray
+@pytest.mark.slow
+def test_a_killed_driver_is_resumed_by_a_rerun_with_the_same_store(varied):
+    """kill -9 of the driver once 3 requests were answered; the same command again: every trial scored, the
+    calls the killed run stored replayed (a request in flight at the kill, if any, is the one paid twice)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    from cluster_support import netns_preexec
+
+    competition = varied
+    args = [*run_args("cluster", *ARGS, "--pcg-cluster", "local:2")]
+    args[args.index("scripted_llm:respond")] = "counting_llm:respond"
+    tmp = tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp")  # short: Ray's sockets live under it
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=tmp)
+    log = competition.path / "requests.log"
+    driver = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=competition.path, env=env,
+                              preexec_fn=netns_preexec, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while (not log.exists() or log.read_text().count("x") < 3) and time.monotonic() < deadline:
+            assert driver.poll() is None, "the driver ended before it was killed"
+            time.sleep(0.05)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    before = len(stored_calls(competition.path))
+    assert 3 <= before < TRIALS
+    stdout = cluster_run(competition, "cluster")
+    results = load_results(competition.path, "cluster")
+    trials = [t for s in results["submissions"] for d in s["letters"].values() for t in d["trials"]]
+    assert len(trials) == TRIALS and all(t["sta"] is not None for t in trials), stdout[-2000:]
+    assert len(stored_calls(competition.path)) == TRIALS
+    assert log.read_text().count("x") in (TRIALS, TRIALS + 1)
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
