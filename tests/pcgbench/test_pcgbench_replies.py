@@ -57,6 +57,15 @@ def test_any_reply_is_a_content_or_a_named_zero(name: str) -> None:
     check()
 
 
+@pytest.mark.parametrize("name", ["talakat-simple-v0", "talakat-v0"])
+def test_a_json_null_block_is_a_named_zero(name: str) -> None:
+    """Found by the test above: a fenced ``null`` parsed as no content with no reason (a silent non-answer)."""
+    problem = get_problem(name)
+    content, message = problem.content.parse("```\nnull\n```")
+    assert content is None and reason_code(message) == "not_spawner_rows"
+    assert judge(problem, record(name), "```\nnull\n```").reason == "not_spawner_rows"
+
+
 @pytest.mark.parametrize("name", ["smb-v0", "smb-scene-v0", "smbtile-v0", "loderunner-v0", "building-v0",
                                   "talakat-v0", "arcade-v0", "isaac-v0", "elimination-v0", "zelda-v0"])
 @pytest.mark.parametrize("body", [HUGE, f"[{HUGE}]", f"1 2 {HUGE}", f"[[{HUGE}]]", f'{{"layout": [{HUGE}]}}'],

@@ -122,7 +122,10 @@ class SpawnerRows:
         return "```json\n[\n" + ",\n".join(json.dumps([int(v) for v in row]) for row in content) + "\n]\n```"
 
     def parse(self, reply: str) -> tuple[Any, str | None]:
-        return parse_json_block(reply, "spawner rows")
+        value, reason = parse_json_block(reply, "spawner rows")
+        if reason is None and value is None:  # JSON null: None is also "nothing parsed", so name it here
+            return None, "not spawner rows: the fenced block's JSON is null"
+        return value, reason
 
     def frames(self, content: Sequence[Sequence[int]]) -> list[Frame]:
         params = engine_parameters()
