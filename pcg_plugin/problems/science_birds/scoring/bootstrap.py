@@ -17,6 +17,7 @@ from typing import Any
 from pcg_plugin.problems.science_birds.editions import DEFAULT, EDITIONS
 from pcg_plugin.problems.science_birds.results import Letter, Settings
 from pcg_plugin.problems.science_birds.scoring.official import LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
+from pcg_plugin.core.intervals import interval  # the one order-statistics interval (re-exported)
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
 TrialPair = tuple[Decimal | None, Decimal | None]
@@ -110,16 +111,3 @@ def resampled_model_scores(
     for _ in range(reps):
         yield score_models({m: draw(p, setup.letters, rnd) for m, p in prepared.items()}, trials=setup.trials,
                            letters=setup.letters, disable_weights=setup.disable_weights)  # fmt: skip
-
-
-def interval(values: Sequence[Any], confidence: float = 0.95) -> tuple[Any, Any]:
-    """The central ``confidence`` interval of a bootstrap sample by order statistics: lower index
-    floor(a·(n-1)), upper round((1-a)·(n-1)), a = (1-confidence)/2 (the convention rank_intervals used)."""
-    if not values:
-        raise ValueError("no values to take an interval of")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
-    ordered = sorted(values)
-    alpha = round((1 - confidence) / 2, 12)  # 0.025, not 0.025000000000000022
-    n = len(ordered) - 1
-    return ordered[int(alpha * n)], ordered[int(round((1 - alpha) * n))]
