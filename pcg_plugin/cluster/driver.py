@@ -57,6 +57,8 @@ class ClusterDriver:
         self.fault_after = _fault(config.getoption("pcg_cluster_fault", None), address)
         self.removed: list[str] = []
         self.summary: list[str] = []
+        self.node_services: list[Any] = []
+        self.node_info: list[dict[str, Any]] = []
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -88,10 +90,29 @@ class ClusterDriver:
         controller, where = self._controller(), str(self.config.invocation_params.dir)
         self.shared = start_shared(where)
         limiter = self.shared.get(LIMITER)
+        services = self._start_node_services(controller.run)
         self.pool = TrialPool(cpus, args=self.config.invocation_params.args, invocation_dir=where,
-                              run=controller.run, service=self.service,
+                              run=controller.run, services=services,
                               limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
                               on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None)
+
+    def _start_node_services(self, run: dict[str, Any]) -> dict[str, str | None]:
+        """When the problem shares a service among its workers (it started one on the driver: ``self.service``),
+        one per node that runs trials, started on that node (``cluster.services``). Returns each node's service
+        string by Ray node id (empty: no shared service in this run)."""
+        import ray
+
+        from pcg_plugin.cluster.services import NodeServices, service_options, trial_nodes
+
+        if self.service is None:
+            return {}
+        actor = ray.remote(NodeServices)
+        args, where = self.config.invocation_params.args, str(self.config.invocation_params.dir)
+        self.node_services = [actor.options(**service_options(node)).remote(list(args), where, dict(run),
+                                                                            f"services{i}")
+                              for i, node in enumerate(trial_nodes(ray.nodes()))]  # fmt: skip
+        self.node_info = ray.get([a.describe.remote() for a in self.node_services], timeout=300)
+        return {info["node"]: info["service"] for info in self.node_info}
 
     def _controller(self) -> Controller:
         return self.config.pluginmanager.get_plugin("pcg-controller")  # type: ignore[no-any-return]
@@ -105,10 +126,14 @@ class ClusterDriver:
         return outcome
 
     def _remove_a_node(self) -> None:
-        """Test hook (``--pcg-cluster-fault remove-node-after:K``): the node of the busiest live actor goes, as a
-        machine lost mid-run would, with the trials in flight on it."""
-        busiest = max(self.pool.live(), key=self.pool.load.__getitem__)
-        node_id = self.pool.nodes[busiest]
+        """Test hook (``--pcg-cluster-fault remove-node-after:K``): the node of the live actor with the most calls not
+        yet back goes, as a machine lost mid-run would, with those trials. When every call in flight has already
+        come back, the removal waits for the next outcome: a node removed with nothing on it would test nothing."""
+        unfinished = self.pool.unfinished()
+        victim = max(unfinished, key=unfinished.__getitem__, default=None)
+        if victim is None or unfinished[victim] == 0:
+            return
+        node_id = self.pool.nodes[victim]
         for node in list(self.cluster.worker_nodes):
             if node.node_id == node_id:
                 self.removed.append(node_id)
@@ -129,8 +154,35 @@ class ClusterDriver:
         line = f"pcg cluster {self.spec}: {len(pool.actors)} trial actors, {pool.done} trials run"
         line += f", {len(pool.dead)} actors lost" if pool.dead else ""
         line += f", {len(self.removed)} node removed (--pcg-cluster-fault)" if self.removed else ""
-        return [line] + [f"pcg cluster: {nodeid} attempt {attempt} lost ({why}); run again"
+        return [line, *self._service_lines(), *self._limiter_lines()] + [f"pcg cluster: {nodeid} attempt {attempt} lost ({why}); run again"
                          for nodeid, attempt, why in pool.retried]  # fmt: skip
+
+    def _service_lines(self) -> list[str]:
+        """One line per node service: where it runs, its GPU, and how many trial actors it serves."""
+        if not self.node_info:
+            return []
+        try:
+            placed = list(self.pool.placements().values())
+        except Exception as exc:  # noqa: BLE001 - the summary is for the reader; a dying actor must not fail the run
+            return [f"pcg cluster: node services on {len(self.node_info)} nodes (placements unknown: {exc})"]
+        return [f"pcg cluster: node service on {info['node'][:12]} ({info['host']}, actor pid {info['pid']}, "
+                f"gpu {','.join(info['gpus']) or 'none'}): serves "
+                f"{placed.count((info['node'], info['service']))} trial actors"
+                for info in self.node_info]  # fmt: skip
+
+    def _limiter_lines(self) -> list[str]:
+        """One line per model endpoint that had a rate limit (``--pcg-rpm``/``--pcg-tpm``/``--pcg-concurrency``)."""
+        from pcg_plugin.cluster.shared import LIMITER
+
+        if LIMITER not in self.shared:
+            return []
+        import ray
+
+        try:
+            names = ray.get(self.shared[LIMITER].names.remote(), timeout=30)
+        except Exception as exc:  # noqa: BLE001 - the summary is for the reader; it must not fail the run
+            return [f"pcg cluster: rate limits unknown ({type(exc).__name__})"]
+        return [f"pcg cluster: rate limit of endpoint {name!r}: one limiter actor" for name in names]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         for line in self.summary:
@@ -151,6 +203,13 @@ class ClusterDriver:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
+        for actor in self.node_services:  # after the trial actors, which use them
+            try:
+                ray.get(actor.close.remote(), timeout=30)
+            except Exception:  # noqa: BLE001, S110 - a lost node's services went with it; killed below either way
+                pass
+            ray.kill(actor)
+        self.node_services = []
         for actor in self.shared.values():  # the store actor closes its file as its process ends
             ray.kill(actor)
         self.shared = {}

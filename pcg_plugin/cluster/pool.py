@@ -35,10 +35,10 @@ class TrialPool:
     ``DEPTH`` calls busy."""
 
     def __init__(self, n_actors: int, *, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any],
-                 service: str | None, limits: Mapping[str, str] | None = None, on_lost: Any = None,
+                 services: Mapping[str, str | None], limits: Mapping[str, str] | None = None, on_lost: Any = None,
                  depth: int = DEPTH, max_attempts: int = MAX_ATTEMPTS) -> None:  # fmt: skip
         actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(TrialWorker)
-        self.actors = [actor.remote(list(args), invocation_dir, dict(run), service, n_actors, f"ray{i}", limits)
+        self.actors = [actor.remote(list(args), invocation_dir, dict(run), dict(services), n_actors, f"ray{i}", limits)
                        for i in range(n_actors)]  # fmt: skip
         self.on_lost = on_lost  # called with a lost actor's name (its limiter slots are freed)
         started = ray.get([a.ping.remote() for a in self.actors])
@@ -59,6 +59,17 @@ class TrialPool:
 
     def live(self) -> list[Any]:
         return [a for a in self.actors if a not in self.dead]
+
+    def unfinished(self) -> dict[Any, int]:
+        """Per live actor, how many of its calls have not come back yet (a finished call's reply is already on the
+        driver, so a node lost now loses only these)."""
+        refs = list(self.inflight)
+        ready = set(ray.wait(refs, num_returns=len(refs), timeout=0)[0]) if refs else set()
+        counts = {a: 0 for a in self.live()}
+        for ref, (_, actor) in self.inflight.items():
+            if ref not in ready and actor in counts:
+                counts[actor] += 1
+        return counts
 
     def _dispatch(self) -> None:
         while self.pending:
@@ -117,6 +128,12 @@ class TrialPool:
                 raise KeyError(f"{nodeid} was never submitted to the cluster")
             self.step()
         return self.results.pop(nodeid)
+
+    def placements(self) -> dict[str, tuple[str, str | None]]:
+        """Each live actor's node and the service string it was handed, by actor name."""
+        live = self.live()
+        return dict(zip((self.names[a] for a in live), ray.get([a.placement.remote() for a in live], timeout=60),
+                        strict=True))  # fmt: skip
 
     def facts(self) -> dict[str, dict[str, Any]]:
         """Each live actor's ``process_facts``, as xdist workers report theirs."""

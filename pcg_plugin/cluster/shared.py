@@ -1,6 +1,6 @@
 """The run's shared state as actors on the driver's node (imported only under ``--pcg-cluster``): the response
-store (one actor owns the SQLite file, which cannot be shared across hosts) and the rate limiter (one actor
-for the run's account). Both are created by the driver, so they live exactly as long as its job; the trial
+store (one actor owns the SQLite file, which cannot be shared across hosts) and the rate limiters (one actor
+per model endpoint, made by a hub on first use). Both are created by the driver, so they live exactly as long as its job; the trial
 actors reach them by name through ``RemoteStore`` and ``RemoteLimiter``, which keep the interfaces of
 ``ResponseStore`` and ``SharedLimiter``."""
 
@@ -18,6 +18,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from pcg_plugin.cluster.claims import ClusterStore, attempt_owner
 from pcg_plugin.cluster.limits import LimiterState
 from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.llm.ratelimit import wait_for_slot
 from pcg_plugin.llm.store import LEASE_S, TrialKey
 
 STORE, LIMITER = "pcg-store", "pcg-limiter"
@@ -97,23 +98,63 @@ class RemoteStore:
 
 
 class LimiterActor(LimiterState):
-    """The run's one limiter (``LimiterState`` in an actor)."""
+    """One model endpoint's limiter (``LimiterState`` in an actor)."""
+
+
+class LimiterHub:
+    """The run's limiters by model endpoint (``ratelimit.endpoint_of``): each endpoint gets its own actor, made on
+    first use on the hub's node and owned by the hub (so it lives as long as the driver's job), with the run's
+    limits; a lost trial actor's slots are freed in every one of them."""
+
+    def __init__(self, rpm: float | None, tpm: float | None, concurrency: int | None, make: Any = None) -> None:
+        self.limits = (rpm, tpm, concurrency)
+        self.endpoints: dict[str, Any] = {}
+        self._make = make or _limiter_actor
+
+    def endpoint(self, name: str) -> Any:
+        """The limiter actor of endpoint ``name`` (made now if it is the first call to it)."""
+        if name not in self.endpoints:
+            self.endpoints[name] = self._make(*self.limits)
+        return self.endpoints[name]
+
+    def names(self) -> list[str]:
+        return sorted(self.endpoints)
+
+    def release_holder(self, holder: str) -> int:
+        """Free every slot of a lost trial actor, in every endpoint's limiter; how many."""
+        return sum(_each(self.endpoints.values(), "release_holder", holder))
+
+
+def _limiter_actor(rpm: float | None, tpm: float | None, concurrency: int | None) -> Any:
+    here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+    return ray.remote(LimiterActor).options(num_cpus=0, scheduling_strategy=here, max_restarts=0).remote(
+        rpm, tpm, concurrency)  # fmt: skip
+
+
+def _each(limiters: Any, method: str, *args: Any) -> list[Any]:
+    """``method(*args)`` on every limiter, at once: actors (or, in a test's hub, plain ``LimiterState``s)."""
+    limiters = list(limiters)
+    if limiters and isinstance(limiters[0], ray.actor.ActorHandle):
+        return ray.get([getattr(lim, method).remote(*args) for lim in limiters])  # type: ignore[no-any-return]
+    return [getattr(lim, method)(*args) for lim in limiters]
 
 
 class RemoteLimiter:
-    """``SharedLimiter``'s interface over the limiter actor: it sleeps here, the actor only answers."""
+    """``SharedLimiter``'s interface over one endpoint's limiter actor: it sleeps here, the actor only answers."""
 
     def __init__(self, folder: Any = None, rpm: float | None = None, tpm: float | None = None,
-                 concurrency: int | None = None, *, holder: str = "") -> None:  # fmt: skip
-        self._actor = ray.get_actor(LIMITER)
+                 concurrency: int | None = None, *, endpoint: str = "", holder: str = "") -> None:  # fmt: skip
+        self.endpoint = endpoint
+        self._actor = ray.get(ray.get_actor(LIMITER).endpoint.remote(endpoint))
         self.holder = holder or _ATTEMPT.get("worker", "")
 
-    def acquire(self, tokens: int = 0) -> str:
-        while True:
-            slot, wait = ray.get(self._actor.try_acquire.remote(int(tokens), self.holder))
-            if slot is not None:
-                return slot  # type: ignore[no-any-return]
-            time.sleep(min(max(wait, 0.01), 1.0))
+    def acquire(self, tokens: int = 0, *, within: float | None = None) -> str:
+        """As ``SharedLimiter.acquire``: a slot, or DeadlineExceeded when the wait would pass ``within`` seconds."""
+
+        def ask(tokens: int) -> tuple[str | None, float]:
+            return ray.get(self._actor.try_acquire.remote(int(tokens), self.holder))  # type: ignore[no-any-return]
+
+        return wait_for_slot(ask, tokens, within, time.monotonic, time.sleep)
 
     def release(self, slot: str, used_tokens: int = 0) -> None:
         ray.get(self._actor.release.remote(slot, int(used_tokens)))
@@ -129,7 +170,7 @@ LIMIT_ENV = ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY")
 
 
 def start_shared(invocation_dir: str) -> dict[str, Any]:
-    """On the driver, after ``ray.init``: the store actor, and the limiter actor when ``PCG_RPM``/``PCG_TPM``/
+    """On the driver, after ``ray.init``: the store actor, and the limiters' hub when ``PCG_RPM``/``PCG_TPM``/
     ``PCG_CONCURRENCY`` are set; both pinned to the driver's node (where the store's file is)."""
     here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
     options = {"num_cpus": 0, "scheduling_strategy": here, "max_restarts": 0}
@@ -137,7 +178,7 @@ def start_shared(invocation_dir: str) -> dict[str, Any]:
     env = {k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()}
     if env:
         rpm, tpm, conc = (os.environ.get(k, "").strip() for k in LIMIT_ENV)
-        actors[LIMITER] = ray.remote(LimiterActor).options(name=LIMITER, **options).remote(
+        actors[LIMITER] = ray.remote(LimiterHub).options(name=LIMITER, **options).remote(
             float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)  # fmt: skip
     ray.get([a.__ray_ready__.remote() for a in actors.values()])
     return actors

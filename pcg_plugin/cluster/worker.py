@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pcg_plugin.cluster.outcome import Outcome, pack_error, take_files
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY
 
@@ -35,15 +37,41 @@ def worker_args(args: Sequence[str]) -> list[str]:
     return out
 
 
+def worker_config(args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], service: str | None,
+                  workers: int, name: str) -> pytest.Config:  # fmt: skip
+    """The pytest config an xdist worker of this run would have (the plugin's worker branch), built in this
+    process from the driver's command line."""
+    from _pytest.config import _prepareconfig
+
+    if Path(invocation_dir).is_dir():  # a node with the same checkout; else the runtime env's working_dir
+        os.chdir(invocation_dir)
+    config = _prepareconfig(worker_args(args), None)
+    config.option.numprocesses = None
+    config.option.dist = "no"
+    config.workerinput = {RUN_KEY: json.dumps(dict(run)), "workercount": workers, "workerid": name}  # type: ignore[attr-defined]
+    if service is not None:
+        config.workerinput[SERVICE_KEY] = service  # type: ignore[attr-defined]
+    config.workeroutput = {}  # type: ignore[attr-defined]
+    config._do_configure()
+    return config
+
+
+def node_service(services: Mapping[str, str | None]) -> str | None:
+    """The shared service of this actor's node (``services``: the problem's ``start_services`` strings by Ray node
+    id, from ``services.NodeServices``). None where the node has none (no shared service in this run, or a node
+    that joined after the start): the problem then does what an xdist worker without one does. The driver's own
+    service is never handed out: its socket is local to the driver's host."""
+    import ray
+
+    return services.get(ray.get_runtime_context().get_node_id())
+
+
 class TrialWorker:
     """One long-lived process of the pool: configured once, then ``run`` per trial."""
 
-    def __init__(self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], service: str | None,
-                 workers: int, name: str, limits: Mapping[str, str] | None = None) -> None:  # fmt: skip
-        from _pytest.config import _prepareconfig
-
-        if Path(invocation_dir).is_dir():  # a node with the same checkout; else the runtime env's working_dir
-            os.chdir(invocation_dir)
+    def __init__(self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any],
+                 services: Mapping[str, str | None], workers: int, name: str,
+                 limits: Mapping[str, str] | None = None) -> None:  # fmt: skip
         self.name = f"{name}@{socket.gethostname()}:{os.getpid()}"
         self.staging = Path(tempfile.mkdtemp(prefix="pcg-cluster-run-"))
         self.run_id = str(run["id"])
@@ -52,22 +80,21 @@ class TrialWorker:
 
             use_shared(self.name, self.run_id, dict(limits))
         self.shared = limits is not None
-        staged = dict(run, run_dir=str(self.staging))
-        config = _prepareconfig(worker_args(args), None)
-        config.option.numprocesses = None
-        config.option.dist = "no"
-        config.workerinput = {RUN_KEY: json.dumps(staged), "workercount": workers, "workerid": name}  # type: ignore[attr-defined]
-        if service is not None:
-            config.workerinput[SERVICE_KEY] = service  # type: ignore[attr-defined]
-        config.workeroutput = {}  # type: ignore[attr-defined]
-        config._do_configure()
-        self.config = config
+        self.service = node_service(services)
+        self.config = worker_config(args, invocation_dir, dict(run, run_dir=str(self.staging)), self.service,
+                                    workers, name)  # fmt: skip
 
     def ping(self) -> tuple[str, str]:
         """Its name and the Ray node it runs on."""
         import ray
 
         return self.name, ray.get_runtime_context().get_node_id()
+
+    def placement(self) -> tuple[str, str | None]:
+        """This actor's Ray node and the shared service string it uses."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id(), self.service
 
     def run(self, nodeid: str, attempt: int, submission: Any, target: str, trial: int, model: str | None) -> Outcome:
         """One trial: the problem's ``setup_trial`` then ``run_trial``, as the item would run them."""

@@ -90,14 +90,6 @@ class EpisodeContext:
             self._cache["store"] = open_store(self.settings.store)
         return self._cache["store"]
 
-    def limiter(self) -> Any:
-        if "limiter" not in self._cache:
-            from pcg_plugin.llm.ratelimit import SharedLimiter
-
-            assert self.settings.store is not None
-            self._cache["limiter"] = SharedLimiter.from_env(self.settings.store)
-        return self._cache["limiter"]
-
     def facts(self) -> dict[str, Any]:
         backends = {k.split(":", 1)[1]: v for k, v in self._cache.items() if k.startswith("backend:")}
         return {"models": {str(m): str(getattr(b, "model", m)) for m, b in backends.items()},

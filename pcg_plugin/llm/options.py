@@ -185,7 +185,7 @@ def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapp
     check_choice("pcg_record", record, RECORD_MODES)
     check_choice("pcg_backend", backend, BACKENDS)
     base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
-    export_limits(raw, cwd, None if env is None else dict(env))
+    export_limits(raw, cwd, None if env is None or env is os.environ else dict(env))  # the run's own environment
     return Basics(backend=backend, record=record, base_url=base_url,
                   offline=is_offline_default(backend, base_url, os.environ if env is None else env),
                   out=(cwd / out) if out else None,

@@ -1,8 +1,12 @@
-"""One rate and concurrency limit shared by every process of a run (all xdist workers), kept in a SQLite file."""
+"""One rate and concurrency limit per model endpoint, shared by every process of a run (all xdist workers), kept in
+a SQLite file beside the response store: a provider limits each model of an account on its own (OpenAI's limits
+are per model), so two models of one run never wait for each other."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import sqlite3
 import time
 import uuid
@@ -27,14 +31,44 @@ _REMOTE: list[Any] = []  # set in a cluster's trial actor: the run's limiter act
 
 
 def use_remote_limiter(factory: Any) -> None:
-    """``factory(folder, rpm, tpm, concurrency)`` makes the limiter ``from_env`` gives (``cluster.shared``): a
-    file on one machine cannot limit a cluster, and its slots of other hosts' pids look dead here."""
+    """``factory(folder, rpm, tpm, concurrency, endpoint=...)`` makes the limiter ``from_env`` gives
+    (``cluster.shared``): a file on one machine cannot limit a cluster, and its slots of other hosts' pids look
+    dead here."""
     _REMOTE[:] = [factory] if factory is not None else []
+
+
+def endpoint_of(base_url: str | None, model: str) -> str:
+    """Whose limit a call counts against: the server (its base URL; the backend's default when none) and the model.
+    ``--pcg-rpm``/``--pcg-tpm``/``--pcg-concurrency`` apply to each endpoint on its own."""
+    return f"{(base_url or 'default').rstrip('/')} {model}"
+
+
+def endpoint_file(endpoint: str) -> str:
+    """The limiter file of one endpoint in the store folder: readable, and unique by a digest of the full name."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", endpoint).strip("_")[:60]
+    return f"ratelimit-{slug}-{hashlib.sha256(endpoint.encode()).hexdigest()[:10]}.sqlite3"
 
 
 def refill(level: float, elapsed: float, per_minute: float) -> float:
     """Token-bucket refill: a full minute's allowance at most, ``per_minute/60`` per second."""
     return min(per_minute, level + elapsed * per_minute / 60.0)
+
+
+def wait_for_slot(try_acquire: Callable[[int], tuple[str | None, float]], tokens: int, within: float | None,
+                  clock: Callable[[], float], sleep: Callable[[float], None]) -> str:  # fmt: skip
+    """Ask ``try_acquire`` (a slot, or the seconds to wait) until it gives a slot. ``within``: seconds the caller may
+    wait at most (its trial's deadline); a longer wait (a 429's Retry-After pausing every worker, a full bucket)
+    raises DeadlineExceeded at once instead of waiting in vain."""
+    began = clock()
+    while True:
+        slot, wait = try_acquire(tokens)
+        if slot is not None:
+            return slot
+        if within is not None and (clock() - began) + wait >= within:
+            raise DeadlineExceeded(f"the shared rate limit asks to wait {wait:.1f} s more (a 429's Retry-After or "
+                                   f"PCG_RPM/PCG_TPM), past the trial's deadline ({within:.1f} s it could wait): "
+                                   "the item errors (rerun it with --lf)")  # fmt: skip
+        sleep(min(max(wait, 0.01), 1.0))
 
 
 class SharedLimiter:
@@ -101,19 +135,8 @@ class SharedLimiter:
             db.execute("COMMIT")
 
     def acquire(self, tokens: int = 0, *, within: float | None = None) -> str:
-        """Block until a call with about ``tokens`` tokens may start; returns the slot to release. ``within``:
-        seconds the caller may wait at most (its trial's deadline); a longer wait (a 429's Retry-After pausing
-        every worker, a full bucket) raises DeadlineExceeded at once instead of waiting in vain."""
-        began = self._clock()
-        while True:
-            sid, wait = self._try(tokens)
-            if sid is not None:
-                return sid
-            if within is not None and (self._clock() - began) + wait >= within:
-                raise DeadlineExceeded(f"the shared rate limit asks to wait {wait:.1f} s more (a 429's Retry-After or "
-                                       f"PCG_RPM/PCG_TPM), past the trial's deadline ({within:.1f} s it could wait): "
-                                       "the item errors (rerun it with --lf)")  # fmt: skip
-            self._sleep(min(max(wait, 0.01), 1.0))
+        """Block until a call with about ``tokens`` tokens may start; returns the slot to release (``wait_for_slot``)."""
+        return wait_for_slot(self._try, tokens, within, self._clock, self._sleep)
 
     def release(self, slot: str, used_tokens: int = 0) -> None:
         """Free the slot; charge (or refund) the difference between the estimate and the real usage."""
@@ -144,14 +167,18 @@ class SharedLimiter:
         return int(busy)
 
     @classmethod
-    def from_env(cls, folder: str | os.PathLike[str], env: dict[str, str] | None = None) -> SharedLimiter | None:
-        """``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY`` -> one limiter in ``folder`` for every process (None: unset)."""
+    def from_env(cls, folder: str | os.PathLike[str], env: dict[str, str] | None = None,
+                 endpoint: str = "") -> SharedLimiter | None:  # fmt: skip
+        """``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY`` -> the limiter of ``endpoint`` (``endpoint_of``) in ``folder``,
+        one for every process (None: unset). No endpoint: one file for every call (``ratelimit.sqlite3``)."""
         env = dict(os.environ) if env is None else env
         rpm, tpm, conc = (env.get(k, "").strip() for k in ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY"))
         if not (rpm or tpm or conc):
             return None
-        make = _REMOTE[0] if _REMOTE else cls
         try:
-            return make(folder, float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
+            limits = (float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
         except ValueError as exc:
             raise ValueError(f"PCG_RPM/PCG_TPM/PCG_CONCURRENCY must be numbers: {exc}") from exc
+        if _REMOTE:
+            return _REMOTE[0](folder, *limits, endpoint=endpoint)  # type: ignore[no-any-return]
+        return cls(Path(folder) / endpoint_file(endpoint) if endpoint else folder, *limits)

@@ -37,8 +37,8 @@ class TrialChat:
         if mode not in RECORD_MODES:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
         self.key, self.backend, self.profile, self.store, self.mode = key, backend, profile, store, mode
-        if limiter is None:  # PCG_RPM/PCG_TPM/PCG_CONCURRENCY: one limit beside the store for all workers
-            limiter = _env_limiter(store.path.parent)
+        if limiter is None:  # PCG_RPM/PCG_TPM/PCG_CONCURRENCY: one limit per endpoint beside the store, all workers
+            limiter = endpoint_limiter(store.path.parent, profile.base_url, profile.model)
         self.limiter, self.retry, self._sleep, self._clock = limiter, retry or RetryPolicy(), sleep, clock
         self.deadline = trial_deadline(profile) if deadline is None else float(deadline)
         self._began = clock()  # the deadline counts this run's time only: a resumed trial replays for free
@@ -309,15 +309,17 @@ class TrialChat:
             self._owner = None
 
 
-_LIMITERS: dict[str, Any] = {}
+_LIMITERS: dict[tuple[str, str], Any] = {}
 
 
-def _env_limiter(folder: Any) -> Any:
-    if str(folder) not in _LIMITERS:
-        from pcg_plugin.llm.ratelimit import SharedLimiter
+def endpoint_limiter(folder: Any, base_url: str | None, model: str) -> Any:
+    """This process's limiter for one model endpoint (``ratelimit.endpoint_of``), made once (None: no limit set)."""
+    from pcg_plugin.llm.ratelimit import SharedLimiter, endpoint_of
 
-        _LIMITERS[str(folder)] = SharedLimiter.from_env(folder)
-    return _LIMITERS[str(folder)]
+    key = (str(folder), endpoint_of(base_url, model))
+    if key not in _LIMITERS:
+        _LIMITERS[key] = SharedLimiter.from_env(folder, endpoint=key[1])
+    return _LIMITERS[key]
 
 
 def provider_fault(result: ChatResult) -> str | None:

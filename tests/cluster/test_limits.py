@@ -3,10 +3,12 @@ clock: no test waits."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.cluster.limits import BUSY_WAIT_S, LimiterState, ManualClock
+from pcg_plugin.llm.ratelimit import endpoint_file, endpoint_of
 
 
 def test_a_burst_then_waits_that_grow_by_the_rate():
@@ -65,3 +67,25 @@ def test_never_more_than_the_limit_in_any_minute(gaps):
             lim.release(slot)
     for t in granted:  # a full bucket (60) plus what refills in the window (60 a minute)
         assert sum(1 for u in granted if t <= u < t + 60) <= 120
+
+
+def test_one_limiter_per_model_endpoint():
+    """The hub (``cluster.shared.LimiterHub``, here holding plain states, no Ray) gives each endpoint its own
+    limit, made once; a lost actor's slots are freed in all of them."""
+    shared = pytest.importorskip("pcg_plugin.cluster.shared", reason="Ray is not installed (pip install -e '.[cluster]')")
+    clock = ManualClock()
+    hub = shared.LimiterHub(1, None, None, make=lambda *limits: LimiterState(*limits, clock=clock))
+    a, b = endpoint_of(None, "gpt-4o"), endpoint_of(None, "gpt-4o-mini")
+    assert hub.endpoint(a).try_acquire(0, "ray0")[0] is not None
+    assert hub.endpoint(a).try_acquire(0, "ray0") == (None, 60.0)  # its minute is spent
+    assert hub.endpoint(b).try_acquire(0, "ray0")[0] is not None  # another model's is not
+    assert hub.endpoint(a) is hub.endpoint(a) and hub.names() == sorted([a, b])
+    assert hub.release_holder("ray0") == 2
+
+
+@given(st.text(), st.text(), st.text())
+def test_endpoint_files_are_names_and_distinct(url, model, other):
+    name = endpoint_file(endpoint_of(url, model))
+    assert name.startswith("ratelimit-") and name.endswith(".sqlite3") and "/" not in name and len(name) < 100
+    if endpoint_of(url, model) != endpoint_of(url, other):
+        assert endpoint_file(endpoint_of(url, other)) != name

@@ -70,3 +70,18 @@ def test_a_trial_row_is_the_twelve_columns_then_the_problems_own():
 def test_the_banner_says_who_answered(settings, words):
     text = unofficial(settings)
     assert (text is None) if words is None else (text.startswith("UNOFFICIAL RUN") and words in text)
+
+
+def test_the_rate_limit_options_reach_the_environment_of_a_real_run(tmp_path: Path, monkeypatch):
+    """What a run's settings do with ``--pcg-rpm``: the variable the workers and the limiter read is set in this
+    process, over one already set (Science Birds resolved its options against ``os.environ`` itself, so the
+    option only reached a copy, and no run was limited)."""
+    import os
+
+    from pcg_plugin.problems.pcgbench.settings import resolve as bench
+    from pcg_plugin.problems.science_birds.settings import resolve as birds
+
+    for resolve in (birds, lambda raw, **kw: bench("binary-v0", raw, **kw)):
+        monkeypatch.setenv("PCG_RPM", "1")
+        resolve({"pcg_rpm": "60", "pcg_backend": "scripted", "pcg_model": "m"}, rootdir=tmp_path)
+        assert os.environ["PCG_RPM"] == "60"

@@ -67,13 +67,16 @@ def varied(competition: pytest.Pytester) -> pytest.Pytester:
 
 @needs_ray
 def test_a_cluster_with_a_node_removed_scores_like_n2(varied):
-    """local:3 with one node removed after the first trial came back: every trial scored, the lost node's trials run
-    again elsewhere (replaying what its attempt had stored), requests = stored calls, results.json as -n 2 (which
-    test_plugin_e2e holds equal to -n 0; the slow test below compares with -n 0 directly)."""
+    """local:3 with one node removed after the first trial came back (the node with calls still out): every trial
+    scored, the lost node's trials run again elsewhere (replaying what its attempt had stored), requests = stored
+    calls, results.json as -n 2 (which test_plugin_e2e holds equal to -n 0; the slow test below compares with -n 0
+    directly). Calls go through the per-endpoint limiter actors (``--pcg-rpm``), whose lost slots are freed."""
     competition = varied
     runs = {"parallel": reference_run(competition, "parallel", "-p", "xdist", "-n", "2")}
-    stdout = cluster_run(competition, "cluster", "--pcg-cluster-fault", "remove-node-after:1")
+    stdout = cluster_run(competition, "cluster", "--pcg-cluster-fault", "remove-node-after:1",
+                         "--pcg-rpm", "6000", "--pcg-concurrency", "2")  # through the limiter actors, never binding
     assert "1 node removed" in stdout and "attempt 1 lost" in stdout, stdout[-3000:]
+    assert stdout.count("pcg cluster: rate limit of endpoint") == 1, stdout[-3000:]  # one model, one limiter
     runs["cluster"] = load_results(competition.path, "cluster")
     assert stable_view(runs["cluster"]) == stable_view(runs["parallel"])
     trials = [t for s in runs["cluster"]["submissions"] for d in s["letters"].values() for t in d["trials"]]

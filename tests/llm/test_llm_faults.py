@@ -160,6 +160,30 @@ def test_env_configured_limiter_is_shared_through_the_store_folder(tmp_path, mon
     assert chat.limiter.in_flight() == 0
 
 
+
+def test_each_model_endpoint_has_its_own_limit(tmp_path, monkeypatch):
+    """PCG_RPM=1 (``--pcg-rpm 1``): a model's second call would wait a minute, past a 5 s deadline, so the trial
+    errors at once; another model on the same server, or the same model on another server, calls at once (a
+    provider limits each model of an account on its own). Red when every call shares one limit."""
+    import dataclasses
+
+    from pcg_plugin.errors import DeadlineExceeded
+
+    monkeypatch.setenv("PCG_RPM", "1")
+    store = ResponseStore(tmp_path / "st")
+
+    def call(model: str, base_url: str | None = None, trial: int = 1) -> None:
+        profile = dataclasses.replace(profile_for("2024"), model=model, base_url=base_url)
+        TrialChat(TrialKey("2024", model, "s", "h", "A", trial), backend=ScriptedBackend(["x"]), profile=profile,
+                  store=store, deadline=5).chat(MSG)  # fmt: skip
+
+    call("m1")
+    call("m2")
+    call("m1", "http://127.0.0.1:9/v1")
+    with pytest.raises(DeadlineExceeded, match="rate limit asks to wait"):
+        call("m1", trial=2)
+    assert len(list((tmp_path / "st").glob("ratelimit-*.sqlite3"))) == 3
+
 def test_scripted_fault_sequence_and_bare_rate():
     from pcg_plugin.errors import ConnectionFailed, RateLimited, ServerError, Timeout
 

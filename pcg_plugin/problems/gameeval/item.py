@@ -84,8 +84,7 @@ class Chats:
             key = TrialKey(f"gameeval/{self.game.name}/{REFERENCE}", key_model, self.sub.name, self.sub.files_hash,
                            self.target, self.trial)  # fmt: skip
             self.open[key_model] = TrialChat(key, backend=self.ctx.backend(name), profile=self.ctx.profile(name),
-                                             store=self.ctx.store(), mode=self.ctx.settings.record,
-                                             limiter=self.ctx.limiter())  # fmt: skip
+                                             store=self.ctx.store(), mode=self.ctx.settings.record)  # fmt: skip
         return self.open[key_model]
 
     def usage(self) -> dict[str, int]:

@@ -44,8 +44,7 @@ def run_trial(ctx: Context, sub: Submission, instance: rules.Instance, trial: in
                                   "(model = ...) or pass --pcg-model")  # fmt: skip
     player = ctx.key_model(name)
     key = TrialKey(store_edition(ctx.settings.variant), player, sub.name, sub.files_hash, instance_id(instance), trial)
-    chat = TrialChat(key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(),
-                     mode=ctx.settings.record, limiter=ctx.limiter())  # fmt: skip
+    chat = TrialChat(key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(), mode=ctx.settings.record)
     base = dict(nodeid=nodeid, submission=sub.name, instance=instance_id(instance), experiment=instance.experiment,
                 game_id=instance.game_id, trial=trial, target=instance.target_grid, player_model=player)  # fmt: skip
     try:

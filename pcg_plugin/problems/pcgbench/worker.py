@@ -92,22 +92,13 @@ class BenchContext:
         assert self.settings.store is not None
         return open_store(self.settings.store)
 
-    @cached_property
-    def limiter(self) -> Any:
-        """One request/token budget for every process of the run (``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY``)."""
-        from pcg_plugin.llm.ratelimit import SharedLimiter
-
-        assert self.settings.store is not None
-        return SharedLimiter.from_env(self.settings.store)
-
     def trial_chat(self, submission: str, files_hash: str, instance: str, trial: int) -> Any:
         """A TrialChat keyed by the trial's identity: every response stored before it is used, replayed in order."""
         from pcg_plugin.llm.session import TrialChat
         from pcg_plugin.llm.store import TrialKey
 
         key = TrialKey(self.store_edition, self.key_model(), submission, files_hash, instance, trial)
-        return TrialChat(key, backend=self.backend, profile=self.profile, store=self.store,
-                         mode=self.settings.record, limiter=self.limiter)  # fmt: skip
+        return TrialChat(key, backend=self.backend, profile=self.profile, store=self.store, mode=self.settings.record)
 
     def facts(self) -> dict[str, Any]:
         """What this process loaded, for results.json."""

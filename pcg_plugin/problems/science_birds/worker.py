@@ -135,19 +135,7 @@ class WorkerContext:
 
         profile, backend = self.profile(model), self.backend(model)
         key = TrialKey(self.settings.edition, self.key_model(model), sub.name, sub.files_hash, letter, trial)
-        return TrialChat(key, backend=backend, profile=profile, store=self.store(), mode=self.settings.record,
-                         limiter=self.limiter())  # fmt: skip
-
-    def limiter(self) -> Any:
-        """One request/token budget for every process of the run (``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY``)."""
-
-        def make() -> Any:
-            from pcg_plugin.llm.ratelimit import SharedLimiter
-
-            assert self.settings.store is not None
-            return SharedLimiter.from_env(self.settings.store)
-
-        return self._once("limiter", make)
+        return TrialChat(key, backend=backend, profile=profile, store=self.store(), mode=self.settings.record)
 
     def usage_of(self, chat: Any, model: str | None = None) -> dict[str, Any]:
         """A trial's token usage in results.json terms, with the list-price cost where the model has one."""
