@@ -13,7 +13,7 @@ is missing now fails; improvements and new submissions are listed, never failed.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,20 @@ def _option(config: pytest.Config, dest: str) -> str | None:
     return str(value).strip() if value not in (None, "") else None
 
 
-def settings(config: pytest.Config) -> dict[str, Any] | None:
-    """The gate's options, checked before any item runs (a typo must not surface after an hour-long run)."""
+def parse_drop(text: str) -> float:
+    """``--pcg-max-drop`` as a number, 0 or more; a ValueError names the option."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"--pcg-max-drop: {text!r} is not a number") from None
+    if not value >= 0:  # NaN too
+        raise ValueError(f"--pcg-max-drop: {text!r} must be 0 or more (it is the drop allowed)")
+    return value
+
+
+def settings(config: pytest.Config, parse_drop: Callable[[str], Any] = parse_drop) -> dict[str, Any] | None:
+    """The gate's options, checked before any item runs (a typo must not surface after an hour-long run).
+    ``parse_drop`` reads ``--pcg-max-drop`` (Science Birds keeps it an exact Decimal); it raises ValueError."""
     save, base = _option(config, "pcg_save_baseline"), _option(config, "pcg_baseline")
     drop, method = _option(config, "pcg_max_drop"), _option(config, "pcg_drop_test") or "plain"
     if save is None and base is None:
@@ -60,11 +72,9 @@ def settings(config: pytest.Config) -> dict[str, Any] | None:
             raise pytest.UsageError("--pcg-max-drop/--pcg-drop-test need --pcg-baseline FILE")
         return None
     try:
-        max_drop = float(drop) if drop is not None else 0.0
-    except ValueError:
-        raise pytest.UsageError(f"--pcg-max-drop: {drop!r} is not a number") from None
-    if max_drop < 0 or max_drop != max_drop:
-        raise pytest.UsageError(f"--pcg-max-drop: {drop} must be 0 or more")
+        max_drop = parse_drop(drop if drop is not None else "0")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     if method not in METHODS:
         raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
     cwd = Path(config.invocation_params.dir)

@@ -27,35 +27,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(dest, help=text, type="bool", default=False)
 
 
-def _option(config: pytest.Config, dest: str) -> str | None:
-    from pcg_plugin.core.options import option_value
-
-    value = option_value(config, dest)
-    return str(value).strip() if value not in (None, "") else None
-
-
 def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
-    """The baseline options, checked up front (a typo must not surface only after an hour-long run)."""
-    save, base = _option(config, "pcg_save_baseline"), _option(config, "pcg_baseline")
-    drop, method = _option(config, "pcg_max_drop"), _option(config, "pcg_drop_test") or "plain"
-    if save is None and base is None:
-        if drop is not None or method != "plain":
-            raise pytest.UsageError("--pcg-max-drop/--pcg-drop-test need --pcg-baseline FILE")
-        return None
-    from pcg_plugin.problems.science_birds.scoring.baseline import METHODS, parse_max_drop
+    """The harness's gate options (``core.gate.settings``, checked up front), with the drop as an exact Decimal."""
+    from pcg_plugin.core.gate import settings
+    from pcg_plugin.problems.science_birds.scoring.baseline import parse_max_drop
 
-    try:
-        max_drop = parse_max_drop(drop if drop is not None else "0")
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    if method not in METHODS:
-        raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
-    cwd = Path(config.invocation_params.dir)
-    if base is not None and not (cwd / base).exists():
-        raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (save one with --pcg-save-baseline, "
-                                "or name a run's results.json or run folder)")  # fmt: skip
-    return {"save": cwd / save if save else None, "baseline": cwd / base if base else None,
-            "max_drop": max_drop, "method": method}  # fmt: skip
+    return settings(config, parse_drop=parse_max_drop)
 
 
 def pytest_pcg_evaluating(config: pytest.Config) -> bool | None:
