@@ -25,16 +25,19 @@ class Address:
     address: str | None  # "auto", "HOST:PORT" or "ray://..."; None: a local cluster this session starts
     nodes: int = 0
     cpus: int = 1
+    gpus: int = 0  # local: how many of the nodes declare one GPU (to try the GPU routing; no GPU is used)
 
 
-def parse_address(spec: str, cpus: int = 1) -> Address:
+def parse_address(spec: str, cpus: int = 1, gpus: int = 0) -> Address:
     """``auto``, an address, or ``local:N``; a ``pytest.UsageError`` naming the option otherwise."""
     text = spec.strip()
     if text.startswith("local:"):
         count = text.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
             raise pytest.UsageError(f"--pcg-cluster {spec}: local:N needs a number of nodes N >= 1 ({USAGE})")
-        return Address(None, nodes=int(count), cpus=cpus)
+        if not 0 <= gpus <= int(count):
+            raise pytest.UsageError(f"--pcg-cluster-gpus {gpus}: between 0 and the {count} nodes of {spec}")
+        return Address(None, nodes=int(count), cpus=cpus, gpus=gpus)
     if text == "auto" or text.startswith("ray://") or (":" in text and text.rsplit(":", 1)[1].isdigit()):
         return Address(text)
     raise pytest.UsageError(f"--pcg-cluster {spec}: expected {USAGE}")
@@ -46,6 +49,9 @@ def add_options(group: Any) -> None:
                          "cannot be combined with -n")  # fmt: skip
     group.addoption("--pcg-cluster-cpus", dest="pcg_cluster_cpus", type=int, default=1,
                     help="with --pcg-cluster local:N, the CPUs (and so trial actors) of each node (default 1)")
+    group.addoption("--pcg-cluster-gpus", dest="pcg_cluster_gpus", type=int, default=0,
+                    help="with --pcg-cluster local:N, how many nodes declare one GPU (default 0; to try how "
+                         "services are placed: the nodes have no GPU of their own)")  # fmt: skip
     group.addoption("--pcg-cluster-fault", dest="pcg_cluster_fault", default=None, metavar="remove-node-after:K",
                     help="for tests of --pcg-cluster local:N: remove one worker node once K trials have come back "
                          "(its trials are retried on the nodes left)")  # fmt: skip
@@ -66,7 +72,8 @@ def xdist_requested(config: pytest.Config) -> str | None:
 
 def check_usable(config: pytest.Config, spec: str) -> Address:
     """Refuse what cannot work before anything starts: xdist beside it (exit 4), Ray missing."""
-    address = parse_address(spec, config.getoption("pcg_cluster_cpus", 1) or 1)
+    address = parse_address(spec, config.getoption("pcg_cluster_cpus", 1) or 1,
+                            config.getoption("pcg_cluster_gpus", 0) or 0)  # fmt: skip
     asked = xdist_requested(config)
     if asked:
         raise pytest.UsageError(f"--pcg-cluster {spec} cannot be combined with {asked}: the cluster's actors run "

@@ -35,8 +35,8 @@ def start_ray(address: Address) -> Any:
         os.environ.setdefault("RAY_TMPDIR", tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp"))
         cluster = Cluster(initialize_head=True, head_node_args={
             "num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False})  # fmt: skip
-        for _ in range(address.nodes):
-            cluster.add_node(num_cpus=address.cpus, resources={"worker": 1})
+        for i in range(address.nodes):
+            cluster.add_node(num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1})
         cluster.wait_for_nodes()
         target = cluster.address
     else:
@@ -102,17 +102,19 @@ class ClusterDriver:
         string by Ray node id (empty: no shared service in this run)."""
         import ray
 
-        from pcg_plugin.cluster.services import NodeServices, service_options, trial_nodes
+        from pcg_plugin.cluster.services import NodeServices, route, service_nodes, service_options, trial_nodes
 
         if self.service is None:
             return {}
         actor = ray.remote(NodeServices)
         args, where = self.config.invocation_params.args, str(self.config.invocation_params.dir)
+        nodes = trial_nodes(ray.nodes())
+        chosen, tcp = service_nodes(nodes)
         self.node_services = [actor.options(**service_options(node)).remote(list(args), where, dict(run),
-                                                                            f"services{i}")
-                              for i, node in enumerate(trial_nodes(ray.nodes()))]  # fmt: skip
+                                                                            f"services{i}", tcp)
+                              for i, node in enumerate(chosen)]  # fmt: skip
         self.node_info = ray.get([a.describe.remote() for a in self.node_services], timeout=300)
-        return {info["node"]: info["service"] for info in self.node_info}
+        return route(nodes, {info["node"]: info["service"] for info in self.node_info})
 
     def _controller(self) -> Controller:
         return self.config.pluginmanager.get_plugin("pcg-controller")  # type: ignore[no-any-return]
@@ -158,7 +160,8 @@ class ClusterDriver:
                          for nodeid, attempt, why in pool.retried]  # fmt: skip
 
     def _service_lines(self) -> list[str]:
-        """One line per node service: where it runs, its GPU, and how many trial actors it serves."""
+        """One line per node service: where it runs, its GPU, and how many trial actors it serves (its node's, and
+        where other nodes have no GPU, theirs too)."""
         if not self.node_info:
             return []
         try:
@@ -167,7 +170,7 @@ class ClusterDriver:
             return [f"pcg cluster: node services on {len(self.node_info)} nodes (placements unknown: {exc})"]
         return [f"pcg cluster: node service on {info['node'][:12]} ({info['host']}, actor pid {info['pid']}, "
                 f"gpu {','.join(info['gpus']) or 'none'}): serves "
-                f"{placed.count((info['node'], info['service']))} trial actors"
+                f"{sum(1 for _, service in placed if service == info['service'])} trial actors"
                 for info in self.node_info]  # fmt: skip
 
     def _limiter_lines(self) -> list[str]:

@@ -19,7 +19,7 @@ from pcg_plugin.cluster.outcome import Outcome, pack_error, take_files
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY
 
 # the driver's options that must not reach a worker's own command line
-_DRIVER_ONLY = ("--pcg-cluster", "--pcg-cluster-cpus", "--pcg-cluster-fault")
+_DRIVER_ONLY = ("--pcg-cluster", "--pcg-cluster-cpus", "--pcg-cluster-gpus", "--pcg-cluster-fault")
 
 
 def worker_args(args: Sequence[str]) -> list[str]:

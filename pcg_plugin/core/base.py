@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+SERVICE_LISTEN_ENV = "PCG_SERVICE_LISTEN"  # set by --pcg-cluster on a node whose service other hosts reach
+
 
 class BaseProblem(ABC):
     """A problem: subclass, set ``name`` and ``target_label``, define the abstract methods."""
@@ -72,7 +74,9 @@ class BaseProblem(ABC):
         return {}
 
     def start_services(self, config: pytest.Config, settings: Any, run_dir: Path) -> str | None:
-        """On the controller: a service the workers share; the string they are handed (None: none)."""
+        """On the controller: a service the workers share; the string they are handed (None: none). Where
+        ``$PCG_SERVICE_LISTEN`` is ``tcp:HOST`` (``SERVICE_LISTEN_ENV``: a cluster node that serves other nodes too)
+        the service listens there, not on a local socket."""
         return None
 
     def stop_services(self, config: pytest.Config) -> None:

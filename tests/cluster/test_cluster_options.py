@@ -46,9 +46,15 @@ def test_a_bad_address_is_a_usage_error_naming_the_forms(spec):
         parse_address(spec)
 
 
+def test_local_gpu_nodes_are_counted_among_the_nodes():
+    assert parse_address("local:3", 2, 1) == Address(None, nodes=3, cpus=2, gpus=1)
+    with pytest.raises(pytest.UsageError, match="--pcg-cluster-gpus 4: between 0 and the 3 nodes"):
+        parse_address("local:3", 1, 4)
+
+
 def test_the_worker_command_line_drops_the_cluster_options():
     args = ["subs", "--pcg-cluster", "local:3", "--pcg-cluster-cpus=2", "--pcg-cluster-fault", "remove-node-after:1",
-            "-k", "cat", "--pcg-clusterish"]  # fmt: skip
+            "--pcg-cluster-gpus", "1", "-k", "cat", "--pcg-clusterish"]  # fmt: skip
     assert worker_args(args) == ["subs", "-k", "cat", "--pcg-clusterish"]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pcg_plugin.cluster.services import trial_nodes
+from pcg_plugin.cluster.services import route, service_nodes, trial_nodes
 
 HEAD = {"NodeID": "a" * 56, "Alive": True, "Resources": {"head": 1.0, "memory": 1e9}}
 CPU = {"NodeID": "c" * 56, "Alive": True, "Resources": {"CPU": 4.0, "worker": 1.0}}
@@ -27,3 +27,25 @@ def test_a_node_service_is_pinned_takes_no_cpu_and_its_nodes_gpu():
     assert (cpu["num_cpus"], cpu["num_gpus"], gpu["num_cpus"], gpu["num_gpus"]) == (0, 0, 0, 1)
     assert cpu["scheduling_strategy"].node_id == CPU["NodeID"] and cpu["scheduling_strategy"].soft is False
     assert gpu["scheduling_strategy"].node_id == GPU["NodeID"]
+
+
+GPU2 = {"NodeID": "f" * 56, "Alive": True, "Resources": {"CPU": 8.0, "GPU": 1.0}}
+CPU2 = {"NodeID": "b" * 56, "Alive": True, "Resources": {"CPU": 2.0}}
+
+
+def test_cpu_only_nodes_use_a_gpu_nodes_service_over_tcp():
+    nodes = [CPU, GPU, CPU2, GPU2]
+    chosen, tcp = service_nodes(nodes)
+    assert (chosen, tcp) == ([GPU, GPU2], True)
+    services = {GPU["NodeID"]: "svc-e", GPU2["NodeID"]: "svc-f"}
+    assert route(nodes, services) == {CPU["NodeID"]: "svc-e", GPU["NodeID"]: "svc-e", CPU2["NodeID"]: "svc-f",
+                                      GPU2["NodeID"]: "svc-f"}  # fmt: skip
+
+
+def test_all_gpu_or_no_gpu_nodes_each_serve_themselves_locally():
+    for nodes in ([CPU, CPU2], [GPU, GPU2]):
+        chosen, tcp = service_nodes(nodes)
+        assert (chosen, tcp) == (nodes, False)
+        services = {n["NodeID"]: n["NodeID"][:1] for n in nodes}
+        assert route(nodes, services) == services
+    assert route([CPU], {}) == {}  # no service in this run

@@ -34,3 +34,22 @@ def test_each_node_gets_its_own_classification_service(competition):
     assert stable_view(cluster) == stable_view(load_results(competition.path, "serial"))
     sims = [t["sim"] for s in cluster["submissions"] for d in s["letters"].values() for t in d["trials"]]
     assert len(sims) == 8 and all(sim is not None for sim in sims)  # classified, by the nodes' services
+
+
+@pytest.mark.slow  # a cluster start (20-40 s idle): `pytest -m slow tests/e2e/test_cluster_services_e2e.py`
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_a_cpu_only_node_sends_its_images_to_the_gpu_nodes_service(competition):
+    """local:2 with one node declaring a GPU (``--pcg-cluster-gpus 1``; Ray hands it out, the service runs on the
+    CPU here): one service, on that node, listening on TCP, serving both nodes' trial actors; scores as -n 0."""
+    write_competition(competition.path, {"team_prog": {"entry.py": program(VARIED_BODY)}})
+    serial = competition.runpytest_subprocess(*run_args("serial", *ARGS, "--pcg-store", "serial-store"), timeout=300)
+    assert serial.ret == 0, serial.stdout.str()
+    args = [*run_args("cluster", *ARGS), "--pcg-cluster", "local:2", "--pcg-cluster-gpus", "1"]
+    proc = run_in_netns(args, competition.path)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    services = LINE.findall(proc.stdout)
+    assert [(gpu, served) for _, _, gpu, served in services] == [("0", "2")], proc.stdout[-3000:]
+    cluster = load_results(competition.path, "cluster")
+    assert stable_view(cluster) == stable_view(load_results(competition.path, "serial"))
+    sims = [t["sim"] for s in cluster["submissions"] for d in s["letters"].values() for t in d["trials"]]
+    assert len(sims) == 8 and all(sim is not None for sim in sims)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core import zips
-from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.core.base import SERVICE_LISTEN_ENV, BaseProblem
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.problems.science_birds import classify as cs
 from pcg_plugin.problems.science_birds import item, preflight, rows
@@ -72,7 +73,7 @@ class ScienceBirds(BaseProblem):
         if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
             return None
         handle = cs.start_service(model=settings.classifier, device=settings.device, run_dir=run_dir,
-                                  export_env=False)  # fmt: skip
+                                  export_env=False, listen=os.environ.get(SERVICE_LISTEN_ENV) or None)  # fmt: skip
         config.stash[SERVICE_HANDLE] = handle
         return handle.info.to_env()  # type: ignore[no-any-return]
 

@@ -380,3 +380,19 @@ def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
     assert 1 <= len(pids) <= 2  # one service; a second only if its owner was the worker that died
     for pid in pids:
         assert _wait_gone(pid), f"classification service {pid} outlived the pytest run"
+
+
+def test_a_tcp_service_serves_a_client_that_only_has_its_address(tiny_model: Path, tmp_path: Path) -> None:
+    """``listen="tcp:HOST"`` (a cluster's GPU node serving its CPU-only nodes): the address names host and port,
+    a client with the service's info alone classifies as in-process, pre-resized; a wrong authkey is refused."""
+    with cs.start_service(model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False,
+                          listen="tcp:127.0.0.1") as handle:  # fmt: skip
+        assert handle.info.address.startswith("tcp:127.0.0.1:")
+        client = cs.connect(handle.info.to_dict())
+        _assert_close(client.classify(IMAGES), _in_process(tiny_model).classify(IMAGES), tol=1e-5)
+        assert handle.info.resize is not None  # the client shrinks images before they travel
+        forged = dict(handle.info.to_dict(), authkey="00" * 32)
+        with pytest.raises(Exception, match="digest|auth|Authentication"):
+            cs.connect(forged).classify(IMAGES[:1])
+    with pytest.raises(ValueError, match="expected tcp:HOST"):
+        cs.start_service(model=tiny_model, device="cpu", listen="127.0.0.1")

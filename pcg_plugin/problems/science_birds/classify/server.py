@@ -23,7 +23,7 @@ from typing import Any
 
 from pcg_plugin.problems.science_birds.classify.base import ClassifierLike
 from pcg_plugin.problems.science_birds.classify.local import load_classifier
-from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo, from_wire, preresize_plan
+from pcg_plugin.problems.science_birds.classify.wire import TCP, ServiceInfo, from_wire, preresize_plan
 from pcg_plugin._util.devices import resolve_device
 
 
@@ -221,11 +221,15 @@ def _serve(config: dict[str, Any]) -> int:
             config["model"], device=device, threads=config["threads"], dtype=config["dtype"], loader=config["loader"]
         )
         authkey = secrets.token_bytes(32)
-        if sys.platform.startswith("linux"):  # abstract socket: no file to leak if we are killed
-            address = f"\0pcg-classify-{os.getpid()}-{secrets.token_hex(8)}"
+        if config.get("listen"):  # tcp:HOST (a cluster's GPU node serving other nodes): any free port on HOST
+            listener = Listener((config["listen"][len(TCP):], 0), family="AF_INET", authkey=authkey, backlog=1024)
+            address = f"{TCP}{listener.address[0]}:{listener.address[1]}"
         else:
-            address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
-        listener = Listener(address, family="AF_UNIX", authkey=authkey, backlog=1024)
+            if sys.platform.startswith("linux"):  # abstract socket: no file to leak if we are killed
+                address = f"\0pcg-classify-{os.getpid()}-{secrets.token_hex(8)}"
+            else:
+                address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
+            listener = Listener(address, family="AF_UNIX", authkey=authkey, backlog=1024)
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises InfrastructureError
         say({"error": f"{type(exc).__name__}: {exc}"})
         return 1
@@ -258,7 +262,7 @@ def _serve(config: dict[str, Any]) -> int:
     finally:
         with contextlib.suppress(OSError):
             listener.close()
-        if not address.startswith("\0"):
+        if not address.startswith(("\0", TCP)):
             with contextlib.suppress(OSError):
                 os.unlink(address)
     return 0

@@ -29,7 +29,7 @@ from typing import Any
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.science_birds.classify.base import Classification
 from pcg_plugin.problems.science_birds.classify.local import Dtype
-from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo, to_wire
+from pcg_plugin.problems.science_birds.classify.wire import TCP, ServiceInfo, client_address, to_wire
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin.errors import InfrastructureError
 
@@ -100,6 +100,7 @@ def start_service(
     loader: str | None = None,
     startup_timeout: float = 600.0,
     export_env: bool = True,
+    listen: str | None = None,
 ) -> ServiceHandle:
     """Start the service and wait until its model is loaded; the caller owns it (``stop()`` it at session end).
 
@@ -107,8 +108,11 @@ def start_service(
     same JSON to ``run_dir/.pcg-classify-service.json`` (0600) when ``run_dir`` is given. Service logs go to
     ``run_dir/classify-service.log`` (else stderr). ``concurrency`` batcher threads (default 1 on CPU, 4 on
     GPU); ``preresize`` lets workers shrink images to the model's input size when a start-up probe shows the
-    results are unchanged.
+    results are unchanged. ``listen="tcp:HOST"``: a TCP listener on HOST instead of a local socket, for clients on
+    other hosts (a cluster's CPU-only nodes, ``pcg_plugin/cluster/services.py``); the authkey still guards it.
     """
+    if listen is not None and not listen.startswith(TCP):
+        raise ValueError(f"listen={listen!r}: expected tcp:HOST")
     config = {
         "model": None if model is None else str(model),
         "device": device,
@@ -120,6 +124,7 @@ def start_service(
         "max_wait_ms": max_wait_ms,
         "loader": loader,
         "socket_dir": str(run_dir) if run_dir is not None else "/tmp",
+        "listen": listen,
     }
     log: Any = None
     if run_dir is not None:
@@ -236,9 +241,11 @@ def _connect(info: ServiceInfo, timeout: float = 30.0) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            return Client(info.address, family="AF_UNIX", authkey=bytes.fromhex(info.authkey))
+            address, family = client_address(info.address)
+            return Client(address, family=family, authkey=bytes.fromhex(info.authkey))
         except (ConnectionRefusedError, FileNotFoundError) as exc:  # backlog full, or the service is gone
-            if not pid_alive(info.pid) or time.monotonic() > deadline:
+            gone = family == "AF_UNIX" and not pid_alive(info.pid)  # a TCP service's pid is another host's
+            if gone or time.monotonic() > deadline:
                 raise InfrastructureError(f"classification service at pid {info.pid} is not reachable: {exc}") from exc
             time.sleep(0.05)
 

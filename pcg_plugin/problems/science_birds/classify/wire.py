@@ -46,6 +46,18 @@ class ServiceInfo:
         return cls.from_dict(json.loads(text))
 
 
+TCP = "tcp:"  # an address "tcp:HOST:PORT" is a TCP listener (another host's service); any other, a Unix socket
+
+
+def client_address(address: str) -> tuple[Any, str]:
+    """What ``multiprocessing.connection.Client`` takes for a service address: ``(host, port)`` and AF_INET for
+    ``tcp:HOST:PORT``, else the Unix socket's name and AF_UNIX."""
+    if address.startswith(TCP):
+        host, _, port = address[len(TCP):].rpartition(":")
+        return (host, int(port)), "AF_INET"
+    return address, "AF_UNIX"
+
+
 _PRERESIZE_MODES = {"RGB", "RGBA", "L"}  # the modes the start-up probe checks
 
 
