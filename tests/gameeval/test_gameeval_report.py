@@ -55,6 +55,10 @@ def test_results_and_report_show_each_episode_as_a_chat(tmp_path: Path) -> None:
     assert "the spy Nancy was voted out" in html
     lines = summary_lines(GAMES["spyfall"], doc, tmp_path, report, None)
     assert any("crash: the description is not a JSON object" in line for line in lines)
+    from pcg_plugin._util import provenance
+    from pcg_plugin._util.paths import REPO_ROOT
+
+    assert saved["provenance"] == json.loads(json.dumps(provenance.collect(REPO_ROOT)))  # what `pcg card` shows
 
 
 def test_an_entry_whose_every_episode_errored_shows_the_role_it_plays(tmp_path: Path) -> None:

@@ -42,3 +42,12 @@ def test_the_terminal_lists_a_bounded_number_of_zeros() -> None:
     lines = summary_lines(document(results, ["chatty"]), "run", None, None)
     assert sum(line.startswith("  chatty instance") for line in lines) == MAX_ZERO_LINES
     assert "  ... and 3 more episode(s) with a reason, in results.json" in lines
+
+
+def test_results_carry_the_runs_provenance_as_every_problems_do() -> None:
+    """git SHA, library versions and platform, as Science Birds and the PCG Benchmark write them (`pcg card`
+    shows the SHA; it had none for the picture game)."""
+    from pcg_plugin._util import provenance
+    from pcg_plugin._util.paths import REPO_ROOT
+
+    assert document([aborted("chatty", 1)], ["chatty"])["provenance"] == provenance.collect(REPO_ROOT)

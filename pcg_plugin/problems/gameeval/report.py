@@ -8,9 +8,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin._util import jsontext
+from pcg_plugin._util import jsontext, provenance
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin._util.paths import template_source
+from pcg_plugin._util.paths import REPO_ROOT, template_source
 from pcg_plugin.core import runs
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
@@ -62,7 +62,8 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any 
            "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run}, "settings": run.get("settings", {}),
            "leaderboard": board, "episodes": [episode_row(r) for r in ordered],
            "errors": dict(sorted(collected.errors.items())),
-           "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
+           "folder_errors": dict(sorted(collected.folder_problems.items())),
+           "provenance": provenance.collect(REPO_ROOT)}  # fmt: skip
     if problem is not None:
         runs.annotate(problem, doc, doc["leaderboard"], "submission")
     run_dir = Path(run["run_dir"])

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin._util import jsontext
+from pcg_plugin._util import jsontext, provenance
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin._util.paths import template_source
+from pcg_plugin._util.paths import REPO_ROOT, template_source
 from pcg_plugin.core import runs
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
@@ -31,7 +31,8 @@ def results_document(run: Mapping[str, Any], results: list[EpisodeResult], board
             "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run}, "settings": run.get("settings", {}),
             "leaderboard": [r.to_dict() for r in board], "episodes": episode_rows(results),
             "errors": dict(sorted(collected.errors.items())),
-            "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
+            "folder_errors": dict(sorted(collected.folder_problems.items())),
+            "provenance": provenance.collect(REPO_ROOT)}  # fmt: skip
 
 
 def finish_run(run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
