@@ -13,3 +13,12 @@ def read_input(name: str) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return data.decode("utf-16", errors="replace")
     return data.decode("utf-8-sig", errors="replace")
+
+
+def read_input_or_say(name: str, command: str) -> str | None:
+    """``read_input``, or None after telling stderr why the file cannot be read (the command then exits 2)."""
+    try:
+        return read_input(name)
+    except OSError as exc:
+        print(f"{command}: cannot read {name}: {exc.strerror}", file=sys.stderr)
+        return None

@@ -150,22 +150,16 @@ def table(rows: list[Row], method: str, max_drop: float) -> list[str]:
 
 def load_document(path: Path) -> dict[str, Any]:
     """A baseline for the gate: a saved baseline (a results.json copy), a results.json or a run folder."""
-    from pcg_plugin.core.runs import results_path
+    from pcg_plugin.core.runs import read_document, results_path
 
-    found = results_path(path)
-    try:
-        doc = json.loads(found.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ResultsError(f"baseline {found}: not readable JSON ({exc})") from None
-    if not isinstance(doc, dict):
-        raise ResultsError(f"baseline {found}: not a pytest-pcg results document")
-    return doc
+    return read_document(results_path(path), "baseline ")
 
 
 class Gate:
-    """Saves and/or compares the run's scores once, on the controller; a regression fails the session."""
+    """Saves and/or compares the run's scores once, on the controller; a regression fails the session. A problem
+    with its own comparison (Science Birds) subclasses it: ``pytest_pcg_run_finished``, ``failed`` and ``lines``."""
 
-    def __init__(self, *, save: Path | None, baseline: Path | None, max_drop: float, method: str) -> None:
+    def __init__(self, *, save: Path | None, baseline: Path | None, max_drop: Any, method: str) -> None:
         self.save, self.baseline, self.max_drop, self.method = save, baseline, max_drop, method
         self.rows: list[Row] | None = None
         self.error: str | None = None
@@ -192,25 +186,34 @@ class Gate:
         except (ResultsError, OSError) as exc:
             self.error = str(exc)
 
+    def failed(self) -> bool:
+        """A submission regressed or went missing."""
+        return bool(self.rows) and any(r.status in FAILING for r in self.rows)
+
+    def lines(self) -> list[str] | None:
+        """The comparison as the terminal shows it (None: nothing was compared)."""
+        return None if self.rows is None else table(self.rows, self.method, self.max_drop)
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.baseline is not None and not self.finished and self.error is None:
             self.error = "the run produced no scores to compare with the baseline (no evaluation items ran)"
         if self.error is not None:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif self.rows and any(r.status in FAILING for r in self.rows) and session.exitstatus == pytest.ExitCode.OK:
+        elif self.failed() and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.error is None and self.rows is None and self.saved is None:
+        compared = self.lines()
+        if self.error is None and compared is None and self.saved is None:
             return
         terminalreporter.section("pytest-pcg baseline")
         if self.error is not None:
             terminalreporter.write_line(f"baseline error: {self.error}", red=True)
-        if self.rows is not None:
-            failed = any(r.status in FAILING for r in self.rows)
+        if compared is not None:
+            failed = self.failed()
             terminalreporter.write_line(f"baseline: {self.baseline}")
-            for line in table(self.rows, self.method, self.max_drop):
+            for line in compared:
                 terminalreporter.write_line(line, red=failed, green=not failed)
         if self.saved is not None:
             terminalreporter.write_line(f"baseline saved: {self.saved}")

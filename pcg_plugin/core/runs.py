@@ -56,17 +56,24 @@ class FinishedRun:
         return lambda pick: self.problem.scores(self.doc, pick)
 
 
+def read_document(found: Path, what: str = "") -> dict[str, Any]:
+    """A results document (results.json, or a saved baseline: its copy), read as a JSON object; a ResultsError
+    names the file (``what``: the role it plays, e.g. "baseline ") otherwise."""
+    try:
+        doc = json.loads(found.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultsError(f"{what}{found}: not readable JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ResultsError(f"{what}{found}: not a pytest-pcg results document (a JSON {type(doc).__name__})")
+    return doc
+
+
 def load(path: Path | str, problem: Any = None) -> FinishedRun:
     """Read a run (its folder or results.json); ``problem``: the problem object when the caller has it."""
     from pcg_plugin.core.problem import load as load_problem
 
     found = results_path(path)
-    try:
-        doc = json.loads(found.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ResultsError(f"{found}: not readable JSON ({exc})") from None
-    if not isinstance(doc, dict):
-        raise ResultsError(f"{found}: not a pytest-pcg results.json (a JSON {type(doc).__name__})")
+    doc = read_document(found)
     name = problem_name(doc, str(found))
     return FinishedRun(found, doc, problem if problem is not None else load_problem(name))
 

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin._util import jsontext, provenance
-from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
-from pcg_plugin.core import runs
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.episode.finish import errors_by_submission, write_run
 from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.gameeval import REFERENCE
 from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.problems.gameeval.leaderboard import rows
 from pcg_plugin.problems.gameeval.records import EpisodeRecord
 
-RESULTS_FILE = "results.json"
-REPORT_FILE = "report.html"
 TEMPLATE = "gameeval_report.html.j2"
 SCHEMA = "pytest-pcg/gameeval-results/1"
 COLUMNS = {
@@ -50,12 +46,8 @@ def episode_row(r: EpisodeRecord) -> dict[str, Any]:
 
 def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results: list[EpisodeRecord] = list(collected.records.values())
-    errors: dict[str, int] = {}
-    for nodeid in collected.errors:
-        name = collected.items.get(nodeid, {}).get("name", nodeid.split("::")[0])
-        errors[name] = errors.get(name, 0) + 1
     trials = int(run.get("settings", {}).get("trials", 1))
-    board = rows(game, results, trials, errors, {m["name"]: m for m in collected.items.values()})
+    board = rows(game, results, trials, errors_by_submission(collected), {m["name"]: m for m in collected.items.values()})
     ordered = sorted(results, key=lambda r: (r.submission, r.target, r.trial))
     doc = {"schema": SCHEMA, "problem": f"gameeval/{game.name}", "reference": REFERENCE,
            "game": {"name": game.name, "title": game.title},
@@ -64,14 +56,7 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any 
            "errors": dict(sorted(collected.errors.items())),
            "folder_errors": dict(sorted(collected.folder_problems.items())),
            "provenance": provenance.collect(REPO_ROOT)}  # fmt: skip
-    if problem is not None:
-        runs.annotate(problem, doc, doc["leaderboard"], "submission")
-    run_dir = Path(run["run_dir"])
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / RESULTS_FILE, jsontext.dumps(doc, indent=1) + "\n")
-    report = run_dir / REPORT_FILE
-    atomic_write(report, render(game, doc, ordered))
-    return doc, report
+    return write_run(run, doc, problem, lambda doc: render(game, doc, ordered))
 
 
 def _fmt(value: Any) -> str:

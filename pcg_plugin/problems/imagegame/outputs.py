@@ -21,7 +21,6 @@ from pcg_plugin.problems.imagegame import GAME_NAME, rules
 from pcg_plugin.problems.imagegame.episode_record import EpisodeRecord
 from pcg_plugin.problems.imagegame.records import EpisodeResult
 
-RESULTS_FILE = "results.json"
 TEMPERATURE_TAG = "t0.0"
 
 

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin._util import jsontext, provenance
-from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
-from pcg_plugin.core import runs
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.episode.finish import errors_by_submission, write_run
 from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
 from pcg_plugin.problems.imagegame.leaderboard import Row, rows
-from pcg_plugin.problems.imagegame.outputs import RESULTS_FILE, episode_rows
+from pcg_plugin.problems.imagegame.outputs import episode_rows
 from pcg_plugin.problems.imagegame.records import CONSEQUENCE, EpisodeResult
 
-REPORT_FILE = "report.html"
 TEMPLATE = "imagegame_report.html.j2"
 SCHEMA = "pytest-pcg/imagegame-results/1"
 
@@ -37,21 +34,9 @@ def results_document(run: Mapping[str, Any], results: list[EpisodeResult], board
 
 def finish_run(run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results = list(collected.records.values())
-    errors: dict[str, int] = {}
-    for nodeid in collected.errors:
-        name = collected.items.get(nodeid, {}).get("name", nodeid.split("::")[0])
-        errors[name] = errors.get(name, 0) + 1
     names = [m["name"] for m in collected.items.values()]
-    board = rows(results, rules.EXPERIMENTS, errors, names)
-    doc = results_document(run, results, board, collected)
-    if problem is not None:
-        runs.annotate(problem, doc, doc["leaderboard"], "submission")
-    run_dir = Path(run["run_dir"])
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / RESULTS_FILE, jsontext.dumps(doc, indent=1) + "\n")
-    report = run_dir / REPORT_FILE
-    atomic_write(report, render(doc, results))
-    return doc, report
+    board = rows(results, rules.EXPERIMENTS, errors_by_submission(collected), names)
+    return write_run(run, results_document(run, results, board, collected), problem, lambda doc: render(doc, results))
 
 
 def _fmt(value: Any) -> str:

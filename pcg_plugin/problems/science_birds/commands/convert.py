@@ -16,15 +16,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin._util.inputs import read_input
+    from pcg_plugin._util.inputs import read_input_or_say
     from pcg_plugin.errors import ConversionError
     from pcg_plugin.problems.science_birds.level.grid import drop_blocks
     from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml
 
-    try:
-        code = read_input(args.code)
-    except OSError as exc:
-        print(f"pcg convert: cannot read {args.code}: {exc.strerror}", file=sys.stderr)
+    code = read_input_or_say(args.code, "pcg convert")
+    if code is None:
         return 2
     try:
         xml = grid_to_xml(drop_blocks(code, args.prefix))

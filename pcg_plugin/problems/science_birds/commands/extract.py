@@ -14,13 +14,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin._util.inputs import read_input
+    from pcg_plugin._util.inputs import read_input_or_say
     from pcg_plugin.problems.science_birds.level.extract import extract_code
 
-    try:
-        text = read_input(args.response)
-    except OSError as exc:
-        print(f"pcg extract: cannot read {args.response}: {exc.strerror}", file=sys.stderr)
+    text = read_input_or_say(args.response, "pcg extract")
+    if text is None:
         return 2
     code = extract_code(text, args.prefix)
     if code is None:

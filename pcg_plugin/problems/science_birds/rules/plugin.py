@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core.gate import Gate
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
     switches = (("--pcg-rules", "check each submission against the competition rules (static, no LLM); one item "
@@ -80,15 +83,13 @@ def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
                                 "any item ran):\n  " + "\n  ".join(problems))  # fmt: skip
 
 
-class BaselineGate:
-    """Saves and/or compares the run's scores once, on the controller; a regression fails the session."""
+class BaselineGate(Gate):
+    """The harness's gate (``core.gate.Gate``) with Science Birds' own comparison: the official scores per letter
+    and model, exact Decimals, the classifier's and physics' digests (``scoring.baseline``)."""
 
     def __init__(self, *, save: Path | None, baseline: Path | None, max_drop: Decimal, method: str) -> None:
-        self.save, self.baseline, self.max_drop, self.method = save, baseline, max_drop, method
-        self.saved: Path | None = None
+        super().__init__(save=save, baseline=baseline, max_drop=max_drop, method=method)
         self.comparison: Any = None
-        self.error: str | None = None
-        self.finished = False
 
     def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
         from pcg_plugin.problems.science_birds.scoring import baseline
@@ -107,27 +108,10 @@ class BaselineGate:
         except (baseline.BaselineError, ResultsError) as exc:
             self.error = str(exc)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.baseline is not None and not self.finished and self.error is None:
-            self.error = "the run produced no scores to compare with the baseline (no evaluation items ran)"
-        if self.error is not None:
-            session.exitstatus = pytest.ExitCode.USAGE_ERROR
-        elif self.comparison is not None and self.comparison.failed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    def failed(self) -> bool:
+        return self.comparison is not None and bool(self.comparison.failed)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def lines(self) -> list[str] | None:
         from pcg_plugin.problems.science_birds.scoring.baseline import format_comparison
 
-        if self.error is None and self.comparison is None and self.saved is None:
-            return
-        terminalreporter.section("pytest-pcg baseline")
-        if self.error is not None:
-            terminalreporter.write_line(f"baseline error: {self.error}", red=True)
-        if self.comparison is not None:
-            failed = self.comparison.failed
-            terminalreporter.write_line(f"baseline: {self.baseline}")
-            for line in format_comparison(self.comparison):
-                terminalreporter.write_line(line, red=failed, green=not failed)
-        if self.saved is not None:
-            terminalreporter.write_line(f"baseline saved: {self.saved}")
+        return None if self.comparison is None else list(format_comparison(self.comparison))
