@@ -10,13 +10,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript, viewer
 from pcg_plugin.core.calls import Totals
-from pcg_plugin.core.progress import line
+from pcg_plugin.core.progress import Progress, line, time_left
 from trial_pages import browser, opened, rendered
 
 TOY = str(Path(__file__).resolve().parent.parent)
@@ -133,9 +134,30 @@ def test_progress_prints_plain_lines_when_not_a_terminal_and_nothing_under_q(con
 def test_the_progress_line_says_what_is_left():
     totals = Totals(calls=30, paid=20, replayed=10, prompt_tokens=9000, completion_tokens=3000, cost_usd=0.0123,
                     unpriced=2)  # fmt: skip
-    assert line(26, 104, totals, 13.0) == ("pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · $0.0123 "
-                                           "(+2 unpriced) · 0:39 left")  # fmt: skip
+    assert line(26, 104, totals, 13.0, 39.0) == ("pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · "
+                                                 "$0.0123 (+2 unpriced) · 0:39 left")  # fmt: skip
     assert line(0, 104, Totals(), 0.0).endswith("time left unknown")
+    assert line(104, 104, Totals(), 75.0).endswith("done in 1:15")
+
+
+def finished(nodeid: str) -> SimpleNamespace:
+    return SimpleNamespace(nodeid=nodeid, when="teardown", passed=True, user_properties=[])
+
+
+def test_the_time_left_counts_from_the_first_item_finished_not_the_workers_start_up():
+    """A fake clock: the workers take 29 s to start and the first item finishes at 30 s; then one item a second.
+    Ten items: after four, six are left at one a second (not 33 s / 4 items x 6 = 0:50)."""
+    now = [0.0]
+    progress = Progress(SimpleNamespace(), clock=lambda: now[0])
+    progress.set_total(10)
+    now[0] = 30.0
+    progress.pytest_runtest_logreport(finished("i1"))
+    assert progress.text().endswith("time left unknown")  # one item says nothing of the rate yet
+    for k in (2, 3, 4):
+        now[0] += 1.0
+        progress.pytest_runtest_logreport(finished(f"i{k}"))
+    assert progress.text().endswith("4/10 items · calls 0 paid, 0 replayed · tokens 0 · $0.0000 · 0:06 left")
+    assert time_left(4, 10, None, 33.0) is None and time_left(2, 10, (2, 30.0), 30.0) is None
 
 
 def test_on_a_terminal_the_progress_is_one_line_rewritten(contest):
