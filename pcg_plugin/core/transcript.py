@@ -117,6 +117,9 @@ def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
     """The transcript of ``nodeid`` in a run folder; FileNotFoundError names what is there instead."""
     folder = Path(run_dir) / FOLDER
     path = folder / f"{trial_id(nodeid)}.js"
+    older = folder / f"{trial_id(nodeid)}.json.gz"  # a run folder written before trials/<id>.js
+    if not path.is_file() and older.is_file():
+        return json.loads(gzip.decompress(older.read_bytes()))  # type: ignore[no-any-return]
     if not path.is_file():
         known = sorted(folder.glob("*.js")) if folder.is_dir() else []
         raise FileNotFoundError(f"no transcript of {nodeid!r} in {folder} ({len(known)} trial(s) there; give the "

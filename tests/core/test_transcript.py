@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from html import escape
 
@@ -79,6 +80,16 @@ def test_a_prompt_every_trial_sends_is_kept_once_and_read_back_whole(tmp_path):
     shared[0].unlink()
     with pytest.raises(FileNotFoundError):
         transcript.read(tmp_path, "s::A::1")
+
+
+def test_a_run_folder_from_before_the_one_page_still_shows_its_trials(tmp_path):
+    """Run folders written before trials/<id>.js kept trials/<id>.json.gz: pcg show reads them as they are."""
+    doc = transcript.document("s::A::1", {"name": "s"}, [Call([{"role": "user", "content": "hi"}], "yo", 1, 1, 0.1,
+                                                              False)])  # fmt: skip
+    (tmp_path / "trials").mkdir()
+    (tmp_path / "trials" / f"{transcript.trial_id('s::A::1')}.json.gz").write_bytes(
+        gzip.compress(json.dumps(doc).encode()))
+    assert transcript.read(tmp_path, "s::A::1") == doc
 
 
 @pytest.mark.skipif(browser() is None, reason="no chromium")
