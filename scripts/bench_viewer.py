@@ -159,22 +159,36 @@ def write_viewer(doc: dict, docs: list[dict], out: Path) -> tuple[Path, float]: 
     return report, time.perf_counter() - t0
 
 
-def sizes(out: Path, report: Path, n: int) -> None:
+def measure(out: Path, report: Path, n: int) -> tuple[float, float, Counter[str]]:
+    """Bytes per trial of report.html and of everything beside it (the copy of the page without the viewer's
+    part left out), and the bytes of each kind of file beside it."""
     parts: Counter[str] = Counter()
     for path in out.rglob("*"):
         if path.is_file() and path != report and path.name != "report-without-viewer.html":
             top = path.relative_to(out).parts[0]
             kind = top if top in ("trials", "animations", "thumbs", "result", "results.json") else "official files"
             if top == "trials":
-                kind = f"trials/*{''.join(path.suffixes)}" if path.name != "viewer.css" else "trials/viewer.css"
+                inner = path.relative_to(out / "trials").parts
+                kind = f"trials/{inner[0]}/*" if len(inner) > 1 else f"trials/*{''.join(path.suffixes)}"
+                kind = f"trials/{path.name}" if path.name in ("viewer.css", "view.html") else kind
             parts[kind] += path.stat().st_size
-    beside = sum(parts.values())
+    return report.stat().st_size / n, sum(parts.values()) / n, parts
+
+
+STAGE_FILES = ("*/similarity/*.json", "*/diversity/*.json", "*/stability/*.json", "trials.jsonl", "result/*")
+
+
+def sizes(out: Path, report: Path, n: int, run: Path, recorded: int) -> None:
+    page, beside, parts = measure(out, report, n)
     base = (out / "report-without-viewer.html").stat().st_size
-    print(f"{n} trials: report.html {report.stat().st_size / 1e6:.2f} MB = {report.stat().st_size / n:.0f} B/trial "
+    print(f"{n} trials: report.html {page * n / 1e6:.2f} MB = {page:.0f} B/trial "
           f"(without the viewer's part {base / n:.0f} B/trial); "
-          f"beside it {beside / 1e6:.2f} MB = {beside / n / 1e3:.1f} KB/trial")  # fmt: skip
+          f"beside it {beside * n / 1e6:.2f} MB = {beside / 1e3:.1f} KB/trial")  # fmt: skip
     for kind, size in parts.most_common():
         print(f"  {kind:24s} {size / 1e6:8.2f} MB  {size / n / 1e3:6.2f} KB/trial")
+    stage = sum(p.stat().st_size for pattern in STAGE_FILES for p in run.glob(pattern) if p.is_file())
+    print(f"not in the grown copy: the official stage files (similarity/diversity/stability JSON, trials.jsonl, "
+          f"result/) of the recorded run, {stage / recorded / 1e3:.2f} KB/trial ({recorded} trials)")  # fmt: skip
 
 
 def main() -> int:
@@ -190,7 +204,8 @@ def main() -> int:
     doc, docs = grow(run, work / "grown", args.trials)
     report, took = write_viewer(doc, docs, work / "grown")
     print(f"report and viewer written in {took:.1f} s")
-    sizes(work / "grown", report, len(docs))
+    recorded = sum(1 for line in (run / "trials.jsonl").read_text().splitlines() if line.strip())
+    sizes(work / "grown", report, len(docs), run, recorded)
     with tempfile.TemporaryDirectory() as tmp:
         blank = Path(tmp) / "blank.html"
         blank.write_text("<!doctype html><title>blank</title>")

@@ -64,6 +64,14 @@ def shot(url: str, png: Path, width: int, height: int) -> None:
     print(f"  {png} ({png.stat().st_size / 1e3:.0f} KB)")
 
 
+def page_url(run: Path, nodeid: str) -> str:
+    """The file: URL of a trial's page (``trials/view.html?<id>``: the ``?`` is not part of the file's name)."""
+    from pcg_plugin.core import transcript
+
+    page, _, tid = transcript.page_rel(nodeid).partition("?")
+    return f"{(run / page).as_uri()}?{tid}"
+
+
 def show(run: Path, nodeid: str) -> dict:  # type: ignore[type-arg]
     out = subprocess.run([PY, "-m", "pcg_plugin", "show", str(run), nodeid, "--json"], capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
@@ -78,7 +86,7 @@ def show(run: Path, nodeid: str) -> dict:  # type: ignore[type-arg]
 def science_birds(work: Path, images: Path) -> None:
     from e2e_support import make_tiny_classifier, write_competition
 
-    from pcg_plugin.core import transcript, viewer
+    from pcg_plugin.core import viewer
 
     sb = work / "science-birds"
     shutil.rmtree(sb, ignore_errors=True)
@@ -91,8 +99,7 @@ def science_birds(work: Path, images: Path) -> None:
                "--pcg-out", "run", "--pcg-store", "store", env={"PYTHONPATH": str(sb)})  # fmt: skip
     run = sb / "run"
     show(run, "submissions/multi_turn::A::1")
-    shot((run / transcript.page_rel("submissions/multi_turn::A::1")).as_uri(), images / "viewer-transcript.png",
-         1100, 1250)  # fmt: skip
+    shot(page_url(run, "submissions/multi_turn::A::1"), images / "viewer-transcript.png", 1100, 1700)
     page = (run / "report.html").read_text(encoding="utf-8")
     alone = run / "viewer-section.html"  # the report's added part alone: a headless screenshot cannot scroll
     alone.write_text(page[: page.index("<body>") + 6] + page[page.index(viewer.MARK):], encoding="utf-8")
@@ -106,19 +113,20 @@ def frames_strip(gif: Path, png: Path, picks: int = 6) -> None:
     from PIL import Image, ImageSequence
 
     with Image.open(gif) as img:
-        frames = [f.convert("RGB") for f in ImageSequence.Iterator(img)]
-    chosen = [frames[round(i * (len(frames) - 1) / (picks - 1))] for i in range(picks)]
+        frames = [(f.convert("RGB"), f.info.get("duration", 0)) for f in ImageSequence.Iterator(img)]
+    starts = [sum(d for _, d in frames[:k]) / 1000 for k in range(len(frames))]
+    picked = [round(i * (len(frames) - 1) / (picks - 1)) for i in range(picks)]
+    chosen = [frames[k][0] for k in picked]
     w, h = chosen[0].size
     strip = Image.new("RGB", (picks * (w + 8) - 8, h), "white")
     for i, f in enumerate(chosen):
         strip.paste(f, (i * (w + 8), 0))
     strip.save(png)
-    print(f"  {png} ({len(frames)} frames in {gif.name}, {gif.stat().st_size / 1e3:.1f} KB)")
+    at = ", ".join(f"{starts[k]:.1f}" for k in picked)
+    print(f"  {png} ({len(frames)} frames in {gif.name}, {gif.stat().st_size / 1e3:.1f} KB; shown at {at} s)")
 
 
 def games(work: Path, images: Path) -> None:
-    from pcg_plugin.core import transcript
-
     runs = {
         "imagegame": (["examples/imagegame", "--pcg-problem", "imagegame", "--pcg-backend", "scripted", "--pcg-model",
                        "ig_doubles:respond_perfect"], "tests/imagegame", "examples/imagegame/giver_prompt::compact_grids/0::1"),
@@ -134,7 +142,7 @@ def games(work: Path, images: Path) -> None:
                    env={"PYTHONPATH": str(ROOT / path)})  # fmt: skip
         show(run, nodeid)
         if name != "pcgbench":
-            shot((run / transcript.page_rel(nodeid)).as_uri(), images / f"viewer-{name}.png", 1100, 1400)
+            shot(page_url(run, nodeid), images / f"viewer-{name}.png", 1100, 1400)
 
 
 def progress(work: Path, images: Path, delay: float) -> None:

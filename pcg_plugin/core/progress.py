@@ -28,17 +28,26 @@ def _clock(seconds: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
-def line(done: int, total: int, totals: Totals, elapsed: float) -> str:
+def time_left(done: int, total: int, first: tuple[int, float] | None, now: float) -> float | None:
+    """Seconds left at the rate items finished since the first did (``first``: the count and the clock then):
+    the workers' start-up and the first item's loading come before it, so they do not inflate the estimate.
+    None until an item has finished after the first."""
+    if first is None or done <= first[0] or now <= first[1]:
+        return None
+    return (now - first[1]) / (done - first[0]) * max(total - done, 0)
+
+
+def line(done: int, total: int, totals: Totals, elapsed: float, left: float | None = None) -> str:
     """``pcg 52/104 items · calls 40 paid, 12 replayed · tokens 61.2k · $0.0123 · 0:42 left``."""
     cost = f"${totals.cost_usd:.4f}" + (f" (+{totals.unpriced} unpriced)" if totals.unpriced else "")
-    if done and total > done:
-        left = f"{_clock(elapsed / done * (total - done))} left"
-    elif total and done >= total:
-        left = f"done in {_clock(elapsed)}"
+    if total and done >= total:
+        shown = f"done in {_clock(elapsed)}"
+    elif left is not None:
+        shown = f"{_clock(left)} left"
     else:
-        left = "time left unknown"
+        shown = "time left unknown"
     return (f"pcg {done}/{total or '?'} items · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
-            f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {left}")  # fmt: skip
+            f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {shown}")  # fmt: skip
 
 
 class Progress:
@@ -49,6 +58,7 @@ class Progress:
         self.config, self.clock = config, clock
         self.total = 0
         self.done: set[str] = set()
+        self.first: tuple[int, float] | None = None  # items done and the clock when the first item finished
         self.totals = Totals()
         self.by_item: dict[str, Totals] = {}
         self.started = clock()
@@ -97,13 +107,20 @@ class Progress:
             self.totals = self.totals + t
         if report.when == "teardown" or (report.when == "setup" and not report.passed):
             self.done.add(report.nodeid)
+            if self.first is None:
+                self.first = (len(self.done), self.clock())
             self.draw()
 
     # -- what the user sees -----------------------------------------------------------------------------------
+    def text(self) -> str:
+        now = self.clock()
+        left = time_left(len(self.done), self.total, self.first, now)
+        return line(len(self.done), self.total, self.totals, now - self.started, left)
+
     def draw(self, final: bool = False) -> None:
         if self.reporter is None or self.mode == "off":
             return
-        text = line(len(self.done), self.total, self.totals, self.clock() - self.started)
+        text = self.text()
         if self.mode == "tty":
             now = self.clock()
             if text != self._drawn and (final or now - self._last_draw >= 0.2 or len(self.done) >= self.total):

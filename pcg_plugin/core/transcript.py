@@ -1,13 +1,20 @@
 """A trial's transcript: every model call in order (messages with roles, the reply, tokens, seconds, retries,
 whether it was replayed) and the problem's state between calls (a grid after each instruction, who spoke, voted
-or left), written by the process that ran the trial beside the report (``trials/<id>.json.gz`` for ``pcg
-show``, ``trials/<id>.html`` for the report's link) and read back by ``pcg show``."""
+or left), written by the process that ran the trial beside the report and read back by ``pcg show``.
+
+What a run folder holds, small enough for 20 KB a trial beside the report of a 39,000-trial competition:
+``trials/<id>.js``, one compressed file per trial (the document ``pcg show --json`` prints and the trial page's
+markup, gzip in base64 inside a script call, so a page opened from ``file:`` can load it); ``trials/m/<hash>.js``,
+each long system or user message once per run however many trials sent it (a prompt is the same in every trial
+of its target); and ``trials/view.html``, the one trial page, which shows the trial named after its ``?``."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -21,7 +28,10 @@ from pcg_plugin.core.calls import Call
 
 RUN_DIR_KEY = pytest.StashKey[Path]()  # the run folder, on the controller and every worker
 FOLDER = "trials"
+SHARED = "m"  # trials/m/<hash>.js: a message sent by many trials, once
+VIEW = "view.html"
 CSS = "viewer.css"
+SHARED_FROM = 512  # characters: a system or user message this long is kept once per run, not in every trial
 
 
 def trial_id(nodeid: str) -> str:
@@ -29,9 +39,14 @@ def trial_id(nodeid: str) -> str:
     return hashlib.sha256(shown(nodeid).encode("utf-8")).hexdigest()[:16]
 
 
+def data_rel(nodeid: str) -> str:
+    """The trial's transcript file, relative to the run folder."""
+    return f"{FOLDER}/{trial_id(nodeid)}.js"
+
+
 def page_rel(nodeid: str) -> str:
-    """The trial page's path relative to the run folder (where report.html is)."""
-    return f"{FOLDER}/{trial_id(nodeid)}.html"
+    """The link that opens the trial's page, relative to the run folder (where report.html is)."""
+    return f"{FOLDER}/{VIEW}?{trial_id(nodeid)}"
 
 
 def document(nodeid: str, meta: Mapping[str, Any], calls: Sequence[Call], *, summary: str = "",
@@ -45,25 +60,89 @@ def document(nodeid: str, meta: Mapping[str, Any], calls: Sequence[Call], *, sum
             "states": [dict(s) for s in states]}  # fmt: skip
 
 
+# -- the files -----------------------------------------------------------------------------------------------
+
+
+def _pack(value: Any) -> str:
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def _unpack(text: str) -> Any:
+    return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+def _script(call: str, *args: str) -> str:
+    """``pcgTrial("...")``: what the page's script receives; every argument is hex or base64 (nothing to quote)."""
+    return f"{call}(" + ",".join(f'"{a}"' for a in args) + ");\n"
+
+
+def split_shared(doc: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The document to store, with each long system or user message replaced by its hash (``refs``: [call,
+    message, hash] triples), and those messages by hash."""
+    stored = json.loads(json.dumps(doc))
+    shared: dict[str, str] = {}
+    refs = []
+    for k, call in enumerate(stored["calls"]):
+        for i, msg in enumerate(call.get("messages") or ()):
+            content = msg.get("content") if isinstance(msg, dict) else None
+            if isinstance(content, str) and len(content) >= SHARED_FROM and msg.get("role") != "assistant":
+                h = hashlib.sha256(content.encode("utf-8")).hexdigest()[:24]
+                shared[h] = content
+                msg["content"] = None
+                refs.append([k, i, h])
+    if refs:
+        stored["refs"] = refs
+    return stored, shared
+
+
 def write(run_dir: Path, doc: Mapping[str, Any]) -> Path:
-    """``trials/<id>.json.gz`` and ``trials/<id>.html``; the page's path."""
+    """``trials/<id>.js`` (and the shared messages it names, and the page if the run folder lacks it); its path."""
     folder = Path(run_dir) / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
+    (folder / SHARED).mkdir(parents=True, exist_ok=True)
     doc = shown_all(doc)  # a name that is not UTF-8 (and anything quoting it) as text every writer takes
-    tid = trial_id(doc["nodeid"])
-    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    atomic_write(folder / f"{tid}.json.gz", gzip.compress(raw, compresslevel=6, mtime=0))
-    return atomic_write(folder / f"{tid}.html", page(doc))
+    stored, shared = split_shared(doc)
+    for h, content in shared.items():
+        path = folder / SHARED / f"{h}.js"
+        if not path.is_file():  # named by its content: another trial (another worker) wrote the same bytes
+            atomic_write(path, _script("pcgMessage", h, _pack(content)))
+    if not (folder / VIEW).is_file():
+        write_style(run_dir)
+    body = _body(doc, fill=False)
+    return atomic_write(folder / f"{trial_id(doc['nodeid'])}.js", _script("pcgTrial", _pack({"doc": stored,
+                                                                                             "page": body})))
 
 
 def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
     """The transcript of ``nodeid`` in a run folder; FileNotFoundError names what is there instead."""
-    path = Path(run_dir) / FOLDER / f"{trial_id(nodeid)}.json.gz"
+    folder = Path(run_dir) / FOLDER
+    path = folder / f"{trial_id(nodeid)}.js"
+    older = folder / f"{trial_id(nodeid)}.json.gz"  # a run folder written before trials/<id>.js
+    if not path.is_file() and older.is_file():
+        return json.loads(gzip.decompress(older.read_bytes()))  # type: ignore[no-any-return]
     if not path.is_file():
-        known = sorted(Path(run_dir, FOLDER).glob("*.json.gz")) if Path(run_dir, FOLDER).is_dir() else []
-        raise FileNotFoundError(f"no transcript of {nodeid!r} in {Path(run_dir) / FOLDER} ({len(known)} trial(s) "
-                                "there; give the node id as the run printed it, e.g. submissions/team::A::1)")
-    return json.loads(gzip.decompress(path.read_bytes()))  # type: ignore[no-any-return]
+        known = sorted(folder.glob("*.js")) if folder.is_dir() else []
+        raise FileNotFoundError(f"no transcript of {nodeid!r} in {folder} ({len(known)} trial(s) there; give the "
+                                "node id as the run printed it, e.g. submissions/team::A::1)")
+    return load(path)
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The transcript in one ``trials/<id>.js``, its shared messages put back (read from beside it)."""
+    doc: dict[str, Any] = _unpack(_argument(path, "pcgTrial")[1])["doc"]
+    for k, i, h in doc.pop("refs", ()):
+        doc["calls"][k]["messages"][i]["content"] = _unpack(_argument(path.parent / SHARED / f"{h}.js",
+                                                                      "pcgMessage")[2])  # fmt: skip
+    return doc
+
+
+def _argument(path: Path, call: str) -> list[str]:
+    """The call's name and arguments in one of our script files."""
+    text = path.read_text(encoding="ascii").strip()
+    found = re.fullmatch(rf'({call})\(([^)]*)\);', text)
+    if found is None:
+        raise ValueError(f"{path} is not a {call}(...) file of pytest-pcg")
+    return [found.group(1), *(a.strip('"') for a in found.group(2).split(","))]
 
 
 # -- what repeats between calls ------------------------------------------------------------------------------
@@ -183,12 +262,18 @@ font:13px monospace}.state img{max-width:100%;max-height:320px;border:1px solid 
 
 
 def page(doc: Mapping[str, Any]) -> str:
-    """The trial page: one HTML file beside the report, no script, the shared stylesheet ``viewer.css``."""
+    """The trial page as one HTML file with every text in place: what ``view.html`` shows once its script has
+    put the texts into the stored markup (``_body(doc, fill=False)``)."""
+    return (f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{escape(doc["nodeid"])}</title>'
+            f'<link rel="stylesheet" href="{CSS}">\n{_body(doc, fill=True)}')
+
+
+def _body(doc: Mapping[str, Any], fill: bool) -> str:
+    """The page's markup. ``fill=False``: each message and reply text is an empty ``<pre data-m="k.i">`` or
+    ``<pre data-r="k.c">`` that the page's script fills from the document (as text, never markup), so the
+    stored file holds each text once."""
     e = escape
-    title = f"{doc['nodeid']}"
-    out = ['<!doctype html><html lang="en"><meta charset="utf-8">',
-           f'<title>{e(title)}</title><link rel="stylesheet" href="{CSS}">',
-           f'<p class="meta"><a href="../report.html">report</a></p><h1>{e(title)}</h1>',
+    out = ['<p class="meta"><a href="../report.html">report</a></p>', f'<h1>{e(doc["nodeid"])}</h1>',
            f'<p class="meta">{e(doc.get("summary") or "")}</p>']  # fmt: skip
     totals = (sum(c["prompt_tokens"] for c in doc["calls"]), sum(c["completion_tokens"] for c in doc["calls"]))
     replayed = sum(1 for c in doc["calls"] if c["replayed"])
@@ -197,11 +282,16 @@ def page(doc: Mapping[str, Any]) -> str:
     if doc.get("error"):
         out.append(f'<p class="err">{e(doc["error"])}</p>')
     for kind, part in _order(doc):
-        out.append(_call_html(doc["calls"], part) if kind == "call" else _state_html(part))
+        out.append(_call_html(doc["calls"], part, fill) if kind == "call" else _state_html(part))
     return "\n".join(out) + "\n"
 
 
-def _call_html(calls: Sequence[Mapping[str, Any]], k: int) -> str:
+def _pre(text: Any, slot: str, fill: bool) -> str:
+    """A text's box: the text itself, or (a string, not filled) the slot the page's script fills."""
+    return f"<pre>{escape(_text(text))}</pre>" if fill or not isinstance(text, str) else f"<pre {slot}></pre>"
+
+
+def _call_html(calls: Sequence[Mapping[str, Any]], k: int, fill: bool = True) -> str:
     e, call = escape, calls[k]
     cls = "call replayed" if call["replayed"] else "call"
     parts = [f'<div class="{cls}" id="c{k + 1}"><h2>{e(call_line(k, call))}</h2>']
@@ -210,12 +300,13 @@ def _call_html(calls: Sequence[Mapping[str, Any]], k: int) -> str:
         said = _as_in(calls, j, m).replace(f"call {j + 1}", f'<a href="#c{j + 1}">call {j + 1}</a>')
         parts.append(f'<div class="msg same">messages 1–{m}: {said}</div>')
     for i, msg in enumerate(call["messages"][m:], start=m + 1):
-        role = str(msg.get("role", "?"))
+        role, slot = str(msg.get("role", "?")), f'data-m="{k}.{i - 1}"'
         parts.append(f'<div class="msg"><div class="role {e(role)}">[{i}] {e(role)}</div>'
-                     f'<pre>{e(_text(msg.get("content")))}</pre></div>')  # fmt: skip
+                     f'{_pre(msg.get("content"), slot, fill)}</div>')  # fmt: skip
     for c, reply in enumerate(call.get("choices") or [call["reply"]]):
         label = "reply" if c == 0 else f"choice {c + 1}"
-        parts.append(f'<div class="msg reply"><div class="role reply">{label}</div><pre>{e(str(reply))}</pre></div>')
+        box = _pre(reply, f'data-r="{k}.{c}"', fill) if isinstance(reply, str) else f"<pre>{e(str(reply))}</pre>"
+        parts.append(f'<div class="msg reply"><div class="role reply">{label}</div>{box}</div>')
     parts.append("</div>")
     return "".join(parts)
 
@@ -229,7 +320,8 @@ def _state_html(state: Mapping[str, Any]) -> str:
         rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in state["grid"])
         parts.append(f'<table class="g">{rows}</table>')
     if state.get("image"):
-        parts.append(f'<img loading="lazy" src="../{e(state["image"])}" alt="{e(str(state.get("title", "")))}">')
+        src, alt = e(state["image"]), e(str(state.get("title", "")))
+        parts.append(f'<a href="../{src}"><img loading="lazy" src="../{src}" alt="{alt}"></a>')
     links = [f'<a href="../{e(rel)}">{e(label)}</a>' for label, rel in state.get("links") or ()]
     if links:
         parts.append("<div>" + " · ".join(links) + "</div>")
@@ -237,7 +329,37 @@ def _state_html(state: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+# The one trial page: loads trials/<id>.js (named after the "?"), the shared messages it names, and shows the
+# stored markup with each text put in as text. Works from file: (script elements, no fetch).
+VIEW_HTML = """<!doctype html><html lang="en"><meta charset="utf-8"><title>trial</title>
+<link rel="stylesheet" href="viewer.css">
+<main id="pcg-trial"><p class="meta"><a href="../report.html">report</a></p><p class="meta">Loading the trial…</p></main>
+<script>(function(){
+var id=location.search.slice(1),main=document.getElementById('pcg-trial'),shared={},waiting=0,got=null;
+function fail(m){var p=document.createElement('p');p.className='err';p.textContent=m;main.appendChild(p)}
+function load(src,what){var s=document.createElement('script');s.src=src;
+ s.onerror=function(){fail('Cannot read '+src+' ('+what+') beside this page.')};document.head.appendChild(s)}
+function unzip(b64){var bin=atob(b64),u=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)u[i]=bin.charCodeAt(i);
+ return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(JSON.parse)}
+function show(){var doc=got.doc;(doc.refs||[]).forEach(function(r){doc.calls[r[0]].messages[r[1]].content=shared[r[2]]});
+ main.innerHTML=got.page;document.title=doc.nodeid;
+ main.querySelectorAll('[data-m]').forEach(function(e){var p=e.dataset.m.split('.');
+  e.textContent=doc.calls[+p[0]].messages[+p[1]].content});
+ main.querySelectorAll('[data-r]').forEach(function(e){var p=e.dataset.r.split('.'),c=doc.calls[+p[0]];
+  e.textContent=(c.choices&&c.choices.length?c.choices:[c.reply])[+p[1]]});
+ if(location.hash){var at=document.getElementById(location.hash.slice(1));if(at)at.scrollIntoView()}}
+window.pcgTrial=function(b64){unzip(b64).then(function(v){got=v;var need={};
+ (v.doc.refs||[]).forEach(function(r){need[r[2]]=1});waiting=Object.keys(need).length;if(!waiting)show();
+ Object.keys(need).forEach(function(h){load('m/'+h+'.js','a message this trial sent')})},function(e){fail(String(e))})};
+window.pcgMessage=function(h,b64){unzip(b64).then(function(v){if(!(h in shared)){shared[h]=v;if(--waiting===0)show()}})};
+if(/^[0-9a-f]{16}$/.test(id))load(id+'.js',"the trial's transcript");else fail('No trial named: open view.html?<trial id> from the report.');
+})();</script>
+"""
+
+
 def write_style(run_dir: Path) -> Path:
+    """The trial page and its stylesheet (once per run folder)."""
     folder = Path(run_dir) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    return atomic_write(folder / CSS, STYLE)
+    atomic_write(folder / CSS, STYLE)
+    return atomic_write(folder / VIEW, VIEW_HTML)

@@ -1,10 +1,10 @@
 """The report as the run's viewer, for every problem: after the problem writes its report.html, the harness adds
 the charts, a table of every trial (sortable, filterable by submission, target, model and zero reason) whose rows
-link to the trial's transcript page (``trials/<id>.html``, written by the process that ran it), and the small
-script that sorts and filters (every ``table.pcg-sort`` of the page: the problem's leaderboard too). One file
-that works from ``file:``; nothing is fetched until a trial page is opened. A link may carry a view of the
-table: ``report.html#trials?zero reason=no_code&submission=team_a&sort=-score`` (filters by the columns' names,
-``text=`` for the search box, ``sort=`` a column, ``-`` for descending)."""
+link to the trial's page (``trials/view.html?<id>``, showing the transcript the process that ran the trial
+wrote), and the small script that sorts and filters (every ``table.pcg-sort`` of the page: the problem's
+leaderboard too). One file that works from ``file:``; nothing is fetched until a trial page is opened. A link
+may carry a view of the table: ``report.html#trials?zero reason=no_code&submission=team_a&sort=-score`` (filters
+by the columns' names, ``text=`` for the search box, ``sort=`` a column, ``-`` for descending)."""
 
 from __future__ import annotations
 

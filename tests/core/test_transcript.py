@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from html import escape
+
+import pytest
+
 from pcg_plugin.core import transcript
 from pcg_plugin.core.calls import Call, Totals
+from trial_pages import browser, rendered
 
 
 def call(messages: list[tuple[str, str]], reply: str, replayed: bool = False) -> dict:
@@ -52,3 +59,49 @@ def test_messages_and_replies_are_text_on_the_page_never_markup():
     page = transcript.page(doc)
     assert "<script>" not in page and "<img src=x" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+PROMPT = "Build the letter <OBJECT> from blocks; <b>never</b> a markup tag.\n" * 20  # a long prompt, in every trial
+
+
+def test_a_prompt_every_trial_sends_is_kept_once_and_read_back_whole(tmp_path):
+    sent = [{"role": "system", "content": "short rules"}, {"role": "user", "content": PROMPT}]
+    docs = [transcript.document(f"s::A::{n}", {"name": "s", "target": "A", "trial": n},
+                                [Call(sent, f"reply {n}", 5, 2, 0.5, False)]) for n in (1, 2)]
+    for doc in docs:
+        transcript.write(tmp_path, doc)
+    shared = list((tmp_path / transcript.FOLDER / transcript.SHARED).iterdir())
+    assert len(shared) == 1  # the long prompt once; the short rules stay in each trial's own file
+    for doc in docs:
+        assert transcript.read(tmp_path, doc["nodeid"]) == doc  # what pcg show prints is the document as written
+        file = tmp_path / transcript.data_rel(doc["nodeid"])
+        stored = transcript._unpack(transcript._argument(file, "pcgTrial")[1])
+        assert stored["doc"]["refs"] == [[0, 1, shared[0].stem]] and PROMPT not in json.dumps(stored)
+    shared[0].unlink()
+    with pytest.raises(FileNotFoundError):
+        transcript.read(tmp_path, "s::A::1")
+
+
+def test_a_run_folder_from_before_the_one_page_still_shows_its_trials(tmp_path):
+    """Run folders written before trials/<id>.js kept trials/<id>.json.gz: pcg show reads them as they are."""
+    doc = transcript.document("s::A::1", {"name": "s"}, [Call([{"role": "user", "content": "hi"}], "yo", 1, 1, 0.1,
+                                                              False)])  # fmt: skip
+    (tmp_path / "trials").mkdir()
+    (tmp_path / "trials" / f"{transcript.trial_id('s::A::1')}.json.gz").write_bytes(
+        gzip.compress(json.dumps(doc).encode()))
+    assert transcript.read(tmp_path, "s::A::1") == doc
+
+
+@pytest.mark.skipif(browser() is None, reason="no chromium")
+def test_the_trial_page_opened_from_a_file_shows_every_text_as_text(tmp_path):
+    """Chromium opens trials/view.html?<id> as a file: URL: the trial's file and the shared prompt load, and each
+    message and reply is put in as text."""
+    reply = "<img src=x onerror=alert(1)>"
+    doc = transcript.document("s::A::1", {"name": "s"}, [Call([{"role": "user", "content": PROMPT}], reply, 5, 2, 0.5,
+                                                              True)])  # fmt: skip
+    transcript.write(tmp_path, doc)
+    dom = rendered(tmp_path, transcript.page_rel("s::A::1"), tmp_path / "profile")
+    assert "<h1>s::A::1</h1>" in dom and "call 1 · ? · 5 + 2 tokens · 0.50 s · replayed from the store" in dom
+    assert escape(PROMPT, quote=False) in dom
+    assert "&lt;img src=x onerror=alert(1)&gt;" in dom and "<img src=x" not in dom
+    assert dom.count('<pre data-m="0.0">') == 1 and "Loading the trial" not in dom

@@ -10,13 +10,15 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript, viewer
 from pcg_plugin.core.calls import Totals
-from pcg_plugin.core.progress import line
+from pcg_plugin.core.progress import Progress, line, time_left
+from trial_pages import browser, opened, rendered
 
 TOY = str(Path(__file__).resolve().parent.parent)
 SPELL = ["-p", "toy_problem.plugin", "--pcg-problem", "spell", "-p", "no:cacheprovider"]
@@ -78,7 +80,7 @@ def test_an_errored_trial_keeps_its_transcript_and_error(contest, capsys):
     contest.runpytest_subprocess("subs", *SPELL)
     doc = transcript.read(run_dir(contest), "subs/beta::cat::1")
     assert doc["calls"] == [] and doc["error"] == "InfrastructureError: beta cat trial 1: the speller crashed"
-    page = (run_dir(contest) / transcript.page_rel("subs/beta::cat::1")).read_text()
+    page = opened(run_dir(contest), transcript.page_rel("subs/beta::cat::1"))
     assert '<p class="err">InfrastructureError: beta cat trial 1: the speller crashed</p>' in page
 
 
@@ -93,7 +95,7 @@ def test_the_report_links_every_trial_to_its_page_and_shows_the_charts(contest):
         ("alpha", "dog", "2", "0.6667", ""), ("beta", "cat", "1", "0.6667", ""), ("beta", "cat", "2", "0.6667", ""),
         ("beta", "dog", "1", "0", "no_answer"), ("beta", "dog", "2", "0", "no_answer")]  # fmt: skip
     for row in rows:
-        page = (folder / row[-1]).read_text()
+        page = opened(folder, row[-1])
         assert f"<h1>subs/{row[0]}::{row[1]}::{row[2]}</h1>" in page  # each link opens its own trial
     assert html.count('class="pcg-chart"') == 3
     assert "<title>alpha · dog: mean 0.6667</title>" in html and "<title>beta · dog: mean 0</title>" in html
@@ -105,7 +107,7 @@ def test_the_report_links_every_trial_to_its_page_and_shows_the_charts(contest):
 
 def test_replies_are_shown_as_text_never_as_markup(contest):
     contest.runpytest_subprocess("subs", *SPELL)
-    page = (run_dir(contest) / transcript.page_rel("subs/beta::cat::1")).read_text()
+    page = opened(run_dir(contest), transcript.page_rel("subs/beta::cat::1"))
     assert "<pre>c&lt;t</pre>" in page and "<pre>c<t" not in page
 
 
@@ -132,9 +134,30 @@ def test_progress_prints_plain_lines_when_not_a_terminal_and_nothing_under_q(con
 def test_the_progress_line_says_what_is_left():
     totals = Totals(calls=30, paid=20, replayed=10, prompt_tokens=9000, completion_tokens=3000, cost_usd=0.0123,
                     unpriced=2)  # fmt: skip
-    assert line(26, 104, totals, 13.0) == ("pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · $0.0123 "
-                                           "(+2 unpriced) · 0:39 left")  # fmt: skip
+    assert line(26, 104, totals, 13.0, 39.0) == ("pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · "
+                                                 "$0.0123 (+2 unpriced) · 0:39 left")  # fmt: skip
     assert line(0, 104, Totals(), 0.0).endswith("time left unknown")
+    assert line(104, 104, Totals(), 75.0).endswith("done in 1:15")
+
+
+def finished(nodeid: str) -> SimpleNamespace:
+    return SimpleNamespace(nodeid=nodeid, when="teardown", passed=True, user_properties=[])
+
+
+def test_the_time_left_counts_from_the_first_item_finished_not_the_workers_start_up():
+    """A fake clock: the workers take 29 s to start and the first item finishes at 30 s; then one item a second.
+    Ten items: after four, six are left at one a second (not 33 s / 4 items x 6 = 0:50)."""
+    now = [0.0]
+    progress = Progress(SimpleNamespace(), clock=lambda: now[0])
+    progress.set_total(10)
+    now[0] = 30.0
+    progress.pytest_runtest_logreport(finished("i1"))
+    assert progress.text().endswith("time left unknown")  # one item says nothing of the rate yet
+    for k in (2, 3, 4):
+        now[0] += 1.0
+        progress.pytest_runtest_logreport(finished(f"i{k}"))
+    assert progress.text().endswith("4/10 items · calls 0 paid, 0 replayed · tokens 0 · $0.0000 · 0:06 left")
+    assert time_left(4, 10, None, 33.0) is None and time_left(2, 10, (2, 30.0), 30.0) is None
 
 
 def test_on_a_terminal_the_progress_is_one_line_rewritten(contest):

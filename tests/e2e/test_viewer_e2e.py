@@ -3,13 +3,18 @@ resent shown once), the level, its stability animation from the scoring run, and
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import textwrap
+from pathlib import Path
 
 from e2e_support import run_args, write_competition
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript
+from trial_pages import opened
+
+REPO = Path(__file__).resolve().parents[2]
 
 MULTI = '''
 from chatgpt4pcg.competition import chat_with_chatgpt
@@ -52,7 +57,11 @@ def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(
     page = transcript.page_rel("submissions/team_multi::A::1")
     assert f'<a href="{page}">transcript</a>' in html
     assert '<a href="animations/team_multi/images/A/team_multi_A_1.gif">stability</a>' in html
-    assert (run / page).is_file() and "the stability test replayed" in (run / page).read_text()
+    shown = opened(run, page)
+    assert "the stability test replayed" in shown
+    # the image that was classified, on the page itself, beside its animation
+    assert '<img loading="lazy" src="../team_multi/images/A/team_multi_A_1.png"' in shown
+    assert '<img loading="lazy" src="../animations/team_multi/images/A/team_multi_A_1.gif"' in shown
     # a second run replays the same calls from the store, and says so
     result = competition.runpytest_subprocess(*run_args("again", "--pcg-letters", "A", "--pcg-trials", "1"))
     assert result.ret == 0
@@ -66,3 +75,23 @@ def test_a_run_that_only_checks_prints_no_progress_line(competition):
     result = competition.runpytest_subprocess("--pcg-rules", "submissions", "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
     assert not [line for line in result.outlines if " items · calls " in line]
+
+
+def test_a_grown_run_keeps_its_viewer_within_20_kb_a_trial(competition):
+    """The issue's budget on a small real run grown to 10 trials a letter (each trial's files, transcript and
+    animation copied under new names, as scripts/bench_viewer.py does for 2,600 trials): what is beside
+    report.html, the trial pages, transcripts, shared prompts and animations with the official files, at most
+    20 KB a trial; report.html at most 2 KB a trial."""
+    spec = importlib.util.spec_from_file_location("bench_viewer", REPO / "scripts" / "bench_viewer.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    write_competition(competition.path, {"team_multi": {"entry.py": textwrap.dedent(MULTI)}})
+    result = competition.runpytest_subprocess(*run_args("run", "--pcg-letters", "A,I", "--pcg-trials", "1"),
+                                              timeout=300)  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    doc, docs = bench.grow(competition.path / "run", competition.path / "grown", 10)
+    report, _ = bench.write_viewer(doc, docs, competition.path / "grown")
+    page, beside, parts = bench.measure(competition.path / "grown", report, len(docs))
+    assert beside <= 20_000, (beside, parts)
+    assert page <= 2_000, page
+    assert len(docs) == 60 and parts["animations"] and parts["trials/*.js"] and parts["trials/view.html"]

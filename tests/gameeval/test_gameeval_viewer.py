@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.core import transcript
+from trial_pages import opened
 from test_gameeval_examples import args, subs  # noqa: F401  (the fixture)
 
 
@@ -26,7 +27,7 @@ def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: py
     vote = [line for s in doc["states"] if s["title"] == "round 1: the vote" for line in s["lines"]]
     assert sum(" voted for " in line for line in vote) == 6  # each after the voter's own call
     assert vote[-1] == "the end: villager: round 1: the spy Cindy was voted out"
-    page = (pytester.path / "out" / transcript.page_rel(doc["nodeid"])).read_text()
+    page = opened(pytester.path / "out", transcript.page_rel(doc["nodeid"]))
     assert "<div>Edward voted for Cindy</div>" in page and "[&#x27;tiger&#x27;" not in page
 
 

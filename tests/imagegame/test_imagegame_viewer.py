@@ -12,6 +12,7 @@ import pytest
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript
+from trial_pages import opened
 
 from test_imagegame_e2e import ARGS, game  # noqa: F401  (the fixture)
 
@@ -32,7 +33,7 @@ def test_an_episode_is_seen_turn_by_turn_with_the_grid_after_each_instruction(ga
         assert [" ".join(row) for row in s["grid"]] == [r.strip() for r in follower_reply.strip().splitlines()]
         assert s["lines"][0].startswith("Giver: ")
     assert doc["states"][0]["title"].startswith("the target grid") and doc["states"][0]["after_call"] == 0
-    page = (game.path / "out" / transcript.page_rel("subs/chatty::compact_grids/0::1")).read_text()
+    page = opened(game.path / "out", transcript.page_rel("subs/chatty::compact_grids/0::1"))
     assert "replied “Sure!" in page and "\\n" not in page and "&#x27;Sure" not in page  # text, not a repr
 
 

@@ -32,10 +32,10 @@ def trial_score(record: TrialRecord) -> float:
 
 
 def trial_states(record: TrialRecord) -> list[dict[str, Any]]:
-    """After the last call: the level built (its image, the stability animation, the files), or why none was."""
+    """After the last call: the level built (the image that was classified, shown; the stability animation; the
+    files), or why none was."""
     links = [[label, record.paths[key]] for key, label in (("raw", "response"), ("code", "code"),
-             ("level", "level XML"), ("image", "image"), ("animation", "stability animation"))
-             if record.paths.get(key)]  # fmt: skip
+             ("level", "level XML"), ("animation", "stability animation")) if record.paths.get(key)]  # fmt: skip
     lines = []
     if record.sta is not None:
         lines.append(f"stability {record.sta:.4g}: {record.moving_blocks} of {record.total_blocks} blocks moved "
@@ -45,6 +45,8 @@ def trial_states(record: TrialRecord) -> list[dict[str, Any]]:
     if record.reason:
         lines.append(f"scored 0: {record.reason}: {record.message or ''}")
     states: list[dict[str, Any]] = [{"title": f"the level for {record.letter}", "lines": lines, "links": links}]
+    if record.paths.get("image"):
+        states[0]["image"] = record.paths["image"]
     if record.paths.get("animation"):
         states.append({"title": "the stability test replayed (from the run that scored it)",
                        "image": record.paths["animation"]})

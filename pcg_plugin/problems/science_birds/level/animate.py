@@ -16,9 +16,11 @@ from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 SIZE = 160  # px, the longer side
 MARGIN = 0.6  # world units around everything drawn
-# palette: background, ground, resting block, moved block, text
-COLOURS = ((255, 255, 255), (160, 160, 160), (40, 40, 40), (220, 40, 40), (90, 90, 90))
-FRAME_MS = 200  # one recorded check every 0.2 s of simulated time, shown in real time
+# palette: background, ground (and the time), resting block, moved block: 4 colours, 2 bits a pixel
+COLOURS = ((255, 255, 255), (150, 150, 150), (40, 40, 40), (220, 40, 40))
+TEXT = 1
+EVERY = 2  # one frame per 2 recorded checks (0.4 s of simulated time, shown in real time) and the last: a fall
+# still shows (from 1 m it takes 0.45 s), at half the bytes; the file is most of what a trial adds to its run
 ANIMATIONS_DIR = "animations"
 
 
@@ -91,21 +93,28 @@ def frames_images(level: Level, frames: Sequence[Frame], settings: PhysicsSettin
         gone = sum(1 for p in poses if p is None)
         label = f"t = {t:4.1f} s" + (f", {gone} gone" if gone else "")
         draw.rectangle((0, h - 12, w, h), fill=0)
-        draw.text((2, h - 11), label, fill=4, font=font)
+        draw.text((2, h - 11), label, fill=TEXT, font=font)
         images.append(img)
     return images
 
 
+def shown_frames(frames: Sequence[Frame]) -> list[Frame]:
+    """The frames the animation shows: the first, every ``EVERY``-th after it, and the last (the scored pose)."""
+    out = list(frames[::EVERY])
+    return out if out[-1] is frames[-1] else [*out, frames[-1]]
+
+
 def write_animation(path: Path, level: Level, frames: Sequence[Frame],
                     settings: PhysicsSettings = PhysicsSettings()) -> Path | None:  # fmt: skip
-    """The animated GIF of the run (None for a level without blocks or frames). A run that stopped at rest before
-    10 s holds its last frame for the rest of the time."""
+    """The animated GIF of the run (None for a level without blocks or frames), every ``EVERY``-th recorded
+    frame. A run that stopped at rest before 10 s holds its last frame for the rest of the time."""
     if not level.blocks or not frames:
         return None
+    frames = shown_frames(frames)
     images = frames_images(level, frames, settings)
-    durations = [FRAME_MS] * len(images)
+    times = [round(t * 1000) for t, _ in frames]
+    durations = [b - a for a, b in zip(times, times[1:])]
     total_ms = round(settings.steps * settings.dt * 1000)
-    shown = round(frames[-1][0] * 1000)
-    durations[-1] = max(FRAME_MS, total_ms - shown) + 1500  # the rest of the 10 s, then a pause before the loop
+    durations.append(max(200, total_ms - times[-1]) + 1500)  # the rest of the 10 s, then a pause before the loop
     return atomic_save(Path(path), lambda tmp: images[0].save(
         tmp, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True))

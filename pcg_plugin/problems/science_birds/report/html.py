@@ -111,13 +111,13 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
             thumb = ensure_thumbnail(run_dir, trial.image)
         elif (run_dir / thumbnail_rel(trial.image)).is_file():
             thumb = thumbnail_rel(trial.image)
-    from pcg_plugin.core.transcript import page_rel
+    from pcg_plugin.core.transcript import data_rel, page_rel
     from pcg_plugin.problems.science_birds.level.animate import animation_rel
 
     anim = animation_rel(trial.image) if trial.image else None
     page = page_rel(trial.nodeid) if trial.nodeid else None
     return View(trial, {"texts": texts, "thumb": thumb or trial.image,  # links only to files that are there
-                        "transcript": page if page and (run_dir / page).is_file() else None,
+                        "transcript": page if page and (run_dir / data_rel(trial.nodeid)).is_file() else None,
                         "animation": anim if anim and (run_dir / anim).is_file() else None})  # fmt: skip
 
 
