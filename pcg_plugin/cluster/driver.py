@@ -95,6 +95,8 @@ class ClusterDriver:
                               run=controller.run, services=services,
                               limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
                               on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None)
+        if self.fault_after is not None:
+            self.pool.on_dispatched = self._on_dispatched
 
     def _start_node_services(self, run: dict[str, Any]) -> dict[str, str | None]:
         """When the problem shares a service among its workers (it started one on the driver: ``self.service``),
@@ -123,19 +125,25 @@ class ClusterDriver:
         """The trial's outcome (waiting for it); its files are written into the run folder here."""
         outcome = self.pool.result(nodeid)
         put_files(Path(self._controller().run["run_dir"]), outcome.files)
-        if self.fault_after is not None and self.pool.done >= self.fault_after and not self.removed:
-            self._remove_a_node()
+        if self._fault_due():  # no trial was handed out since the K-th came back: a node with calls still out
+            unfinished = self.pool.unfinished()
+            victim = max(unfinished, key=unfinished.__getitem__, default=None)
+            if victim is not None and unfinished[victim] > 0:
+                self._remove_node_of(victim)
         return outcome
 
-    def _remove_a_node(self) -> None:
-        """Test hook (``--pcg-cluster-fault remove-node-after:K``): the node of the live actor with the most calls not
-        yet back goes, as a machine lost mid-run would, with those trials. When every call in flight has already
-        come back, the removal waits for the next outcome: a node removed with nothing on it would test nothing."""
-        unfinished = self.pool.unfinished()
-        victim = max(unfinished, key=unfinished.__getitem__, default=None)
-        if victim is None or unfinished[victim] == 0:
-            return
-        node_id = self.pool.nodes[victim]
+    def _fault_due(self) -> bool:
+        return self.fault_after is not None and self.pool.done >= self.fault_after and not self.removed
+
+    def _on_dispatched(self, actor: Any) -> None:
+        """Test hook (``--pcg-cluster-fault remove-node-after:K``): once K trials have come back, the node of the
+        actor just handed a trial goes, as a machine lost mid-run would, with the trials on it (that one has
+        not finished: it was sent a moment ago, so the loss is certain, not a race with the trial)."""
+        if self._fault_due():
+            self._remove_node_of(actor)
+
+    def _remove_node_of(self, actor: Any) -> None:
+        node_id = self.pool.nodes[actor]
         for node in list(self.cluster.worker_nodes):
             if node.node_id == node_id:
                 self.removed.append(node_id)

@@ -52,6 +52,7 @@ class TrialPool:
         self.retried: list[tuple[str, int, str]] = []  # (nodeid, attempt that was lost, why)
         self.dead: set[Any] = set()
         self.done = 0
+        self.on_dispatched: Any = None  # called with an actor just handed a trial (the test hook's moment)
 
     def submit(self, work: Iterable[Work]) -> None:
         self.pending.extend(work)
@@ -84,6 +85,8 @@ class TrialPool:
             ref = actor.run.remote(work.nodeid, work.attempt, *work.args)
             self.inflight[ref] = (work, actor)
             self.load[actor] += 1
+            if self.on_dispatched is not None:
+                self.on_dispatched(actor)
 
     def _fail_all(self, why: str) -> None:
         while self.pending:
