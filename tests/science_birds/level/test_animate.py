@@ -32,7 +32,8 @@ def test_recording_the_frames_changes_nothing_and_ends_at_the_scored_pose():
 
 
 def red_pixels(img: Image.Image) -> int:
-    return sum(1 for px in img.convert("RGB").getdata() if px == RED)
+    rgb = img.convert("RGB")
+    return sum(count for count, px in rgb.getcolors(rgb.width * rgb.height) or [] if px == RED)
 
 
 def test_the_animation_has_a_frame_every_0_4_s_and_the_last_and_paints_the_moved_blocks_red(tmp_path: Path):
