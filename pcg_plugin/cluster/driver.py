@@ -18,6 +18,7 @@ from pcg_plugin.cluster import REMOTE_KEY, Address
 from pcg_plugin.cluster.outcome import Outcome, put_files
 from pcg_plugin.core.controller import Controller
 
+HOLD_S = 600.0  # the fault hook's hold: longer than any test waits; the node goes first
 NAMESPACE = "pytest-pcg"  # actors are looked up by name within it (the store, the limiters)
 
 
@@ -56,6 +57,7 @@ class ClusterDriver:
         self.tmpdir: str | None = None
         self.fault_after = _fault(config.getoption("pcg_cluster_fault", None), address)
         self.removed: list[str] = []
+        self.held: tuple[Any, set[Any]] | None = None  # the fault hook's actor and its calls sent before the hold
         self.summary: list[str] = []
         self.node_services: list[Any] = []
         self.node_info: list[dict[str, Any]] = []
@@ -96,7 +98,7 @@ class ClusterDriver:
                               limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
                               on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None)
         if self.fault_after is not None:
-            self.pool.on_dispatched = self._on_dispatched
+            self.pool.on_step = self._fault_step
 
     def _start_node_services(self, run: dict[str, Any]) -> dict[str, str | None]:
         """When the problem shares a service among its workers (it started one on the driver: ``self.service``),
@@ -125,22 +127,24 @@ class ClusterDriver:
         """The trial's outcome (waiting for it); its files are written into the run folder here."""
         outcome = self.pool.result(nodeid)
         put_files(Path(self._controller().run["run_dir"]), outcome.files)
-        if self._fault_due():  # no trial was handed out since the K-th came back: a node with calls still out
-            unfinished = self.pool.unfinished()
-            victim = max(unfinished, key=unfinished.__getitem__, default=None)
-            if victim is not None and unfinished[victim] > 0:
-                self._remove_node_of(victim)
         return outcome
 
-    def _fault_due(self) -> bool:
-        return self.fault_after is not None and self.pool.done >= self.fault_after and not self.removed
-
-    def _on_dispatched(self, actor: Any) -> None:
-        """Test hook (``--pcg-cluster-fault remove-node-after:K``): once K trials have come back, the node of the
-        actor just handed a trial goes, as a machine lost mid-run would, with the trials on it (that one has
-        not finished: it was sent a moment ago, so the loss is certain, not a race with the trial)."""
-        if self._fault_due():
-            self._remove_node_of(actor)
+    def _fault_step(self) -> None:
+        """Test hook (``--pcg-cluster-fault remove-node-after:K``), after each step of the pool. Once K trials came
+        back, the busiest actor is sent a ``hold`` and then one more trial, queued behind it; when every call sent
+        to it before the hold is back, its node goes, as a machine lost mid-run would, with that trial. The lost
+        trial had not started, so the test's count of paid requests does not depend on timing."""
+        if self.fault_after is None or self.removed or self.pool.done < self.fault_after:
+            return
+        if self.held is None:
+            victim = max(self.pool.live(), key=self.pool.load.__getitem__)
+            self.held = (victim, self.pool.calls_of(victim))
+            victim.hold.remote(HOLD_S)
+            self.pool.send(victim)
+            return
+        victim, before = self.held
+        if not before & set(self.pool.inflight):
+            self._remove_node_of(victim)
 
     def _remove_node_of(self, actor: Any) -> None:
         node_id = self.pool.nodes[actor]

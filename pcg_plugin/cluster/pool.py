@@ -52,7 +52,7 @@ class TrialPool:
         self.retried: list[tuple[str, int, str]] = []  # (nodeid, attempt that was lost, why)
         self.dead: set[Any] = set()
         self.done = 0
-        self.on_dispatched: Any = None  # called with an actor just handed a trial (the test hook's moment)
+        self.on_step: Any = None  # called after each step (the fault test hook)
 
     def submit(self, work: Iterable[Work]) -> None:
         self.pending.extend(work)
@@ -60,17 +60,6 @@ class TrialPool:
 
     def live(self) -> list[Any]:
         return [a for a in self.actors if a not in self.dead]
-
-    def unfinished(self) -> dict[Any, int]:
-        """Per live actor, how many of its calls have not come back yet (a finished call's reply is already on the
-        driver, so a node lost now loses only these)."""
-        refs = list(self.inflight)
-        ready = set(ray.wait(refs, num_returns=len(refs), timeout=0)[0]) if refs else set()
-        counts = {a: 0 for a in self.live()}
-        for ref, (_, actor) in self.inflight.items():
-            if ref not in ready and actor in counts:
-                counts[actor] += 1
-        return counts
 
     def _dispatch(self) -> None:
         while self.pending:
@@ -85,8 +74,6 @@ class TrialPool:
             ref = actor.run.remote(work.nodeid, work.attempt, *work.args)
             self.inflight[ref] = (work, actor)
             self.load[actor] += 1
-            if self.on_dispatched is not None:
-                self.on_dispatched(actor)
 
     def _fail_all(self, why: str) -> None:
         while self.pending:
@@ -123,6 +110,21 @@ class TrialPool:
         self._dispatch()
         self._collect(timeout)
         self._dispatch()
+        if self.on_step is not None:
+            self.on_step()
+
+    def calls_of(self, actor: Any) -> set[Any]:
+        """The calls sent to ``actor`` that have not come back."""
+        return {ref for ref, (_, held_by) in self.inflight.items() if held_by is actor}
+
+    def send(self, actor: Any) -> bool:
+        """Hand the next pending trial to ``actor`` whatever its load (the fault test hook); False: none pending."""
+        if not self.pending:
+            return False
+        work = self.pending.popleft()
+        self.inflight[actor.run.remote(work.nodeid, work.attempt, *work.args)] = (work, actor)
+        self.load[actor] += 1
+        return True
 
     def result(self, nodeid: str) -> Outcome:
         """The outcome of ``nodeid`` (submitted earlier), keeping the pool busy while it waits."""

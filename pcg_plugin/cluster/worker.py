@@ -116,6 +116,13 @@ class TrialWorker:
         return Outcome(record=record, failed_in=failed_in, error=error, files=take_files(self.staging),
                        worker=self.name, attempt=attempt)  # fmt: skip
 
+    def hold(self, seconds: float) -> None:
+        """Test hook (``--pcg-cluster-fault``): do nothing for ``seconds``, so the trials queued behind this call have
+        not started (nothing paid) when the node is removed."""
+        import time
+
+        time.sleep(seconds)
+
     def facts(self) -> dict[str, Any]:
         """What an xdist worker reports at its end (``process_facts``)."""
         from pcg_plugin.core.problem import problem_of
