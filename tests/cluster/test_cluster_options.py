@@ -60,7 +60,7 @@ def test_the_worker_command_line_drops_the_cluster_options():
 
 @pytest.mark.parametrize("workers", [["-n", "2"], ["--dist", "load"], ["--tx", "popen"]])
 def test_xdist_beside_the_cluster_is_a_usage_error(contest, workers):
-    result = contest.runpytest_subprocess("subs", *SPELL, "-p", "xdist", *workers, "--pcg-cluster", "local:2")
+    result = contest.runpytest_inprocess("subs", *SPELL, "-p", "xdist", *workers, "--pcg-cluster", "local:2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pcg-cluster local:2 cannot be combined with *"])
 

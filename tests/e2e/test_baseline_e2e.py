@@ -56,7 +56,7 @@ def test_save_replay_gate_and_compare(competition):
                                  "*0 regressions, 4 improvements -> ok*"])  # fmt: skip
 
     # 5. not like for like (fewer letters): a clear error, non-zero exit
-    other = competition.runpytest_subprocess(*run_args("run5", "--pcg-letters", "I", "--pcg-trials", "2",
+    other = competition.runpytest_inprocess(*run_args("run5", "--pcg-letters", "I", "--pcg-trials", "2",
                                                        "--pcg-record", "none", "--pcg-baseline", "good.json"),
                                              timeout=300)  # fmt: skip
     assert other.ret == pytest.ExitCode.USAGE_ERROR, other.stdout.str()
@@ -65,12 +65,12 @@ def test_save_replay_gate_and_compare(competition):
 
 
 def test_bad_gate_options_fail_before_the_run(competition):
-    missing = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "nope.json"))
+    missing = competition.runpytest_inprocess(*run_args("r", *ARGS, "--pcg-baseline", "nope.json"))
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
     missing.stderr.fnmatch_lines(["*--pcg-baseline*nope.json does not exist*"])
     (competition.path / "b.json").write_text("{}")
     for bad in (("--pcg-max-drop", "-1"), ("--pcg-max-drop", "lots"), ("--pcg-drop-test", "vibes")):
-        result = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "b.json", *bad))
+        result = competition.runpytest_inprocess(*run_args("r", *ARGS, "--pcg-baseline", "b.json", *bad))
         assert result.ret == pytest.ExitCode.USAGE_ERROR, bad
         result.stderr.fnmatch_lines([f"*{bad[0]}*"])
 
@@ -83,7 +83,7 @@ def test_unlike_baseline_is_refused_before_any_item_runs(competition):
                 "diversity_vector": "probs"}  # fmt: skip
     doc = baseline_document({"schema": "pytest-pcg/results/1", "settings": settings, "submissions": []})
     (competition.path / "base.json").write_text(json.dumps(doc))
-    result = competition.runpytest_subprocess(*run_args("r", *ARGS, "--pcg-baseline", "base.json"))
+    result = competition.runpytest_inprocess(*run_args("r", *ARGS, "--pcg-baseline", "base.json"))
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
     result.stderr.fnmatch_lines(["*not like for like*refused before any item ran*",
                                  "*letters differs: baseline I vs this run I,L*"])  # fmt: skip

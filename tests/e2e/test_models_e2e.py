@@ -232,6 +232,6 @@ def test_an_ini_list_of_models(contest):
 def test_several_models_need_the_2025_edition(contest):
     argv = args("http://127.0.0.1:9/v1", "co", "--co")
     argv[argv.index("2025")] = "2024"
-    result = contest.runpytest_subprocess(*argv)
+    result = contest.runpytest_inprocess(*argv)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*several models*2025*--pcg-edition 2025*"])
