@@ -57,8 +57,7 @@ def test_save_replay_gate_and_compare(competition):
 
     # 5. not like for like (fewer letters): a clear error, non-zero exit
     other = competition.runpytest_inprocess(*run_args("run5", "--pcg-letters", "I", "--pcg-trials", "2",
-                                                       "--pcg-record", "none", "--pcg-baseline", "good.json"),
-                                             timeout=300)  # fmt: skip
+                                                      "--pcg-record", "none", "--pcg-baseline", "good.json"))  # fmt: skip
     assert other.ret == pytest.ExitCode.USAGE_ERROR, other.stdout.str()
     other.stderr.fnmatch_lines(["*not like for like*refused before any item ran*",
                                 "*letters differs: baseline I,L vs this run I*"])  # fmt: skip
