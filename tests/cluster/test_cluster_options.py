@@ -8,9 +8,9 @@ import json
 import pickle
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from toy_problem import SPELL, spell_contest
 from cluster_support import run_in_netns, skip_reason
 
 from pcg_plugin.cluster import Address, parse_address
@@ -18,17 +18,11 @@ from pcg_plugin.cluster.outcome import Outcome, RemoteError, pack_error, put_fil
 from pcg_plugin.cluster.worker import worker_args
 from pcg_plugin.errors import InfrastructureError
 
-TOY = str(Path(__file__).resolve().parent.parent)
-SPELL = ["-p", "toy_problem.plugin", "--pcg-problem", "spell", "-p", "no:cacheprovider"]
 
 
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.syspath_prepend(TOY)
-    monkeypatch.setenv("PYTHONPATH", TOY)
-    for name, answers in {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut", "dog": "!crash"}}.items():
-        (pytester.path / "subs" / name).mkdir(parents=True)
-        (pytester.path / "subs" / name / "spell.json").write_text(json.dumps(answers))
+    spell_contest(pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut", "dog": "!crash"}})
     return pytester
 
 

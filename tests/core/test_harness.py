@@ -4,25 +4,18 @@ folder problems, the controller's end of the run, and the registry. No letter, l
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
+from toy_problem import SPELL, spell_contest
 
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.problem import Problem
 
-TOY = str(Path(__file__).resolve().parent.parent)  # the folder holding the toy_problem package
-SPELL = ["-p", "toy_problem.plugin", "--pcg-problem", "spell", "-p", "no:cacheprovider"]
 
 
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.syspath_prepend(TOY)
-    monkeypatch.setenv("PYTHONPATH", TOY, prepend=os.pathsep)  # xdist workers import the toy problem too
-    for name, answers in {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut"}}.items():
-        (pytester.path / "subs" / name).mkdir(parents=True)
-        (pytester.path / "subs" / name / "spell.json").write_text(json.dumps(answers))
+    spell_contest(pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut"}})
     (pytester.path / "subs" / "notes").mkdir()  # no manifest: nobody's submission, left to pytest
     return pytester
 

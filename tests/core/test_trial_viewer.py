@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from toy_problem import SPELL, spell_contest
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript, viewer
@@ -20,17 +21,11 @@ from pcg_plugin.core.calls import Totals
 from pcg_plugin.core.progress import Progress, line, time_left
 from trial_pages import browser, opened, rendered
 
-TOY = str(Path(__file__).resolve().parent.parent)
-SPELL = ["-p", "toy_problem.plugin", "--pcg-problem", "spell", "-p", "no:cacheprovider"]
 
 
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.syspath_prepend(TOY)
-    monkeypatch.setenv("PYTHONPATH", TOY)
-    for name, answers in {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "c<t"}}.items():
-        (pytester.path / "subs" / name).mkdir(parents=True)
-        (pytester.path / "subs" / name / "spell.json").write_text(json.dumps(answers))
+    spell_contest(pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "c<t"}})
     return pytester
 
 
