@@ -20,7 +20,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from collections import Counter
@@ -31,8 +30,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from bench_report import expand  # noqa: E402
-from screenshot_report import screenshot  # noqa: E402
+from bench_report import expand, open_times  # noqa: E402
 
 from pcg_plugin._util.paths import shared_data  # noqa: E402
 
@@ -206,20 +204,8 @@ def main() -> int:
     print(f"report and viewer written in {took:.1f} s")
     recorded = sum(1 for line in (run / "trials.jsonl").read_text().splitlines() if line.strip())
     sizes(work / "grown", report, len(docs), run, recorded)
-    with tempfile.TemporaryDirectory() as tmp:
-        blank = Path(tmp) / "blank.html"
-        blank.write_text("<!doctype html><title>blank</title>")
-        t = time.perf_counter()
-        screenshot(blank, Path(tmp) / "blank.png")
-        empty = time.perf_counter() - t
-        moved = Path(tmp) / "copied-run"
-        shutil.copytree(work / "grown", moved)
-        t = time.perf_counter()
-        screenshot(moved / "report-without-viewer.html", Path(tmp) / "base.png")
-        base = time.perf_counter() - t
-        t = time.perf_counter()
-        screenshot(moved / "report.html", args.shot.resolve() if args.shot else Path(tmp) / "report.png")
-        full = time.perf_counter() - t
+    empty, (base, full) = open_times(work / "grown", ["report-without-viewer.html", "report.html"],
+                                     args.shot.resolve() if args.shot else None)  # fmt: skip
     print(f"headless Chromium screenshot of the copied report: {full:.1f} s; the same report without the viewer's "
           f"part: {base:.1f} s; an empty page: {empty:.1f} s")  # fmt: skip
     return 0
