@@ -112,6 +112,8 @@ def pytest_configure(config: pytest.Config) -> None:
             from pcg_plugin.cluster.driver import ClusterDriver
 
             config.pluginmanager.register(ClusterDriver(config, address, spec, service), "pcg-cluster")
+            if address.notice:
+                controller.notices.append(address.notice)
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
     problem.start_process(config, settings, run, workers, service)

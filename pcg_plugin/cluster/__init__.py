@@ -5,6 +5,7 @@ one per CPU, each holding what an xdist worker holds. Nothing here imports Ray: 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ class Address:
     nodes: int = 0
     cpus: int = 1
     gpus: int = 0  # local: how many of the nodes declare one GPU (to try the GPU routing; no GPU is used)
+    notice: str | None = None  # joined an open cluster (--pcg-cluster-insecure): said in the summary and report
 
 
 def parse_address(spec: str, cpus: int = 1, gpus: int = 0) -> Address:
@@ -52,6 +54,10 @@ def add_options(group: Any) -> None:
     group.addoption("--pcg-cluster-gpus", dest="pcg_cluster_gpus", type=int, default=0,
                     help="with --pcg-cluster local:N, how many nodes declare one GPU (default 0; to try how "
                          "services are placed: the nodes have no GPU of their own)")  # fmt: skip
+    group.addoption("--pcg-cluster-insecure", dest="pcg_cluster_insecure", action="store_true", default=False,
+                    help="join a Ray cluster that runs without token authentication (refused otherwise): only for a "
+                         "cluster protected another way (a private network, Kubernetes RBAC); the run says so in its "
+                         "summary and report")  # fmt: skip
     group.addoption("--pcg-cluster-fault", dest="pcg_cluster_fault", default=None, metavar="remove-node-after:K",
                     help="for tests of --pcg-cluster local:N: remove one worker node once K trials have come back "
                          "(its trials are retried on the nodes left)")  # fmt: skip
@@ -71,7 +77,9 @@ def xdist_requested(config: pytest.Config) -> str | None:
 
 
 def check_usable(config: pytest.Config, spec: str) -> Address:
-    """Refuse what cannot work before anything starts: xdist beside it (exit 4), Ray missing."""
+    """Refuse what cannot work, or is not safe, before anything starts (exit 4): xdist beside it, Ray missing, a
+    cluster to join that runs without token authentication (unless ``--pcg-cluster-insecure``) or refuses this
+    run's token (``cluster.auth``)."""
     address = parse_address(spec, config.getoption("pcg_cluster_cpus", 1) or 1,
                             config.getoption("pcg_cluster_gpus", 0) or 0)  # fmt: skip
     asked = xdist_requested(config)
@@ -80,4 +88,15 @@ def check_usable(config: pytest.Config, spec: str) -> Address:
                                 "the trials; drop -n (or run with -n and no --pcg-cluster)")  # fmt: skip
     if importlib.util.find_spec("ray") is None:
         raise pytest.UsageError(f"--pcg-cluster {spec} needs Ray: pip install -e '.[cluster]'")
-    return address
+    insecure = bool(config.getoption("pcg_cluster_insecure", False))
+    if address.address is None:
+        if insecure:
+            raise pytest.UsageError(f"--pcg-cluster-insecure is for joining a cluster; {spec} is started here, "
+                                    "always with token authentication")  # fmt: skip
+        return address
+    import os
+
+    from pcg_plugin.cluster import auth
+
+    notice = auth.check_join(spec, address.address, insecure, os.environ)
+    return dataclasses.replace(address, notice=notice)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.cluster import REMOTE_KEY, Address
+from pcg_plugin.cluster.auth import LOOPBACK, LocalAuth, start_local
 from pcg_plugin.cluster.outcome import Outcome, put_files
 from pcg_plugin.core.controller import Controller
 
@@ -22,28 +23,33 @@ HOLD_S = 600.0  # the fault hook's hold: longer than any test waits; the node go
 NAMESPACE = "pytest-pcg"  # actors are looked up by name within it (the store, the limiters)
 
 
-def start_ray(address: Address) -> Any:
-    """Connect to the cluster, or start ``local:N`` here; Ray's usage statistics are off either way. Returns
-    the local ``Cluster`` to shut down (None when joining one)."""
+def start_ray(address: Address) -> tuple[Any, LocalAuth | None]:
+    """Connect to the cluster, or start ``local:N`` here with token authentication on and every process on loopback
+    (``cluster.auth``); Ray's usage statistics are off either way. Returns the local ``Cluster`` to shut down and
+    its token (None, None when joining one, whose token ``check_usable`` already checked)."""
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    import ray
-
-    cluster = None
+    cluster, auth = None, None
     if address.address is None:
-        from ray.cluster_utils import Cluster
-
         # a private RAY_TMPDIR: the head's session folders and ray_current_cluster stay out of the shared /tmp/ray
         os.environ.setdefault("RAY_TMPDIR", tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp"))
+        auth = start_local(os.environ["RAY_TMPDIR"], os.environ)  # before Ray is imported: it reads these once
+        import ray
+        from ray.cluster_utils import Cluster
+
+        loopback = {"node_ip_address": LOOPBACK}
         cluster = Cluster(initialize_head=True, head_node_args={
-            "num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False})  # fmt: skip
+            "num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False, **loopback})  # fmt: skip
         for i in range(address.nodes):
-            cluster.add_node(num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1})
+            cluster.add_node(num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1},
+                             **loopback)  # fmt: skip
         cluster.wait_for_nodes()
         target = cluster.address
     else:
+        import ray
+
         target = address.address
     ray.init(address=target, namespace=NAMESPACE, log_to_driver=False, logging_level=logging.WARNING)
-    return cluster
+    return cluster, auth
 
 
 class ClusterDriver:
@@ -54,6 +60,7 @@ class ClusterDriver:
         self.pool: Any = None
         self.shared: dict[str, Any] = {}
         self.cluster: Any = None
+        self.auth: LocalAuth | None = None
         self.tmpdir: str | None = None
         self.fault_after = _fault(config.getoption("pcg_cluster_fault", None), address)
         self.removed: list[str] = []
@@ -76,12 +83,12 @@ class ClusterDriver:
         self.config.stash[REMOTE_KEY] = self
 
     def start(self) -> None:
+        had_tmpdir = "RAY_TMPDIR" in os.environ
+        self.cluster, self.auth = start_ray(self.address)  # first: Ray reads its authentication settings on import
         import ray
 
         from pcg_plugin.cluster.pool import TrialPool
 
-        had_tmpdir = "RAY_TMPDIR" in os.environ
-        self.cluster = start_ray(self.address)
         if not had_tmpdir:
             self.tmpdir = os.environ.get("RAY_TMPDIR")
         cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -233,6 +240,9 @@ class ClusterDriver:
         if self.cluster is not None:
             self.cluster.shutdown()
             self.cluster = None
+        if self.auth is not None:  # the token goes with the cluster
+            self.auth.remove(os.environ)
+            self.auth = None
         if self.tmpdir is not None:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             os.environ.pop("RAY_TMPDIR", None)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
 
 DOUBLES = ("scripted",)  # backends that are test doubles (pcg_plugin/llm/scripted.py)
@@ -21,3 +22,19 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
         return ("UNOFFICIAL RUN: a test double (--pcg-backend scripted) wrote these answers; the scores test the "
                 "harness, not a model")  # fmt: skip
     return None
+
+
+NOTICE_MARK = "<!-- pcg-notices -->"
+
+
+def with_notices(page: str, notices: Sequence[str]) -> str:
+    """``page`` (a report) with the run's notices (what the harness, not the problem, must say: an insecure
+    cluster) as warnings at the top of its body; a page without ``<body>`` gets them first."""
+    if not notices:
+        return page
+    style = "margin:8px 0;padding:8px 12px;border:2px solid #b00;background:#fee;color:#600;font-weight:bold"
+    block = NOTICE_MARK + "".join(f'<div class="pcg-notice" role="alert" style="{style}">⚠ {escape(n)}</div>'
+                                  for n in notices)  # fmt: skip
+    at = page.find("<body")
+    end = page.find(">", at) + 1 if at >= 0 else 0
+    return page[:end] + block + page[end:]

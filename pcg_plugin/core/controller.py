@@ -89,6 +89,7 @@ class Controller:
         self._preflight_done = False
         self.progress = Progress(config)
         self.viewer_error: str | None = None
+        self.notices: list[str] = []  # what the harness says of the whole run (an insecure cluster): summary and report
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -161,6 +162,7 @@ class Controller:
         if rows:
             trials.write(Path(self.run["run_dir"]), rows)
         self._add_viewer(problem)
+        self._add_notices()
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
 
     def _add_viewer(self, problem: Any) -> None:
@@ -174,7 +176,17 @@ class Controller:
         except Exception as exc:  # noqa: BLE001 - the results are written; the report lacks only its viewer
             self.viewer_error = f"{type(exc).__name__}: {exc}"
 
+    def _add_notices(self) -> None:
+        from pcg_plugin._util.atomic import atomic_write
+        from pcg_plugin.core.banner import with_notices
+
+        if self.notices and self.report_path is not None and Path(self.report_path).is_file():
+            page = Path(self.report_path).read_text(encoding="utf-8")
+            atomic_write(Path(self.report_path), with_notices(page, self.notices))
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for notice in self.notices:
+            terminalreporter.write_line(f"pcg: {notice}", red=True, bold=True)
         if self.results is None and self.finish_error is None:
             return
         terminalreporter.section("pytest-pcg leaderboard")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -396,3 +397,62 @@ def test_a_tcp_service_serves_a_client_that_only_has_its_address(tiny_model: Pat
             cs.connect(forged).classify(IMAGES[:1])
     with pytest.raises(ValueError, match="expected tcp:HOST"):
         cs.start_service(model=tiny_model, device="cpu", listen="127.0.0.1")
+
+
+class _Planted:
+    """Unpickled, it writes a file: the proof that the service unpickled what a client without the key sent."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return (Path.write_text, (Path(self.path), "unpickled"))  # type: ignore[return-value]
+
+
+def _tcp_address(info: Any) -> tuple[str, int]:
+    host, port = info.address.removeprefix("tcp:").rsplit(":", 1)
+    return host, int(port)
+
+
+def test_a_tcp_service_unpickles_nothing_from_a_client_without_the_key(tiny_model: Path, tmp_path: Path) -> None:
+    """A client that skips the handshake and sends a pickle at once (framed as ``multiprocessing.connection``
+    frames it): the service takes it as a wrong answer to its challenge and closes, the pickle never loaded
+    (the file its unpickling would write does not exist); the service still serves a client with the key."""
+    import pickle
+    import socket
+    import struct
+
+    planted = tmp_path / "planted"
+    payload = pickle.dumps(("classify", _Planted(str(planted))))
+    with cs.start_service(model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False,
+                          listen="tcp:127.0.0.1") as handle:  # fmt: skip
+        for _ in range(2):  # before and instead of answering the challenge
+            with socket.create_connection(_tcp_address(handle.info), timeout=10) as raw:
+                raw.sendall(struct.pack("!i", len(payload)) + payload)
+                raw.settimeout(10)
+                with contextlib.suppress(OSError):
+                    while raw.recv(4096):
+                        pass  # the challenge, then the close
+        time.sleep(0.5)
+        assert not planted.exists()
+        client = cs.connect(handle.info.to_dict())
+        assert len(client.classify(IMAGES[:2])) == 2
+
+
+def test_a_client_that_never_answers_holds_up_no_other_client(tiny_model: Path, tmp_path: Path) -> None:
+    """A connection that stays silent after connecting (a port scanner, a stalled host) does not stop the next
+    client from being admitted and served; it is dropped after the handshake's time limit."""
+    import socket
+
+    with cs.start_service(model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False,
+                          listen="tcp:127.0.0.1") as handle:  # fmt: skip
+        silent = socket.create_connection(_tcp_address(handle.info), timeout=30)
+        try:
+            served: list[int] = []
+            worker = threading.Thread(target=lambda: served.append(len(cs.connect(handle.info.to_dict())
+                                                                        .classify(IMAGES[:2]))), daemon=True)  # fmt: skip
+            worker.start()
+            worker.join(8)  # under the handshake's 10 s: served while the silent one still waits
+            assert served == [2], "a silent client held up the next one"
+        finally:
+            silent.close()

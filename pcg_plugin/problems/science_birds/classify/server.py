@@ -199,6 +199,40 @@ class _Server:
             t.join(5)
 
 
+HANDSHAKE_S = 10.0  # a client that has not proved the authkey by then is dropped
+
+
+def admit(conn: Any, authkey: bytes, handle: Any, timeout: float = HANDSHAKE_S) -> bool:
+    """A new client's handshake, then ``handle(conn)``: the authkey's HMAC challenge both ways
+    (``multiprocessing.connection``'s own, in raw bytes of at most 256), so nothing the client sends is unpickled
+    before it has proved the key; a wrong key, or silence for ``timeout`` seconds, closes the connection. In the
+    client's own thread, so that a client that never answers holds up nobody else (with the authkey on the
+    ``Listener``, ``accept`` would run the handshake and wait for it in the one accepting thread)."""
+    import socket
+    from multiprocessing.connection import answer_challenge, deliver_challenge
+
+    raw = socket.socket(fileno=os.dup(conn.fileno()))  # shutdown wakes a recv that close alone would not
+
+    def drop() -> None:
+        with contextlib.suppress(OSError):
+            raw.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(timeout, drop)
+    timer.start()
+    try:
+        deliver_challenge(conn, authkey)
+        answer_challenge(conn, authkey)
+    except Exception:  # noqa: BLE001 - a wrong key, a bad message or silence: this client only
+        with contextlib.suppress(OSError):
+            conn.close()
+        return False
+    finally:
+        timer.cancel()
+        raw.close()
+    handle(conn)
+    return True
+
+
 def _serve(config: dict[str, Any]) -> int:
     """Child-process main: load, listen, announce on stdout, batch until stdin closes."""
     from multiprocessing.connection import Listener
@@ -222,14 +256,14 @@ def _serve(config: dict[str, Any]) -> int:
         )
         authkey = secrets.token_bytes(32)
         if config.get("listen"):  # tcp:HOST (a cluster's GPU node serving other nodes): any free port on HOST
-            listener = Listener((config["listen"][len(TCP):], 0), family="AF_INET", authkey=authkey, backlog=1024)
+            listener = Listener((config["listen"][len(TCP):], 0), family="AF_INET", backlog=1024)
             address = f"{TCP}{listener.address[0]}:{listener.address[1]}"
         else:
             if sys.platform.startswith("linux"):  # abstract socket: no file to leak if we are killed
                 address = f"\0pcg-classify-{os.getpid()}-{secrets.token_hex(8)}"
             else:
                 address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
-            listener = Listener(address, family="AF_UNIX", authkey=authkey, backlog=1024)
+            listener = Listener(address, family="AF_UNIX", backlog=1024)
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises InfrastructureError
         say({"error": f"{type(exc).__name__}: {exc}"})
         return 1
@@ -237,15 +271,15 @@ def _serve(config: dict[str, Any]) -> int:
     concurrency = config.get("concurrency") or (1 if device == "cpu" else 4)
     server = _Server(clf, config["max_batch"], config["max_wait_ms"], concurrency)
 
-    def accept() -> None:
+    def accept() -> None:  # the listener has no authkey: each client's handshake runs in its own thread (admit)
         while not server.stop.is_set():
             try:
                 conn = listener.accept()
-            except Exception:  # noqa: BLE001 - failed auth or handshake from one client
+            except Exception:  # noqa: BLE001 - one client's failed connect
                 if server.stop.is_set():
                     return
                 continue
-            threading.Thread(target=server.handle, args=(conn,), daemon=True).start()
+            threading.Thread(target=admit, args=(conn, authkey, server.handle), daemon=True).start()
 
     def watch_parent() -> None:
         with contextlib.suppress(OSError):
