@@ -41,8 +41,12 @@ def version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pcg", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"%(prog)s (pytest-pcg) {version()}",
-                        help="print the installed pytest-pcg version and exit")  # fmt: skip
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s (pytest-pcg) {version()}",
+        help="print the installed pytest-pcg version and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_path in COMMANDS.items():
         module = importlib.import_module(module_path)

@@ -36,17 +36,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("pcg_problem", help=text, default=None)
     from pcg_plugin.core import zips
 
-    group.addoption("--pcg-zip-max-mb", dest="pcg_zip_max_mb", type=float, default=None,
-                    help=f"a submission .zip that unpacks to more than this many MB is refused (default "
-                         f"{zips.MAX_TOTAL_MB})")  # fmt: skip
-    group.addoption("--pcg-zip-max-files", dest="pcg_zip_max_files", type=int, default=None,
-                    help=f"a submission .zip holding more files than this is refused (default {zips.MAX_FILES})")
+    group.addoption(
+        "--pcg-zip-max-mb",
+        dest="pcg_zip_max_mb",
+        type=float,
+        default=None,
+        help=f"a submission .zip that unpacks to more than this many MB is refused (default {zips.MAX_TOTAL_MB})",
+    )
+    group.addoption(
+        "--pcg-zip-max-files",
+        dest="pcg_zip_max_files",
+        type=int,
+        default=None,
+        help=f"a submission .zip holding more files than this is refused (default {zips.MAX_FILES})",
+    )
     from pcg_plugin.sandbox import start as sandbox_start
 
-    group.addoption("--pcg-sandbox-start", dest="pcg_sandbox_start", choices=sandbox_start.START_METHODS, default="fork",
-                    help="how a participant program's trial starts: 'fork' from one started sandbox process per "
-                         "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
-                         "limits, folders and results either way")  # fmt: skip
+    group.addoption(
+        "--pcg-sandbox-start",
+        dest="pcg_sandbox_start",
+        choices=sandbox_start.START_METHODS,
+        default="fork",
+        help="how a participant program's trial starts: 'fork' from one started sandbox process per "
+        "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
+        "limits, folders and results either way",
+    )
     from pcg_plugin.core import gate
 
     gate.add_options(parser)
@@ -125,15 +139,18 @@ def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:
     from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir
     from pcg_plugin.core.writable import check_writable
 
-    folders = [("--pcg-out" if settings.out else f"the run folder (--pcg-out, default <rootdir>/{DEFAULT_OUT}/...)",
-                run_dir), (f"the cache ({ENV_CACHE_DIR})", default_cache_dir())]  # fmt: skip
+    folders = [
+        ("--pcg-out" if settings.out else f"the run folder (--pcg-out, default <rootdir>/{DEFAULT_OUT}/...)", run_dir),
+        (f"the cache ({ENV_CACHE_DIR})", default_cache_dir()),
+    ]
     store = getattr(settings, "store", None)  # a problem without a response store has none
     if store is not None and getattr(settings, "record", "once") != "none":
         folders.insert(1, ("--pcg-store", Path(store)))
     problems = check_writable(folders)
     if problems:
-        raise pytest.UsageError("; ".join(problems) + ": nothing was run and no model was called; name folders "
-                                "that can be written")  # fmt: skip
+        raise pytest.UsageError(
+            "; ".join(problems) + ": nothing was run and no model was called; name folders that can be written"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -154,8 +171,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     lines = problem_of(config).header_lines(config, settings, controller.run)
     stale = controller.run.get("stale_trial_dirs")
     if stale:
-        lines.append(f"pcg: removed {stale} trial folder(s) in {tempfile.gettempdir()} left by runs that ended "
-                     "without cleaning up (their processes are gone)")  # fmt: skip
+        lines.append(
+            f"pcg: removed {stale} trial folder(s) in {tempfile.gettempdir()} left by runs that ended "
+            "without cleaning up (their processes are gone)"
+        )
     return lines
 
 

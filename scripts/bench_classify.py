@@ -55,7 +55,9 @@ def main() -> int:
     print(f"model {clf.name} digest {clf.digest} device {clf.device} threads {args.threads}")
     print(f"params {sum(p.numel() for p in clf.model.parameters()):,}")
     for batch in (1, 32):
-        print(f"batch {batch:>2}: {rate(clf, images, batch, args.repeats):8.1f} images/s (1024 px input, best of {args.repeats})")
+        print(
+            f"batch {batch:>2}: {rate(clf, images, batch, args.repeats):8.1f} images/s (1024 px input, best of {args.repeats})"
+        )
     return 0
 
 

@@ -172,8 +172,16 @@ def _save_model(kind: str, folder: Path) -> Path:
     torch.manual_seed(0)
     labels = {"id2label": {i: chr(65 + i) for i in range(26)}, "label2id": {chr(65 + i): i for i in range(26)}}
     if kind == "tiny":
-        cfg = ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, num_labels=26, **labels)  # fmt: skip
+        cfg = ViTConfig(
+            image_size=32,
+            patch_size=8,
+            hidden_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=64,
+            num_labels=26,
+            **labels,
+        )
         processor = ViTImageProcessor(size={"height": 32, "width": 32})
     else:
         cfg = ViTConfig(num_labels=26, **labels)
@@ -217,16 +225,38 @@ def _run_one(args: argparse.Namespace, mode: str, n: str, model: str, loader: st
     out_dir = run_dir / "timings"
     out_dir.mkdir()
     cfg = {
-        "levels": args.levels, "mode": mode, "device": args.device, "dtype": args.dtype, "model": model,
-        "loader": loader, "run_dir": str(run_dir), "out_dir": str(out_dir), "source": args.source,
-        "cache": args.cache, "max_batch": args.max_batch, "max_wait_ms": args.max_wait_ms,
+        "levels": args.levels,
+        "mode": mode,
+        "device": args.device,
+        "dtype": args.dtype,
+        "model": model,
+        "loader": loader,
+        "run_dir": str(run_dir),
+        "out_dir": str(out_dir),
+        "source": args.source,
+        "cache": args.cache,
+        "max_batch": args.max_batch,
+        "max_wait_ms": args.max_wait_ms,
         "concurrency": args.concurrency,
-    }  # fmt: skip
+    }
     env = dict(os.environ, PCG_BENCH_CFG=json.dumps(cfg))
     env["PYTHONPATH"] = os.pathsep.join([str(work / "suite"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     # the project's own pytest11 plugins are left out: this suite is the plugin's classification path alone
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:pcg", "-p", "no:pcg_rules",
-           str(work / "suite" / "test_levels.py"), "--rootdir", str(work / "suite")]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:pcg",
+        "-p",
+        "no:pcg_rules",
+        str(work / "suite" / "test_levels.py"),
+        "--rootdir",
+        str(work / "suite"),
+    ]
     cmd += ["-p", "no:xdist"] if n == "0" else ["-n", n]
     t = time.perf_counter()
     proc = subprocess.run(cmd, env=env, cwd=work / "suite", capture_output=True, text=True)
@@ -269,8 +299,11 @@ def _model_only(args: argparse.Namespace, model: str, loader: str | None) -> Non
         for _ in range(reps):
             clf.classify(images)
         rate = reps * bs / (time.perf_counter() - t)
-        print(f"model-only  batch {bs:>5}  {rate:>10.1f} images/s  ({device}, {args.dtype}, "
-              f"{'pre-shrunk' if plan else 'whole'} images)", flush=True)  # fmt: skip
+        print(
+            f"model-only  batch {bs:>5}  {rate:>10.1f} images/s  ({device}, {args.dtype}, "
+            f"{'pre-shrunk' if plan else 'whole'} images)",
+            flush=True,
+        )
 
 
 @dataclass(frozen=True)
@@ -314,19 +347,30 @@ def _transport_only(args: argparse.Namespace) -> None:
     from pcg_plugin.problems.science_birds import classify as cs
 
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "scripts"), os.environ.get("PYTHONPATH")]))
-    with cs.start_service(model=None, device="cpu", loader="bench_classify_scale:_NullClassifier.load",
-                          max_batch=args.max_batch, max_wait_ms=args.max_wait_ms, export_env=False) as handle:
+    with cs.start_service(
+        model=None,
+        device="cpu",
+        loader="bench_classify_scale:_NullClassifier.load",
+        max_batch=args.max_batch,
+        max_wait_ms=args.max_wait_ms,
+        export_env=False,
+    ) as handle:
         for clients in (int(c) for c in args.clients.split(",")):
             results: Any = mp.Queue()
-            procs = [mp.Process(target=_hammer, args=(handle.info.to_dict(), args.seconds, args.image_size, results))
-                     for _ in range(clients)]  # fmt: skip
+            procs = [
+                mp.Process(target=_hammer, args=(handle.info.to_dict(), args.seconds, args.image_size, results))
+                for _ in range(clients)
+            ]
             for p in procs:
                 p.start()
             total = sum(results.get() for _ in procs)
             for p in procs:
                 p.join()
-            print(f"transport-only  clients {clients:>4}  {total / args.seconds:>10.1f} images/s  "
-                  f"({args.image_size}x{args.image_size} RGB per request, one image each)", flush=True)
+            print(
+                f"transport-only  clients {clients:>4}  {total / args.seconds:>10.1f} images/s  "
+                f"({args.image_size}x{args.image_size} RGB per request, one image each)",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -357,7 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.source == "auto":
         args.source = "pipeline" if _pipeline_ready() else "synthetic"
     if args.source == "pipeline" and not _pipeline_ready():
-        raise SystemExit("--source pipeline needs pcg_plugin.problems.science_birds.level.pipeline (build_level, evaluate_level) and glyphs")
+        raise SystemExit(
+            "--source pipeline needs pcg_plugin.problems.science_birds.level.pipeline (build_level, evaluate_level) and glyphs"
+        )
     loader = None  # pcg_plugin.problems.science_birds.classify.hf.Classifier.load: the plugin's own classifier
     with tempfile.TemporaryDirectory(prefix="pcg-bench-") as tmp:
         work = Path(tmp)

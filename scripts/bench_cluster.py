@@ -41,12 +41,24 @@ def run(work: Path, out: str, args: argparse.Namespace, cluster: bool) -> dict[s
     cmd = pytest_cmd(out, args, "--pcg-record", "none")
     if cluster:
         i = cmd.index("-n")
-        cmd[i:i + 2] = ["--pcg-cluster", f"local:{args.workers}"]
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{work}", "BENCH_CLOCK": str(clock),
-           "OMP_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}  # fmt: skip
+        cmd[i : i + 2] = ["--pcg-cluster", f"local:{args.workers}"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT}{os.pathsep}{work}",
+        "BENCH_CLOCK": str(clock),
+        "OMP_NUM_THREADS": "1",
+        "RAY_USAGE_STATS_ENABLED": "0",
+    }
     t0 = time.time()
-    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, check=False,
-                          preexec_fn=netns_preexec if cluster else None)  # fmt: skip
+    proc = subprocess.run(
+        cmd,
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=netns_preexec if cluster else None,
+    )
     wall = time.time() - t0
     (work / f"{out}.log").write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0 or not (work / out / "results.json").is_file():
@@ -65,8 +77,15 @@ def measure(work: Path, out: str, workers: int, t0: float | None = None, wall: f
     phase = marks["last_item"] - marks["first_item"]  # from the first trial back: the cluster's start is before it
     scores = [(s["name"], s["normalized_score"]) for s in results["submissions"]]
     start = marks["first_item"] - (t0 if t0 is not None else marks["configure"])
-    return {"wall": wall, "start": start, "phase": phase, "n": len(trials), "work": work_s,
-            "overhead_ms": 1000 * (phase * workers - work_s) / len(trials), "scores": scores}
+    return {
+        "wall": wall,
+        "start": start,
+        "phase": phase,
+        "n": len(trials),
+        "work": work_s,
+        "overhead_ms": 1000 * (phase * workers - work_s) / len(trials),
+        "scores": scores,
+    }
 
 
 def main() -> int:
@@ -83,8 +102,10 @@ def main() -> int:
         runs = sorted(p.name for p in args.work.glob("*-[0-9]*") if (p / "results.json").is_file())
         for out in runs:
             r = measure(args.work, out, args.workers)
-            print(f"{out}: {r['n']} trials, items phase {r['phase']:.1f} s, own work {r['work']:.1f} s -> overhead "
-                  f"{r['overhead_ms']:.1f} ms/trial")  # fmt: skip
+            print(
+                f"{out}: {r['n']} trials, items phase {r['phase']:.1f} s, own work {r['work']:.1f} s -> overhead "
+                f"{r['overhead_ms']:.1f} ms/trial"
+            )
         return 0
     reason = skip_reason()
     if reason:
@@ -101,13 +122,17 @@ def main() -> int:
         for mode in ("xdist", "cluster") if k % 2 == 0 else ("cluster", "xdist"):
             r = run(work, f"{mode}-{k}", args, cluster=mode == "cluster")
             rows[mode].append(r)
-            print(f"{mode:7} round {k}: {r['n']} trials, start {r['start']:.1f} s, items phase {r['phase']:.1f} s, "
-                  f"own work {r['work']:.1f} s -> overhead {r['overhead_ms']:.1f} ms/trial (wall {r['wall']:.1f} s, "
-                  f"load {os.getloadavg()[0]:.1f})")  # fmt: skip
+            print(
+                f"{mode:7} round {k}: {r['n']} trials, start {r['start']:.1f} s, items phase {r['phase']:.1f} s, "
+                f"own work {r['work']:.1f} s -> overhead {r['overhead_ms']:.1f} ms/trial (wall {r['wall']:.1f} s, "
+                f"load {os.getloadavg()[0]:.1f})"
+            )
     same = all(r["scores"] == rows["xdist"][0]["scores"] for rs in rows.values() for r in rs)
     for mode, rs in rows.items():
-        print(f"{mode}: dispatch overhead per trial {min(r['overhead_ms'] for r in rs):.1f}-"
-              f"{max(r['overhead_ms'] for r in rs):.1f} ms over {len(rs)} runs ({args.workers} workers)")
+        print(
+            f"{mode}: dispatch overhead per trial {min(r['overhead_ms'] for r in rs):.1f}-"
+            f"{max(r['overhead_ms'] for r in rs):.1f} ms over {len(rs)} runs ({args.workers} workers)"
+        )
     print("same scores in every run" if same else "SCORES DIFFER")
     return 0 if same else 1
 

@@ -23,10 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pcg_plugin.llm.constrain import answer_regex  # noqa: E402
 
-ANSWER = ("To build the letter I, stack vertical bars.\n```python\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n"
-          "drop_block('b31', 10)\ndrop_block('b11', 9)\n```")  # fmt: skip
-PROMPT = ("Build the uppercase letter {letter} out of blocks with drop_block('b11'|'b13'|'b31', x) calls, x from 0 "
-          "to 19, in one code block fenced by triple backticks.")  # fmt: skip
+ANSWER = (
+    "To build the letter I, stack vertical bars.\n```python\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n"
+    "drop_block('b31', 10)\ndrop_block('b11', 9)\n```"
+)
+PROMPT = (
+    "Build the uppercase letter {letter} out of blocks with drop_block('b11'|'b13'|'b31', x) calls, x from 0 "
+    "to 19, in one code block fenced by triple backticks."
+)
 
 
 def _llguidance(tok: Any, regex: str, ids: list[int]) -> list[float]:
@@ -85,8 +89,10 @@ def _lm_format_enforcer(tok: Any, regex: str, ids: list[int]) -> list[float]:
     try:
         import lmformatenforcer.integrations.transformers  # noqa: F401
     except ImportError as exc:
-        print(f"  (its transformers integration does not import under transformers 5: {exc}; "
-              "tokenizer data built here the way it would)")  # fmt: skip
+        print(
+            f"  (its transformers integration does not import under transformers 5: {exc}; "
+            "tokenizer data built here the way it would)"
+        )
     zero = tok.encode("0")[-1]
     regular = []
     for idx in range(len(tok)):
@@ -94,8 +100,9 @@ def _lm_format_enforcer(tok: Any, regex: str, ids: list[int]) -> list[float]:
             continue
         after_zero, alone = tok.decode([zero, idx])[1:], tok.decode([idx])
         regular.append((idx, after_zero, len(after_zero) > len(alone)))
-    data = TokenEnforcerTokenizerData(regular, lambda t: tok.decode(t).rstrip("\ufffd"), tok.eos_token_id, False,
-                                      len(tok))  # fmt: skip
+    data = TokenEnforcerTokenizerData(
+        regular, lambda t: tok.decode(t).rstrip("\ufffd"), tok.eos_token_id, False, len(tok)
+    )
     enforcer = TokenEnforcer(data, RegexParser(regex))
     times, prefix = [], []
     for token in ids:
@@ -112,12 +119,12 @@ def _transformers_cfg(tok: Any, regex: str, ids: list[int]) -> list[float]:
     from transformers_cfg.generation.logits_process import GrammarConstrainedLogitsProcessor
     from transformers_cfg.grammar_utils import IncrementalGrammarConstraint
 
-    grammar = r'''root ::= text "```" lang "\n" line+ "```"
+    grammar = r"""root ::= text "```" lang "\n" line+ "```"
 text ::= [^`]*
 lang ::= "python" | ""
 line ::= "drop_block('" ty "', " num ")\n"
 ty ::= "b11" | "b13" | "b31"
-num ::= [0-9] | "1" [0-9]'''
+num ::= [0-9] | "1" [0-9]"""
     proc = GrammarConstrainedLogitsProcessor(IncrementalGrammarConstraint(grammar, "root", tok))
     times, seq = [], torch.tensor([[tok.bos_token_id or 0]])
     for token in ids:
@@ -130,9 +137,12 @@ num ::= [0-9] | "1" [0-9]'''
 
 
 LIBRARIES: dict[str, Callable[[Any, str, list[int]], list[float]]] = {
-    "llguidance": _llguidance, "xgrammar": _xgrammar, "outlines-core": _outlines_core,
-    "lm-format-enforcer": _lm_format_enforcer, "transformers-cfg": _transformers_cfg,
-}  # fmt: skip
+    "llguidance": _llguidance,
+    "xgrammar": _xgrammar,
+    "outlines-core": _outlines_core,
+    "lm-format-enforcer": _lm_format_enforcer,
+    "transformers-cfg": _transformers_cfg,
+}
 
 
 def bench_libraries(tok: Any) -> None:
@@ -146,8 +156,10 @@ def bench_libraries(tok: Any) -> None:
             print(f"  {name:20s} FAILED: {type(exc).__name__}: {str(exc)[:160]}")
             continue
         total = time.perf_counter() - t
-        print(f"  {name:20s} {1000 * statistics.mean(times):8.3f} ms mean, {1000 * statistics.median(times):8.3f} ms "
-              f"median, {1000 * max(times):8.2f} ms max; setup + run {total:.2f} s")  # fmt: skip
+        print(
+            f"  {name:20s} {1000 * statistics.mean(times):8.3f} ms mean, {1000 * statistics.median(times):8.3f} ms "
+            f"median, {1000 * max(times):8.2f} ms max; setup + run {total:.2f} s"
+        )
 
 
 def bench_generate(calls: int, max_new_tokens: int) -> None:
@@ -162,20 +174,35 @@ def bench_generate(calls: int, max_new_tokens: int) -> None:
     mask_ms: dict[str, list[float]] = {m: [] for m in modes}
     for i in range(calls + 1):
         letter = "ILTHEX"[i % 6]
-        ids = tok.apply_chat_template([{"role": "user", "content": PROMPT.format(letter=letter)}],
-                                      add_generation_prompt=True, return_tensors="pt", return_dict=True)  # fmt: skip
+        ids = tok.apply_chat_template(
+            [{"role": "user", "content": PROMPT.format(letter=letter)}],
+            add_generation_prompt=True,
+            return_tensors="pt",
+            return_dict=True,
+        )
         for mode in modes:
             torch.manual_seed(i)
             t = time.perf_counter()
             if mode == "free":
                 with torch.inference_mode():
-                    out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=True,
-                                         pad_token_id=tok.eos_token_id, **OFFLINE_SAMPLING)  # fmt: skip
+                    out = model.generate(
+                        **ids,
+                        max_new_tokens=max_new_tokens,
+                        do_sample=True,
+                        pad_token_id=tok.eos_token_id,
+                        **OFFLINE_SAMPLING,
+                    )
                 n, forward_passes = int(out.shape[1] - ids["input_ids"].shape[1]), None
             else:
-                toks, grammar = constrain.generate(model, tok, ids["input_ids"], function="drop_block",
-                                                   max_new_tokens=max_new_tokens, sampling=OFFLINE_SAMPLING,
-                                                   fast_forward=mode.endswith("fast-forward"))  # fmt: skip
+                toks, grammar = constrain.generate(
+                    model,
+                    tok,
+                    ids["input_ids"],
+                    function="drop_block",
+                    max_new_tokens=max_new_tokens,
+                    sampling=OFFLINE_SAMPLING,
+                    fast_forward=mode.endswith("fast-forward"),
+                )
                 n = len(toks)
                 mask_ms[mode].append(1000 * grammar.mask_seconds / max(1, grammar.steps))
             dt = time.perf_counter() - t

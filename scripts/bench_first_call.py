@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 # The child: run in a fresh interpreter with the tree under test first on sys.path.
-CHILD = r'''
+CHILD = r"""
 import inspect, json, os, sys, time
 T0 = time.perf_counter()
 import torch, transformers  # noqa: E401
@@ -105,14 +105,15 @@ for i in range(cfg["calls"]):
                   "chars": len(r.choices[0]),
                   "phases": {k: v[0] - before.get(k, 0.0) for k, v in timers.items() if v[0] - before.get(k, 0.0) > 0}})
 print("BENCH " + json.dumps({"import": T_IMPORT, "threads": torch.get_num_threads(), "calls": calls}))
-'''
+"""
 
 
 def child(tree: Path, cfg: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     env = {**env, "PYTHONPATH": os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])}
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(cfg)], env=env, cwd=tree, text=True,
-                          capture_output=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(cfg)], env=env, cwd=tree, text=True, capture_output=True
+    )
     wall = time.perf_counter() - t
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("BENCH ")), None)
     if proc.returncode or line is None:
@@ -150,9 +151,11 @@ def show(name: str, run: dict[str, Any]) -> None:
     first = run["calls"][0]
     print(f"\n{name}: process wall {run['wall']:.1f} s, imports {run['import']:.1f} s, torch threads {run['threads']}")
     for i, call in enumerate(run["calls"]):
-        print(f"  call {i + 1}: {call['seconds']:7.1f} s wall, {call['cpu']:6.1f} s CPU, backend threads "
-              f"{call['threads'] or 'torch default'}, load {call['load']:.1f} (prompt {call['prompt']} tokens, "
-              f"reply {call['completion']} tokens / {call['chars']} characters)")
+        print(
+            f"  call {i + 1}: {call['seconds']:7.1f} s wall, {call['cpu']:6.1f} s CPU, backend threads "
+            f"{call['threads'] or 'torch default'}, load {call['load']:.1f} (prompt {call['prompt']} tokens, "
+            f"reply {call['completion']} tokens / {call['chars']} characters)"
+        )
     print("  first call by phase (nested phases are inside the one above them):")
     accounted = 0.0
     for label, seconds in sorted(first["phases"].items()):
@@ -164,8 +167,9 @@ def show(name: str, run: dict[str, Any]) -> None:
 
 def worktree(rev: str, tmp: Path) -> Path:
     path = tmp / f"rev-{rev.replace('/', '_')}"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev], check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev], check=True, capture_output=True
+    )
     return path
 
 
@@ -173,12 +177,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problem", choices=("imagegame", "science-birds"), default="imagegame")
     parser.add_argument("--cache", choices=("warm", "cold", "moved"), default="warm")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="the threads the problem hands the backend (one worker's share of the cores; default "
-                             "none: the backend's own choice)")
-    parser.add_argument("--offline-threads", type=int, default=None,
-                        help="PCG_OFFLINE_THREADS in the child: the offline default's thread cap (revisions that "
-                             "read it)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="the threads the problem hands the backend (one worker's share of the cores; default "
+        "none: the backend's own choice)",
+    )
+    parser.add_argument(
+        "--offline-threads",
+        type=int,
+        default=None,
+        help="PCG_OFFLINE_THREADS in the child: the offline default's thread cap (revisions that read it)",
+    )
     parser.add_argument("--calls", type=int, default=2)
     parser.add_argument("--compare", metavar="REV", help="also measure REV, alternating with this tree")
     parser.add_argument("--rounds", type=int, default=1)
@@ -201,8 +212,9 @@ def main() -> None:
         finally:
             for name, tree in trees.items():
                 if tree != ROOT:
-                    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                                   capture_output=True)  # fmt: skip
+                    subprocess.run(
+                        ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True
+                    )
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ from pcg_plugin.llm.store import ResponseStore, TrialKey  # noqa: E402
 PROMPT = "Build the letter {letter} with drop_block calls."
 
 
-def bench_offline(calls: int, max_new_tokens: int, few_shot: bool, device: str, threads: int | None = None,
-                  quiet: bool = False) -> tuple[int, float]:
+def bench_offline(
+    calls: int, max_new_tokens: int, few_shot: bool, device: str, threads: int | None = None, quiet: bool = False
+) -> tuple[int, float]:
     """Load time (cached conversion) and generation tokens/s of the offline default on this machine."""
     from pcg_plugin.llm import make_backend
 
@@ -35,8 +36,7 @@ def bench_offline(calls: int, max_new_tokens: int, few_shot: bool, device: str, 
     for i in range(calls + 1):
         letter = "ILTAEHOUX"[i % 9]
         t = time.perf_counter()
-        r = backend.complete([{"role": "user", "content": PROMPT.format(letter=letter)}], n=1, profile=profile,
-                             seed=i)  # fmt: skip
+        r = backend.complete([{"role": "user", "content": PROMPT.format(letter=letter)}], n=1, profile=profile, seed=i)
         dt = time.perf_counter() - t
         if i == 0:
             say(f"warm-up call: {r.completion_tokens} tokens in {dt:.1f} s (not counted)")
@@ -52,8 +52,9 @@ def _offline_worker(args: tuple[int, int, bool, str, int | None], out: "mp.Queue
     out.put(bench_offline(*args, quiet=True))
 
 
-def bench_offline_workers(workers: int, calls: int, max_new_tokens: int, few_shot: bool, device: str,
-                          threads: int | None) -> None:
+def bench_offline_workers(
+    workers: int, calls: int, max_new_tokens: int, few_shot: bool, device: str, threads: int | None
+) -> None:
     """``workers`` processes generating at once, as xdist workers do: per-process and total tokens/s."""
     from pcg_plugin._util.devices import threads_per_worker
 
@@ -61,24 +62,32 @@ def bench_offline_workers(workers: int, calls: int, max_new_tokens: int, few_sho
         threads = threads_per_worker(workers)  # what the plugin uses; --threads 0 = torch's default
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    procs = [ctx.Process(target=_offline_worker, args=((calls, max_new_tokens, few_shot, device, threads or None), out))
-             for _ in range(workers)]  # fmt: skip
+    procs = [
+        ctx.Process(target=_offline_worker, args=((calls, max_new_tokens, few_shot, device, threads or None), out))
+        for _ in range(workers)
+    ]
     for p in procs:
         p.start()
     results = [out.get() for _ in procs]
     for p in procs:
         p.join()
     per = [tok / sec for tok, sec in results]
-    print(f"offline, {workers} processes at once, torch threads {threads or 'default'} each: "
-          f"{statistics.mean(per):.1f} tokens/s per process, {sum(per):.1f} in total")
+    print(
+        f"offline, {workers} processes at once, torch threads {threads or 'default'} each: "
+        f"{statistics.mean(per):.1f} tokens/s per process, {sum(per):.1f} in total"
+    )
 
 
 def _trials(path: str, worker: int, trials: int, turns: int) -> None:
     store = ResponseStore(path)
     backend = ScriptedBackend(lambda m, n: ["```\ndrop_block('b11', 10)\n```"] * n)
     for t in range(trials):
-        chat = TrialChat(TrialKey("2024", "m", f"s{worker}", "h", "A", t + 1), backend=backend,
-                         profile=profile_for("2024"), store=store)  # fmt: skip
+        chat = TrialChat(
+            TrialKey("2024", "m", f"s{worker}", "h", "A", t + 1),
+            backend=backend,
+            profile=profile_for("2024"),
+            store=store,
+        )
         for k in range(turns):
             chat.chat([{"role": "user", "content": f"turn {k}"}])
         chat.finish("done")
@@ -97,8 +106,10 @@ def bench_store(processes: int, trials: int, turns: int) -> None:
                 p.join()
             dt = time.perf_counter() - t
             calls = processes * trials * turns
-            print(f"store {phase}: {processes} processes x {trials} trials x {turns} calls = {calls} calls "
-                  f"in {dt:.2f} s: {calls / dt:,.0f} calls/s")  # fmt: skip
+            print(
+                f"store {phase}: {processes} processes x {trials} trials x {turns} calls = {calls} calls "
+                f"in {dt:.2f} s: {calls / dt:,.0f} calls/s"
+            )
 
 
 def main() -> None:
@@ -109,8 +120,12 @@ def main() -> None:
     ap.add_argument("--no-few-shot", action="store_true")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--workers", type=int, default=1, help="processes generating at once (as xdist workers)")
-    ap.add_argument("--threads", type=int, default=None,
-                    help="torch threads per process (default: cores // workers, as the plugin; 0: torch default)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads per process (default: cores // workers, as the plugin; 0: torch default)",
+    )
     ap.add_argument("--store", action="store_true", help="measure response-store throughput")
     ap.add_argument("--processes", type=int, default=4)
     ap.add_argument("--trials", type=int, default=100)
@@ -121,8 +136,9 @@ def main() -> None:
     if args.store:
         bench_store(args.processes, args.trials, args.turns)
     if args.offline and args.workers > 1:
-        bench_offline_workers(args.workers, args.calls, args.max_new_tokens, not args.no_few_shot, args.device,
-                              args.threads)  # fmt: skip
+        bench_offline_workers(
+            args.workers, args.calls, args.max_new_tokens, not args.no_few_shot, args.device, args.threads
+        )
     elif args.offline:
         bench_offline(args.calls, args.max_new_tokens, not args.no_few_shot, args.device, args.threads or None)
 

@@ -23,10 +23,14 @@ import numpy as np
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
-PIECES = {"sokoban": None, "zelda": [2, 3, 4, 5, 5, 5], "binary": [],  # by family (the name before the first -)
-          "loderunnertile": [2, 3, 3, 3, 3, 3, 3, 4, 4, 4],  # one player, so the reachability play runs
-          "mdungeons": [2, 3, 6, 6, 6, 6, 7, 7, 7, 7, 4, 4, 5, 5],  # player, exit, 8 enemies, potions, treasures
-          "ddave": [2, 3, 5, 4, 4, 6, 6]}  # player, exit, key, 2 diamonds, 2 spikes; by family (name before "-")
+PIECES = {
+    "sokoban": None,
+    "zelda": [2, 3, 4, 5, 5, 5],
+    "binary": [],  # by family (the name before the first -)
+    "loderunnertile": [2, 3, 3, 3, 3, 3, 3, 4, 4, 4],  # one player, so the reachability play runs
+    "mdungeons": [2, 3, 6, 6, 6, 6, 7, 7, 7, 7, 4, 4, 5, 5],  # player, exit, 8 enemies, potions, treasures
+    "ddave": [2, 3, 5, 4, 4, 6, 6],
+}  # player, exit, key, 2 diamonds, 2 spikes; by family (name before "-")
 
 
 def shaped(family: str, rng: np.random.Generator, rows: int, cols: int) -> list[list[int]]:
@@ -50,8 +54,11 @@ def timed(problem, levels, control) -> dict:
         evaluate_item(problem, level, control)
         times.append(1000 * (time.perf_counter() - start))
     t = np.array(times)
-    return {"mean_ms": round(float(t.mean()), 3), "p95_ms": round(float(np.percentile(t, 95)), 3),
-            "max_ms": round(float(t.max()), 3)}
+    return {
+        "mean_ms": round(float(t.mean()), 3),
+        "p95_ms": round(float(np.percentile(t, 95)), 3),
+        "max_ms": round(float(t.max()), 3),
+    }
 
 
 def main() -> None:
@@ -67,16 +74,23 @@ def main() -> None:
         problem = get_problem(name)
         rng = np.random.default_rng(args.seed)
         control = problem.native_control({k: lo for k, (lo, _) in problem.control_space.items()})
-        row = {"problem": name, "levels": args.levels,
-               "uniform": timed(problem, [problem.content.sample(rng) for _ in range(args.levels)], control)}
+        row = {
+            "problem": name,
+            "levels": args.levels,
+            "uniform": timed(problem, [problem.content.sample(rng) for _ in range(args.levels)], control),
+        }
         family = name.split("-")[0]
         if family in PIECES:
             kind = problem.content
-            row["shaped"] = timed(problem, [shaped(family, rng, kind.rows, kind.cols) for _ in range(args.levels)],
-                                  control)  # fmt: skip
-        print(json.dumps(row) if args.json else
-              f"{name}: uniform {row['uniform']}" + (f"  shaped {row['shaped']}" if "shaped" in row else ""),
-              flush=True)  # fmt: skip
+            row["shaped"] = timed(
+                problem, [shaped(family, rng, kind.rows, kind.cols) for _ in range(args.levels)], control
+            )
+        print(
+            json.dumps(row)
+            if args.json
+            else f"{name}: uniform {row['uniform']}" + (f"  shaped {row['shaped']}" if "shaped" in row else ""),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

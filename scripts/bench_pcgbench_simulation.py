@@ -64,10 +64,16 @@ def timed(problem, contents, control) -> dict:
         qualities.append(quality)
     t, q = np.array(times), np.array(qualities)
     invalid = sum(problem.content.check(c) is not None for c in contents)
-    return {"contents": len(times), "mean_ms": round(float(t.mean()), 2),
-            "p95_ms": round(float(np.percentile(t, 95)), 2), "max_ms": round(float(t.max()), 2),
-            "mean_quality": round(float(q.mean()), 4), "max_quality": round(float(q.max()), 4),
-            "feasible": round(float((q >= 1).mean()), 4), "invalid": round(invalid / len(contents), 4)}
+    return {
+        "contents": len(times),
+        "mean_ms": round(float(t.mean()), 2),
+        "p95_ms": round(float(np.percentile(t, 95)), 2),
+        "max_ms": round(float(t.max()), 2),
+        "mean_quality": round(float(q.mean()), 4),
+        "max_quality": round(float(q.max()), 4),
+        "feasible": round(float((q >= 1).mean()), 4),
+        "invalid": round(invalid / len(contents), 4),
+    }
 
 
 def main() -> None:

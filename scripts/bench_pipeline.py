@@ -43,8 +43,11 @@ def load_sets(names: list[str], variants: int) -> dict[str, list]:  # type: igno
         paths = sorted((ROOT / "tests" / "data" / "unity-2023-calibration").glob("*/levels/*/*.xml"))
         sets["calibration"] = [parse_level(p.read_text()) for p in paths]
     if "glyphs" in names:
-        sets["glyphs"] = [build_level("```\n" + letter_program(letter, v) + "\n```").level
-                          for letter in LETTERS for v in range(variants)]
+        sets["glyphs"] = [
+            build_level("```\n" + letter_program(letter, v) + "\n```").level
+            for letter in LETTERS
+            for v in range(variants)
+        ]
     return sets
 
 
@@ -85,20 +88,39 @@ def compare(rev: str, names: list[str], variants: int, repeat: int, core: int) -
     """Alternate old (REV) and new (this tree) per level in two pinned server processes."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     old_tree = tmp / "old"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old_tree), rev], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old_tree), rev], check=True, capture_output=True
+    )
     try:
         servers = {}
         for label, tree in (("old", old_tree), ("new", ROOT)):
-            cmd = ["taskset", "-c", str(core), sys.executable, __file__, "--serve", str(tree),
-                   "--sets", ",".join(names), "--variants", str(variants)]
-            servers[label] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                              env={**os.environ, "OMP_NUM_THREADS": "1"})
+            cmd = [
+                "taskset",
+                "-c",
+                str(core),
+                sys.executable,
+                __file__,
+                "--serve",
+                str(tree),
+                "--sets",
+                ",".join(names),
+                "--variants",
+                str(variants),
+            ]
+            servers[label] = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "OMP_NUM_THREADS": "1"},
+            )
         sizes = {label: json.loads(p.stdout.readline()) for label, p in servers.items()}  # type: ignore[union-attr]
         assert sizes["old"] == sizes["new"], sizes
         load = os.getloadavg()
-        print(f"compare {rev} (old) with {ROOT.name} (new), core {core}, best of {repeat}, "
-              f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start")
+        print(
+            f"compare {rev} (old) with {ROOT.name} (new), core {core}, best of {repeat}, "
+            f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start"
+        )
         for name, n in sizes["new"].items():
             sums = {"old": [0.0, 0.0, 0.0], "new": [0.0, 0.0, 0.0]}
             mismatch = images = 0
@@ -115,18 +137,21 @@ def compare(rev: str, names: list[str], variants: int, repeat: int, core: int) -
                 mismatch += got["old"][3] != got["new"][3]
                 images += got["old"][4] != got["new"][4]
             o, w = sums["old"], sums["new"]
-            print(f"{name}: {n} levels, moving counts differ on {mismatch}, images on {images}; per level old {1000 * o[0] / n:.1f} ms "
-                  f"(physics {1000 * o[1] / n:.1f}, render {1000 * o[2] / n:.1f}), new {1000 * w[0] / n:.1f} ms "
-                  f"(physics {1000 * w[1] / n:.1f}, render {1000 * w[2] / n:.1f}); speed-up physics "
-                  f"{o[1] / w[1]:.2f}x, physics+render {o[0] / w[0]:.2f}x")
+            print(
+                f"{name}: {n} levels, moving counts differ on {mismatch}, images on {images}; per level old {1000 * o[0] / n:.1f} ms "
+                f"(physics {1000 * o[1] / n:.1f}, render {1000 * o[2] / n:.1f}), new {1000 * w[0] / n:.1f} ms "
+                f"(physics {1000 * w[1] / n:.1f}, render {1000 * w[2] / n:.1f}); speed-up physics "
+                f"{o[1] / w[1]:.2f}x, physics+render {o[0] / w[0]:.2f}x"
+            )
         load = os.getloadavg()
         print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at end")
         for p in servers.values():
             p.stdin.close()  # type: ignore[union-attr]
             p.wait()
     finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old_tree)], check=False,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old_tree)], check=False, capture_output=True
+        )
     return 0
 
 
@@ -144,10 +169,12 @@ def report(names: list[str], variants: int, repeat: int) -> int:
         total = sorted(1000 * b[0] for b in best)
         q = statistics.quantiles(total, n=10)
         blocks = statistics.mean(len(level.blocks) for level in levels)
-        print(f"{name}: {len(levels)} levels ({blocks:.1f} blocks on average), 1 core; simulate+render per level: "
-              f"median {statistics.median(total):.1f} ms, p10 {q[0]:.1f}, p90 {q[-1]:.1f}, max {total[-1]:.1f}; "
-              f"physics median {statistics.median(1000 * b[1] for b in best):.1f} ms, "
-              f"render median {statistics.median(1000 * b[2] for b in best):.1f} ms")
+        print(
+            f"{name}: {len(levels)} levels ({blocks:.1f} blocks on average), 1 core; simulate+render per level: "
+            f"median {statistics.median(total):.1f} ms, p10 {q[0]:.1f}, p90 {q[-1]:.1f}, max {total[-1]:.1f}; "
+            f"physics median {statistics.median(1000 * b[1] for b in best):.1f} ms, "
+            f"render median {statistics.median(1000 * b[2] for b in best):.1f} ms"
+        )
     return 0
 
 

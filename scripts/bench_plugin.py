@@ -21,14 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-RESPONDER = '''
+RESPONDER = """
 import re
 from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
 def respond(messages, n=1):
     letter = re.search(r'TARGET="?([A-Z])', messages[-1]["content"]).group(1)
     return ["```\\n" + letter_program(letter) + "\\n```"] * n
-'''
+"""
 
 
 def make_competition(root: Path, subs: int) -> None:
@@ -39,10 +39,30 @@ def make_competition(root: Path, subs: int) -> None:
         (folder / "prompt.txt").write_text(f"Team {i}. TARGET=<OBJECT>")
 
 
-def run(root: Path, out: str, workers: str, letters: str, trials: int, classifier: str | None) -> tuple[float, dict[str, Any], str]:
-    cmd = [sys.executable, "-m", "pytest", "submissions", "-q", "-p", "no:cacheprovider",
-           "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond", "--pcg-letters", letters,
-           "--pcg-trials", str(trials), "--pcg-out", out, "--pcg-store", f"store-{out}"]  # fmt: skip
+def run(
+    root: Path, out: str, workers: str, letters: str, trials: int, classifier: str | None
+) -> tuple[float, dict[str, Any], str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "submissions",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "scripted_llm:respond",
+        "--pcg-letters",
+        letters,
+        "--pcg-trials",
+        str(trials),
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        f"store-{out}",
+    ]
     if workers != "0":
         cmd += ["-p", "xdist", "-n", workers]
     if classifier:

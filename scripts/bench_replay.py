@@ -35,7 +35,7 @@ from replay_snapshot import PROGRAM_2024, RESPONDER  # noqa: E402
 
 # A pytest plugin (loaded with -p) that notes when the controller sees collection finish, the first and last
 # item reports, and the session finish; written into WORK so both trees load the same file.
-CLOCK = '''
+CLOCK = """
 import json, os, time
 T = {"configure": time.time()}
 def pytest_xdist_node_collection_finished(node, ids):
@@ -51,7 +51,7 @@ def pytest_unconfigure(config):
     path = os.environ.get("BENCH_CLOCK")
     if path and not hasattr(config, "workerinput"):
         open(path, "w").write(json.dumps(T))
-'''
+"""
 PER_ITEM = ("generate", "build", "simulate", "render", "classify")
 
 
@@ -64,10 +64,34 @@ def make_competition(work: Path, programs: int) -> None:
 
 
 def pytest_cmd(out: str, args: argparse.Namespace, *extra: str, python: str = sys.executable) -> list[str]:
-    return [python, "-m", "pytest", "submissions", "--pcg-edition", "2024", "--pcg-out", out,
-            "--pcg-letters", args.letters, "--pcg-trials", str(args.trials), "--pcg-backend", "scripted",
-            "--pcg-model", "scripted_llm:respond", "--pcg-store", "store", "-p", "no:cacheprovider", "-q",
-            "-p", "bench_clock", "-n", str(args.workers), *extra]  # fmt: skip
+    return [
+        python,
+        "-m",
+        "pytest",
+        "submissions",
+        "--pcg-edition",
+        "2024",
+        "--pcg-out",
+        out,
+        "--pcg-letters",
+        args.letters,
+        "--pcg-trials",
+        str(args.trials),
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "scripted_llm:respond",
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-p",
+        "bench_clock",
+        "-n",
+        str(args.workers),
+        *extra,
+    ]
 
 
 def replay(work: Path, tree: Path, out: str, args: argparse.Namespace, python: str = sys.executable) -> dict[str, Any]:
@@ -75,16 +99,18 @@ def replay(work: Path, tree: Path, out: str, args: argparse.Namespace, python: s
     that tree's); wall time, items and stage seconds."""
     shutil.rmtree(work / out, ignore_errors=True)
     clock = work / f"{out}.clock.json"
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{work}", "BENCH_CLOCK": str(clock),
-           "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{work}", "BENCH_CLOCK": str(clock), "OMP_NUM_THREADS": "1"}
     t0 = time.time()
-    proc = subprocess.run(pytest_cmd(out, args, "--pcg-record", "none", python=python), cwd=work, env=env,
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        pytest_cmd(out, args, "--pcg-record", "none", python=python), cwd=work, env=env, capture_output=True, text=True
+    )
     t1 = time.time()
     (work / f"{out}.log").write_text(proc.stdout + proc.stderr)
     results_path = work / out / "results.json"
     if not results_path.is_file():
-        raise SystemExit(f"{out}: no results.json (exit {proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
+        raise SystemExit(
+            f"{out}: no results.json (exit {proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}"
+        )
     results = json.loads(results_path.read_text())
     marks = json.loads(clock.read_text())
     sums = dict.fromkeys(PER_ITEM, 0.0)
@@ -102,17 +128,28 @@ def replay(work: Path, tree: Path, out: str, args: argparse.Namespace, python: s
         for key, value in (worker.get("stats") or {}).items():
             loads[key] = max(loads.get(key, 0.0), value)
     workers = max(1, args.workers)
-    stages = {"start-up and collection": marks.get("collected", t0) - t0,
-              "worker loads (max, classifier " + f"{loads.get('load_classifier_s', 0.0):.1f} s)": sum(loads.values())}
+    stages = {
+        "start-up and collection": marks.get("collected", t0) - t0,
+        "worker loads (max, classifier " + f"{loads.get('load_classifier_s', 0.0):.1f} s)": sum(loads.values()),
+    }
     stages.update({f"{k} (per item {1000 * v / max(items, 1):.0f} ms)": v / workers for k, v in sums.items()})
     stages["end of the run"] = t1 - marks.get("last_item", t1)
-    return {"wall": t1 - t0, "items": items, "log": str(work / f"{out}.log"), "stages": stages, "scores": scores, "rc": proc.returncode,
-            "report_bytes": (work / out / "report.html").stat().st_size if (work / out / "report.html").is_file() else 0}
+    return {
+        "wall": t1 - t0,
+        "items": items,
+        "log": str(work / f"{out}.log"),
+        "stages": stages,
+        "scores": scores,
+        "rc": proc.returncode,
+        "report_bytes": (work / out / "report.html").stat().st_size if (work / out / "report.html").is_file() else 0,
+    }
 
 
 def show(label: str, r: dict[str, Any]) -> None:
-    print(f"{label}: {r['items']} items in {r['wall']:.1f} s = {r['items'] / r['wall']:.2f} items/s "
-          f"(pytest exit {r['rc']}, report.html {r['report_bytes'] / 1e6:.2f} MB, log {r['log']})")
+    print(
+        f"{label}: {r['items']} items in {r['wall']:.1f} s = {r['items'] / r['wall']:.2f} items/s "
+        f"(pytest exit {r['rc']}, report.html {r['report_bytes'] / 1e6:.2f} MB, log {r['log']})"
+    )
     for name, seconds in r["stages"].items():
         print(f"    {name:<45} {seconds:7.1f} s  {100 * seconds / r['wall']:5.1f} %")
 
@@ -140,13 +177,19 @@ def main() -> int:
     tmp = None
     if args.compare:
         tmp = Path(tempfile.mkdtemp(prefix="bench-replay-"))
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tmp / "old"), args.compare],
-                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tmp / "old"), args.compare],
+            check=True,
+            capture_output=True,
+        )
         # the old tree gets a venv of its own (the system packages plus the old tree installed editable), so pytest
         # loads the old tree's entry points, not those of the installed checkout (which may name newer problems)
         subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(tmp / "venv")], check=True)
-        subprocess.run([str(tmp / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e",
-                        str(tmp / "old")], check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            [str(tmp / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(tmp / "old")],
+            check=True,
+            capture_output=True,
+        )
         trees.insert(0, ("old", tmp / "old", str(tmp / "venv" / "bin" / "python")))
     try:
         runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in trees}
@@ -160,12 +203,17 @@ def main() -> int:
             old = sum(r["items"] / r["wall"] for r in runs["old"]) / len(runs["old"])
             new = sum(r["items"] / r["wall"] for r in runs["new"]) / len(runs["new"])
             same = all(r["scores"] == runs["old"][0]["scores"] for rs in runs.values() for r in rs)
-            print(f"items/s: old {old:.2f}, new {new:.2f}, speed-up {new / old:.2f}x; "
-                  f"{'same scores' if same else 'SCORES DIFFER'} in every run")
+            print(
+                f"items/s: old {old:.2f}, new {new:.2f}, speed-up {new / old:.2f}x; "
+                f"{'same scores' if same else 'SCORES DIFFER'} in every run"
+            )
     finally:
         if tmp is not None:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tmp / "old")],
-                           capture_output=True, check=False)  # fmt: skip
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tmp / "old")],
+                capture_output=True,
+                check=False,
+            )
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

@@ -96,8 +96,10 @@ def main() -> int:
     report = write_report(doc, out)
     took = time.perf_counter() - t
     thumbs = sum(p.stat().st_size for p in (out / "thumbs").rglob("*.png"))
-    print(f"{n} trials: report.html {report.stat().st_size / 1e6:.2f} MB written in {took:.1f} s "
-          f"(thumbnails {thumbs / 1e6:.2f} MB beside it)")
+    print(
+        f"{n} trials: report.html {report.stat().st_size / 1e6:.2f} MB written in {took:.1f} s "
+        f"(thumbnails {thumbs / 1e6:.2f} MB beside it)"
+    )
     empty, (full,) = open_times(out, ["report.html"], args.shot.resolve() if args.shot else None)
     print(f"headless Chromium screenshot of the copied report: {full:.1f} s (an empty page: {empty:.1f} s)")
     return 0

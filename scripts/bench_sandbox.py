@@ -10,9 +10,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from pcg_plugin.sandbox.run import START_METHODS, SandboxLimits, network_namespace_prefix, run_program_trial, use_start_method
+from pcg_plugin.sandbox.run import (
+    START_METHODS,
+    SandboxLimits,
+    network_namespace_prefix,
+    run_program_trial,
+    use_start_method,
+)
 
-PROGRAM = '''
+PROGRAM = """
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
 
 
@@ -20,7 +26,7 @@ class One(TrialLoop):
     @staticmethod
     def run(ctx: TrialContext, target_character: str) -> str:
         return chat_with_chatgpt(ctx, [{"role": "user", "content": target_character}])[0]
-'''
+"""
 
 
 def bench(limits: SandboxLimits, repeats: int) -> list[float]:
@@ -33,8 +39,7 @@ def bench(limits: SandboxLimits, repeats: int) -> list[float]:
             work = Path(root) / f"w{i}"
             work.mkdir()
             t = time.perf_counter()
-            run_program_trial(entry, letter="A", chat=lambda m, n: ["ok"] * n, limits=limits,
-                              workdir=work)  # fmt: skip
+            run_program_trial(entry, letter="A", chat=lambda m, n: ["ok"] * n, limits=limits, workdir=work)
             times.append(time.perf_counter() - t)
     return times
 
@@ -48,8 +53,10 @@ def main() -> None:
         use_start_method(method)
         for network in ("deny", "hook"):
             times = bench(dataclasses.replace(SandboxLimits(), network=network), args.repeats)
-            print(f"start={method} network={network}: median {statistics.median(times) * 1000:.1f} ms/trial, "
-                  f"max {max(times) * 1000:.0f} ms over {args.repeats} trials (the first: {times[0] * 1000:.0f} ms)")  # fmt: skip
+            print(
+                f"start={method} network={network}: median {statistics.median(times) * 1000:.1f} ms/trial, "
+                f"max {max(times) * 1000:.0f} ms over {args.repeats} trials (the first: {times[0] * 1000:.0f} ms)"
+            )
 
 
 if __name__ == "__main__":

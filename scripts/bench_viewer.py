@@ -34,7 +34,7 @@ from bench_report import expand, open_times  # noqa: E402
 
 from pcg_plugin._util.paths import shared_data  # noqa: E402
 
-RESPONDER = '''
+RESPONDER = """
 import re
 from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
@@ -44,9 +44,9 @@ def respond(messages, n=1):
     turn = sum(1 for m in messages if m["role"] == "assistant")
     plan = "Plan: a tall stem, then the strokes, stones at the base, checked for overhangs.\\n" * 6
     return [plan + "```\\n" + letter_program(found[-1], turn % 4) + "\\n```"] * n
-'''
+"""
 
-MULTI = '''
+MULTI = """
 from pathlib import Path
 from chatgpt4pcg.competition import chat_with_chatgpt
 from chatgpt4pcg.models.trial_context import TrialContext
@@ -61,7 +61,7 @@ class Entry(TrialLoop):
             history.append({"role": "user", "content": text.replace("<OBJECT>", f'"{target_character}"')})
             history.append({"role": "assistant", "content": chat_with_chatgpt(ctx, history)[0]})
         return history[-1]["content"]
-'''
+"""
 
 
 def make_competition(work: Path) -> None:
@@ -93,9 +93,31 @@ def record_run(work: Path, workers: str) -> Path:
     if (run / "results.json").is_file():
         return run
     make_competition(work)
-    cmd = [sys.executable, "-m", "pytest", "submissions", "--pcg-backend", "scripted", "--pcg-model",
-           "scripted_llm:respond", "--pcg-classifier", "tiny-classifier", "--pcg-trials", "2", "--pcg-out", "run",
-           "--pcg-store", "store", "-p", "no:cacheprovider", "-q", "-p", "xdist", "-n", workers]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "submissions",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "scripted_llm:respond",
+        "--pcg-classifier",
+        "tiny-classifier",
+        "--pcg-trials",
+        "2",
+        "--pcg-out",
+        "run",
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-p",
+        "xdist",
+        "-n",
+        workers,
+    ]
     subprocess.run(cmd, cwd=work, check=True, env={**__import__("os").environ, "PYTHONPATH": str(work)})
     return run
 
@@ -119,8 +141,10 @@ def grow(run: Path, out: Path, trials: int) -> tuple[dict, list[dict]]:  # type:
                 tdoc = transcript.read(run, source["nodeid"])
                 tdoc.update(nodeid=t["nodeid"], trial=t["trial"])
                 for state in tdoc["states"]:
-                    state["links"] = [[label, rel.replace(f"_{source['trial']}.", f"_{t['trial']}.")]
-                                      for label, rel in state.get("links") or ()]  # fmt: skip
+                    state["links"] = [
+                        [label, rel.replace(f"_{source['trial']}.", f"_{t['trial']}.")]
+                        for label, rel in state.get("links") or ()
+                    ]
                     if state.get("image"):
                         state["image"] = state["image"].replace(f"_{source['trial']}.", f"_{t['trial']}.")
                 transcript.write(out, tdoc)
@@ -150,8 +174,17 @@ def write_viewer(doc: dict, docs: list[dict], out: Path) -> tuple[Path, float]: 
         for letter, data in sub["letters"].items():
             for t in data["trials"]:
                 collected.add_item(t["nodeid"], {"name": sub["name"], "letter": letter, "trial": t["trial"]})
-                collected.add_record(TrialRecord(nodeid=t["nodeid"], submission=sub["name"], letter=letter,
-                                                 trial=t["trial"], sta=t["sta"], sim=t["sim"], reason=t["reason"]))
+                collected.add_record(
+                    TrialRecord(
+                        nodeid=t["nodeid"],
+                        submission=sub["name"],
+                        letter=letter,
+                        trial=t["trial"],
+                        sta=t["sta"],
+                        sim=t["sim"],
+                        reason=t["reason"],
+                    )
+                )
                 totals[t["nodeid"]] = Totals.of([Call.from_dict(c) for c in by_node[t["nodeid"]]["calls"]])
     viewer.add_to_report(report, out, collected, ScienceBirds(), totals, doc["settings"]["letters"])
     return report, time.perf_counter() - t0
@@ -179,14 +212,18 @@ STAGE_FILES = ("*/similarity/*.json", "*/diversity/*.json", "*/stability/*.json"
 def sizes(out: Path, report: Path, n: int, run: Path, recorded: int) -> None:
     page, beside, parts = measure(out, report, n)
     base = (out / "report-without-viewer.html").stat().st_size
-    print(f"{n} trials: report.html {page * n / 1e6:.2f} MB = {page:.0f} B/trial "
-          f"(without the viewer's part {base / n:.0f} B/trial); "
-          f"beside it {beside * n / 1e6:.2f} MB = {beside / 1e3:.1f} KB/trial")  # fmt: skip
+    print(
+        f"{n} trials: report.html {page * n / 1e6:.2f} MB = {page:.0f} B/trial "
+        f"(without the viewer's part {base / n:.0f} B/trial); "
+        f"beside it {beside * n / 1e6:.2f} MB = {beside / 1e3:.1f} KB/trial"
+    )
     for kind, size in parts.most_common():
         print(f"  {kind:24s} {size / 1e6:8.2f} MB  {size / n / 1e3:6.2f} KB/trial")
     stage = sum(p.stat().st_size for pattern in STAGE_FILES for p in run.glob(pattern) if p.is_file())
-    print(f"not in the grown copy: the official stage files (similarity/diversity/stability JSON, trials.jsonl, "
-          f"result/) of the recorded run, {stage / recorded / 1e3:.2f} KB/trial ({recorded} trials)")  # fmt: skip
+    print(
+        f"not in the grown copy: the official stage files (similarity/diversity/stability JSON, trials.jsonl, "
+        f"result/) of the recorded run, {stage / recorded / 1e3:.2f} KB/trial ({recorded} trials)"
+    )
 
 
 def main() -> int:
@@ -204,10 +241,13 @@ def main() -> int:
     print(f"report and viewer written in {took:.1f} s")
     recorded = sum(1 for line in (run / "trials.jsonl").read_text().splitlines() if line.strip())
     sizes(work / "grown", report, len(docs), run, recorded)
-    empty, (base, full) = open_times(work / "grown", ["report-without-viewer.html", "report.html"],
-                                     args.shot.resolve() if args.shot else None)  # fmt: skip
-    print(f"headless Chromium screenshot of the copied report: {full:.1f} s; the same report without the viewer's "
-          f"part: {base:.1f} s; an empty page: {empty:.1f} s")  # fmt: skip
+    empty, (base, full) = open_times(
+        work / "grown", ["report-without-viewer.html", "report.html"], args.shot.resolve() if args.shot else None
+    )
+    print(
+        f"headless Chromium screenshot of the copied report: {full:.1f} s; the same report without the viewer's "
+        f"part: {base:.1f} s; an empty page: {empty:.1f} s"
+    )
     return 0
 
 

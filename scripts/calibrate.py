@@ -32,12 +32,18 @@ def calibration_rows(root: Path, settings: PhysicsSettings) -> list[dict]:
             path = root.joinpath(*raw["tag"].split("\\")[1:])
             ev = evaluate_level(parse_level(path.read_text()), settings)
             png = path.parent.parent.parent / "images" / path.parent.name / (path.stem + ".png")
-            rows.append({
-                "level": str(path.relative_to(root)), "unity_moving": raw["movingObjects"],
-                "unity_total": raw["startingObjects"], "unity_stable": raw["score"] >= 1.0,
-                "moving": ev.moving_blocks, "total": ev.total_blocks, "stable": ev.moving_blocks == 0,
-                "iou": iou(ev.image, Image.open(png)) if ev.image is not None and png.exists() else None,
-            })
+            rows.append(
+                {
+                    "level": str(path.relative_to(root)),
+                    "unity_moving": raw["movingObjects"],
+                    "unity_total": raw["startingObjects"],
+                    "unity_stable": raw["score"] >= 1.0,
+                    "moving": ev.moving_blocks,
+                    "total": ev.total_blocks,
+                    "stable": ev.moving_blocks == 0,
+                    "iou": iou(ev.image, Image.open(png)) if ev.image is not None and png.exists() else None,
+                }
+            )
     return rows
 
 
@@ -68,8 +74,10 @@ def main() -> int:
         print(json.dumps({**s, "settings": settings.digest()}))
         return 0
     n = s["levels"]
-    print(f"calibration set: {root} ({n} Unity-scored levels, {s['unity_stable_levels']} stable), "
-          f"physics settings {settings.digest()}{' with damage' if args.damage else ''}")
+    print(
+        f"calibration set: {root} ({n} Unity-scored levels, {s['unity_stable_levels']} stable), "
+        f"physics settings {settings.digest()}{' with damage' if args.damage else ''}"
+    )
     print(f"stable/unstable verdict agrees: {s['verdict_agree']}/{n}")
     print(f"exact movingObjects:           {s['exact_moving']}/{n}")
     print(f"mean pixel IoU, stable levels: {s['mean_iou_stable']:.4f}")
@@ -77,8 +85,10 @@ def main() -> int:
     if args.verbose:
         for r in rows:
             if r["moving"] != r["unity_moving"] or (r["iou"] or 0) < 0.97:
-                print(f"  {r['level']}: moving {r['moving']} vs Unity {r['unity_moving']} "
-                      f"of {r['total']}, IoU {r['iou']:.3f}")
+                print(
+                    f"  {r['level']}: moving {r['moving']} vs Unity {r['unity_moving']} "
+                    f"of {r['total']}, IoU {r['iou']:.3f}"
+                )
     return 0
 
 

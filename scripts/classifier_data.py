@@ -59,11 +59,29 @@ def find_fonts() -> list[Path]:
 
 # Typeface families (file-name stem before the first "-", lower case) held out from training: the families the
 # previous release held out (seed 0 over its 443 files), fixed so that old and new models meet the same test fonts.
-HELD_OUT_FAMILIES = frozenset({
-    "andika", "berenisadfpro", "caladea", "carlito", "dejavusanscondensed", "dejavuserif", "dkgbi", "gentiumalt",
-    "jetbrainsmono", "linlibertine_ri", "nimbusroman", "ptf75f", "ptn77f", "pts55f", "romandeadfscriptstd",
-    "stixmath", "texgyreheros", "tinos", "veranasansdemi",
-})
+HELD_OUT_FAMILIES = frozenset(
+    {
+        "andika",
+        "berenisadfpro",
+        "caladea",
+        "carlito",
+        "dejavusanscondensed",
+        "dejavuserif",
+        "dkgbi",
+        "gentiumalt",
+        "jetbrainsmono",
+        "linlibertine_ri",
+        "nimbusroman",
+        "ptf75f",
+        "ptn77f",
+        "pts55f",
+        "romandeadfscriptstd",
+        "stixmath",
+        "texgyreheros",
+        "tinos",
+        "veranasansdemi",
+    }
+)
 
 
 def split_fonts(fonts: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -73,7 +91,9 @@ def split_fonts(fonts: list[Path]) -> tuple[list[Path], list[Path]]:
     return train, test
 
 
-def render_font_letter(font_path: Path, letter: str, rng: random.Random, size: int, augment: bool = True) -> Image.Image:
+def render_font_letter(
+    font_path: Path, letter: str, rng: random.Random, size: int, augment: bool = True
+) -> Image.Image:
     """Black letter on white, cropped to its ink and padded like the official renders, then augmented."""
     px = 96
     font = ImageFont.truetype(str(font_path), px)
@@ -124,9 +144,14 @@ def font_grid_cells(font_path: Path, letter: str, rows: int, widen: float) -> gl
     glyph = canvas.crop(bbox)
     width = max(3, min(glyphs.GRID_WIDTH - 2, round(rows * glyph.width / glyph.height * widen)))
     small = glyph.resize((width, rows), Image.Resampling.BOX).load()
-    return glyphs.centre(frozenset(
-        (rows - 1 - y, x) for y in range(rows) for x in range(width) if small[x, y] >= 110  # type: ignore[index]
-    ))
+    return glyphs.centre(
+        frozenset(
+            (rows - 1 - y, x)
+            for y in range(rows)
+            for x in range(width)
+            if small[x, y] >= 110  # type: ignore[index]
+        )
+    )
 
 
 def render_blocks(drops: list[tuple[str, float, float, float]], size: int) -> Image.Image:
@@ -141,7 +166,9 @@ def render_blocks(drops: list[tuple[str, float, float, float]], size: int) -> Im
         w, h = {"b11": (1, 1), "b31": (3, 1), "b13": (1, 3)}[block]
         hw, hh = w / 2 - 0.04, h / 2 - 0.04
         ca, sa = math.cos(ang), math.sin(ang)
-        polys.append([(cx + x * ca - y * sa, cy + x * sa + y * ca) for x, y in ((-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh))])
+        polys.append(
+            [(cx + x * ca - y * sa, cy + x * sa + y * ca) for x, y in ((-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh))]
+        )
     xs = [p[0] for poly in polys for p in poly]
     ys = [p[1] for poly in polys for p in poly]
     span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-6)

@@ -68,8 +68,14 @@ def local_run(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
     ray_tmp = Path(tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp"))
     run_env = dict(env, RAY_TMPDIR=str(ray_tmp))
     t0 = time.monotonic()
-    driver = subprocess.Popen(hosts.cmd(hosts.run, pytest_cmd("run", "--pcg-cluster", "local:2")), cwd=work,
-                              env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    driver = subprocess.Popen(
+        hosts.cmd(hosts.run, pytest_cmd("run", "--pcg-cluster", "local:2")),
+        cwd=work,
+        env=run_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         log = work / "requests.log"
         while not (log.exists() and log.read_text().count("x") >= 1):
@@ -89,7 +95,9 @@ def local_run(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
         if tokens:
             mode = oct(tokens[0].stat().st_mode & 0o777)
             env_t = bare_env(work, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(tokens[0]), **LOOPBACK)
-            print(f"the same host, the run's token file ({mode}): {said(stranger(hosts, hosts.run, f'127.0.0.1:{gcs}', env_t))}")
+            print(
+                f"the same host, the run's token file ({mode}): {said(stranger(hosts, hosts.run, f'127.0.0.1:{gcs}', env_t))}"
+            )
         else:
             print("the run made no token file")
     finally:
@@ -103,17 +111,35 @@ def local_run(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
 
 def join(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
     (work / "go").touch()
-    cluster = subprocess.Popen(hosts.cmd(hosts.run, [sys.executable, "-c", OPEN_CLUSTER]), env=env,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    cluster = subprocess.Popen(
+        hosts.cmd(hosts.run, [sys.executable, "-c", OPEN_CLUSTER]),
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         address = cluster.stdout.readline().strip()  # type: ignore[union-attr]
-        print(f"an open cluster at {address}; from the other host: {said(stranger(hosts, hosts.other, address, bare_env(work)))}")
+        print(
+            f"an open cluster at {address}; from the other host: {said(stranger(hosts, hosts.other, address, bare_env(work)))}"
+        )
         for extra in ((), ("--pcg-cluster-insecure",)):
             shutil.rmtree(work / "joined", ignore_errors=True)
-            proc = subprocess.run(hosts.cmd(hosts.run, pytest_cmd("joined", "--pcg-cluster", address, *extra)), cwd=work,
-                                  env=env, capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
-            lines = [ln for ln in (proc.stderr + proc.stdout).splitlines()
-                     if "ERROR" in ln or "INSECURE" in ln or " passed" in ln][:3]  # fmt: skip
+            proc = subprocess.run(
+                hosts.cmd(hosts.run, pytest_cmd("joined", "--pcg-cluster", address, *extra)),
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            lines = [
+                ln
+                for ln in (proc.stderr + proc.stdout).splitlines()
+                if "ERROR" in ln or "INSECURE" in ln or " passed" in ln
+            ][:3]
             print(f"pytest --pcg-cluster {address} {' '.join(extra)}: exit {proc.returncode}")
             for line in lines:
                 print("   ", line[:400])
@@ -124,7 +150,9 @@ def join(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("work", type=Path)
-    parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose plugin runs (default: this one)")
+    parser.add_argument(
+        "--checkout", type=Path, default=ROOT, help="the checkout whose plugin runs (default: this one)"
+    )
     parser.add_argument("--join", action="store_true", help="also join a cluster started open")
     args = parser.parse_args()
     reason = two_hosts_reason()

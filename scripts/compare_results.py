@@ -19,8 +19,12 @@ FIELDS = ("reason", "total_blocks", "moving_blocks", "sta", "sim", "top", "probs
 
 def trials(results: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
     """Every trial of a results.json by (submission, letter, trial)."""
-    return {(sub["name"], letter, t["trial"]): t
-            for sub in results["submissions"] for letter, block in sub["letters"].items() for t in block["trials"]}  # fmt: skip
+    return {
+        (sub["name"], letter, t["trial"]): t
+        for sub in results["submissions"]
+        for letter, block in sub["letters"].items()
+        for t in block["trials"]
+    }
 
 
 def differences(a: dict[str, Any], b: dict[str, Any]) -> dict[str, int]:

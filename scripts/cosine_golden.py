@@ -35,8 +35,10 @@ def cases(rng: random.Random) -> list[tuple[list[float], list[float]]]:
 
 def main() -> None:
     rng = random.Random(20241123)
-    rows = [{"u": [x.hex() for x in u], "v": [x.hex() for x in v], "distance": float(cosine(u, v)).hex()}
-            for u, v in cases(rng)]
+    rows = [
+        {"u": [x.hex() for x in u], "v": [x.hex() for x in v], "distance": float(cosine(u, v)).hex()}
+        for u, v in cases(rng)
+    ]
     doc = {"source": f"scipy {scipy.__version__} scipy.spatial.distance.cosine", "cases": rows}
     path = Path(__file__).resolve().parents[1] / "tests" / "data" / "cosine_golden.json"
     path.write_text(json.dumps(doc, separators=(",", ":")) + "\n")

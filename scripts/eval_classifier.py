@@ -35,9 +35,17 @@ def build_sets(block_fonts: int = 12) -> dict[str, list[Item]]:
     """The evaluation images (deterministic: fixed fonts, variants and physics)."""
     rng = random.Random(0)
     _, test_fonts = cd.split_fonts(cd.find_fonts())
-    sets: dict[str, list[Item]] = {k: [] for k in (
-        "typefaces", "bars", "variants_standing", "typeface_blocks_standing", "collapsed_v0_11",
-        "collapsed_held_out")}
+    sets: dict[str, list[Item]] = {
+        k: []
+        for k in (
+            "typefaces",
+            "bars",
+            "variants_standing",
+            "typeface_blocks_standing",
+            "collapsed_v0_11",
+            "collapsed_held_out",
+        )
+    }
     for f in test_fonts:
         for i, c in enumerate(cd.LETTERS):
             sets["typefaces"].append((cd.render_font_letter(f, c, rng, SIZE, augment=False), i))

@@ -77,14 +77,20 @@ def script(row: str) -> Iterator[dict]:
     assert not any(w.replace("_", " ") in NEUTRAL_Q.lower() for w in words)
     slots = [o for o, p in zip(OUTCOMES, pcts, strict=True) for _ in range(round(p * TRIALS))]
     assert len(slots) == len(words) * TRIALS, f"{row}: the percentages do not make {len(words) * TRIALS} games"
-    per_word: list[list[str]] = [slots[w::len(words)] for w in range(len(words))]  # an even share per word
+    per_word: list[list[str]] = [slots[w :: len(words)] for w in range(len(words))]  # an even share per word
     rounds = success_rounds([ws.count("SuccessfulTrial") for ws in per_word], round_)
     for w, word in enumerate(words):
         it = iter(rounds[w])
         for trial, outcome in enumerate(per_word[w]):
             recorded = next(it) if outcome == "SuccessfulTrial" else -1
-            yield {"id": f"{row}/{word}/{trial}", "game": "askguess", "trial": trial, "mode": mode, "word": word,
-                   "replies": replies(mode, word, outcome, recorded)}
+            yield {
+                "id": f"{row}/{word}/{trial}",
+                "game": "askguess",
+                "trial": trial,
+                "mode": mode,
+                "word": word,
+                "replies": replies(mode, word, outcome, recorded),
+            }
 
 
 def main(argv: list[str]) -> int:

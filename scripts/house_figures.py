@@ -21,8 +21,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "pcg_plugin"
 HEAVY = ("numpy", "torch", "transformers", "pymunk", "PIL")
-GAMES = re.compile(r"\.games\.|\.(askguess|spyfall|tofukingdom)$|pcgbench\.(arcade|binary|building|ddave|elimination|"
-                   r"isaac|loderunner|mdungeons|smb|sokoban|talakat|zelda|tracery)")
+GAMES = re.compile(
+    r"\.games\.|\.(askguess|spyfall|tofukingdom)$|pcgbench\.(arcade|binary|building|ddave|elimination|"
+    r"isaac|loderunner|mdungeons|smb|sokoban|talakat|zelda|tracery)"
+)
 
 # What pytest start-up does with the registry: list every installed problem and register its options.
 LISTING = """
@@ -54,28 +56,42 @@ def contract() -> dict[str, object]:
     from pcg_plugin.core.problem import Problem
 
     protocol = sorted(n for n, v in vars(Problem).items() if callable(v) and not n.startswith("_"))
-    defaults = sorted(n for n in dir(BaseProblem) if not n.startswith("_") and callable(getattr(BaseProblem, n))
-                      and n not in getattr(BaseProblem, "__abstractmethods__", ()))  # fmt: skip
+    defaults = sorted(
+        n
+        for n in dir(BaseProblem)
+        if not n.startswith("_")
+        and callable(getattr(BaseProblem, n))
+        and n not in getattr(BaseProblem, "__abstractmethods__", ())
+    )
     return {"protocol": protocol, "must_define": sorted(set(protocol) - set(defaults)), "hooks": defaults}
 
 
 def listing() -> dict[str, object]:
     best = None
     for _ in range(5):  # the fastest of five fresh interpreters
-        out = json.loads(subprocess.run([sys.executable, "-c", LISTING], capture_output=True, text=True,
-                                        check=True, cwd=REPO).stdout)  # fmt: skip
+        out = json.loads(
+            subprocess.run([sys.executable, "-c", LISTING], capture_output=True, text=True, check=True, cwd=REPO).stdout
+        )
         best = out if best is None or out["ms"] < best["ms"] else best
     assert best is not None
     mods = best["modules"]
     ours = [m for m in mods if m.startswith("pcg_plugin")]
-    return {"problems": best["problems"], "ms": round(best["ms"]), "modules": len(mods), "ours": len(ours),
-            "heavy": sorted({m.split(".")[0] for m in mods} & set(HEAVY)),
-            "games": [m for m in ours if GAMES.search(m)]}  # fmt: skip
+    return {
+        "problems": best["problems"],
+        "ms": round(best["ms"]),
+        "modules": len(mods),
+        "ours": len(ours),
+        "heavy": sorted({m.split(".")[0] for m in mods} & set(HEAVY)),
+        "games": [m for m in ours if GAMES.search(m)],
+    }
 
 
 def folders(root: Path) -> list[tuple[int, str]]:
-    counts = [(len(list(d.glob("*.py"))), d.relative_to(REPO).as_posix()) for d in [root, *root.rglob("*")]
-              if d.is_dir() and "__pycache__" not in d.parts]  # fmt: skip
+    counts = [
+        (len(list(d.glob("*.py"))), d.relative_to(REPO).as_posix())
+        for d in [root, *root.rglob("*")]
+        if d.is_dir() and "__pycache__" not in d.parts
+    ]
     return sorted(counts, reverse=True)[:3]
 
 
@@ -91,18 +107,27 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    facts = {"top_level": top_level(), "contract": contract(), "listing": listing(),
-             "largest_folders": folders(PACKAGE), "largest_test_folders": folders(REPO / "tests"),
-             "duplicates": duplicates()}  # fmt: skip
+    facts = {
+        "top_level": top_level(),
+        "contract": contract(),
+        "listing": listing(),
+        "largest_folders": folders(PACKAGE),
+        "largest_test_folders": folders(REPO / "tests"),
+        "duplicates": duplicates(),
+    }
     if args.json:
         print(json.dumps(facts, indent=1))
         return 0
     c, lst = facts["contract"], facts["listing"]
     print(f"top-level modules: {len(facts['top_level'])} ({', '.join(facts['top_level'])})")
-    print(f"Problem protocol: {len(c['protocol'])} methods; a problem must define {len(c['must_define'])} "
-          f"({', '.join(c['must_define'])}); optional hooks with a default on the base: {len(c['hooks'])}")
-    print(f"listing {lst['problems']} problems: {lst['modules']} modules imported ({lst['ours']} of pcg_plugin) in "
-          f"{lst['ms']} ms; heavy: {', '.join(lst['heavy']) or 'none'}; game modules: {len(lst['games'])}")
+    print(
+        f"Problem protocol: {len(c['protocol'])} methods; a problem must define {len(c['must_define'])} "
+        f"({', '.join(c['must_define'])}); optional hooks with a default on the base: {len(c['hooks'])}"
+    )
+    print(
+        f"listing {lst['problems']} problems: {lst['modules']} modules imported ({lst['ours']} of pcg_plugin) in "
+        f"{lst['ms']} ms; heavy: {', '.join(lst['heavy']) or 'none'}; game modules: {len(lst['games'])}"
+    )
     print("largest folders: " + ", ".join(f"{d} {n}" for n, d in facts["largest_folders"]))
     print("largest test folders: " + ", ".join(f"{d} {n}" for n, d in facts["largest_test_folders"]))
     print(f"duplicates in pcg_plugin/: {facts['duplicates'] or 'tool not installed'}")

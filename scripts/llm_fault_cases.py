@@ -70,9 +70,18 @@ ALL = tuple(PROBLEMS)
 
 def cases() -> list[Case]:
     out = [Case(f"surrogate-{p}", "2", p, "lone-surrogate", RERUN) for p in ALL]
-    out += [Case(f"disk-full-{p}", "3", p, None, (Run("first run", env={"PCG_TEST_DISK_FULL_AT": "2"}),
-                                                 Run("rerun, disk freed")), opts={"teams": 4},
-                 conftest=DISK_FULL_CONFTEST) for p in ("sb2024", "pcgbench", "gameeval")]  # fmt: skip
+    out += [
+        Case(
+            f"disk-full-{p}",
+            "3",
+            p,
+            None,
+            (Run("first run", env={"PCG_TEST_DISK_FULL_AT": "2"}), Run("rerun, disk freed")),
+            opts={"teams": 4},
+            conftest=DISK_FULL_CONFTEST,
+        )
+        for p in ("sb2024", "pcgbench", "gameeval")
+    ]
     out += [Case(f"hang-{p}", "5", p, "hang", LF) for p in ALL]
     out += [Case(f"retry-after-3600-{p}", "5", p, "429-retry-after-3600", LF) for p in ALL]
     out += [Case(f"unseeded-{p}", "6", p, None, RERUN, opts={"unseeded": True, "trials": 2}) for p in ALL]
@@ -91,8 +100,11 @@ def tally(results: dict[str, Any] | None) -> str:
 
 
 def summary(output: str) -> str:
-    lines = [line.strip("= ") for line in output.splitlines() if " in " in line and ("passed" in line or
-             "failed" in line or "error" in line)]  # fmt: skip
+    lines = [
+        line.strip("= ")
+        for line in output.splitlines()
+        if " in " in line and ("passed" in line or "failed" in line or "error" in line)
+    ]
     return lines[-1] if lines else (output.strip().splitlines() or ["?"])[-1][:80]
 
 
@@ -111,14 +123,18 @@ def run_case(case: Case, python: str, work: Path) -> None:
     with loopback_llm.serve(FaultServer(problem.answer)) as server:
         for i, run in enumerate(case.runs):
             out = f"out{i + 1}"
-            r = run_pytest(root, server, problem, args, out, "-q", *run.args, env=run.env, python=python,
-                           timeout=run.limit)
+            r = run_pytest(
+                root, server, problem, args, out, "-q", *run.args, env=run.env, python=python, timeout=run.limit
+            )
             (root / f"{out}.log").write_text(r.output, encoding="utf-8")
             what = f"exit {r.returncode}: {summary(r.output)}" if r.returncode != -9 else "killed at the limit"
             written = "+".join(n for n, ok in (("results", r.results is not None), ("report", r.report)) if ok)
-            print(f"| {case.item} | {case.name} | {run.label} | {what} | {r.wall:.0f} s | {r.requests} | "
-                  f"{r.answered} | {r.faulted} | {r.recorded} | {written or 'none'} | {tally(r.results)} | "
-                  f"{r.store_bytes:,} |", flush=True)  # fmt: skip
+            print(
+                f"| {case.item} | {case.name} | {run.label} | {what} | {r.wall:.0f} s | {r.requests} | "
+                f"{r.answered} | {r.faulted} | {r.recorded} | {written or 'none'} | {tally(r.results)} | "
+                f"{r.store_bytes:,} |",
+                flush=True,
+            )
 
 
 def main() -> int:
@@ -135,8 +151,10 @@ def main() -> int:
         return 0
     work = Path(a.work) if a.work else Path(tempfile.mkdtemp(prefix="pcg-fault-cases-"))
     print(f"python: {a.python}; work: {work}")
-    print("| item | case | run | pytest | wall | requests | answered | faults | calls stored | written | teams "
-          "ok/zero/error | store bytes |")
+    print(
+        "| item | case | run | pytest | wall | requests | answered | faults | calls stored | written | teams "
+        "ok/zero/error | store bytes |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for case in chosen:
         run_case(case, a.python, work)

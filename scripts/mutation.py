@@ -33,16 +33,25 @@ REPO = Path(__file__).resolve().parents[1]
 _SB = "problems/science_birds"
 # module -> where it lies below pcg_plugin/ (no .py)
 PATHS: dict[str, str] = {
-    "scoring": f"{_SB}/scoring/official", "aggregate": f"{_SB}/scoring/aggregate",
-    "official_layout": f"{_SB}/report/official_layout", "diversity": f"{_SB}/scoring/diversity",
-    "baseline": f"{_SB}/scoring/baseline", "bootstrap": f"{_SB}/scoring/bootstrap", "extract": f"{_SB}/level/extract",
-    "grid": f"{_SB}/level/grid", "levelxml": f"{_SB}/level/levelxml", "physics": f"{_SB}/level/physics",
+    "scoring": f"{_SB}/scoring/official",
+    "aggregate": f"{_SB}/scoring/aggregate",
+    "official_layout": f"{_SB}/report/official_layout",
+    "diversity": f"{_SB}/scoring/diversity",
+    "baseline": f"{_SB}/scoring/baseline",
+    "bootstrap": f"{_SB}/scoring/bootstrap",
+    "extract": f"{_SB}/level/extract",
+    "grid": f"{_SB}/level/grid",
+    "levelxml": f"{_SB}/level/levelxml",
+    "physics": f"{_SB}/level/physics",
 }
 # module -> the fast tests that exercise it (no subprocess, no pytester, no slow marker)
 MODULES: dict[str, list[str]] = {
     "scoring": ["tests/science_birds/scoring/test_scoring.py", "tests/science_birds/test_cli_score.py"],
     "aggregate": ["tests/science_birds/scoring/test_aggregate.py"],  # records -> scoring inputs
-    "official_layout": ["tests/science_birds/report/test_official_layout.py", "tests/science_birds/test_cli_score.py"],  # stage files -> inputs
+    "official_layout": [
+        "tests/science_birds/report/test_official_layout.py",
+        "tests/science_birds/test_cli_score.py",
+    ],  # stage files -> inputs
     "diversity": ["tests/science_birds/scoring/test_diversity.py"],
     "baseline": ["tests/science_birds/scoring/test_baseline.py"],
     "bootstrap": ["tests/science_birds/scoring/test_bootstrap.py"],
@@ -78,8 +87,9 @@ def mutmut(work: Path, names: list[str], time_box: float) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names]
     try:
-        subprocess.run(cmd, cwd=work, env=env, timeout=time_box, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       check=False)  # fmt: skip
+        subprocess.run(
+            cmd, cwd=work, env=env, timeout=time_box, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+        )
     except subprocess.TimeoutExpired:
         print(f"  (time box of {time_box:.0f} s reached: mutants not yet run are reported as not run)")
 
@@ -121,12 +131,16 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
     score = 100.0 * killed / len(tried) if tried else 0.0
     within = f" in {', '.join(args.functions)}" if args.functions else ""
     sampled = f" (sample of {len(names)} of {len(everything)}{within}, seed {args.seed})" if names else ""
-    print(f"{module:16} {len(tried):4} tried{sampled}, {killed} killed, {len(survived)} survived, "
-          f"{len(no_tests)} without tests: {score:.0f} %", flush=True)  # fmt: skip
+    print(
+        f"{module:16} {len(tried):4} tried{sampled}, {killed} killed, {len(survived)} survived, "
+        f"{len(no_tests)} without tests: {score:.0f} %",
+        flush=True,
+    )
     if args.list_survivors:
         for name in survived + no_tests:
-            shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=work, capture_output=True,
-                                   text=True, check=False)  # fmt: skip
+            shown = subprocess.run(
+                [sys.executable, "-m", "mutmut", "show", name], cwd=work, capture_output=True, text=True, check=False
+            )
             print(f"--- {name} ({status[name]})\n{shown.stdout.strip()}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
@@ -135,13 +149,20 @@ def run_module(module: str, args: argparse.Namespace) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("modules", nargs="*", metavar="MODULE",
-                        help=f"modules to mutate (default all: {', '.join(MODULES)})")  # fmt: skip
+    parser.add_argument(
+        "modules", nargs="*", metavar="MODULE", help=f"modules to mutate (default all: {', '.join(MODULES)})"
+    )
     parser.add_argument("--sample", type=int, default=0, help="run a seeded random sample of N mutants per module")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--functions", type=lambda v: [f for f in v.split(",") if f], default=None,
-                        help="with --sample: sample only the mutants of these functions (comma-separated)")
-    parser.add_argument("--repo", default=str(REPO), help="checkout to mutate (e.g. an older commit, for a before/after)")
+    parser.add_argument(
+        "--functions",
+        type=lambda v: [f for f in v.split(",") if f],
+        default=None,
+        help="with --sample: sample only the mutants of these functions (comma-separated)",
+    )
+    parser.add_argument(
+        "--repo", default=str(REPO), help="checkout to mutate (e.g. an older commit, for a before/after)"
+    )
     parser.add_argument("--time-box", type=float, default=600, help="seconds per module (default 600)")
     parser.add_argument("--workdir", default=None, help="scratch folder (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch copies (mutmut browse/show there)")

@@ -64,35 +64,44 @@ def svg() -> str:
     width = MARGIN * 2 + LABEL_W + widest * (BOX_W + GAP)
     height = MARGIN * 2 + len(FLOORS) * ROW_H
     where: dict[str, tuple[float, float]] = {}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-           '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
-           'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker></defs>',
-           f'<rect width="{width}" height="{height}" fill="white"/>']  # fmt: skip
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        '<defs><marker id="a" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+        'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker></defs>',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+    ]
     for i, (name, _) in enumerate(FLOORS):
         y = MARGIN + (len(FLOORS) - 1 - i) * ROW_H
-        out.append(f'<rect x="{MARGIN}" y="{y}" width="{width - 2 * MARGIN}" height="{ROW_H - 8}" rx="6" '
-                   f'fill="{COLORS[i % len(COLORS)]}"/>')  # fmt: skip
+        out.append(
+            f'<rect x="{MARGIN}" y="{y}" width="{width - 2 * MARGIN}" height="{ROW_H - 8}" rx="6" '
+            f'fill="{COLORS[i % len(COLORS)]}"/>'
+        )
         out.append(f'<text x="{MARGIN + 8}" y="{y + 20}" font-weight="bold">{i} {escape(name)}</text>')
         names = floors.get(i, [])
         x0 = MARGIN + LABEL_W + (widest - len(names)) * (BOX_W + GAP) / 2
         for j, box in enumerate(names):
             bx, by = x0 + j * (BOX_W + GAP), y + (ROW_H - 8 - BOX_H) / 2
             where[box] = (bx + BOX_W / 2, by)
-            out.append(f'<rect x="{bx:.0f}" y="{by:.0f}" width="{BOX_W}" height="{BOX_H}" rx="4" fill="white" '
-                       f'stroke="#555"/>')  # fmt: skip
+            out.append(
+                f'<rect x="{bx:.0f}" y="{by:.0f}" width="{BOX_W}" height="{BOX_H}" rx="4" fill="white" stroke="#555"/>'
+            )
             out.append(f'<text x="{bx + BOX_W / 2:.0f}" y="{by + 21:.0f}" text-anchor="middle">{escape(box)}</text>')
     for (a, b), n in sorted(lines.items()):
         (ax, ay), (bx, by) = where[a], where[b]
         if ay == by:  # the same floor: an arc over the boxes
             mid = (ax + bx) / 2
-            out.append(f'<path d="M{ax:.0f},{ay:.0f} Q{mid:.0f},{ay - 26:.0f} {bx:.0f},{by:.0f}" fill="none" '
-                       f'stroke="#777" stroke-width="1" marker-end="url(#a)"><title>{escape(a)} imports '
-                       f'{escape(b)} ({n})</title></path>')  # fmt: skip
+            out.append(
+                f'<path d="M{ax:.0f},{ay:.0f} Q{mid:.0f},{ay - 26:.0f} {bx:.0f},{by:.0f}" fill="none" '
+                f'stroke="#777" stroke-width="1" marker-end="url(#a)"><title>{escape(a)} imports '
+                f"{escape(b)} ({n})</title></path>"
+            )
             continue
-        out.append(f'<line x1="{ax:.0f}" y1="{ay + BOX_H:.0f}" x2="{bx:.0f}" y2="{by:.0f}" stroke="#777" '
-                   f'stroke-opacity="0.55" stroke-width="{min(1 + n / 8, 4):.1f}" marker-end="url(#a)"><title>'
-                   f'{escape(a)} imports {escape(b)} ({n} imports)</title></line>')  # fmt: skip
+        out.append(
+            f'<line x1="{ax:.0f}" y1="{ay + BOX_H:.0f}" x2="{bx:.0f}" y2="{by:.0f}" stroke="#777" '
+            f'stroke-opacity="0.55" stroke-width="{min(1 + n / 8, 4):.1f}" marker-end="url(#a)"><title>'
+            f"{escape(a)} imports {escape(b)} ({n} imports)</title></line>"
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -104,7 +113,10 @@ def main() -> int:
     text = svg()
     if args.check:
         same = OUT.is_file() and OUT.read_text(encoding="utf-8") == text
-        print("docs/images/package-graph.svg is " + ("current" if same else "out of date: python scripts/package_graph.py"))
+        print(
+            "docs/images/package-graph.svg is "
+            + ("current" if same else "out of date: python scripts/package_graph.py")
+        )
         return 0 if same else 1
     OUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUT.relative_to(REPO)}")

@@ -42,10 +42,14 @@ def main() -> None:
         if args.json:
             print(json.dumps(result), flush=True)
             continue
-        cells = "  ".join(f"g{g}: {v:.3f} (paper {result['paper'].get(g, float('nan')):.3f})"
-                          for g, v in result["mean_best"].items())
-        print(f"{name}: {cells}  feasible {result['feasible_samples']}/{result['samples']}  "
-              f"{result['ms_per_sample']} ms/sample", flush=True)
+        cells = "  ".join(
+            f"g{g}: {v:.3f} (paper {result['paper'].get(g, float('nan')):.3f})" for g, v in result["mean_best"].items()
+        )
+        print(
+            f"{name}: {cells}  feasible {result['feasible_samples']}/{result['samples']}  "
+            f"{result['ms_per_sample']} ms/sample",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

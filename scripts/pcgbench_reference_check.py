@@ -36,8 +36,11 @@ def close(a: Any, b: Any) -> bool:
 def line_exact(record: dict[str, Any], ref: dict[str, Any], with_control: bool = True) -> bool:
     if "error" in ref:
         return not record["valid"]
-    return bool(record["valid"]) and close(record["quality"], ref["quality"]) and (
-        not with_control or close(record["controllability"], ref["controllability"]))
+    return (
+        bool(record["valid"])
+        and close(record["quality"], ref["quality"])
+        and (not with_control or close(record["controllability"], ref["controllability"]))
+    )
 
 
 def samples(name: str) -> tuple[int, int, bool]:
@@ -48,9 +51,12 @@ def samples(name: str) -> tuple[int, int, bool]:
     *items, summary = records
     exact = sum(line_exact(r, ref) for r, ref in zip(items, doc["items"]))
     want = doc["set_diversity"]
-    diversity = (summary.get("diversity") is not None and close(summary["diversity"], want["fraction"])
-                 and len(summary["per_item"]) == len(want["per_item"])
-                 and all(close(a, b) for a, b in zip(summary["per_item"], want["per_item"])))
+    diversity = (
+        summary.get("diversity") is not None
+        and close(summary["diversity"], want["fraction"])
+        and len(summary["per_item"]) == len(want["per_item"])
+        and all(close(a, b) for a, b in zip(summary["per_item"], want["per_item"]))
+    )
     return exact, len(items), diversity
 
 
@@ -59,11 +65,14 @@ def readme(doc: dict[str, Any]) -> dict[str, tuple[int, int]]:
     out = {}
     for problem in doc["problems"]:
         for name, rows in problem["variants"].items():
-            scored = [(c, r) for (label, c), r in zip(problem["contents"], rows)
-                      if label == "readme" and r["sampled"] and "error" not in r]
+            scored = [
+                (c, r)
+                for (label, c), r in zip(problem["contents"], rows)
+                if label == "readme" and r["sampled"] and "error" not in r
+            ]
             ok = 0
             for content, ref in scored:
-                (record, _), = [list(evaluate_lines(get_problem(name), [json.dumps({"content": content})]))]
+                ((record, _),) = [list(evaluate_lines(get_problem(name), [json.dumps({"content": content})]))]
                 ok += line_exact(record, ref, with_control=False)
             out[name] = (ok, len(scored))
     return out
@@ -86,9 +95,13 @@ def main() -> None:
         total[1] += lines
         total[2] += exact == lines and diversity
         total[3] += 1
-        print(f"{name:28s} {f'{exact}/{lines}':>14s} {'exact' if diversity else 'DIFFERS':>14s} {f'{ok}/{scored}':>14s}")
-    print(f"samples: {total[0]}/{total[1]} lines exact; {total[2]}/{total[3]} variants exact (every line and the set "
-          f"diversity); README examples the reference scores but eval does not score the same: {lost}")
+        print(
+            f"{name:28s} {f'{exact}/{lines}':>14s} {'exact' if diversity else 'DIFFERS':>14s} {f'{ok}/{scored}':>14s}"
+        )
+    print(
+        f"samples: {total[0]}/{total[1]} lines exact; {total[2]}/{total[3]} variants exact (every line and the set "
+        f"diversity); README examples the reference scores but eval does not score the same: {lost}"
+    )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-RESPONDER = '''
+RESPONDER = """
 import re
 from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
@@ -34,9 +34,9 @@ def respond(messages, n=1):
     if "OLD" in text:
         program = program.replace("drop_block(", "ab_drop(")
     return ["```\\n" + program + "\\n```"] * n
-'''
+"""
 
-PROGRAM_2024 = '''
+PROGRAM_2024 = """
 from chatgpt4pcg.competition import chat_with_chatgpt
 from chatgpt4pcg.models.trial_context import TrialContext
 from chatgpt4pcg.models.trial_loop import TrialLoop
@@ -46,9 +46,9 @@ class Entry(TrialLoop):
     def run(ctx: TrialContext, target_character: str) -> str:
         return chat_with_chatgpt(ctx, [{"role": "user", "content":
             f"TARGET={target_character} TRIAL={ctx.get_trial_number() + OFFSET}"}])[0]
-'''
+"""
 
-PROGRAM_2025 = '''
+PROGRAM_2025 = """
 from llms4pcg.competition import TrialContext, TrialLoop, chat_with_llm
 
 class Entry(TrialLoop):
@@ -56,12 +56,12 @@ class Entry(TrialLoop):
     def run(ctx: TrialContext, target_character: str) -> str:
         return chat_with_llm(ctx, [{"role": "user", "content":
             f"TARGET={target_character} TRIAL={ctx.get_trial_number() + OFFSET}"}])[0]
-'''
+"""
 
 EDITIONS: dict[str, dict[str, dict[str, str]]] = {
     "2023": {
         "alpha": {"prompt.txt": 'OLD Draw TARGET="<OBJECT>" with blocks.'},
-        "beta": {"prompt.txt": 'OLD Please build TARGET=<OBJECT> as a stable structure of blocks.'},
+        "beta": {"prompt.txt": "OLD Please build TARGET=<OBJECT> as a stable structure of blocks."},
     },
     "2024": {
         "alpha": {"alpha.py": PROGRAM_2024.replace("OFFSET", "0")},
@@ -72,8 +72,21 @@ EDITIONS: dict[str, dict[str, dict[str, str]]] = {
         "beta": {"beta.py": PROGRAM_2025.replace("OFFSET", "2")},
     },
 }
-ARGS = ["--pcg-letters", "I,L,T", "--pcg-trials", "3", "--pcg-backend", "scripted",
-        "--pcg-model", "scripted_llm:respond", "--pcg-store", "store", "-p", "no:cacheprovider", "-q"]  # fmt: skip
+ARGS = [
+    "--pcg-letters",
+    "I,L,T",
+    "--pcg-trials",
+    "3",
+    "--pcg-backend",
+    "scripted",
+    "--pcg-model",
+    "scripted_llm:respond",
+    "--pcg-store",
+    "store",
+    "-p",
+    "no:cacheprovider",
+    "-q",
+]
 # when and where the run happened, and which commit ran it: the only keys blanked (worker load times are
 # "stats"; which worker ran which item is xdist's choice, so n0 and n2 also differ in "workers")
 VOLATILE = {"id", "started", "finished", "out_dir", "timings", "stats", "git_sha"}

@@ -28,24 +28,55 @@ def generated() -> str:
     from pcg_plugin.core.trials import COLUMN_DOCS, FILE
     from pcg_plugin.problems.science_birds import results
 
-    out = [START, "", f"### The trial record (`pcg export`, `<run>/{FILE}`)", "",
-           "One row per trial, these columns first and in this order, then the problem's own values:", "",
-           "| column | holds |", "| --- | --- |"]  # fmt: skip
+    out = [
+        START,
+        "",
+        f"### The trial record (`pcg export`, `<run>/{FILE}`)",
+        "",
+        "One row per trial, these columns first and in this order, then the problem's own values:",
+        "",
+        "| column | holds |",
+        "| --- | --- |",
+    ]
     out += [f"| `{k}` | {v} |" for k, v in COLUMN_DOCS.items()]
-    out += ["", "### `rank_interval`", "", "`[low, high]`: the 95 % interval of the submission's rank over bootstrap "
-            "resamples of the trials (null where nothing was resampled), on every submission of every problem:", "",
-            "| problem | schema | on |", "| --- | --- | --- |"]  # fmt: skip
+    out += [
+        "",
+        "### `rank_interval`",
+        "",
+        "`[low, high]`: the 95 % interval of the submission's rank over bootstrap "
+        "resamples of the trials (null where nothing was resampled), on every submission of every problem:",
+        "",
+        "| problem | schema | on |",
+        "| --- | --- | --- |",
+    ]
     out += [f"| `{p}` | `{s}` | {where} |" for p, s, where in RANK_INTERVAL]
-    out += ["", "### The typed parts of Science Birds' results.json", "",
-            "Each object of the document and its known keys (`pcg_plugin/problems/science_birds/results.py`; keys a "
-            "part does not know are kept as they are):", ""]  # fmt: skip
-    parts = [results.Results, results.Run, results.Settings, results.Provenance, results.Weight, results.Usage,
-             results.Submission, results.Letter, results.Trial, results.ModelResults, results.ModelSubmission,
-             results.Folder]  # fmt: skip
+    out += [
+        "",
+        "### The typed parts of Science Birds' results.json",
+        "",
+        "Each object of the document and its known keys (`pcg_plugin/problems/science_birds/results.py`; keys a "
+        "part does not know are kept as they are):",
+        "",
+    ]
+    parts = [
+        results.Results,
+        results.Run,
+        results.Settings,
+        results.Provenance,
+        results.Weight,
+        results.Usage,
+        results.Submission,
+        results.Letter,
+        results.Trial,
+        results.ModelResults,
+        results.ModelSubmission,
+        results.Folder,
+    ]
     for cls in parts:
         fields = [f for f in dataclasses.fields(cls) if f.name not in ("extra", "layout")]
-        out.append(f"- `{cls.__name__}`: " + ", ".join(f"`{f.name}` ({str(f.type).replace('|', 'or')})"
-                                                       for f in fields))  # fmt: skip
+        out.append(
+            f"- `{cls.__name__}`: " + ", ".join(f"`{f.name}` ({str(f.type).replace('|', 'or')})" for f in fields)
+        )
     return "\n".join(out + ["", END])
 
 

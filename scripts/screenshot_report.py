@@ -26,9 +26,20 @@ def screenshot(html: Path, png: Path, *, width: int = 1400, height: int = 1800, 
     png = png.resolve()
     png.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as profile:
-        cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-               f"--user-data-dir={profile}", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-               f"--window-size={width},{height}", f"--screenshot={png}", html.resolve().as_uri()]  # fmt: skip
+        cmd = [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--proxy-server=127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            html.resolve().as_uri(),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if not png.is_file():
         raise RuntimeError(f"chromium wrote no screenshot (exit {proc.returncode}): {proc.stderr[-800:]}")

@@ -43,14 +43,16 @@ def add_level(samples: list[cd.Sample], program: str | None, letter: int, size: 
     if level is None:
         return
     label = cd.visible_label(letter, level.moving_blocks, level.iou)
-    counts["pipeline " + ("letter" if label is not None and label >= 0 else "rubble" if label == cd.RUBBLE
-                          else "left out")] += 1
+    counts[
+        "pipeline " + ("letter" if label is not None and label >= 0 else "rubble" if label == cd.RUBBLE else "left out")
+    ] += 1
     if label is not None:
         samples.extend([cd.Sample(level.image, label)] * (2 if label >= 0 else 1))
 
 
-def add_blocks(samples: list[cd.Sample], cells: glyphs.Cells, letter: int, rng: random.Random, size: int,
-               counts: Counter) -> None:
+def add_blocks(
+    samples: list[cd.Sample], cells: glyphs.Cells, letter: int, rng: random.Random, size: int, counts: Counter
+) -> None:
     """The clean stand-in render (the letter) and one synthetic collapse (rubble when far from the clean image)."""
     clean = cd.block_letter(cells, size)
     if clean is None:
@@ -99,18 +101,28 @@ def build_data(args: argparse.Namespace, rng: random.Random) -> tuple[list[cd.Sa
     counts["total"] = len(train)
     counts["rubble total"] = sum(s.label == cd.RUBBLE for s in train)
     print(dict(counts), flush=True)
-    return train, {"font_files": len(fonts), "held_out_font_files": [f.name for f in test_fonts],
-                   "counts": dict(counts)}
+    return train, {
+        "font_files": len(fonts),
+        "held_out_font_files": [f.name for f in test_fonts],
+        "counts": dict(counts),
+    }
 
 
 def make_model(size: int):
     from transformers import ResNetConfig, ResNetForImageClassification
 
     config = ResNetConfig(
-        num_channels=3, embedding_size=32, hidden_sizes=[32, 64, 128, 192], depths=[1, 1, 2, 1],
-        layer_type="basic", hidden_act="relu", downsample_in_first_stage=False,
-        id2label={i: c for i, c in enumerate(cd.LETTERS)}, label2id={c: i for i, c in enumerate(cd.LETTERS)},
-        num_labels=26, image_size=size,
+        num_channels=3,
+        embedding_size=32,
+        hidden_sizes=[32, 64, 128, 192],
+        depths=[1, 1, 2, 1],
+        layer_type="basic",
+        hidden_act="relu",
+        downsample_in_first_stage=False,
+        id2label={i: c for i, c in enumerate(cd.LETTERS)},
+        label2id={c: i for i, c in enumerate(cd.LETTERS)},
+        num_labels=26,
+        image_size=size,
     )
     return ResNetForImageClassification(config)
 
@@ -132,16 +144,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=64, help="model input size in pixels")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--font-augs", type=int, default=2)
-    ap.add_argument("--block-fonts", type=int, default=30, help="training typefaces per letter rasterised onto "
-                    "the grid")
+    ap.add_argument(
+        "--block-fonts", type=int, default=30, help="training typefaces per letter rasterised onto the grid"
+    )
     ap.add_argument("--pipeline-fonts", type=int, default=8, help="of those, how many also go through the pipeline")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--smoothing", type=float, default=0.05, help="label smoothing of letter targets")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--letters", default=cd.LETTERS, help="only these letters (smoke tests)")
-    ap.add_argument("--no-pipeline", dest="pipeline", action="store_false",
-                    help="skip block letters run through pcg_plugin.problems.science_birds.level.pipeline (physics + render)")
+    ap.add_argument(
+        "--no-pipeline",
+        dest="pipeline",
+        action="store_false",
+        help="skip block letters run through pcg_plugin.problems.science_birds.level.pipeline (physics + render)",
+    )
     ap.add_argument("--install-fonts", action="store_true", help="apt-get install the Debian font packages first")
     args = ap.parse_args(argv)
     if args.install_fonts:
@@ -155,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     train, info = build_data(args, random.Random(args.seed))
     data_seconds = time.time() - t0
     print(f"data built in {data_seconds:.0f}s", flush=True)
-    x_all = torch.from_numpy(np.stack([np.asarray(s.image.convert("L").resize((args.size, args.size), 2)) for s in train]))
+    x_all = torch.from_numpy(
+        np.stack([np.asarray(s.image.convert("L").resize((args.size, args.size), 2)) for s in train])
+    )
     t_all = targets(torch.tensor([s.label for s in train]), args.smoothing)
     del train
     model = make_model(args.size).to(device)
@@ -202,13 +221,27 @@ def save(model, args, info, steps, epochs, seconds, data_seconds, device) -> Non
     args.out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(args.out, safe_serialization=True)
     ViTImageProcessor(
-        do_resize=True, size={"height": args.size, "width": args.size}, resample=2,
-        do_rescale=True, rescale_factor=1 / 255, do_normalize=True, image_mean=[0.5] * 3, image_std=[0.5] * 3,
+        do_resize=True,
+        size={"height": args.size, "width": args.size},
+        resample=2,
+        do_rescale=True,
+        rescale_factor=1 / 255,
+        do_normalize=True,
+        image_mean=[0.5] * 3,
+        image_std=[0.5] * 3,
     ).save_pretrained(args.out)
     meta = {
-        "seed": args.seed, "size": args.size, "minutes": args.minutes, "steps": steps, "epochs": epochs,
-        "train_seconds": round(seconds), "data_seconds": round(data_seconds), "device": device,
-        "stand_iou": cd.STAND_IOU, "rubble_iou": cd.RUBBLE_IOU, "held_out_variants": list(cd.HELD_OUT_VARIANTS),
+        "seed": args.seed,
+        "size": args.size,
+        "minutes": args.minutes,
+        "steps": steps,
+        "epochs": epochs,
+        "train_seconds": round(seconds),
+        "data_seconds": round(data_seconds),
+        "device": device,
+        "stand_iou": cd.STAND_IOU,
+        "rubble_iou": cd.RUBBLE_IOU,
+        "held_out_variants": list(cd.HELD_OUT_VARIANTS),
         **info,
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "letters"},
     }

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from screenshot_report import browser  # noqa: E402
 
 PY = sys.executable
-MULTI = '''
+MULTI = """
 from chatgpt4pcg.competition import chat_with_chatgpt
 from chatgpt4pcg.models.trial_context import TrialContext
 from chatgpt4pcg.models.trial_loop import TrialLoop
@@ -43,7 +43,7 @@ class Entry(TrialLoop):
         messages += [{"role": "assistant", "content": plan},
                      {"role": "user", "content": f"Now write the drop_block code. TARGET={target_character} TRIAL=1"}]
         return chat_with_chatgpt(ctx, messages)[0]
-'''
+"""
 
 
 def pytest_run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
@@ -56,10 +56,24 @@ def shot(url: str, png: Path, width: int, height: int) -> None:
     exe = browser()
     assert exe, "no chromium"
     profile = png.parent / f".chromium-{png.stem}"
-    subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                    f"--user-data-dir={profile}", "--proxy-server=127.0.0.1:9", "--virtual-time-budget=2000",
-                    f"--window-size={width},{height}", f"--screenshot={png}", url],
-                   capture_output=True, timeout=120)  # fmt: skip
+    subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--proxy-server=127.0.0.1:9",
+            "--virtual-time-budget=2000",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            url,
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     shutil.rmtree(profile, ignore_errors=True)
     print(f"  {png} ({png.stat().st_size / 1e3:.0f} KB)")
 
@@ -73,13 +87,17 @@ def page_url(run: Path, nodeid: str) -> str:
 
 
 def show(run: Path, nodeid: str) -> dict:  # type: ignore[type-arg]
-    out = subprocess.run([PY, "-m", "pcg_plugin", "show", str(run), nodeid, "--json"], capture_output=True,
-                         text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [PY, "-m", "pcg_plugin", "show", str(run), nodeid, "--json"], capture_output=True, text=True, check=True
+    ).stdout
     doc = json.loads(out)
     replayed = sum(c["replayed"] for c in doc["calls"])
-    print(f"pcg show {run.name} '{nodeid}' --json: {len(doc['calls'])} call(s) ({replayed} replayed), "
-          f"{len(doc['states'])} state(s), first reply {doc['calls'][0]['reply'][:40]!r}" if doc["calls"] else
-          f"pcg show {run.name} '{nodeid}': no calls")  # fmt: skip
+    print(
+        f"pcg show {run.name} '{nodeid}' --json: {len(doc['calls'])} call(s) ({replayed} replayed), "
+        f"{len(doc['states'])} state(s), first reply {doc['calls'][0]['reply'][:40]!r}"
+        if doc["calls"]
+        else f"pcg show {run.name} '{nodeid}': no calls"
+    )
     return doc
 
 
@@ -91,18 +109,39 @@ def science_birds(work: Path, images: Path) -> None:
     sb = work / "science-birds"
     shutil.rmtree(sb, ignore_errors=True)
     sb.mkdir(parents=True)
-    write_competition(sb, {"multi_turn": {"entry.py": textwrap.dedent(MULTI)},
-                           "one_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT> TRIAL=2"}})  # fmt: skip
+    write_competition(
+        sb,
+        {
+            "multi_turn": {"entry.py": textwrap.dedent(MULTI)},
+            "one_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT> TRIAL=2"},
+        },
+    )
     make_tiny_classifier(sb / "tiny-classifier")
-    pytest_run(sb, "submissions", "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond",
-               "--pcg-classifier", "tiny-classifier", "--pcg-letters", "A,E,I,L,T", "--pcg-trials", "2",
-               "--pcg-out", "run", "--pcg-store", "store", env={"PYTHONPATH": str(sb)})  # fmt: skip
+    pytest_run(
+        sb,
+        "submissions",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "scripted_llm:respond",
+        "--pcg-classifier",
+        "tiny-classifier",
+        "--pcg-letters",
+        "A,E,I,L,T",
+        "--pcg-trials",
+        "2",
+        "--pcg-out",
+        "run",
+        "--pcg-store",
+        "store",
+        env={"PYTHONPATH": str(sb)},
+    )
     run = sb / "run"
     show(run, "submissions/multi_turn::A::1")
     shot(page_url(run, "submissions/multi_turn::A::1"), images / "viewer-transcript.png", 1100, 1700)
     page = (run / "report.html").read_text(encoding="utf-8")
     alone = run / "viewer-section.html"  # the report's added part alone: a headless screenshot cannot scroll
-    alone.write_text(page[: page.index("<body>") + 6] + page[page.index(viewer.MARK):], encoding="utf-8")
+    alone.write_text(page[: page.index("<body>") + 6] + page[page.index(viewer.MARK) :], encoding="utf-8")
     shot(alone.as_uri(), images / "viewer-charts.png", 1100, 1150)
     gifs = sorted((run / "animations").rglob("*.gif"), key=lambda p: (-p.stat().st_size, p.name))
     frames_strip(gifs[0], images / "stability-frames.png")  # the run's busiest animation: the most blocks moved
@@ -128,18 +167,58 @@ def frames_strip(gif: Path, png: Path, picks: int = 6) -> None:
 
 def games(work: Path, images: Path) -> None:
     runs = {
-        "imagegame": (["examples/imagegame", "--pcg-problem", "imagegame", "--pcg-backend", "scripted", "--pcg-model",
-                       "ig_doubles:respond_perfect"], "tests/imagegame", "examples/imagegame/giver_prompt::compact_grids/0::1"),
-        "spyfall": (["examples/gameeval/spyfall", "--pcg-problem", "gameeval/spyfall", "--pcg-backend", "scripted",
-                     "--pcg-model", "ge_doubles:respond"], "tests/gameeval", "examples/gameeval/spyfall/selfplay::tiger&lion::1"),
-        "pcgbench": (["examples/pcgbench", "--pcg-problem", "pcgbench/zelda-v0", "--pcg-backend", "scripted",
-                      "--pcg-model", "grid_double:respond"], "tests/pcgbench", "examples/pcgbench/self_check::player_key13-key_door12::1"),
-    }  # fmt: skip
+        "imagegame": (
+            [
+                "examples/imagegame",
+                "--pcg-problem",
+                "imagegame",
+                "--pcg-backend",
+                "scripted",
+                "--pcg-model",
+                "ig_doubles:respond_perfect",
+            ],
+            "tests/imagegame",
+            "examples/imagegame/giver_prompt::compact_grids/0::1",
+        ),
+        "spyfall": (
+            [
+                "examples/gameeval/spyfall",
+                "--pcg-problem",
+                "gameeval/spyfall",
+                "--pcg-backend",
+                "scripted",
+                "--pcg-model",
+                "ge_doubles:respond",
+            ],
+            "tests/gameeval",
+            "examples/gameeval/spyfall/selfplay::tiger&lion::1",
+        ),
+        "pcgbench": (
+            [
+                "examples/pcgbench",
+                "--pcg-problem",
+                "pcgbench/zelda-v0",
+                "--pcg-backend",
+                "scripted",
+                "--pcg-model",
+                "grid_double:respond",
+            ],
+            "tests/pcgbench",
+            "examples/pcgbench/self_check::player_key13-key_door12::1",
+        ),
+    }
     for name, (args, path, nodeid) in runs.items():
         run = work / name
         shutil.rmtree(run, ignore_errors=True)
-        pytest_run(ROOT, *args, "--pcg-out", str(run), "--pcg-store", str(work / f"{name}-store"),
-                   env={"PYTHONPATH": str(ROOT / path)})  # fmt: skip
+        pytest_run(
+            ROOT,
+            *args,
+            "--pcg-out",
+            str(run),
+            "--pcg-store",
+            str(work / f"{name}-store"),
+            env={"PYTHONPATH": str(ROOT / path)},
+        )
         show(run, nodeid)
         if name != "pcgbench":
             shot(page_url(run, nodeid), images / f"viewer-{name}.png", 1100, 1400)
@@ -168,12 +247,19 @@ def progress(work: Path, images: Path, delay: float) -> None:
             return ["```\n" + letter_program(letter, 0) + "\n```"] * body.get("n", 1)
 
     with loopback_llm.serve(Slow(usage=(420, 180))) as server:
-        cmd = (f"{PY} -m pytest submissions --pcg-backend openai-compatible --pcg-base-url {server.url} "
-               "--pcg-model gpt-3.5-turbo-0125 --pcg-classifier tiny-classifier --pcg-out run --pcg-store store "
-               "--pcg-trials 1 -p xdist -n 2 -p no:cacheprovider -W ignore")  # fmt: skip
+        cmd = (
+            f"{PY} -m pytest submissions --pcg-backend openai-compatible --pcg-base-url {server.url} "
+            "--pcg-model gpt-3.5-turbo-0125 --pcg-classifier tiny-classifier --pcg-out run --pcg-store store "
+            "--pcg-trials 1 -p xdist -n 2 -p no:cacheprovider -W ignore"
+        )
         rec = folder / "progress.typescript"
-        subprocess.run(["script", "-q", "-e", "-c", cmd, str(rec)], cwd=folder, capture_output=True,
-                       env={**os.environ, "OPENAI_API_KEY": "sk-loopback", "COLUMNS": "120"}, timeout=600)  # fmt: skip
+        subprocess.run(
+            ["script", "-q", "-e", "-c", cmd, str(rec)],
+            cwd=folder,
+            capture_output=True,
+            env={**os.environ, "OPENAI_API_KEY": "sk-loopback", "COLUMNS": "120"},
+            timeout=600,
+        )
     shutil.copyfile(rec, images / "progress-104.typescript")  # `cat` it in a terminal to see the line redrawn
     raw = rec.read_bytes().decode("utf-8", "replace")
     draws = re.findall(r"\r\x1b\[K(pcg [^\r\n]*)", raw)

@@ -39,8 +39,11 @@ def netns_preexec() -> None:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
     if uid != 0:  # map our uid to root inside, so the files the child writes keep their owner
-        for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"0 {uid} 1"),
-                           ("/proc/self/gid_map", f"0 {gid} 1")):  # fmt: skip
+        for path, text in (
+            ("/proc/self/setgroups", "deny"),
+            ("/proc/self/uid_map", f"0 {uid} 1"),
+            ("/proc/self/gid_map", f"0 {gid} 1"),
+        ):
             Path(path).write_text(text)
     _lo_up()
 
@@ -62,16 +65,26 @@ def skip_reason() -> str | None:
     if code == 0:
         return None
     why = os.strerror(code) if code != 255 else "unexpected error"
-    return (f"cannot create a loopback-only network namespace ({why}): Ray tests need root, CAP_SYS_ADMIN or "
-            "unprivileged user namespaces")  # fmt: skip
+    return (
+        f"cannot create a loopback-only network namespace ({why}): Ray tests need root, CAP_SYS_ADMIN or "
+        "unprivileged user namespaces"
+    )
 
 
 def run_in_netns(args: Sequence[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """``python -m pytest ARGS`` in ``cwd``, inside its own loopback-only namespace, Ray's statistics off."""
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     env.pop("PYTEST_XDIST_WORKER", None)
-    return subprocess.run([sys.executable, "-m", "pytest", *args], cwd=cwd, env=env, preexec_fn=netns_preexec,
-                          capture_output=True, text=True, timeout=timeout, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=cwd,
+        env=env,
+        preexec_fn=netns_preexec,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 # ---------------------------------------------------------------------------------- two hosts on one machine
@@ -92,13 +105,19 @@ class TwoHosts:
     def cmd(self, host: str, args: Sequence[str]) -> list[str]:
         return ["ip", "netns", "exec", host, *args]
 
-    def python(self, host: str, code: str, *argv: str, env: Mapping[str, str] | None = None,
-               timeout: float = 180) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    def python(
+        self, host: str, code: str, *argv: str, env: Mapping[str, str] | None = None, timeout: float = 180
+    ) -> subprocess.CompletedProcess[str]:
         """``python -c code ARGV...`` on ``host``; with ``env``, exactly that environment (a stranger shares nothing
         with the run), else this process's."""
         bare = ["env", "-i", *(f"{k}={v}" for k, v in env.items())] if env is not None else []
-        return subprocess.run(self.cmd(host, [*bare, sys.executable, "-c", code, *argv]), capture_output=True,
-                              text=True, timeout=timeout, check=False)  # fmt: skip
+        return subprocess.run(
+            self.cmd(host, [*bare, sys.executable, "-c", code, *argv]),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
 
     def listening(self, host: str) -> list[tuple[str, int, str]]:
         """``ss -ltnp`` on ``host``: (local address, port, process) of every TCP listener."""
@@ -127,13 +146,35 @@ def two_hosts() -> Iterator[TwoHosts]:
     processes a test starts in them are its own to end before it returns."""
     tag = f"pcg{os.getpid() % 100000}"
     hosts = TwoHosts(f"{tag}-run", f"{tag}-other")
-    steps = [["ip", "netns", "add", hosts.run], ["ip", "netns", "add", hosts.other],
-             ["ip", "link", "add", f"{tag}r", "netns", hosts.run, "type", "veth", "peer", "name", f"{tag}o", "netns",
-              hosts.other]]  # fmt: skip
-    for host, dev, addr, peer in ((hosts.run, f"{tag}r", RUN_HOST, OTHER_HOST),
-                                  (hosts.other, f"{tag}o", OTHER_HOST, RUN_HOST)):  # fmt: skip
-        steps += [["ip", "-n", host, "link", "set", "lo", "up"], ["ip", "-n", host, "addr", "add", f"{addr}/24", "dev", dev],
-                  ["ip", "-n", host, "link", "set", dev, "up"], ["ip", "-n", host, "route", "add", "default", "via", peer]]  # fmt: skip
+    steps = [
+        ["ip", "netns", "add", hosts.run],
+        ["ip", "netns", "add", hosts.other],
+        [
+            "ip",
+            "link",
+            "add",
+            f"{tag}r",
+            "netns",
+            hosts.run,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            f"{tag}o",
+            "netns",
+            hosts.other,
+        ],
+    ]
+    for host, dev, addr, peer in (
+        (hosts.run, f"{tag}r", RUN_HOST, OTHER_HOST),
+        (hosts.other, f"{tag}o", OTHER_HOST, RUN_HOST),
+    ):
+        steps += [
+            ["ip", "-n", host, "link", "set", "lo", "up"],
+            ["ip", "-n", host, "addr", "add", f"{addr}/24", "dev", dev],
+            ["ip", "-n", host, "link", "set", dev, "up"],
+            ["ip", "-n", host, "route", "add", "default", "via", peer],
+        ]
     try:
         for step in steps:
             subprocess.run(step, check=True, capture_output=True, text=True)
@@ -146,7 +187,7 @@ def two_hosts() -> Iterator[TwoHosts]:
 # ------------------------------------------------------------- what runs on them (tests, scripts/cluster_strangers.py)
 
 # The scripted double, counting each request, then waiting for the test's "go" before it answers.
-GATED = '''
+GATED = """
 import time
 from pathlib import Path
 import scripted_llm
@@ -159,7 +200,7 @@ def respond(messages, n=1):
     while not (here / "go").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     return scripted_llm.respond(messages, n)
-'''
+"""
 
 # What a stranger runs: join the cluster at argv[1] and run a task on it.
 STRANGER = """
@@ -200,8 +241,9 @@ def bare_env(tmp: Path, **more: str) -> dict[str, str]:
     return {"HOME": str(home), "PATH": "/usr/bin:/bin", "RAY_USAGE_STATS_ENABLED": "0", **more}
 
 
-def stranger(hosts: TwoHosts, host: str, address: str, env: dict[str, str],
-             timeout: float = 180) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def stranger(
+    hosts: TwoHosts, host: str, address: str, env: dict[str, str], timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
     """``STRANGER`` on ``host`` with exactly ``env``; one that has not connected after ``timeout`` seconds (Ray
     retries a refused connection without end) gives exit code None and a line saying so."""
     try:

@@ -25,9 +25,7 @@ for _module in sorted({e.implementation.partition(":")[0] for e in problems.regi
     importlib.import_module(_module)
 
 settings.register_profile("dev", deadline=None, max_examples=60)
-settings.register_profile(
-    "ci", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("ci", deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
@@ -45,10 +43,10 @@ if str(REPO) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 REQUIRE_SHARED = "PCG_REQUIRE_SHARED"  # "1" (CI, .ci/run): a test that needs ../shared fails instead of skipping
 SHARED_FOLDERS = {
     "official-examples": "the organizers' example submissions: chatgpt4pcg/pe-examples at be6802f as "
-                         "2024-pe-examples/, chatgpt4pcg/llms4pcg-pe-examples at 6bc28db as 2025-llms4pcg-pe-examples/",
+    "2024-pe-examples/, chatgpt4pcg/llms4pcg-pe-examples at 6bc28db as 2025-llms4pcg-pe-examples/",
     "official-2023-results/prompts": "the 18 prompts teams submitted in 2023: prompts.zip of "
-                                     "chatgpt4pcg/chatgpt4pcg.github.io at 052da69, public/files/",
-}  # fmt: skip
+    "chatgpt4pcg/chatgpt4pcg.github.io at 052da69, public/files/",
+}
 
 
 @pytest.fixture(scope="session")
@@ -64,8 +62,10 @@ def shared_folder(name: str) -> Path:
     path = shared_data() / name
     if path.is_dir():
         return path
-    reason = (f"needs {path} ({SHARED_FOLDERS[name]}), which this repository does not copy: put the shared/ folder "
-              f"beside the checkout or set PCG_SHARED (docs/contributing/development.md, Reference data)")  # fmt: skip
+    reason = (
+        f"needs {path} ({SHARED_FOLDERS[name]}), which this repository does not copy: put the shared/ folder "
+        f"beside the checkout or set PCG_SHARED (docs/contributing/development.md, Reference data)"
+    )
     if os.environ.get(REQUIRE_SHARED) == "1":
         pytest.fail(f"{REQUIRE_SHARED}=1: {reason}", pytrace=False)
     pytest.skip(reason)

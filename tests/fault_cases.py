@@ -104,8 +104,7 @@ class FaultServer(loopback_llm.FakeOpenAI):  # type: ignore[misc]
     """Answers as ``answer`` does; the first ``budget`` requests carrying ``FAULT=<kind>`` (one team's prompt)
     get that fault. ``everyone``: a fault (or function) for every request that has no mark."""
 
-    def __init__(self, answer: Callable[[dict[str, Any]], list[str]], budget: int = 1,
-                 everyone: Any = None) -> None:  # fmt: skip
+    def __init__(self, answer: Callable[[dict[str, Any]], list[str]], budget: int = 1, everyone: Any = None) -> None:
         super().__init__()
         self._answer, self.budget, self.everyone = answer, budget, everyone
         self.spent: dict[str, int] = {}
@@ -159,13 +158,15 @@ def gameeval_answer(body: dict[str, Any]) -> list[str]:
 
 
 SB_IMPORTS = {
-    "2024": ("from chatgpt4pcg.competition import chat_with_chatgpt as chat\n"
-             "from chatgpt4pcg.models.trial_loop import TrialLoop\n"),
+    "2024": (
+        "from chatgpt4pcg.competition import chat_with_chatgpt as chat\n"
+        "from chatgpt4pcg.models.trial_loop import TrialLoop\n"
+    ),
     "2025": "from llms4pcg.competition import chat_with_llm as chat\nfrom llms4pcg.models.trial_loop import TrialLoop\n",
-}  # fmt: skip
+}
 # HINT: a fixed text, or an expression drawn anew every run (an unseeded program, as real entries sample hints)
 UNSEEDED_HINT = "uuid.uuid4().hex"
-SB_BODY = '''
+SB_BODY = """
 import uuid
 
 class Entry(TrialLoop):
@@ -178,7 +179,7 @@ class Entry(TrialLoop):
                                 {"role": "assistant", "content": answer},
                                 {"role": "user", "content": f"TARGET={target_character} again, turn {turn}"}])[0]
         return answer
-'''
+"""
 
 
 def _program(body: str, mark: str, unseeded: bool, turns: int = 1) -> str:
@@ -219,15 +220,29 @@ def sb_setup(edition: str) -> Callable[..., list[str]]:
             if edition == "2023":
                 _write(root, {f"subs/{team}/prompt.txt": f"Draw TARGET=<OBJECT> USE=ab_drop {mark(kind)}"})
             else:
-                _write(root, {f"subs/{team}/entry.py": SB_IMPORTS[edition] + _program(
-                    SB_BODY, mark(kind), bool(opts.get("unseeded")), int(opts.get("turns", 1)))})  # fmt: skip
-        return ["subs", "--pcg-edition", edition, "--pcg-letters", opts.get("letters", "A"), "--pcg-trials",
-                str(opts.get("trials", 1)), "--pcg-classifier", "tiny-classifier"]  # fmt: skip
+                _write(
+                    root,
+                    {
+                        f"subs/{team}/entry.py": SB_IMPORTS[edition]
+                        + _program(SB_BODY, mark(kind), bool(opts.get("unseeded")), int(opts.get("turns", 1)))
+                    },
+                )
+        return [
+            "subs",
+            "--pcg-edition",
+            edition,
+            "--pcg-letters",
+            opts.get("letters", "A"),
+            "--pcg-trials",
+            str(opts.get("trials", 1)),
+            "--pcg-classifier",
+            "tiny-classifier",
+        ]
 
     return setup
 
 
-PCG_BODY = '''
+PCG_BODY = """
 import uuid
 from llms4pcg.competition import chat_with_llm
 from llms4pcg.models.trial_loop import TrialLoop
@@ -238,18 +253,25 @@ class Entry(TrialLoop):
     def run(ctx, task):
         hint = HINT
         return chat_with_llm(ctx, [{"role": "user", "content": f"{task} {hint} MARK"}])[0]
-'''
+"""
 
 
 def pcgbench_setup(root: Path, teams: dict[str, str | None], opts: dict[str, Any]) -> list[str]:
     shutil.copy(TESTS / "pcgbench" / "grid_double.py", root / "grid_double.py")
     for team, kind in teams.items():
         _write(root, {f"subs/{team}/entry.py": _program(PCG_BODY, mark(kind), bool(opts.get("unseeded")))})
-    return ["subs", "--pcg-problem", "pcgbench/binary-v0", "--pcg-grid-instances", "1", "--pcg-trials",
-            str(opts.get("trials", 1))]  # fmt: skip
+    return [
+        "subs",
+        "--pcg-problem",
+        "pcgbench/binary-v0",
+        "--pcg-grid-instances",
+        "1",
+        "--pcg-trials",
+        str(opts.get("trials", 1)),
+    ]
 
 
-IG_BODY = '''
+IG_BODY = """
 import uuid
 from chatgpt4pcg.models.trial_loop import TrialLoop
 
@@ -259,24 +281,33 @@ class Giver(TrialLoop):
     def run(ctx, target_grid):
         hint = HINT
         return ("Let us draw. MARK " + hint + "\\nThe grid:\\n" + target_grid + "\\nWhat is your next command?")
-'''
+"""
 
 
 def imagegame_setup(root: Path, teams: dict[str, str | None], opts: dict[str, Any]) -> list[str]:
     for team, kind in teams.items():
         folder = root / "subs" / team
         if opts.get("unseeded"):
-            _write(folder, {"giver.py": _program(IG_BODY, mark(kind), True),
-                            "imagegame.toml": 'giver_program = "giver.py"\n'})  # fmt: skip
+            _write(
+                folder,
+                {"giver.py": _program(IG_BODY, mark(kind), True), "imagegame.toml": 'giver_program = "giver.py"\n'},
+            )
         else:
             shutil.copytree(REPO / "examples" / "imagegame" / "giver_prompt", folder)
             prompt = folder / "giver.txt"
             prompt.write_text(prompt.read_text(encoding="utf-8") + f"\n{mark(kind)}\n", encoding="utf-8")
-    return ["subs", "--pcg-problem", "imagegame", "--pcg-imagegame-instances", "compact_grids/0", "--pcg-trials",
-            str(opts.get("trials", 1))]  # fmt: skip
+    return [
+        "subs",
+        "--pcg-problem",
+        "imagegame",
+        "--pcg-imagegame-instances",
+        "compact_grids/0",
+        "--pcg-trials",
+        str(opts.get("trials", 1)),
+    ]
 
 
-GE_BODY = '''
+GE_BODY = """
 import uuid
 from chatgpt4pcg.models.trial_loop import TrialLoop
 
@@ -287,19 +318,38 @@ class Answerer(TrialLoop):
         hint = HINT
         return ('You are the answerer in the game "Ask-Guess". The given word is "<<word>>". MARK ' + hint +
                 ' Answer each question briefly. Reply with exactly "gameover" when the questioner names it.')
-'''
+"""
 
 
 def gameeval_setup(root: Path, teams: dict[str, str | None], opts: dict[str, Any]) -> list[str]:
     if opts.get("selfplay_only"):
         shutil.copytree(REPO / "examples" / "gameeval" / "spyfall" / "selfplay", root / "subs" / "selfplay")
-        return ["subs", "--pcg-problem", "gameeval/spyfall", "--pcg-gameeval-targets", "tiger&lion",
-                "--pcg-trials", "1"]  # fmt: skip
+        return [
+            "subs",
+            "--pcg-problem",
+            "gameeval/spyfall",
+            "--pcg-gameeval-targets",
+            "tiger&lion",
+            "--pcg-trials",
+            "1",
+        ]
     for team, kind in teams.items():
-        _write(root, {f"subs/{team}/answerer.py": _program(GE_BODY, mark(kind), bool(opts.get("unseeded"))),
-                      f"subs/{team}/gameeval.toml": 'role = "answerer"\nprogram = "answerer.py"\n'})  # fmt: skip
-    return ["subs", "--pcg-problem", "gameeval/askguess-easy", "--pcg-gameeval-targets", "apple", "--pcg-trials",
-            str(opts.get("trials", 1))]  # fmt: skip
+        _write(
+            root,
+            {
+                f"subs/{team}/answerer.py": _program(GE_BODY, mark(kind), bool(opts.get("unseeded"))),
+                f"subs/{team}/gameeval.toml": 'role = "answerer"\nprogram = "answerer.py"\n',
+            },
+        )
+    return [
+        "subs",
+        "--pcg-problem",
+        "gameeval/askguess-easy",
+        "--pcg-gameeval-targets",
+        "apple",
+        "--pcg-trials",
+        str(opts.get("trials", 1)),
+    ]
 
 
 @dataclass
@@ -381,17 +431,43 @@ def store_bytes(store: Path) -> int:
     return sum(p.stat().st_size for p in store.glob("responses.sqlite3*") if p.is_file())
 
 
-def run_pytest(root: Path, server: FaultServer, problem: Problem, args: list[str], out: str, *extra: str,
-               env: dict[str, str] | None = None, python: str = sys.executable, cache: bool = True,
-               timeout: float | None = 600) -> RunResult:  # fmt: skip
+def run_pytest(
+    root: Path,
+    server: FaultServer,
+    problem: Problem,
+    args: list[str],
+    out: str,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
+    cache: bool = True,
+    timeout: float | None = 600,
+) -> RunResult:
     """``python -m pytest`` on the competition in ``root`` against ``server``, the store in ``root/store``
     (``cache``: pytest's cache in ``root``, for a later ``--lf``)."""
     import signal
     import time
 
     before = (len(server.requests), server.n_answered, server.n_faulted)
-    cmd = [python, "-m", "pytest", *args, "--pcg-backend", "openai-compatible", "--pcg-base-url", server.url,
-           "--pcg-model", problem.model, "--pcg-out", out, "--pcg-store", "store", "-p", "no:randomly", *extra]
+    cmd = [
+        python,
+        "-m",
+        "pytest",
+        *args,
+        "--pcg-backend",
+        "openai-compatible",
+        "--pcg-base-url",
+        server.url,
+        "--pcg-model",
+        problem.model,
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:randomly",
+        *extra,
+    ]
     if not cache:
         cmd += ["-p", "no:cacheprovider"]
     paths = [str(root), *(str(d) for d in DOUBLES), os.environ.get("PYTHONPATH", "")]
@@ -400,8 +476,16 @@ def run_pytest(root: Path, server: FaultServer, problem: Problem, args: list[str
     if env is None or "PCG_TRIAL_DEADLINE" not in env:
         run_env.pop("PCG_TRIAL_DEADLINE", None)
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=root, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="backslashreplace", start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        cmd,
+        cwd=root,
+        env=run_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="backslashreplace",
+        start_new_session=True,
+    )
     try:
         output, _ = proc.communicate(timeout=timeout)
         code = proc.returncode
@@ -413,9 +497,19 @@ def run_pytest(root: Path, server: FaultServer, problem: Problem, args: list[str
     results_path = root / out / "results.json"
     results = json.loads(results_path.read_text(encoding="utf-8")) if results_path.is_file() else None
     recorded, dropped = replies_held(root / "store")
-    return RunResult(code, output, len(server.requests) - before[0], server.n_answered - before[1],
-                     server.n_faulted - before[2], recorded, dropped, results, (root / out / "report.html").is_file(),
-                     store_bytes(root / "store"), wall)  # fmt: skip
+    return RunResult(
+        code,
+        output,
+        len(server.requests) - before[0],
+        server.n_answered - before[1],
+        server.n_faulted - before[2],
+        recorded,
+        dropped,
+        results,
+        (root / out / "report.html").is_file(),
+        store_bytes(root / "store"),
+        wall,
+    )
 
 
 def outcomes(results: dict[str, Any] | None) -> dict[str, list[str]]:
@@ -436,8 +530,9 @@ def outcomes(results: dict[str, Any] | None) -> dict[str, list[str]]:
         if isinstance(node, dict):
             if "trial" in node and "reason" in node:
                 reason = node.get("reason")
-                out.setdefault(team, []).append("ok" if reason is None else "error" if reason == "error"
-                                                else f"zero:{reason}")  # fmt: skip
+                out.setdefault(team, []).append(
+                    "ok" if reason is None else "error" if reason == "error" else f"zero:{reason}"
+                )
                 return
             for v in node.values():
                 walk(team, v)

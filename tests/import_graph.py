@@ -74,6 +74,7 @@ def folders(graph: Graph, depth: int = 2) -> Graph:
     A circle through a folder shows here even when no single module closes it: the sandbox child puts
     ``compat/shims`` on its path and loads them by their own names, which no import statement in it says.
     """
+
     def top(module: str) -> str:
         return ".".join(module.split(".")[:depth])
 
@@ -126,11 +127,7 @@ def arrows_between(graph: Graph, sources: Iterable[str], targets: Iterable[str])
     """Arrows from a module in ``sources`` to one in ``targets`` (each given as modules or package prefixes)."""
     sources, targets = tuple(sources), tuple(targets)
     return sorted(
-        (src, dst)
-        for src, dsts in graph.items()
-        if _within(src, sources)
-        for dst in dsts
-        if _within(dst, targets)
+        (src, dst) for src, dsts in graph.items() if _within(src, sources) for dst in dsts if _within(dst, targets)
     )
 
 

@@ -17,8 +17,7 @@ def make_wheel(folder: Path, dist: str, version: str, modules: dict[str, str], t
     files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
     files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     if top_level:
-        files[f"{info}/top_level.txt"] = "".join(sorted({m.split("/")[0].removesuffix(".py") + "\n"
-                                                         for m in modules}))  # fmt: skip
+        files[f"{info}/top_level.txt"] = "".join(sorted({m.split("/")[0].removesuffix(".py") + "\n" for m in modules}))
     record = []
     for name, text in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()

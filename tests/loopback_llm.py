@@ -30,7 +30,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-
 @dataclass
 class FakeOpenAI:
     """State of the test server: the requests it saw and the faults still to inject (in order)."""
@@ -117,12 +116,20 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     state.n_answered += 1
             p, c = state.usage
             payload = {
-                "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                "choices": [{"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
-                            for i, t in enumerate(choices)],
-                "usage": {"prompt_tokens": p, "completion_tokens": c * len(choices),
-                          "total_tokens": p + c * len(choices)},
-            }  # fmt: skip
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model"),
+                "choices": [
+                    {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+                    for i, t in enumerate(choices)
+                ],
+                "usage": {
+                    "prompt_tokens": p,
+                    "completion_tokens": c * len(choices),
+                    "total_tokens": p + c * len(choices),
+                },
+            }
             if kind == "reset_body":
                 data = json.dumps(payload).encode()
                 self.send_response(200)

@@ -33,8 +33,14 @@ def write(folder: Path, files: dict[str, str | bytes]) -> Path:
     return folder
 
 
-def program(prompt_path: str, *, extra_imports: str = "", fill: str = "text.replace('<OBJECT>', letter)",
-            cls: str = "Prompting", team: str = "team") -> str:  # fmt: skip
+def program(
+    prompt_path: str,
+    *,
+    extra_imports: str = "",
+    fill: str = "text.replace('<OBJECT>', letter)",
+    cls: str = "Prompting",
+    team: str = "team",
+) -> str:
     """A 2024 TrialLoop program that opens ``prompt_path`` relative to its working folder."""
     return f"""{HEADER_2024}{extra_imports}
 
@@ -70,41 +76,58 @@ def root_program(dest: Path) -> Path:
 def nested_tot(dest: Path) -> Path:
     """Shape 2a: ``python tot/tot.py`` from the root, reading ``tot/prompts/task.txt``; ``__init__.py`` at
     two levels; the program imports a sibling module of its own folder."""
-    return write(dest, {
-        "__init__.py": "",
-        "tot/__init__.py": "",
-        "tot/helpers.py": "def fill(text, letter):\n    return text.replace('<OBJECT>', letter)\n",
-        "tot/tot.py": program("tot/prompts/task.txt", extra_imports="from helpers import fill\n",
-                              fill="fill(text, letter)", cls="TreeOfThought"),
-        "tot/prompts/task.txt": TASK,
-        "tot/prompts/evaluate.txt": "Rate <OBJECT>.\n",
-        "ReadME.txt": "Run: python tot/tot.py\n",
-        "requirements.txt": REQUIREMENTS,
-    })  # fmt: skip
+    return write(
+        dest,
+        {
+            "__init__.py": "",
+            "tot/__init__.py": "",
+            "tot/helpers.py": "def fill(text, letter):\n    return text.replace('<OBJECT>', letter)\n",
+            "tot/tot.py": program(
+                "tot/prompts/task.txt",
+                extra_imports="from helpers import fill\n",
+                fill="fill(text, letter)",
+                cls="TreeOfThought",
+            ),
+            "tot/prompts/task.txt": TASK,
+            "tot/prompts/evaluate.txt": "Rate <OBJECT>.\n",
+            "ReadME.txt": "Run: python tot/tot.py\n",
+            "requirements.txt": REQUIREMENTS,
+        },
+    )
 
 
 def nested_few_shot(dest: Path) -> Path:
     """Shape 2b: ``python few_shot/few_shot.py`` reading ``prompts/few_shot.txt`` at the root and importing
     a module that lies at the root."""
-    return write(dest, {
-        "common.py": "def fill(text, letter):\n    return text.replace('<OBJECT>', letter)\n",
-        "few_shot/__init__.py": "",
-        "few_shot/few_shot.py": program("prompts/few_shot.txt", extra_imports="from common import fill\n",
-                                        fill="fill(text, letter)", cls="FewShot"),
-        "prompts/few_shot.txt": "Example: A is three columns.\n" + TASK,
-        "README.md": "python few_shot/few_shot.py\n",
-    })  # fmt: skip
+    return write(
+        dest,
+        {
+            "common.py": "def fill(text, letter):\n    return text.replace('<OBJECT>', letter)\n",
+            "few_shot/__init__.py": "",
+            "few_shot/few_shot.py": program(
+                "prompts/few_shot.txt",
+                extra_imports="from common import fill\n",
+                fill="fill(text, letter)",
+                cls="FewShot",
+            ),
+            "prompts/few_shot.txt": "Example: A is three columns.\n" + TASK,
+            "README.md": "python few_shot/few_shot.py\n",
+        },
+    )
 
 
 def team_named(dest: Path, team: str = "BlockBuilders") -> Path:
     """Shape 2c: a folder named like the team holds the program and ``prompts/``, read from the root as
     ``<Team>/prompts/task.txt``."""
-    return write(dest, {
-        f"{team}/{team.lower()}.py": program(f"{team}/prompts/task.txt", cls="TeamLoop"),
-        f"{team}/prompts/task.txt": TASK,
-        "requirements.txt": REQUIREMENTS,
-        "README.md": f"python {team}/{team.lower()}.py\n",
-    })  # fmt: skip
+    return write(
+        dest,
+        {
+            f"{team}/{team.lower()}.py": program(f"{team}/prompts/task.txt", cls="TeamLoop"),
+            f"{team}/prompts/task.txt": TASK,
+            "requirements.txt": REQUIREMENTS,
+            "README.md": f"python {team}/{team.lower()}.py\n",
+        },
+    )
 
 
 def dotenv_without_requirements(dest: Path, folder: str = "agent") -> Path:
@@ -112,12 +135,16 @@ def dotenv_without_requirements(dest: Path, folder: str = "agent") -> Path:
     no ``requirements.txt``: the organizers ran every entry in their examples repository's environment, which
     installed python-dotenv."""
     source = program(f"{folder}/prompts/task.txt", extra_imports="from dotenv import load_dotenv\n", cls="Agent")
-    return write(dest, {
-        f"{folder}/{folder}.py": source.replace('if __name__ == "__main__":\n', 'if __name__ == "__main__":\n'
-                                                "    load_dotenv()\n"),
-        f"{folder}/prompts/task.txt": TASK,
-        "README.md": f"python {folder}/{folder}.py\n",
-    })  # fmt: skip
+    return write(
+        dest,
+        {
+            f"{folder}/{folder}.py": source.replace(
+                'if __name__ == "__main__":\n', 'if __name__ == "__main__":\n    load_dotenv()\n'
+            ),
+            f"{folder}/prompts/task.txt": TASK,
+            "README.md": f"python {folder}/{folder}.py\n",
+        },
+    )
 
 
 VENDORED_LM = '''"""A vendored reasoning library's language-model wrapper (never used by the TrialLoop)."""
@@ -138,25 +165,34 @@ class ChatGPT:
 def vendored(dest: Path) -> Path:
     """Shape 3: a vendored third-party package whose own language-model wrappers construct ``openai.OpenAI()``
     but are never reached from the TrialLoop (which imports only the library's operations)."""
-    return write(dest, {
-        "got_program.py": program(
-            "prompts/task.txt", extra_imports="from graph_lib.operations import keep_best\n",
-            fill="keep_best([text.replace('<OBJECT>', letter)])", cls="GraphOfThoughts"),
-        "prompts/task.txt": TASK,
-        "graph_lib/__init__.py": "",
-        "graph_lib/operations.py": "def keep_best(candidates):\n    return max(candidates, key=len)\n",
-        "graph_lib/language_models/__init__.py": "",
-        "graph_lib/language_models/chatgpt.py": VENDORED_LM,
-        "graph_lib/README.md": "A reasoning library.\n",
-        "requirements.txt": REQUIREMENTS,
-    })  # fmt: skip
+    return write(
+        dest,
+        {
+            "got_program.py": program(
+                "prompts/task.txt",
+                extra_imports="from graph_lib.operations import keep_best\n",
+                fill="keep_best([text.replace('<OBJECT>', letter)])",
+                cls="GraphOfThoughts",
+            ),
+            "prompts/task.txt": TASK,
+            "graph_lib/__init__.py": "",
+            "graph_lib/operations.py": "def keep_best(candidates):\n    return max(candidates, key=len)\n",
+            "graph_lib/language_models/__init__.py": "",
+            "graph_lib/language_models/chatgpt.py": VENDORED_LM,
+            "graph_lib/README.md": "A reasoning library.\n",
+            "requirements.txt": REQUIREMENTS,
+        },
+    )
 
 
 def examples_repo(dest: Path, names: tuple[str, ...] = ("zero_shot", "null_shot")) -> Path:
     """Shape 4: the organizers' examples repository: one ``requirements.txt`` at the root for every example
     folder; each example runs from its own folder (``cd zero_shot; python zero_shot.py``)."""
-    files: dict[str, str | bytes] = {"requirements.txt": REQUIREMENTS, "README.md": "Examples.\n",
-                                     ".env.example": "OPENAI_API_KEY=\n"}  # fmt: skip
+    files: dict[str, str | bytes] = {
+        "requirements.txt": REQUIREMENTS,
+        "README.md": "Examples.\n",
+        ".env.example": "OPENAI_API_KEY=\n",
+    }
     for name in names:
         files[f"{name}/__init__.py"] = ""
         files[f"{name}/{name}.py"] = program(f"prompts/{name}.txt", cls=name.title().replace("_", ""), team=name)

@@ -23,17 +23,31 @@ WHERE = "import pathlib, pcg_plugin; print(pathlib.Path(pcg_plugin.__file__).res
 def _package_of(tmp_path: Path, *flags: str) -> Path:
     """The pcg_plugin folder a new interpreter imports, started from an unrelated folder with this session's
     environment (as pytester and the sandbox start theirs)."""
-    out = subprocess.run([sys.executable, *flags, "-c", WHERE], cwd=tmp_path, env=dict(os.environ),
-                         capture_output=True, text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, *flags, "-c", WHERE],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(out.stdout.strip())
 
 
 def _differing_files(ours: Path, theirs: Path) -> list[str]:
-    names = {p.relative_to(root).as_posix() for root in (ours, theirs) for p in root.rglob("*.py")
-             if "__pycache__" not in p.parts}  # fmt: skip
-    return sorted(n for n in names
-                  if not ((ours / n).is_file() and (theirs / n).is_file()
-                          and (ours / n).read_bytes() == (theirs / n).read_bytes()))  # fmt: skip
+    names = {
+        p.relative_to(root).as_posix()
+        for root in (ours, theirs)
+        for p in root.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    return sorted(
+        n
+        for n in names
+        if not (
+            (ours / n).is_file() and (theirs / n).is_file() and (ours / n).read_bytes() == (theirs / n).read_bytes()
+        )
+    )
 
 
 def test_subprocesses_import_this_checkout(tmp_path: Path) -> None:

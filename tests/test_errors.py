@@ -14,8 +14,9 @@ from pcg_plugin.errors import OfficialFailure, PcgError, Reason
 
 PACKAGE = Path(errors.__file__).parent
 RESULTS_PAGE = PACKAGE.parent / "docs" / "results.md"  # "Reasons a trial scores 0"
-_BUILTIN_EXCEPTIONS = {name for name, obj in vars(builtins).items()
-                       if isinstance(obj, type) and issubclass(obj, BaseException)}  # fmt: skip
+_BUILTIN_EXCEPTIONS = {
+    name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)
+}
 
 
 def _sources() -> dict[Path, ast.Module]:
@@ -61,21 +62,29 @@ def _literal_reasons(tree: ast.Module) -> list[tuple[int, str]]:
 
 
 def _reason_members_used(tree: ast.Module) -> set[str]:
-    return {node.attr for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "Reason"}  # fmt: skip
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "Reason"
+    }
 
 
 def test_every_reason_string_in_the_package_is_a_member() -> None:
-    strays = [f"{path.relative_to(PACKAGE)}:{line}: {value!r}"
-              for path, tree in _sources().items() for line, value in _literal_reasons(tree)
-              if value and value not in set(Reason)]  # fmt: skip ("" is "no reason yet")
+    strays = [
+        f"{path.relative_to(PACKAGE)}:{line}: {value!r}"
+        for path, tree in _sources().items()
+        for line, value in _literal_reasons(tree)
+        if value and value not in set(Reason)
+    ]  # "" is "no reason yet"
     assert strays == []
 
 
 def test_the_scan_sees_literal_reasons() -> None:
     """The scanner itself: each way a reason is spelled today is found (else the test above proves nothing)."""
-    tree = ast.parse('OfficialFailure("m", reason="a")\nreason = "b"\nif t.get("reason") == "c": pass\n'
-                     'if failure.reason != "d": pass\nrow = {"reason": "e"}\nERROR_REASON = "f"\n')  # fmt: skip
+    tree = ast.parse(
+        'OfficialFailure("m", reason="a")\nreason = "b"\nif t.get("reason") == "c": pass\n'
+        'if failure.reason != "d": pass\nrow = {"reason": "e"}\nERROR_REASON = "f"\n'
+    )
     assert sorted(value for _, value in _literal_reasons(tree)) == ["a", "b", "c", "d", "e", "f"]
 
 

@@ -13,8 +13,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 WORKFLOW = REPO / "docs" / "examples" / "github-actions-pcg-gate.yml"
-GATE = ("pytest submissions/ -n auto --pcg-record none --pcg-baseline baselines/main.json --pcg-max-drop 0.001 "
-        "--pcg-drop-test bootstrap")  # fmt: skip
+GATE = (
+    "pytest submissions/ -n auto --pcg-record none --pcg-baseline baselines/main.json --pcg-max-drop 0.001 "
+    "--pcg-drop-test bootstrap"
+)
 STEP = re.compile(r"^(\s*)- (uses|name):")
 KEY = re.compile(r"^(\s*)(- )?([A-Za-z_][\w.-]*|\"[^\"]+\"):(\s|$)")
 
@@ -101,8 +103,9 @@ def test_only_real_plugin_options(text: str) -> None:
     """A renamed option must not leave the example workflow broken."""
     flags = set(re.findall(r"--pcg-[a-z-]+", text))
     assert {"--pcg-record", "--pcg-baseline", "--pcg-max-drop", "--pcg-drop-test", "--pcg-save-baseline"} <= flags
-    help_text = subprocess.run([sys.executable, "-m", "pytest", "--help"], cwd=REPO, capture_output=True, text=True,
-                               timeout=120).stdout  # fmt: skip
+    help_text = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120
+    ).stdout
     assert "--pcg-record" in help_text, "the plugin is not installed"
     missing = sorted(flag for flag in flags if flag not in help_text)
     assert not missing, f"options the plugin does not have: {missing}"

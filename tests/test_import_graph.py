@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from import_graph import arrows_between, build_graph, cycles, folders  # tests/ is on sys.path (rootdir conftest)
 
+
 @pytest.mark.parametrize("level", ["modules", "folders"])
 def test_the_package_has_no_import_circle(level: str) -> None:
     graph = build_graph()
@@ -25,14 +26,17 @@ def _package(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_every_kind_of_import_is_an_arrow(tmp_path: Path) -> None:
-    pkg = _package(tmp_path, {
-        "__init__.py": "",
-        "a.py": "import pkg.b\nfrom pkg import c\nfrom pkg.sub.d import thing\n",
-        "b.py": "def f():\n    from . import sub\n",  # lazy and relative: the package ``pkg.sub``
-        "c.py": "from .sub import d as dee\nfrom os import path\n",  # a submodule; the stdlib is not ours
-        "sub/__init__.py": "from .d import thing\n",
-        "sub/d.py": "from ..a import name\nthing = 1\n",  # two levels up, a name in pkg.a: an arrow to pkg.a
-    })  # fmt: skip
+    pkg = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a.py": "import pkg.b\nfrom pkg import c\nfrom pkg.sub.d import thing\n",
+            "b.py": "def f():\n    from . import sub\n",  # lazy and relative: the package ``pkg.sub``
+            "c.py": "from .sub import d as dee\nfrom os import path\n",  # a submodule; the stdlib is not ours
+            "sub/__init__.py": "from .d import thing\n",
+            "sub/d.py": "from ..a import name\nthing = 1\n",  # two levels up, a name in pkg.a: an arrow to pkg.a
+        },
+    )
     graph = build_graph(pkg, "pkg")
     assert graph == {
         "pkg": set(),
@@ -44,8 +48,13 @@ def test_every_kind_of_import_is_an_arrow(tmp_path: Path) -> None:
     }
     assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c", "pkg.sub", "pkg.sub.d"]]
     assert arrows_between(graph, ["pkg.sub"], ["pkg.a", "pkg.b"]) == [("pkg.sub.d", "pkg.a")]
-    assert folders(graph) == {"pkg": set(), "pkg.a": {"pkg.b", "pkg.c", "pkg.sub"}, "pkg.b": {"pkg.sub"},
-                              "pkg.c": {"pkg.sub"}, "pkg.sub": {"pkg.a"}}  # fmt: skip
+    assert folders(graph) == {
+        "pkg": set(),
+        "pkg.a": {"pkg.b", "pkg.c", "pkg.sub"},
+        "pkg.b": {"pkg.sub"},
+        "pkg.c": {"pkg.sub"},
+        "pkg.sub": {"pkg.a"},
+    }
 
 
 def test_a_circle_through_a_folder_shows_only_at_folder_level() -> None:

@@ -33,8 +33,11 @@ def test_calibration_set_is_complete() -> None:
     root = DATA / "unity-2023-calibration"
     levels = sorted(root.glob("*/levels/*/*.xml"))
     images = {p.stem.lower() for p in root.glob("*/images/*/*.png")}
-    tags = {raw["tag"].replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".xml").lower()
-            for f in root.glob("*/stability/*.json") for raw in json.loads(f.read_text())["raws"]}  # fmt: skip
+    tags = {
+        raw["tag"].replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".xml").lower()
+        for f in root.glob("*/stability/*.json")
+        for raw in json.loads(f.read_text())["raws"]
+    }
     assert len(levels) == 60 and {p.stem.lower() for p in levels} == images == tags
 
 

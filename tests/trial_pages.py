@@ -26,6 +26,19 @@ def rendered(run_dir: Path, link: str, profile: Path) -> str:
     exe = browser()
     assert exe is not None
     url = (Path(run_dir) / link.partition("?")[0]).as_uri() + "?" + link.partition("?")[2]
-    return subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-                           "--proxy-server=127.0.0.1:9", "--virtual-time-budget=3000", "--dump-dom", url],
-                          capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    return subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={profile}",
+            "--proxy-server=127.0.0.1:9",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout

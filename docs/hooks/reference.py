@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from importlib.metadata import entry_points
 from typing import Any
 
-MARKERS = {"<!-- generated: pytest-options -->": "options_markdown",
-           "<!-- generated: pcg-commands -->": "commands_markdown"}  # fmt: skip
+MARKERS = {
+    "<!-- generated: pytest-options -->": "options_markdown",
+    "<!-- generated: pcg-commands -->": "commands_markdown",
+}
 PCG_GROUP = "pcg"
 
 
@@ -50,7 +52,8 @@ def _dests(register: Any) -> set[str]:
     parser = _fresh_parser()
     register(parser)
     return {opt.dest for group in parser._groups for opt in group.options} | {
-        opt.dest for opt in parser._anonymous.options}
+        opt.dest for opt in parser._anonymous.options
+    }
 
 
 def option_owners() -> dict[str, list[str]]:
@@ -72,8 +75,12 @@ def option_owners() -> dict[str, list[str]]:
 def pcg_options() -> list[Any]:
     """Every ``--pcg-*`` option of the real parser, in registration order."""
     parser = pytest_parser()
-    return [opt for group in parser._groups for opt in group.options
-            if any(name.startswith("--pcg-") for name in opt.names())]  # fmt: skip
+    return [
+        opt
+        for group in parser._groups
+        for opt in group.options
+        if any(name.startswith("--pcg-") for name in opt.names())
+    ]
 
 
 def _cell(text: Any) -> str:
@@ -91,7 +98,9 @@ def _who(owners: list[str], problem_names: list[str]) -> str:
     for family in sorted({n.split("/")[0] for n in names}):
         members = [n for n in problem_names if n.split("/")[0] == family]
         mine = [n for n in names if n.split("/")[0] == family]
-        out += [f"`{family}/*`"] if "/" in mine[0] and len(members) > 1 and mine == members else [f"`{n}`" for n in mine]
+        out += (
+            [f"`{family}/*`"] if "/" in mine[0] and len(members) > 1 and mine == members else [f"`{n}`" for n in mine]
+        )
     return ", ".join(out)
 
 
@@ -105,7 +114,8 @@ def options_markdown() -> str:
         attrs = opt.attrs()
         dest = attrs.get("dest", "")
         values = ", ".join(f"`{c}`" for c in attrs.get("choices") or ()) or (
-            "switch" if attrs.get("action") == "store_true" else "text")
+            "switch" if attrs.get("action") == "store_true" else "text"
+        )
         flags = " ".join(opt.names())
         name = f"`{flags}`" if dest in ini and flags == "--" + dest.replace("_", "-") else f"`{flags}` (no ini key)"
         rows.append(f"| {name} | {_who(owners.get(dest, ['?']), names)} | {values} | {_cell(attrs.get('help', ''))} |")
@@ -134,7 +144,9 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
             if action.nargs in ("+", "*"):
                 name += " ..."
         values = ", ".join(f"`{c}`" for c in action.choices) if action.choices else ""
-        default = "" if action.default in (None, False, argparse.SUPPRESS) or action.nargs == 0 else f"`{action.default}`"
+        default = (
+            "" if action.default in (None, False, argparse.SUPPRESS) or action.nargs == 0 else f"`{action.default}`"
+        )
         rows.append(f"| `{name}` | {values} | {default} | {_cell(action.help or '')} |")
     if not rows:
         return []

@@ -42,8 +42,15 @@ def atomic_save(path: Path | str, save: Callable[[Path], object]) -> Path:
     return path
 
 
-def atomic_write(path: Path | str, data: str | bytes, *, encoding: str = "utf-8", newline: str | None = None,
-                 mode: int = 0o666, errors: str = "backslashreplace") -> Path:  # fmt: skip
+def atomic_write(
+    path: Path | str,
+    data: str | bytes,
+    *,
+    encoding: str = "utf-8",
+    newline: str | None = None,
+    mode: int = 0o666,
+    errors: str = "backslashreplace",
+) -> Path:
     """Write ``data`` to ``path`` atomically: bytes as they are; text with ``encoding``, ``newline`` and
     ``errors`` as ``open()`` takes them (``newline=""`` writes the string's own line ends on every platform).
     By default a lone surrogate (a model's reply that is not valid Unicode) is written as ``\\ud83d``, never an

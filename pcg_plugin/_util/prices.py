@@ -35,8 +35,9 @@ def load(path: Path | str | None = None) -> Prices:
         doc = json.loads(path.read_text(encoding="utf-8"))
         models = {str(k): (float(v[0]), float(v[1])) for k, v in doc["models"].items()}
     except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
-        raise ValueError(f"price table {path}: {exc} (expected {{\"models\": {{\"name\": [input, output]}}}}, USD "
-                         "per million tokens)") from None  # fmt: skip
+        raise ValueError(
+            f'price table {path}: {exc} (expected {{"models": {{"name": [input, output]}}}}, USD per million tokens)'
+        ) from None
     return Prices(models, f"{doc.get('source', path)} ({doc.get('retrieved', '?')})")
 
 

@@ -10,9 +10,15 @@ from typing import Any
 
 # Distribution names whose versions change results (or the harness itself).
 DISTRIBUTIONS = {
-    "pytest-pcg": "pytest-pcg", "torch": "torch", "transformers": "transformers", "pymunk": "pymunk",
-    "pillow": "pillow", "pytest": "pytest", "pytest-xdist": "pytest-xdist", "openai": "openai",
-}  # fmt: skip
+    "pytest-pcg": "pytest-pcg",
+    "torch": "torch",
+    "transformers": "transformers",
+    "pymunk": "pymunk",
+    "pillow": "pillow",
+    "pytest": "pytest",
+    "pytest-xdist": "pytest-xdist",
+    "openai": "openai",
+}
 
 
 def git_sha(repo: Path) -> str | None:
@@ -22,9 +28,13 @@ def git_sha(repo: Path) -> str | None:
             ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, timeout=10, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True,
-            timeout=10, check=False,
-        ).stdout.strip()  # fmt: skip
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{sha}+dirty" if dirty else sha or None

@@ -46,21 +46,46 @@ def parse_address(spec: str, cpus: int = 1, gpus: int = 0) -> Address:
 
 
 def add_options(group: Any) -> None:
-    group.addoption("--pcg-cluster", dest="pcg_cluster", default=None, metavar="ADDRESS",
-                    help=f"run every trial on a Ray cluster: {USAGE}; needs pip install -e '.[cluster]' and "
-                         "cannot be combined with -n")  # fmt: skip
-    group.addoption("--pcg-cluster-cpus", dest="pcg_cluster_cpus", type=int, default=1,
-                    help="with --pcg-cluster local:N, the CPUs (and so trial actors) of each node (default 1)")
-    group.addoption("--pcg-cluster-gpus", dest="pcg_cluster_gpus", type=int, default=0,
-                    help="with --pcg-cluster local:N, how many nodes declare one GPU (default 0; to try how "
-                         "services are placed: the nodes have no GPU of their own)")  # fmt: skip
-    group.addoption("--pcg-cluster-insecure", dest="pcg_cluster_insecure", action="store_true", default=False,
-                    help="join a Ray cluster that runs without token authentication (refused otherwise): only for a "
-                         "cluster protected another way (a private network, Kubernetes RBAC); the run says so in its "
-                         "summary and report")  # fmt: skip
-    group.addoption("--pcg-cluster-fault", dest="pcg_cluster_fault", default=None, metavar="remove-node-after:K",
-                    help="for tests of --pcg-cluster local:N: remove one worker node once K trials have come back "
-                         "(its trials are retried on the nodes left)")  # fmt: skip
+    group.addoption(
+        "--pcg-cluster",
+        dest="pcg_cluster",
+        default=None,
+        metavar="ADDRESS",
+        help=f"run every trial on a Ray cluster: {USAGE}; needs pip install -e '.[cluster]' and "
+        "cannot be combined with -n",
+    )
+    group.addoption(
+        "--pcg-cluster-cpus",
+        dest="pcg_cluster_cpus",
+        type=int,
+        default=1,
+        help="with --pcg-cluster local:N, the CPUs (and so trial actors) of each node (default 1)",
+    )
+    group.addoption(
+        "--pcg-cluster-gpus",
+        dest="pcg_cluster_gpus",
+        type=int,
+        default=0,
+        help="with --pcg-cluster local:N, how many nodes declare one GPU (default 0; to try how "
+        "services are placed: the nodes have no GPU of their own)",
+    )
+    group.addoption(
+        "--pcg-cluster-insecure",
+        dest="pcg_cluster_insecure",
+        action="store_true",
+        default=False,
+        help="join a Ray cluster that runs without token authentication (refused otherwise): only for a "
+        "cluster protected another way (a private network, Kubernetes RBAC); the run says so in its "
+        "summary and report",
+    )
+    group.addoption(
+        "--pcg-cluster-fault",
+        dest="pcg_cluster_fault",
+        default=None,
+        metavar="remove-node-after:K",
+        help="for tests of --pcg-cluster local:N: remove one worker node once K trials have come back "
+        "(its trials are retried on the nodes left)",
+    )
 
 
 def xdist_requested(config: pytest.Config) -> str | None:
@@ -80,19 +105,24 @@ def check_usable(config: pytest.Config, spec: str) -> Address:
     """Refuse what cannot work, or is not safe, before anything starts (exit 4): xdist beside it, Ray missing, a
     cluster to join that runs without token authentication (unless ``--pcg-cluster-insecure``) or refuses this
     run's token (``cluster.auth``)."""
-    address = parse_address(spec, config.getoption("pcg_cluster_cpus", 1) or 1,
-                            config.getoption("pcg_cluster_gpus", 0) or 0)  # fmt: skip
+    address = parse_address(
+        spec, config.getoption("pcg_cluster_cpus", 1) or 1, config.getoption("pcg_cluster_gpus", 0) or 0
+    )
     asked = xdist_requested(config)
     if asked:
-        raise pytest.UsageError(f"--pcg-cluster {spec} cannot be combined with {asked}: the cluster's actors run "
-                                "the trials; drop -n (or run with -n and no --pcg-cluster)")  # fmt: skip
+        raise pytest.UsageError(
+            f"--pcg-cluster {spec} cannot be combined with {asked}: the cluster's actors run "
+            "the trials; drop -n (or run with -n and no --pcg-cluster)"
+        )
     if importlib.util.find_spec("ray") is None:
         raise pytest.UsageError(f"--pcg-cluster {spec} needs Ray: pip install -e '.[cluster]'")
     insecure = bool(config.getoption("pcg_cluster_insecure", False))
     if address.address is None:
         if insecure:
-            raise pytest.UsageError(f"--pcg-cluster-insecure is for joining a cluster; {spec} is started here, "
-                                    "always with token authentication")  # fmt: skip
+            raise pytest.UsageError(
+                f"--pcg-cluster-insecure is for joining a cluster; {spec} is started here, "
+                "always with token authentication"
+            )
         return address
     import os
 

@@ -33,9 +33,11 @@ PROBE_TIMEOUT_S = 10.0
 
 OPEN, TOKEN_OK, TOKEN_REFUSED = "open", "token accepted", "token refused"
 
-HOW_TO_PASS = (f"start every node with {MODE_ENV}=token and one token (KubeRay: authOptions, or {TOKEN_ENV} from a "
-               f"Secret), and give this run the same token: {MODE_ENV}=token with {TOKEN_ENV}=..., "
-               f"{TOKEN_PATH_ENV}=FILE, or the file ~/.ray/auth_token (`ray get-auth-token`); see {DOCS}")  # fmt: skip
+HOW_TO_PASS = (
+    f"start every node with {MODE_ENV}=token and one token (KubeRay: authOptions, or {TOKEN_ENV} from a "
+    f"Secret), and give this run the same token: {MODE_ENV}=token with {TOKEN_ENV}=..., "
+    f"{TOKEN_PATH_ENV}=FILE, or the file ~/.ray/auth_token (`ray get-auth-token`); see {DOCS}"
+)
 
 
 @dataclass
@@ -73,8 +75,7 @@ def start_local(ray_tmpdir: str, environ: MutableMapping[str, str]) -> LocalAuth
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(secrets.token_hex(32))
-    wanted: dict[str, str | None] = {MODE_ENV: "token", TOKEN_PATH_ENV: str(path), TOKEN_ENV: None,
-                                     LOOPBACK_ENV: "0"}  # fmt: skip
+    wanted: dict[str, str | None] = {MODE_ENV: "token", TOKEN_PATH_ENV: str(path), TOKEN_ENV: None, LOOPBACK_ENV: "0"}
     saved = {key: environ.get(key) for key in wanted}
     for key, value in wanted.items():
         if value is None:
@@ -116,14 +117,16 @@ def probe(address: str, token: str | None, timeout: float = PROBE_TIMEOUT_S) -> 
                 from ray.core.generated import gcs_service_pb2 as gcs
                 from ray.core.generated import gcs_service_pb2_grpc as gcs_stubs
 
-                gcs_stubs.NodeInfoGcsServiceStub(channel).GetClusterId(gcs.GetClusterIdRequest(), timeout=timeout,
-                                                                       metadata=metadata)  # fmt: skip
+                gcs_stubs.NodeInfoGcsServiceStub(channel).GetClusterId(
+                    gcs.GetClusterIdRequest(), timeout=timeout, metadata=metadata
+                )
         except grpc.RpcError as exc:
             code = exc.code()  # type: ignore[attr-defined]
             if code == grpc.StatusCode.UNAUTHENTICATED:
                 return False
-            raise ConnectionError(f"the Ray cluster at {address} did not answer: {code.name} "
-                                  f"({exc.details()})") from exc  # type: ignore[attr-defined]  # fmt: skip
+            raise ConnectionError(
+                f"the Ray cluster at {address} did not answer: {code.name} ({exc.details()})"
+            ) from exc  # type: ignore[attr-defined]
         return True
 
     with grpc.insecure_channel(address.removeprefix("ray://")) as channel:
@@ -148,15 +151,26 @@ def check_join(spec: str, address: str, insecure: bool, environ: MutableMapping[
                 f"--pcg-cluster {spec}: the Ray cluster at {address} runs without authentication: anyone who reaches "
                 f"its ports runs code on it, with this run's API keys, store and submissions. Refused. Turn on "
                 f"token authentication: {HOW_TO_PASS}. A cluster protected otherwise (a private network, "
-                "Kubernetes RBAC): --pcg-cluster-insecure")  # fmt: skip
-        return (f"INSECURE CLUSTER: the Ray cluster at {address} runs without authentication "
-                "(--pcg-cluster-insecure): whoever reaches its ports could run code on it during this run")  # fmt: skip
+                "Kubernetes RBAC): --pcg-cluster-insecure"
+            )
+        return (
+            f"INSECURE CLUSTER: the Ray cluster at {address} runs without authentication "
+            "(--pcg-cluster-insecure): whoever reaches its ports could run code on it during this run"
+        )
     mode = environ.get(MODE_ENV, "").strip().lower()
-    why = ("no token was given" if token is None else "the token given was refused" if answer == TOKEN_REFUSED
-           else f"{MODE_ENV}={mode} here" if mode not in ("", "token") else None)  # fmt: skip
+    why = (
+        "no token was given"
+        if token is None
+        else "the token given was refused"
+        if answer == TOKEN_REFUSED
+        else f"{MODE_ENV}={mode} here"
+        if mode not in ("", "token")
+        else None
+    )
     if why is not None:
-        raise pytest.UsageError(f"--pcg-cluster {spec}: the Ray cluster at {address} requires a token and {why}: "
-                                f"{HOW_TO_PASS}")  # fmt: skip
+        raise pytest.UsageError(
+            f"--pcg-cluster {spec}: the Ray cluster at {address} requires a token and {why}: {HOW_TO_PASS}"
+        )
     environ[MODE_ENV] = "token"  # Ray sends a token to an explicit address only in token mode
     return None
 

@@ -37,11 +37,12 @@ def start_ray(address: Address) -> tuple[Any, LocalAuth | None]:
         from ray.cluster_utils import Cluster
 
         loopback = {"node_ip_address": LOOPBACK}
-        cluster = Cluster(initialize_head=True, head_node_args={
-            "num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False, **loopback})  # fmt: skip
+        cluster = Cluster(
+            initialize_head=True,
+            head_node_args={"num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False, **loopback},
+        )
         for i in range(address.nodes):
-            cluster.add_node(num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1},
-                             **loopback)  # fmt: skip
+            cluster.add_node(num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1}, **loopback)
         cluster.wait_for_nodes()
         target = cluster.address
     else:
@@ -100,10 +101,15 @@ class ClusterDriver:
         self.shared = start_shared(where)
         limiter = self.shared.get(LIMITER)
         services = self._start_node_services(controller.run)
-        self.pool = TrialPool(cpus, args=self.config.invocation_params.args, invocation_dir=where,
-                              run=controller.run, services=services,
-                              limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
-                              on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None)
+        self.pool = TrialPool(
+            cpus,
+            args=self.config.invocation_params.args,
+            invocation_dir=where,
+            run=controller.run,
+            services=services,
+            limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
+            on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None,
+        )
         if self.fault_after is not None:
             self.pool.on_step = self._fault_step
 
@@ -121,9 +127,10 @@ class ClusterDriver:
         args, where = self.config.invocation_params.args, str(self.config.invocation_params.dir)
         nodes = trial_nodes(ray.nodes())
         chosen, tcp = service_nodes(nodes)
-        self.node_services = [actor.options(**service_options(node)).remote(list(args), where, dict(run),
-                                                                            f"services{i}", tcp)
-                              for i, node in enumerate(chosen)]  # fmt: skip
+        self.node_services = [
+            actor.options(**service_options(node)).remote(list(args), where, dict(run), f"services{i}", tcp)
+            for i, node in enumerate(chosen)
+        ]
         self.node_info = ray.get([a.describe.remote() for a in self.node_services], timeout=300)
         return route(nodes, {info["node"]: info["service"] for info in self.node_info})
 
@@ -175,8 +182,9 @@ class ClusterDriver:
         line = f"pcg cluster {self.spec}: {len(pool.actors)} trial actors, {pool.done} trials run"
         line += f", {len(pool.dead)} actors lost" if pool.dead else ""
         line += f", {len(self.removed)} node removed (--pcg-cluster-fault)" if self.removed else ""
-        return [line, *self._service_lines(), *self._limiter_lines()] + [f"pcg cluster: {nodeid} attempt {attempt} lost ({why}); run again"
-                         for nodeid, attempt, why in pool.retried]  # fmt: skip
+        return [line, *self._service_lines(), *self._limiter_lines()] + [
+            f"pcg cluster: {nodeid} attempt {attempt} lost ({why}); run again" for nodeid, attempt, why in pool.retried
+        ]
 
     def _service_lines(self) -> list[str]:
         """One line per node service: where it runs, its GPU, and how many trial actors it serves (its node's, and
@@ -187,10 +195,12 @@ class ClusterDriver:
             placed = list(self.pool.placements().values())
         except Exception as exc:  # noqa: BLE001 - the summary is for the reader; a dying actor must not fail the run
             return [f"pcg cluster: node services on {len(self.node_info)} nodes (placements unknown: {exc})"]
-        return [f"pcg cluster: node service on {info['node'][:12]} ({info['host']}, actor pid {info['pid']}, "
-                f"gpu {','.join(info['gpus']) or 'none'}): serves "
-                f"{sum(1 for _, service in placed if service == info['service'])} trial actors"
-                for info in self.node_info]  # fmt: skip
+        return [
+            f"pcg cluster: node service on {info['node'][:12]} ({info['host']}, actor pid {info['pid']}, "
+            f"gpu {','.join(info['gpus']) or 'none'}): serves "
+            f"{sum(1 for _, service in placed if service == info['service'])} trial actors"
+            for info in self.node_info
+        ]
 
     def _limiter_lines(self) -> list[str]:
         """One line per model endpoint that had a rate limit (``--pcg-rpm``/``--pcg-tpm``/``--pcg-concurrency``)."""

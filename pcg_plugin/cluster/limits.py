@@ -37,8 +37,14 @@ class _Slot:
 class LimiterState:
     """``try_acquire`` gives a slot or the seconds to wait; ``release`` settles the tokens really used."""
 
-    def __init__(self, rpm: float | None = None, tpm: float | None = None, concurrency: int | None = None, *,
-                 clock: Callable[[], float] = time.time) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        concurrency: int | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.rpm, self.tpm, self.concurrency, self.clock = rpm, tpm, concurrency, clock
         self.levels: dict[str, tuple[float, float]] = {}  # bucket -> (level, when)
         self.slots: dict[str, _Slot] = {}

@@ -34,12 +34,24 @@ class TrialPool:
     """Submits every trial at once and hands back each one's ``Outcome`` by node id, keeping every live actor
     ``DEPTH`` calls busy."""
 
-    def __init__(self, n_actors: int, *, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any],
-                 services: Mapping[str, str | None], limits: Mapping[str, str] | None = None, on_lost: Any = None,
-                 depth: int = DEPTH, max_attempts: int = MAX_ATTEMPTS) -> None:  # fmt: skip
+    def __init__(
+        self,
+        n_actors: int,
+        *,
+        args: Sequence[str],
+        invocation_dir: str,
+        run: Mapping[str, Any],
+        services: Mapping[str, str | None],
+        limits: Mapping[str, str] | None = None,
+        on_lost: Any = None,
+        depth: int = DEPTH,
+        max_attempts: int = MAX_ATTEMPTS,
+    ) -> None:
         actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(TrialWorker)
-        self.actors = [actor.remote(list(args), invocation_dir, dict(run), dict(services), n_actors, f"ray{i}", limits)
-                       for i in range(n_actors)]  # fmt: skip
+        self.actors = [
+            actor.remote(list(args), invocation_dir, dict(run), dict(services), n_actors, f"ray{i}", limits)
+            for i in range(n_actors)
+        ]
         self.on_lost = on_lost  # called with a lost actor's name (its limiter slots are freed)
         started = ray.get([a.ping.remote() for a in self.actors])
         self.names = {a: name for a, (name, _) in zip(self.actors, started, strict=True)}
@@ -78,8 +90,9 @@ class TrialPool:
     def _fail_all(self, why: str) -> None:
         while self.pending:
             work = self.pending.popleft()
-            self.results[work.nodeid] = Outcome(failed_in="call", error=pack_error(InfrastructureError(why)),
-                                                attempt=work.attempt)  # fmt: skip
+            self.results[work.nodeid] = Outcome(
+                failed_in="call", error=pack_error(InfrastructureError(why)), attempt=work.attempt
+            )
 
     def _collect(self, timeout: float) -> None:
         if not self.inflight:
@@ -100,8 +113,7 @@ class TrialPool:
                 why = f"{type(exc).__name__} on {self.names.get(actor, '?')}"
                 if work.attempt >= self.max_attempts:
                     error = InfrastructureError(f"{work.nodeid}: its actor died {work.attempt} times ({why})")
-                    self.results[work.nodeid] = Outcome(failed_in="call", error=pack_error(error),
-                                                        attempt=work.attempt)  # fmt: skip
+                    self.results[work.nodeid] = Outcome(failed_in="call", error=pack_error(error), attempt=work.attempt)
                 else:
                     self.retried.append((work.nodeid, work.attempt, why))
                     self.pending.appendleft(Work(work.nodeid, work.args, work.attempt + 1))
@@ -137,8 +149,9 @@ class TrialPool:
     def placements(self) -> dict[str, tuple[str, str | None]]:
         """Each live actor's node and the service string it was handed, by actor name."""
         live = self.live()
-        return dict(zip((self.names[a] for a in live), ray.get([a.placement.remote() for a in live], timeout=60),
-                        strict=True))  # fmt: skip
+        return dict(
+            zip((self.names[a] for a in live), ray.get([a.placement.remote() for a in live], timeout=60), strict=True)
+        )
 
     def facts(self) -> dict[str, dict[str, Any]]:
         """Each live actor's ``process_facts``, as xdist workers report theirs."""
@@ -159,4 +172,3 @@ class TrialPool:
                 except Exception:  # noqa: BLE001, S110 - the actor is killed just below either way
                     pass
             ray.kill(actor)
-

@@ -60,8 +60,12 @@ def service_options(node: Mapping[str, Any]) -> dict[str, Any]:
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     gpus = 1 if node.get("Resources", {}).get("GPU", 0) >= 1 else 0
-    return {"num_cpus": 0, "num_gpus": gpus, "max_restarts": 0,
-            "scheduling_strategy": NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)}  # fmt: skip
+    return {
+        "num_cpus": 0,
+        "num_gpus": gpus,
+        "max_restarts": 0,
+        "scheduling_strategy": NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
+    }
 
 
 class NodeServices:
@@ -69,8 +73,9 @@ class NodeServices:
     lock and info files), listening on TCP when other nodes use it too (``tcp``); ``close`` runs
     ``stop_services``."""
 
-    def __init__(self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], name: str,
-                 tcp: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], name: str, tcp: bool = False
+    ) -> None:
         from pathlib import Path
 
         import ray
@@ -82,15 +87,21 @@ class NodeServices:
             os.environ[SERVICE_LISTEN_ENV] = f"tcp:{ray.util.get_node_ip_address()}"
         self.run_dir = Path(tempfile.mkdtemp(prefix="pcg-cluster-services-"))
         self.config = worker_config(args, invocation_dir, dict(run, run_dir=str(self.run_dir)), None, 1, name)
-        self.service = problem_of(self.config).start_services(self.config, self.config.stash[SETTINGS_KEY],
-                                                              self.run_dir)  # fmt: skip
+        self.service = problem_of(self.config).start_services(
+            self.config, self.config.stash[SETTINGS_KEY], self.run_dir
+        )
 
     def describe(self) -> dict[str, Any]:
         """The node, its service string and the GPUs this actor holds (for the driver's summary)."""
         import ray
 
-        return {"node": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(), "pid": os.getpid(),
-                "service": self.service, "gpus": [str(g) for g in ray.get_gpu_ids()]}  # fmt: skip
+        return {
+            "node": ray.get_runtime_context().get_node_id(),
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "service": self.service,
+            "gpus": [str(g) for g in ray.get_gpu_ids()],
+        }
 
     def close(self) -> None:
         import shutil

@@ -126,8 +126,11 @@ class LimiterHub:
 
 def _limiter_actor(rpm: float | None, tpm: float | None, concurrency: int | None) -> Any:
     here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
-    return ray.remote(LimiterActor).options(num_cpus=0, scheduling_strategy=here, max_restarts=0).remote(
-        rpm, tpm, concurrency)  # fmt: skip
+    return (
+        ray.remote(LimiterActor)
+        .options(num_cpus=0, scheduling_strategy=here, max_restarts=0)
+        .remote(rpm, tpm, concurrency)
+    )
 
 
 def _each(limiters: Any, method: str, *args: Any) -> list[Any]:
@@ -141,8 +144,16 @@ def _each(limiters: Any, method: str, *args: Any) -> list[Any]:
 class RemoteLimiter:
     """``SharedLimiter``'s interface over one endpoint's limiter actor: it sleeps here, the actor only answers."""
 
-    def __init__(self, folder: Any = None, rpm: float | None = None, tpm: float | None = None,
-                 concurrency: int | None = None, *, endpoint: str = "", holder: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        folder: Any = None,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        concurrency: int | None = None,
+        *,
+        endpoint: str = "",
+        holder: str = "",
+    ) -> None:
         self.endpoint = endpoint
         self._actor = ray.get(ray.get_actor(LIMITER).endpoint.remote(endpoint))
         self.holder = holder or _ATTEMPT.get("worker", "")
@@ -177,8 +188,11 @@ def start_shared(invocation_dir: str) -> dict[str, Any]:
     env = {k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()}
     if env:
         rpm, tpm, conc = (os.environ.get(k, "").strip() for k in LIMIT_ENV)
-        actors[LIMITER] = ray.remote(LimiterHub).options(name=LIMITER, **options).remote(
-            float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)  # fmt: skip
+        actors[LIMITER] = (
+            ray.remote(LimiterHub)
+            .options(name=LIMITER, **options)
+            .remote(float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
+        )
     ray.get([a.__ray_ready__.remote() for a in actors.values()])
     return actors
 

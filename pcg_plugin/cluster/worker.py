@@ -37,8 +37,9 @@ def worker_args(args: Sequence[str]) -> list[str]:
     return out
 
 
-def worker_config(args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], service: str | None,
-                  workers: int, name: str) -> pytest.Config:  # fmt: skip
+def worker_config(
+    args: Sequence[str], invocation_dir: str, run: Mapping[str, Any], service: str | None, workers: int, name: str
+) -> pytest.Config:
     """The pytest config an xdist worker of this run would have (the plugin's worker branch), built in this
     process from the driver's command line."""
     from _pytest.config import _prepareconfig
@@ -69,9 +70,16 @@ def node_service(services: Mapping[str, str | None]) -> str | None:
 class TrialWorker:
     """One long-lived process of the pool: configured once, then ``run`` per trial."""
 
-    def __init__(self, args: Sequence[str], invocation_dir: str, run: Mapping[str, Any],
-                 services: Mapping[str, str | None], workers: int, name: str,
-                 limits: Mapping[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        args: Sequence[str],
+        invocation_dir: str,
+        run: Mapping[str, Any],
+        services: Mapping[str, str | None],
+        workers: int,
+        name: str,
+        limits: Mapping[str, str] | None = None,
+    ) -> None:
         self.name = f"{name}@{socket.gethostname()}:{os.getpid()}"
         self.staging = Path(tempfile.mkdtemp(prefix="pcg-cluster-run-"))
         self.run_id = str(run["id"])
@@ -81,8 +89,9 @@ class TrialWorker:
             use_shared(self.name, self.run_id, dict(limits))
         self.shared = limits is not None
         self.service = node_service(services)
-        self.config = worker_config(args, invocation_dir, dict(run, run_dir=str(self.staging)), self.service,
-                                    workers, name)  # fmt: skip
+        self.config = worker_config(
+            args, invocation_dir, dict(run, run_dir=str(self.staging)), self.service, workers, name
+        )
 
     def ping(self) -> tuple[str, str]:
         """Its name and the Ray node it runs on."""
@@ -113,8 +122,14 @@ class TrialWorker:
             failed_in = None
         except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome, shown by the driver
             error = pack_error(exc)
-        return Outcome(record=record, failed_in=failed_in, error=error, files=take_files(self.staging),
-                       worker=self.name, attempt=attempt)  # fmt: skip
+        return Outcome(
+            record=record,
+            failed_in=failed_in,
+            error=error,
+            files=take_files(self.staging),
+            worker=self.name,
+            attempt=attempt,
+        )
 
     def hold(self, seconds: float) -> None:
         """Test hook (``--pcg-cluster-fault``): do nothing for ``seconds``, so the trials queued behind this call have

@@ -16,11 +16,15 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
     used = settings.get("backend_used") if isinstance(settings.get("backend_used"), Mapping) else {}
     backend = used.get("name") or settings.get("backend")
     if used.get("offline_default") or settings.get("offline_default") and backend in (None, "auto", "offline"):
-        return ("UNOFFICIAL RUN: the offline default LLM wrote these answers (no API key or base URL); it exists so "
-                "the pipeline runs offline, not to rank anyone")  # fmt: skip
+        return (
+            "UNOFFICIAL RUN: the offline default LLM wrote these answers (no API key or base URL); it exists so "
+            "the pipeline runs offline, not to rank anyone"
+        )
     if backend in DOUBLES:
-        return ("UNOFFICIAL RUN: a test double (--pcg-backend scripted) wrote these answers; the scores test the "
-                "harness, not a model")  # fmt: skip
+        return (
+            "UNOFFICIAL RUN: a test double (--pcg-backend scripted) wrote these answers; the scores test the "
+            "harness, not a model"
+        )
     return None
 
 
@@ -33,8 +37,9 @@ def with_notices(page: str, notices: Sequence[str]) -> str:
     if not notices:
         return page
     style = "margin:8px 0;padding:8px 12px;border:2px solid #b00;background:#fee;color:#600;font-weight:bold"
-    block = NOTICE_MARK + "".join(f'<div class="pcg-notice" role="alert" style="{style}">⚠ {escape(n)}</div>'
-                                  for n in notices)  # fmt: skip
+    block = NOTICE_MARK + "".join(
+        f'<div class="pcg-notice" role="alert" style="{style}">⚠ {escape(n)}</div>' for n in notices
+    )
     at = page.find("<body")
     end = page.find(">", at) + 1 if at >= 0 else 0
     return page[:end] + block + page[end:]

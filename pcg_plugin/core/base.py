@@ -36,8 +36,9 @@ class BaseProblem(ABC):
         """The submission a folder holds (None: not one; ``errors.SubmissionError``: one we cannot evaluate)."""
 
     @abstractmethod
-    def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
-                  model: str | None) -> Any:  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str, model: str | None
+    ) -> Any:
         """One trial: its record (an official zero is a record with a reason; a fault raises)."""
 
     @abstractmethod
@@ -45,8 +46,13 @@ class BaseProblem(ABC):
         """A record again on the controller, from its ``to_json()``."""
 
     @abstractmethod
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]:
         """The end of the run on the controller: score, write the results and report; (results, report path)."""
 
     @abstractmethod
@@ -54,8 +60,9 @@ class BaseProblem(ABC):
         """One line about a trial, shown in its report section."""
 
     @abstractmethod
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                      error: str | None) -> list[str]:  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+    ) -> list[str]:
         """The terminal summary of the run (``error``: scoring the run failed)."""
 
     # -- optional hooks ----------------------------------------------------------------------------------------
@@ -101,8 +108,9 @@ class BaseProblem(ABC):
         """What the controller keeps of a submission (JSON)."""
         return {"name": submission.name, "format": submission.format}
 
-    def start_process(self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int,
-                      service: str | None) -> None:  # fmt: skip
+    def start_process(
+        self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int, service: str | None
+    ) -> None:
         """In every process (controller and each worker): the per-process resources."""
         return None
 
@@ -127,8 +135,9 @@ class BaseProblem(ABC):
         own scores. Empty by default: nothing to resample, no interval."""
         return {}
 
-    def rank_intervals(self, results: Mapping[str, Any], *, reps: int = 200, seed: int = 0
-                       ) -> dict[str, tuple[int, int]]:  # fmt: skip
+    def rank_intervals(
+        self, results: Mapping[str, Any], *, reps: int = 200, seed: int = 0
+    ) -> dict[str, tuple[int, int]]:
         """Each submission's 95 % rank interval: the bootstrap of ``core.intervals`` over ``scores`` with
         shared ranks (a problem with an official ranking overrides this to rank its draws officially)."""
         from pcg_plugin.core import intervals

@@ -82,9 +82,15 @@ class Totals:
     @classmethod
     def of(cls, calls: list[Call]) -> Totals:
         paid = [c for c in calls if not c.replayed]
-        return cls(len(calls), len(paid), len(calls) - len(paid), sum(c.prompt_tokens for c in calls),
-                   sum(c.completion_tokens for c in calls), sum(c.cost_usd or 0.0 for c in paid),
-                   sum(1 for c in paid if c.cost_usd is None))  # fmt: skip
+        return cls(
+            len(calls),
+            len(paid),
+            len(calls) - len(paid),
+            sum(c.prompt_tokens for c in calls),
+            sum(c.completion_tokens for c in calls),
+            sum(c.cost_usd or 0.0 for c in paid),
+            sum(1 for c in paid if c.cost_usd is None),
+        )
 
     def __add__(self, other: Totals) -> Totals:
         return Totals(*(a + b for a, b in zip(asdict(self).values(), asdict(other).values())))

@@ -47,10 +47,14 @@ class Card:
 def _submissions(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """Each submission's summary as its results document lists it (name, rank, rank_interval)."""
     if "leaderboard" in doc:
-        return [{"name": r["submission"], "rank": r.get("rank"), "rank_interval": r.get("rank_interval")}
-                for r in doc["leaderboard"]]  # fmt: skip
-    return [{"name": s.get("name"), "rank": s.get("rank"), "rank_interval": s.get("rank_interval")}
-            for s in doc.get("submissions", [])]  # fmt: skip
+        return [
+            {"name": r["submission"], "rank": r.get("rank"), "rank_interval": r.get("rank_interval")}
+            for r in doc["leaderboard"]
+        ]
+    return [
+        {"name": s.get("name"), "rank": s.get("rank"), "rank_interval": s.get("rank_interval")}
+        for s in doc.get("submissions", [])
+    ]
 
 
 def _cost(rows: Sequence[Mapping[str, Any]]) -> float | None:
@@ -69,9 +73,16 @@ def _provenance(run: FinishedRun) -> dict[str, Any]:
     doc = run.doc
     settings = doc.get("settings", {})
     prov = doc.get("provenance", {}) or {}
-    return {"problem": run.name, "run": (doc.get("run") or {}).get("id"), "folder": str(run.path.parent),
-            "started": (doc.get("run") or {}).get("started"), "backend": settings.get("backend"),
-            "trials": settings.get("trials"), "git_sha": prov.get("git_sha"), "schema": doc.get("schema")}  # fmt: skip
+    return {
+        "problem": run.name,
+        "run": (doc.get("run") or {}).get("id"),
+        "folder": str(run.path.parent),
+        "started": (doc.get("run") or {}).get("started"),
+        "backend": settings.get("backend"),
+        "trials": settings.get("trials"),
+        "git_sha": prov.get("git_sha"),
+        "schema": doc.get("schema"),
+    }
 
 
 def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: int = 0) -> Card:
@@ -87,27 +98,58 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
             models += [m for m in model.split(",") if m not in models and m != "-"]
             lo, hi = found.get(name, (None, None))
             ri = sub.get("rank_interval")
-            lines.append(Line(run.name, name, model, scores.get(name), lo, hi, sub.get("rank"),
-                              tuple(ri) if ri else None, len(mine),  # type: ignore[arg-type]
-                              dict(Counter(r["reason"] for r in mine if r.get("reason"))),
-                              sum(r.get("prompt_tokens") or 0 for r in mine),
-                              sum(r.get("completion_tokens") or 0 for r in mine), _cost(mine),
-                              str((run.doc.get("run") or {}).get("id"))))  # fmt: skip
+            lines.append(
+                Line(
+                    run.name,
+                    name,
+                    model,
+                    scores.get(name),
+                    lo,
+                    hi,
+                    sub.get("rank"),
+                    tuple(ri) if ri else None,
+                    len(mine),  # type: ignore[arg-type]
+                    dict(Counter(r["reason"] for r in mine if r.get("reason"))),
+                    sum(r.get("prompt_tokens") or 0 for r in mine),
+                    sum(r.get("completion_tokens") or 0 for r in mine),
+                    _cost(mine),
+                    str((run.doc.get("run") or {}).get("id")),
+                )
+            )
     banners = tuple(dict.fromkeys(b for r in runs if (b := unofficial(r.doc.get("settings", {})))))
     return Card(tuple(models), tuple(lines), tuple(_provenance(r) for r in runs), banners)
 
 
-HEAD = ("problem", "submission", "model", "score", "95% interval", "rank", "95% rank", "trials", "zero reasons",
-        "tokens (prompt + completion)", "cost")  # fmt: skip
+HEAD = (
+    "problem",
+    "submission",
+    "model",
+    "score",
+    "95% interval",
+    "rank",
+    "95% rank",
+    "trials",
+    "zero reasons",
+    "tokens (prompt + completion)",
+    "cost",
+)
 
 
 def _cells(line: Line) -> tuple[str, ...]:
     num = lambda v: "-" if v is None else f"{v:.4g}"  # noqa: E731
-    return (line.problem, line.submission, line.model, num(line.score),
-            "-" if line.low is None else f"[{num(line.low)}, {num(line.high)}]",
-            "-" if line.rank is None else str(line.rank), intervals.rank_text(line.rank_interval), str(line.trials),
-            ", ".join(f"{k} {v}" for k, v in sorted(line.zeros.items())) or "none",
-            f"{line.prompt_tokens} + {line.completion_tokens}", cost_text(line.cost_usd))  # fmt: skip
+    return (
+        line.problem,
+        line.submission,
+        line.model,
+        num(line.score),
+        "-" if line.low is None else f"[{num(line.low)}, {num(line.high)}]",
+        "-" if line.rank is None else str(line.rank),
+        intervals.rank_text(line.rank_interval),
+        str(line.trials),
+        ", ".join(f"{k} {v}" for k, v in sorted(line.zeros.items())) or "none",
+        f"{line.prompt_tokens} + {line.completion_tokens}",
+        cost_text(line.cost_usd),
+    )
 
 
 def title(c: Card) -> str:
@@ -119,36 +161,58 @@ def markdown(c: Card) -> str:
     out += [f"> **{b}**" for b in c.banners] + ([""] if c.banners else [])
     out += ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     out += ["| " + " | ".join(_cells(line)) + " |" for line in c.lines]
-    out += ["", "Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over instances of "
-            "feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission side's wins). "
-            "Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's scorer.", "",
-            "## Provenance", "", "| problem | run | started | backend | trials | git SHA | folder |",
-            "|---|---|---|---|---|---|---|"]  # fmt: skip
-    out += [f"| {p['problem']} | {p['run']} | {p['started']} | {p['backend']} | {p['trials']} | {p['git_sha']} | "
-            f"{p['folder']} |" for p in c.provenance]  # fmt: skip
+    out += [
+        "",
+        "Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over instances of "
+        "feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission side's wins). "
+        "Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's scorer.",
+        "",
+        "## Provenance",
+        "",
+        "| problem | run | started | backend | trials | git SHA | folder |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    out += [
+        f"| {p['problem']} | {p['run']} | {p['started']} | {p['backend']} | {p['trials']} | {p['git_sha']} | "
+        f"{p['folder']} |"
+        for p in c.provenance
+    ]
     return "\n".join(out) + "\n"
 
 
-STYLE = ("body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1f24}"
-         "table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left}"
-         "th{background:#f6f8fa}td.n{text-align:right}.warn{background:#fff4ce;border:1px solid #d4a72c;"
-         "border-radius:6px;padding:8px 12px;margin:10px 0;font-weight:600}.meta{color:#57606a}")  # fmt: skip
+STYLE = (
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1f24}"
+    "table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left}"
+    "th{background:#f6f8fa}td.n{text-align:right}.warn{background:#fff4ce;border:1px solid #d4a72c;"
+    "border-radius:6px;padding:8px 12px;margin:10px 0;font-weight:600}.meta{color:#57606a}"
+)
 
 
 def html_page(c: Card) -> str:
     e = html.escape
     numeric = {3, 4, 5, 6, 7, 9, 10}
-    rows = "".join("<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{e(v)}</td>"
-                                    for i, v in enumerate(_cells(line))) + "</tr>\n" for line in c.lines)  # fmt: skip
-    prov = "".join("<tr>" + "".join(f"<td>{e(str(p[k]))}</td>" for k in ("problem", "run", "started", "backend",
-                                                                          "trials", "git_sha", "folder")) + "</tr>\n"
-                   for p in c.provenance)  # fmt: skip
+    rows = "".join(
+        "<tr>"
+        + "".join(f"<td{' class=n' if i in numeric else ''}>{e(v)}</td>" for i, v in enumerate(_cells(line)))
+        + "</tr>\n"
+        for line in c.lines
+    )
+    prov = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{e(str(p[k]))}</td>" for k in ("problem", "run", "started", "backend", "trials", "git_sha", "folder")
+        )
+        + "</tr>\n"
+        for p in c.provenance
+    )
     banners = "".join(f'<div class="warn">⚠ {e(b)}</div>' for b in c.banners)
-    return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{e(title(c))}</title>"
-            f"<style>{STYLE}</style></head><body><h1>{e(title(c))}</h1>{banners}"
-            f"<table><tr>{''.join(f'<th>{e(h)}</th>' for h in HEAD)}</tr>\n{rows}</table>"
-            "<p class=meta>Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over "
-            "instances of feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission "
-            "side's wins). Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's "
-            "scorer.</p><h2>Provenance</h2><table><tr><th>problem</th><th>run</th><th>started</th><th>backend</th>"
-            f"<th>trials</th><th>git SHA</th><th>folder</th></tr>\n{prov}</table></body></html>\n")  # fmt: skip
+    return (
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{e(title(c))}</title>"
+        f"<style>{STYLE}</style></head><body><h1>{e(title(c))}</h1>{banners}"
+        f"<table><tr>{''.join(f'<th>{e(h)}</th>' for h in HEAD)}</tr>\n{rows}</table>"
+        "<p class=meta>Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over "
+        "instances of feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission "
+        "side's wins). Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's "
+        "scorer.</p><h2>Provenance</h2><table><tr><th>problem</th><th>run</th><th>started</th><th>backend</th>"
+        f"<th>trials</th><th>git SHA</th><th>folder</th></tr>\n{prov}</table></body></html>\n"
+    )

@@ -9,15 +9,16 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#0598bc", "#bf3989", "#6e7781", "#4d2d00",
-           "#116329")  # fmt: skip
+PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00", "#0598bc", "#bf3989", "#6e7781", "#4d2d00", "#116329")
 WIDTH = 1000
 
 
 def _svg(width: int, height: int, body: list[str], label: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="pcg-chart" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}" font-size="11" '
-            f'font-family="system-ui,sans-serif">{"".join(body)}</svg>')  # fmt: skip
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="pcg-chart" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}" font-size="11" '
+        f'font-family="system-ui,sans-serif">{"".join(body)}</svg>'
+    )
 
 
 def _finite(v: Any) -> bool:
@@ -40,7 +41,8 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
     """Mean trial score per target, one line of dots per submission (an errored trial counts as no score)."""
     subs = list(dict.fromkeys(str(r["submission"]) for r in rows))
     targets = [t for t in targets if any(r["target"] == t for r in rows)] or list(
-        dict.fromkeys(str(r["target"]) for r in rows))
+        dict.fromkeys(str(r["target"]) for r in rows)
+    )
     means: dict[tuple[str, str], float] = {}
     for s in subs:
         for t in targets:
@@ -62,8 +64,10 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
     body = [f'<line x1="{left}" y1="{y(lo):.1f}" x2="{width - 10}" y2="{y(lo):.1f}" stroke="#8c959f"/>']
     for frac in (0, 0.25, 0.5, 0.75, 1):
         v = lo + frac * (hi - lo)
-        body.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#57606a">{_num(v)}</text>'
-                    f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - 10}" y2="{y(v):.1f}" stroke="#eaeef2"/>')
+        body.append(
+            f'<text x="{left - 4}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#57606a">{_num(v)}</text>'
+            f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - 10}" y2="{y(v):.1f}" stroke="#eaeef2"/>'
+        )
     for i, t in enumerate(targets):
         x = left + step * i + step / 2
         body.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle">{escape(str(t))[:12]}</text>')
@@ -71,14 +75,21 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
         colour = PALETTE[n % len(PALETTE)]
         pts = [(left + step * i + step / 2, y(means[(s, t)]), t) for i, t in enumerate(targets) if (s, t) in means]
         if len(pts) > 1:
-            body.append(f'<polyline fill="none" stroke="{colour}" stroke-opacity=".5" points="'
-                        + " ".join(f"{x:.1f},{yy:.1f}" for x, yy, _ in pts) + '"/>')
+            body.append(
+                f'<polyline fill="none" stroke="{colour}" stroke-opacity=".5" points="'
+                + " ".join(f"{x:.1f},{yy:.1f}" for x, yy, _ in pts)
+                + '"/>'
+            )
         for x, yy, t in pts:
-            body.append(f'<circle cx="{x:.1f}" cy="{yy:.1f}" r="3.5" fill="{colour}"><title>{escape(s)} · '
-                        f'{escape(str(t))}: mean {_num(means[(s, t)])}</title></circle>')  # fmt: skip
+            body.append(
+                f'<circle cx="{x:.1f}" cy="{yy:.1f}" r="3.5" fill="{colour}"><title>{escape(s)} · '
+                f"{escape(str(t))}: mean {_num(means[(s, t)])}</title></circle>"
+            )
         lx, ly = left + (n % 4) * 240, top + plot_h + 34 + 16 * (n // 4)
-        body.append(f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
-                    f'<text x="{lx + 14}" y="{ly}">{escape(s)[:34]}</text>')
+        body.append(
+            f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{lx + 14}" y="{ly}">{escape(s)[:34]}</text>'
+        )
     return _svg(width, height, body, "mean trial score per target, per submission")
 
 
@@ -92,19 +103,24 @@ def histogram(scores: Sequence[float], bins: int = 10) -> str:
         counts[min(bins - 1, max(0, int((v - lo) / (hi - lo) * bins)))] += 1
     left, top, plot_h, bar = 44, 10, 140, 40
     width, top_count = left + bins * bar + 20, max(counts)
-    body = [f'<line x1="{left}" y1="{top + plot_h}" x2="{width - 10}" y2="{top + plot_h}" stroke="#8c959f"/>',
-            f'<text x="{left - 4}" y="{top + 8}" text-anchor="end" fill="#57606a">{top_count}</text>']
+    body = [
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{width - 10}" y2="{top + plot_h}" stroke="#8c959f"/>',
+        f'<text x="{left - 4}" y="{top + 8}" text-anchor="end" fill="#57606a">{top_count}</text>',
+    ]
     for i, c in enumerate(counts):
         h = plot_h * c / top_count if top_count else 0
         a, b = lo + (hi - lo) * i / bins, lo + (hi - lo) * (i + 1) / bins
         x = left + i * bar
-        body.append(f'<rect x="{x + 2}" y="{top + plot_h - h:.1f}" width="{bar - 4}" height="{h:.1f}" fill="#54aeff">'
-                    f'<title>{_num(a)}–{_num(b)}: {c} trial(s)</title></rect>')
+        body.append(
+            f'<rect x="{x + 2}" y="{top + plot_h - h:.1f}" width="{bar - 4}" height="{h:.1f}" fill="#54aeff">'
+            f"<title>{_num(a)}–{_num(b)}: {c} trial(s)</title></rect>"
+        )
         if c:
             body.append(f'<text x="{x + bar / 2}" y="{top + plot_h - h - 3:.1f}" text-anchor="middle">{c}</text>')
         body.append(f'<text x="{x}" y="{top + plot_h + 14}" text-anchor="middle" fill="#57606a">{_num(a)}</text>')
-    body.append(f'<text x="{left + bins * bar}" y="{top + plot_h + 14}" text-anchor="middle" fill="#57606a">'
-                f'{_num(hi)}</text>')
+    body.append(
+        f'<text x="{left + bins * bar}" y="{top + plot_h + 14}" text-anchor="middle" fill="#57606a">{_num(hi)}</text>'
+    )
     return _svg(width, top + plot_h + 24, body, "distribution of trial scores")
 
 
@@ -120,7 +136,9 @@ def reasons(rows: Sequence[Mapping[str, Any]]) -> str:
     for i, (reason, n) in enumerate(ordered):
         y = 6 + i * (bar_h + 4)
         w = span * n / top
-        body.append(f'<text x="{left - 6}" y="{y + 13}" text-anchor="end">{escape(reason)[:36]}</text>'
-                    f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#ff8182"><title>{escape(reason)}'
-                    f': {n} trial(s)</title></rect><text x="{left + w + 4:.1f}" y="{y + 13}">{n}</text>')
+        body.append(
+            f'<text x="{left - 6}" y="{y + 13}" text-anchor="end">{escape(reason)[:36]}</text>'
+            f'<rect x="{left}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#ff8182"><title>{escape(reason)}'
+            f': {n} trial(s)</title></rect><text x="{left + w + 4:.1f}" y="{y + 13}">{n}</text>'
+        )
     return _svg(left + span + 60, 10 + len(ordered) * (bar_h + 4), body, "trials per zero reason")

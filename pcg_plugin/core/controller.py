@@ -57,8 +57,9 @@ class Collected:
         items = {n: m for n, m in self.items.items() if m.get("model") == model}
         return Collected(
             records={n: r for n, r in self.records.items() if r.model == model},
-            items=items, errors={n: e for n, e in self.errors.items() if n in items},
-        )  # fmt: skip
+            items=items,
+            errors={n: e for n, e in self.errors.items() if n in items},
+        )
 
 
 class XdistBridge:
@@ -152,8 +153,9 @@ class Controller:
             return
         problem = problem_of(self.config)
         try:
-            self.results, self.report_path = problem.finish_run(self.config, self.run, self.collected,
-                                                                self.worker_stats)  # fmt: skip
+            self.results, self.report_path = problem.finish_run(
+                self.config, self.run, self.collected, self.worker_stats
+            )
         except Exception as exc:  # noqa: BLE001 - a scoring failure must not hide the test outcomes
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
@@ -171,8 +173,14 @@ class Controller:
 
         settings = self.config.stash[SETTINGS_KEY]
         try:
-            viewer.add_to_report(self.report_path, Path(self.run["run_dir"]), self.collected, problem,
-                                 self.progress.by_item, list(settings.targets))  # fmt: skip
+            viewer.add_to_report(
+                self.report_path,
+                Path(self.run["run_dir"]),
+                self.collected,
+                problem,
+                self.progress.by_item,
+                list(settings.targets),
+            )
         except Exception as exc:  # noqa: BLE001 - the results are written; the report lacks only its viewer
             self.viewer_error = f"{type(exc).__name__}: {exc}"
 
@@ -190,10 +198,12 @@ class Controller:
         if self.results is None and self.finish_error is None:
             return
         terminalreporter.section("pytest-pcg leaderboard")
-        lines = problem_of(self.config).summary_lines(self.results, self.run["run_dir"], self.report_path,
-                                                      self.finish_error)  # fmt: skip
+        lines = problem_of(self.config).summary_lines(
+            self.results, self.run["run_dir"], self.report_path, self.finish_error
+        )
         for line in lines:
             terminalreporter.write_line(line)
         if self.viewer_error:
-            terminalreporter.write_line(f"the report has no charts, trial table or trial links: {self.viewer_error}",
-                                        red=True)  # fmt: skip
+            terminalreporter.write_line(
+                f"the report has no charts, trial table or trial links: {self.viewer_error}", red=True
+            )

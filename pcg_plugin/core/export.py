@@ -46,6 +46,8 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     except ImportError:
         raise RuntimeError("--format parquet needs pyarrow: pip install 'pytest-pcg[parquet]'") from None
     names = columns(rows)
-    data = {c: [json.dumps(v, ensure_ascii=False) if isinstance(v := r.get(c), (dict, list)) else v for r in rows]
-            for c in names}  # fmt: skip
+    data = {
+        c: [json.dumps(v, ensure_ascii=False) if isinstance(v := r.get(c), (dict, list)) else v for r in rows]
+        for c in names
+    }
     pq.write_table(pa.table(data), path)

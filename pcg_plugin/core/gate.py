@@ -28,12 +28,18 @@ from pcg_plugin.errors import ResultsError
 # (flag, help): each also an ini key (`pcg_baseline = baselines/main.json`)
 OPTIONS = (
     ("--pcg-save-baseline", "write this run's scores (with the settings that make them comparable) to FILE"),
-    ("--pcg-baseline", "compare this run's scores with a baseline: a saved baseline FILE, a run's results.json or a "
-                       "run folder; a drop beyond --pcg-max-drop fails the run"),
+    (
+        "--pcg-baseline",
+        "compare this run's scores with a baseline: a saved baseline FILE, a run's results.json or a "
+        "run folder; a drop beyond --pcg-max-drop fails the run",
+    ),
     ("--pcg-max-drop", "largest allowed drop of a score against --pcg-baseline (default 0)"),
-    ("--pcg-drop-test", "plain: any drop beyond the max fails; bootstrap: only one also outside the baseline's "
-                        "95%% interval over trials (default plain)"),
-)  # fmt: skip
+    (
+        "--pcg-drop-test",
+        "plain: any drop beyond the max fails; bootstrap: only one also outside the baseline's "
+        "95%% interval over trials (default plain)",
+    ),
+)
 METHODS = ("plain", "bootstrap")
 FAILING = ("regressed", "missing")
 
@@ -79,10 +85,16 @@ def settings(config: pytest.Config, parse_drop: Callable[[str], Any] = parse_dro
         raise pytest.UsageError(f"--pcg-drop-test: {method!r} is not one of {', '.join(METHODS)}")
     cwd = Path(config.invocation_params.dir)
     if base is not None and not (cwd / base).exists():
-        raise pytest.UsageError(f"--pcg-baseline: {cwd / base} does not exist (a saved baseline, a results.json or "
-                                "a run folder; save one with --pcg-save-baseline)")  # fmt: skip
-    return {"save": cwd / save if save else None, "baseline": cwd / base if base else None,
-            "max_drop": max_drop, "method": method}  # fmt: skip
+        raise pytest.UsageError(
+            f"--pcg-baseline: {cwd / base} does not exist (a saved baseline, a results.json or "
+            "a run folder; save one with --pcg-save-baseline)"
+        )
+    return {
+        "save": cwd / save if save else None,
+        "baseline": cwd / base if base else None,
+        "max_drop": max_drop,
+        "method": method,
+    }
 
 
 @dataclass(frozen=True)
@@ -98,15 +110,27 @@ class Row:
         return None if self.baseline is None or self.current is None else self.current - self.baseline
 
 
-def compare(problem: Any, base: Mapping[str, Any], current: Mapping[str, Any], *, max_drop: float, method: str,
-            reps: int = intervals.RESAMPLES, seed: int = 0) -> list[Row]:  # fmt: skip
+def compare(
+    problem: Any,
+    base: Mapping[str, Any],
+    current: Mapping[str, Any],
+    *,
+    max_drop: float,
+    method: str,
+    reps: int = intervals.RESAMPLES,
+    seed: int = 0,
+) -> list[Row]:
     """One row per submission of either run (pure: the problem re-scores both documents)."""
     b = problem.scores(base, intervals.observed)
     c = problem.scores(current, intervals.observed)
     lower: dict[str, float] = {}
     if method == "bootstrap":
-        lower = {n: lo for n, (lo, _) in intervals.score_intervals(lambda pick: problem.scores(base, pick), reps=reps,
-                                                                    seed=seed).items()}  # fmt: skip
+        lower = {
+            n: lo
+            for n, (lo, _) in intervals.score_intervals(
+                lambda pick: problem.scores(base, pick), reps=reps, seed=seed
+            ).items()
+        }
     rows = []
     for name in list(b) + [n for n in c if n not in b]:
         bv, cv = b.get(name), c.get(name)
@@ -135,13 +159,17 @@ def compare(problem: Any, base: Mapping[str, Any], current: Mapping[str, Any], *
 def table(rows: list[Row], method: str, max_drop: float) -> list[str]:
     num = lambda v, sign=False: "-" if v is None else (f"{v:+.4f}" if sign else f"{v:.4f}")  # noqa: E731
     cells = [("submission", "baseline", "current", "delta", "allowed", "status")]
-    cells += [(r.submission, num(r.baseline), num(r.current), num(r.delta, True), num(r.allowed),
-               r.status.replace("_", " ")) for r in rows]  # fmt: skip
+    cells += [
+        (r.submission, num(r.baseline), num(r.current), num(r.delta, True), num(r.allowed), r.status.replace("_", " "))
+        for r in rows
+    ]
     widths = [max(len(c[i]) for c in cells) for i in range(6)]
     test = "noise-aware: bootstrap over trials, 95 %" if method == "bootstrap" else "plain"
     lines = [f"pytest-pcg baseline comparison ({test}, max drop {max_drop:g})"]
-    lines += ["  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-              for row in cells]  # fmt: skip
+    lines += [
+        "  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        for row in cells
+    ]
     failed = [r for r in rows if r.status in FAILING]
     improved = [r for r in rows if r.status == "improved"]
     lines.append(f"{len(failed)} regression(s), {len(improved)} improvement(s) -> " + ("FAILED" if failed else "ok"))
@@ -175,9 +203,11 @@ class Gate:
         try:
             if self.baseline is not None:
                 base = load_document(self.baseline)
-                why = ([f"different problems: the baseline is {problem_name(base)}, this run {problem.name}"]
-                       if problem_name(base) != problem.name else
-                       _unlike(trial_rows(problem, base), trial_rows(problem, results)))  # fmt: skip
+                why = (
+                    [f"different problems: the baseline is {problem_name(base)}, this run {problem.name}"]
+                    if problem_name(base) != problem.name
+                    else _unlike(trial_rows(problem, base), trial_rows(problem, results))
+                )
                 if why:
                     raise ResultsError("this run is not like for like with the baseline: " + "; ".join(why))
                 self.rows = compare(problem, base, results, max_drop=self.max_drop, method=self.method)

@@ -53,6 +53,7 @@ def tied_ranks(ordered: Sequence[K], key: Callable[[K], Any]) -> dict[K, int]:
 
 def shared_ranks(scores: Mapping[K, float | None]) -> dict[K, int]:
     """Highest score first; equal scores share a rank (1, 1, 3); no score (None, NaN) ranks last."""
+
     def value(k: K) -> float:
         v = scores[k]
         return float("-inf") if v is None or v != v else float(v)
@@ -78,8 +79,9 @@ def score_draws(scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0) -> Iter
         yield scorer(drawn(seed, rep))
 
 
-def rank_intervals(scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0,
-                   confidence: float = CONFIDENCE) -> dict[str, tuple[int, int]]:  # fmt: skip
+def rank_intervals(
+    scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE
+) -> dict[str, tuple[int, int]]:
     """Each submission's ``confidence`` interval of its rank over ``reps`` re-scored draws (shared ranks)."""
     ranks: dict[str, list[int]] = {}
     for scores in score_draws(scorer, reps=reps, seed=seed):
@@ -88,8 +90,9 @@ def rank_intervals(scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0,
     return {name: interval(rs, confidence) for name, rs in ranks.items()}
 
 
-def score_intervals(scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0,
-                    confidence: float = CONFIDENCE) -> dict[str, tuple[float, float]]:  # fmt: skip
+def score_intervals(
+    scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0, confidence: float = CONFIDENCE
+) -> dict[str, tuple[float, float]]:
     """Each submission's ``confidence`` interval of its score over ``reps`` draws (the noise-aware gate)."""
     values: dict[str, list[float]] = {}
     for scores in score_draws(scorer, reps=reps, seed=seed):
@@ -99,8 +102,15 @@ def score_intervals(scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0,
     return {name: interval(vs, confidence) for name, vs in values.items()}
 
 
-def paired_differences(scorer_a: Scorer, scorer_b: Scorer, pairs: Mapping[str, str], *, reps: int = RESAMPLES,
-                       seed: int = 0, confidence: float = CONFIDENCE) -> dict[str, tuple[float, float]]:  # fmt: skip
+def paired_differences(
+    scorer_a: Scorer,
+    scorer_b: Scorer,
+    pairs: Mapping[str, str],
+    *,
+    reps: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> dict[str, tuple[float, float]]:
     """For each ``{name in A: name in B}``, the ``confidence`` interval of B - A over draws that take the same
     trial indices in both runs (a paired bootstrap)."""
     diffs: dict[str, list[float]] = {a: [] for a in pairs}

@@ -130,7 +130,9 @@ class FolderProblemItem(pytest.Item):
         super().__init__(**kw)
         self.problem = problem
         self.add_marker(pytest.mark.pcg)
-        self.user_properties.append((FOLDER_PROPERTY, json.dumps({"folder": shown(self.path.name), "problem": problem})))
+        self.user_properties.append(
+            (FOLDER_PROPERTY, json.dumps({"folder": shown(self.path.name), "problem": problem}))
+        )
 
     def runtest(self) -> None:
         raise FolderProblem(self.problem)
@@ -153,8 +155,9 @@ class TargetCollector(_HasSubmission, pytest.Collector):
 
     def collect(self) -> Iterator[TrialItem]:
         for trial in range(1, self.config.stash[SETTINGS_KEY].trials + 1):
-            yield TrialItem.from_parent(self, name=str(trial), submission=self.submission, target=self.name,
-                                        trial=trial, model=self.model)  # fmt: skip
+            yield TrialItem.from_parent(
+                self, name=str(trial), submission=self.submission, target=self.name, trial=trial, model=self.model
+            )
 
 
 class TrialItem(pytest.Item):
@@ -196,8 +199,7 @@ class TrialItem(pytest.Item):
         calls.start()
         record, error = None, None
         try:
-            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid,
-                                       self.model)  # fmt: skip
+            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
         except StoreWriteFailed as exc:  # replies could be paid and lost: no further item runs (xdist: no worker)
             error = f"{type(exc).__name__}: {exc}"
             self.session.shouldstop = f"pytest-pcg stopped the run: {exc}"
@@ -221,12 +223,15 @@ class TrialItem(pytest.Item):
         try:
             meta = {"name": self.submission.name, "target": self.target, "trial": self.trial, "model": self.model}
             doc = transcript.document(
-                self.nodeid, meta, made, error=error,
+                self.nodeid,
+                meta,
+                made,
+                error=error,
                 summary=problem.describe(record) if record is not None else "",
                 reason=getattr(record, "reason", None) if record is not None else None,
                 score=problem.trial_score(record) if record is not None else None,
                 states=problem.trial_states(record) if record is not None else (),
-            )  # fmt: skip
+            )
             transcript.write(run_dir, doc)
         except Exception:
             if error is None:

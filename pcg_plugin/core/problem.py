@@ -89,16 +89,23 @@ class Problem(Protocol):
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> SubmissionLike | None: ...
 
     # one trial, and its record as it crosses xdist
-    def run_trial(self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str,
-                  model: str | None) -> RecordLike: ...  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, submission: Any, target: str, trial: int, nodeid: str, model: str | None
+    ) -> RecordLike: ...
     def record_from_json(self, text: str) -> RecordLike: ...
 
     # the run: scored, written, summed up
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]: ...  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]: ...
     def describe(self, record: Any) -> str: ...
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                      error: str | None) -> list[str]: ...  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+    ) -> list[str]: ...
 
 
 def _import(target: str) -> Any:
@@ -137,8 +144,10 @@ class Family:
 
     def entries(self, prefix: str) -> dict[str, Entry]:
         names = _import(self.variants)
-        return {f"{prefix}/{v}": Entry(f"{prefix}/{v}", self.implementation, self.options, (v,))
-                for v in (names() if callable(names) else names)}  # fmt: skip
+        return {
+            f"{prefix}/{v}": Entry(f"{prefix}/{v}", self.implementation, self.options, (v,))
+            for v in (names() if callable(names) else names)
+        }
 
 
 FAMILY_SUFFIX = "/*"
@@ -154,8 +163,10 @@ def registered() -> dict[str, Entry]:
         elif isinstance(obj, Entry):
             out[ep.name] = obj
         else:
-            raise TypeError(f"entry point {ep.name} = {ep.value!r} ({ENTRY_POINT_GROUP}) names {type(obj).__name__}, "
-                            "not a pcg_plugin.core.problem.Entry (or a Family, for a name ending in /*)")
+            raise TypeError(
+                f"entry point {ep.name} = {ep.value!r} ({ENTRY_POINT_GROUP}) names {type(obj).__name__}, "
+                "not a pcg_plugin.core.problem.Entry (or a Family, for a name ending in /*)"
+            )
     return out
 
 
@@ -174,8 +185,10 @@ def load(name: str, config: pytest.Config | None = None) -> Problem:
     entries = registered()
     if name not in entries:
         known = ", ".join(sorted(entries)) or "none installed"
-        raise pytest.UsageError(f"--pcg-problem: no problem {name!r} (known: {known}; a conftest can supply one "
-                                "with the pytest_pcg_problem hook)")  # fmt: skip
+        raise pytest.UsageError(
+            f"--pcg-problem: no problem {name!r} (known: {known}; a conftest can supply one "
+            "with the pytest_pcg_problem hook)"
+        )
     return entries[name].load()
 
 

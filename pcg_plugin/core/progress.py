@@ -46,8 +46,10 @@ def line(done: int, total: int, totals: Totals, elapsed: float, left: float | No
         shown = f"{_clock(left)} left"
     else:
         shown = "time left unknown"
-    return (f"pcg {done}/{total or '?'} items · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
-            f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {shown}")  # fmt: skip
+    return (
+        f"pcg {done}/{total or '?'} items · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
+        f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {shown}"
+    )
 
 
 class Progress:

@@ -85,8 +85,15 @@ def trial_rows(problem: Any, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     return trials.priced(problem.trial_rows(doc), prices.current())
 
 
-def annotate(problem: Any, doc: MutableMapping[str, Any], submissions: Sequence[MutableMapping[str, Any]],
-             name_key: str = "name", *, reps: int = intervals.RESAMPLES, seed: int = 0) -> dict[str, tuple[int, int]]:  # fmt: skip
+def annotate(
+    problem: Any,
+    doc: MutableMapping[str, Any],
+    submissions: Sequence[MutableMapping[str, Any]],
+    name_key: str = "name",
+    *,
+    reps: int = intervals.RESAMPLES,
+    seed: int = 0,
+) -> dict[str, tuple[int, int]]:
     """Put ``rank_interval: [low, high]`` on every submission of ``doc`` (``submissions``: its list of them,
     named by ``name_key``): the problem's own ``rank_intervals``; null where none was computed (nothing to
     resample: a problem without ``scores``, or a run of one submission)."""

@@ -16,8 +16,11 @@ HELP = "print one trial's transcript (every model call in order) from a run fold
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the run folder (where report.html is)")
-    parser.add_argument("nodeid", metavar="NODEID", help="the trial's pytest node id, as the run printed it "
-                                                          "(e.g. submissions/team::A::1)")
+    parser.add_argument(
+        "nodeid",
+        metavar="NODEID",
+        help="the trial's pytest node id, as the run printed it (e.g. submissions/team::A::1)",
+    )
     parser.add_argument("--json", action="store_true", help='print {"nodeid": ..., "calls": [...], ...}')
 
 

@@ -49,15 +49,32 @@ def page_rel(nodeid: str) -> str:
     return f"{FOLDER}/{VIEW}?{trial_id(nodeid)}"
 
 
-def document(nodeid: str, meta: Mapping[str, Any], calls: Sequence[Call], *, summary: str = "",
-             reason: str | None = None, score: float | None = None, states: Sequence[Mapping[str, Any]] = (),
-             error: str | None = None) -> dict[str, Any]:  # fmt: skip
+def document(
+    nodeid: str,
+    meta: Mapping[str, Any],
+    calls: Sequence[Call],
+    *,
+    summary: str = "",
+    reason: str | None = None,
+    score: float | None = None,
+    states: Sequence[Mapping[str, Any]] = (),
+    error: str | None = None,
+) -> dict[str, Any]:
     """The transcript as JSON (what ``pcg show --json`` prints). ``states``: the problem's
     ``trial_states(record)``, each placed after its ``after_call``-th call (None: at the end)."""
-    return {"nodeid": nodeid, "submission": meta.get("name"), "target": meta.get("target"),
-            "trial": meta.get("trial"), "model": meta.get("model"), "reason": reason, "score": score,
-            "summary": summary, "error": error, "calls": [c.to_dict() for c in calls],
-            "states": [dict(s) for s in states]}  # fmt: skip
+    return {
+        "nodeid": nodeid,
+        "submission": meta.get("name"),
+        "target": meta.get("target"),
+        "trial": meta.get("trial"),
+        "model": meta.get("model"),
+        "reason": reason,
+        "score": score,
+        "summary": summary,
+        "error": error,
+        "calls": [c.to_dict() for c in calls],
+        "states": [dict(s) for s in states],
+    }
 
 
 # -- the files -----------------------------------------------------------------------------------------------
@@ -109,8 +126,9 @@ def write(run_dir: Path, doc: Mapping[str, Any]) -> Path:
     if not (folder / VIEW).is_file():
         write_style(run_dir)
     body = _body(doc, fill=False)
-    return atomic_write(folder / f"{trial_id(doc['nodeid'])}.js", _script("pcgTrial", _pack({"doc": stored,
-                                                                                             "page": body})))
+    return atomic_write(
+        folder / f"{trial_id(doc['nodeid'])}.js", _script("pcgTrial", _pack({"doc": stored, "page": body}))
+    )
 
 
 def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
@@ -122,8 +140,10 @@ def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
         return json.loads(gzip.decompress(older.read_bytes()))  # type: ignore[no-any-return]
     if not path.is_file():
         known = sorted(folder.glob("*.js")) if folder.is_dir() else []
-        raise FileNotFoundError(f"no transcript of {nodeid!r} in {folder} ({len(known)} trial(s) there; give the "
-                                "node id as the run printed it, e.g. submissions/team::A::1)")
+        raise FileNotFoundError(
+            f"no transcript of {nodeid!r} in {folder} ({len(known)} trial(s) there; give the "
+            "node id as the run printed it, e.g. submissions/team::A::1)"
+        )
     return load(path)
 
 
@@ -131,15 +151,16 @@ def load(path: Path) -> dict[str, Any]:
     """The transcript in one ``trials/<id>.js``, its shared messages put back (read from beside it)."""
     doc: dict[str, Any] = _unpack(_argument(path, "pcgTrial")[1])["doc"]
     for k, i, h in doc.pop("refs", ()):
-        doc["calls"][k]["messages"][i]["content"] = _unpack(_argument(path.parent / SHARED / f"{h}.js",
-                                                                      "pcgMessage")[2])  # fmt: skip
+        doc["calls"][k]["messages"][i]["content"] = _unpack(
+            _argument(path.parent / SHARED / f"{h}.js", "pcgMessage")[2]
+        )
     return doc
 
 
 def _argument(path: Path, call: str) -> list[str]:
     """The call's name and arguments in one of our script files."""
     text = path.read_text(encoding="ascii").strip()
-    found = re.fullmatch(rf'({call})\(([^)]*)\);', text)
+    found = re.fullmatch(rf"({call})\(([^)]*)\);", text)
     if found is None:
         raise ValueError(f"{path} is not a {call}(...) file of pytest-pcg")
     return [found.group(1), *(a.strip('"') for a in found.group(2).split(","))]
@@ -188,8 +209,10 @@ def call_line(k: int, call: Mapping[str, Any]) -> str:
     more = f" · {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
     cost = call.get("cost_usd")
     price = f" · ${cost:.6f}" if isinstance(cost, (int, float)) and cost else ""
-    return (f"call {k + 1} · {call.get('model') or '?'} · {call['prompt_tokens']} + {call['completion_tokens']} "
-            f"tokens · {call['seconds']:.2f} s · {how}{more}{price}")  # fmt: skip
+    return (
+        f"call {k + 1} · {call.get('model') or '?'} · {call['prompt_tokens']} + {call['completion_tokens']} "
+        f"tokens · {call['seconds']:.2f} s · {how}{more}{price}"
+    )
 
 
 def _states_after(doc: Mapping[str, Any], k: int | None) -> list[Mapping[str, Any]]:
@@ -264,8 +287,10 @@ font:13px monospace}.state img{max-width:100%;max-height:320px;border:1px solid 
 def page(doc: Mapping[str, Any]) -> str:
     """The trial page as one HTML file with every text in place: what ``view.html`` shows once its script has
     put the texts into the stored markup (``_body(doc, fill=False)``)."""
-    return (f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{escape(doc["nodeid"])}</title>'
-            f'<link rel="stylesheet" href="{CSS}">\n{_body(doc, fill=True)}')
+    return (
+        f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{escape(doc["nodeid"])}</title>'
+        f'<link rel="stylesheet" href="{CSS}">\n{_body(doc, fill=True)}'
+    )
 
 
 def _body(doc: Mapping[str, Any], fill: bool) -> str:
@@ -273,12 +298,17 @@ def _body(doc: Mapping[str, Any], fill: bool) -> str:
     ``<pre data-r="k.c">`` that the page's script fills from the document (as text, never markup), so the
     stored file holds each text once."""
     e = escape
-    out = ['<p class="meta"><a href="../report.html">report</a></p>', f'<h1>{e(doc["nodeid"])}</h1>',
-           f'<p class="meta">{e(doc.get("summary") or "")}</p>']  # fmt: skip
+    out = [
+        '<p class="meta"><a href="../report.html">report</a></p>',
+        f"<h1>{e(doc['nodeid'])}</h1>",
+        f'<p class="meta">{e(doc.get("summary") or "")}</p>',
+    ]
     totals = (sum(c["prompt_tokens"] for c in doc["calls"]), sum(c["completion_tokens"] for c in doc["calls"]))
     replayed = sum(1 for c in doc["calls"] if c["replayed"])
-    out.append(f'<p class="meta">{len(doc["calls"])} call(s), {replayed} replayed · {totals[0]} prompt + '
-               f'{totals[1]} completion tokens</p>')  # fmt: skip
+    out.append(
+        f'<p class="meta">{len(doc["calls"])} call(s), {replayed} replayed · {totals[0]} prompt + '
+        f"{totals[1]} completion tokens</p>"
+    )
     if doc.get("error"):
         out.append(f'<p class="err">{e(doc["error"])}</p>')
     for kind, part in _order(doc):
@@ -301,8 +331,10 @@ def _call_html(calls: Sequence[Mapping[str, Any]], k: int, fill: bool = True) ->
         parts.append(f'<div class="msg same">messages 1–{m}: {said}</div>')
     for i, msg in enumerate(call["messages"][m:], start=m + 1):
         role, slot = str(msg.get("role", "?")), f'data-m="{k}.{i - 1}"'
-        parts.append(f'<div class="msg"><div class="role {e(role)}">[{i}] {e(role)}</div>'
-                     f'{_pre(msg.get("content"), slot, fill)}</div>')  # fmt: skip
+        parts.append(
+            f'<div class="msg"><div class="role {e(role)}">[{i}] {e(role)}</div>'
+            f"{_pre(msg.get('content'), slot, fill)}</div>"
+        )
     for c, reply in enumerate(call.get("choices") or [call["reply"]]):
         label = "reply" if c == 0 else f"choice {c + 1}"
         box = _pre(reply, f'data-r="{k}.{c}"', fill) if isinstance(reply, str) else f"<pre>{e(str(reply))}</pre>"

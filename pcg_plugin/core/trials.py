@@ -18,36 +18,55 @@ from pcg_plugin._util.prices import Prices
 
 FILE = "trials.jsonl"
 # name -> what it holds (docs/results-schema.md is generated from this: scripts/results_schema.py)
-COLUMN_DOCS = dict([  # pairs, not a dict literal: a "reason" key here names a column, not a zero reason
-    ("problem", "the problem's name (`science-birds`, `pcgbench/binary-v0`, `imagegame`, `gameeval/spyfall`)"),
-    ("submission", "the submission's name"),
-    ("model", "the model that answered (several joined by `,`; empty when not recorded)"),
-    ("target", "what the trial was asked for: a letter, an instance, a word, a word pair, a role draw"),
-    ("trial", "the trial's number, from 1"),
-    ("score", "the problem's own per-trial score (empty: the trial has none, e.g. an aborted episode's quality)"),
-    ("reason", "why the trial scored 0 (empty: it did not; `error`: the item errored)"),
-    ("seconds", "the trial's measured time where the problem records it"),
-    ("calls", "model calls the trial made"),
-    ("prompt_tokens", "prompt tokens of those calls"),
-    ("completion_tokens", "completion tokens of those calls"),
-    ("cost_usd", "their cost at the price table (empty: unknown price)"),
-])
+COLUMN_DOCS = dict(
+    [  # pairs, not a dict literal: a "reason" key here names a column, not a zero reason
+        ("problem", "the problem's name (`science-birds`, `pcgbench/binary-v0`, `imagegame`, `gameeval/spyfall`)"),
+        ("submission", "the submission's name"),
+        ("model", "the model that answered (several joined by `,`; empty when not recorded)"),
+        ("target", "what the trial was asked for: a letter, an instance, a word, a word pair, a role draw"),
+        ("trial", "the trial's number, from 1"),
+        ("score", "the problem's own per-trial score (empty: the trial has none, e.g. an aborted episode's quality)"),
+        ("reason", "why the trial scored 0 (empty: it did not; `error`: the item errored)"),
+        ("seconds", "the trial's measured time where the problem records it"),
+        ("calls", "model calls the trial made"),
+        ("prompt_tokens", "prompt tokens of those calls"),
+        ("completion_tokens", "completion tokens of those calls"),
+        ("cost_usd", "their cost at the price table (empty: unknown price)"),
+    ]
+)
 COLUMNS = tuple(COLUMN_DOCS)
 
 
-def row(*, problem: str, submission: str, model: str | None, target: str, trial: int, score: float | None,
-        reason: str | None, seconds: float | None = None, usage: Mapping[str, Any] | None = None,
-        own: Mapping[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+def row(
+    *,
+    problem: str,
+    submission: str,
+    model: str | None,
+    target: str,
+    trial: int,
+    score: float | None,
+    reason: str | None,
+    seconds: float | None = None,
+    usage: Mapping[str, Any] | None = None,
+    own: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """One trial: the twelve columns in order (``usage``: calls, prompt/completion tokens, cost_usd as the
     problem recorded them), then ``own`` (a name that clashes with a column is prefixed ``own_``)."""
     usage = usage or {}
     out: dict[str, Any] = {
-        "problem": problem, "submission": submission, "model": model, "target": str(target), "trial": int(trial),
-        "score": None if score is None else float(score), "reason": reason,
+        "problem": problem,
+        "submission": submission,
+        "model": model,
+        "target": str(target),
+        "trial": int(trial),
+        "score": None if score is None else float(score),
+        "reason": reason,
         "seconds": None if seconds is None else round(float(seconds), 4),
-        "calls": usage.get("calls"), "prompt_tokens": usage.get("prompt_tokens"),
-        "completion_tokens": usage.get("completion_tokens"), "cost_usd": usage.get("cost_usd"),
-    }  # fmt: skip
+        "calls": usage.get("calls"),
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "cost_usd": usage.get("cost_usd"),
+    }
     for key, value in (own or {}).items():
         out[f"own_{key}" if key in COLUMNS else key] = value
     return out

@@ -62,12 +62,21 @@ def rows(collected: Any, problem: Any, totals: Mapping[str, Totals], label: str)
         error = collected.errors.get(nodeid)
         reason = getattr(record, "reason", None) if record is not None else ("error" if error else None)
         t = totals.get(nodeid, Totals())
-        out.append({"nodeid": nodeid, "submission": meta.get("name", nodeid.split("::")[0]),
-                    "target": meta.get(label, meta.get("target")), "trial": meta.get("trial"),
-                    "model": meta.get("model") or getattr(record, "model", None) or "",
-                    "score": problem.trial_score(record) if record is not None else None, "reason": reason,
-                    "error": error, "calls": t.calls, "replayed": t.replayed,
-                    "tokens": t.prompt_tokens + t.completion_tokens})  # fmt: skip
+        out.append(
+            {
+                "nodeid": nodeid,
+                "submission": meta.get("name", nodeid.split("::")[0]),
+                "target": meta.get(label, meta.get("target")),
+                "trial": meta.get("trial"),
+                "model": meta.get("model") or getattr(record, "model", None) or "",
+                "score": problem.trial_score(record) if record is not None else None,
+                "reason": reason,
+                "error": error,
+                "calls": t.calls,
+                "replayed": t.replayed,
+                "tokens": t.prompt_tokens + t.completion_tokens,
+            }
+        )
     return out
 
 
@@ -103,14 +112,19 @@ def section(trials: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
             opts = "".join(f"<option>{v}</option>" for v in values)
             parts.append(f'<label>{name} <select data-col="{col}"><option value="">all</option>{opts}</select></label>')
     parts.append('<input type="search" placeholder="text in the row"></form>')
-    parts.append('<table class="pcg-sort" id="pcg-trials"><thead><tr>'
-                 + "".join(f"<th>{c}</th>" for c in COLUMNS) + "<th>transcript</th></tr></thead><tbody>")
+    parts.append(
+        '<table class="pcg-sort" id="pcg-trials"><thead><tr>'
+        + "".join(f"<th>{c}</th>" for c in COLUMNS)
+        + "<th>transcript</th></tr></thead><tbody>"
+    )
     for r in trials:
         why = f' title="{escape(r["error"])}"' if r.get("error") else ""
-        parts.append(f'<tr><td class="l">{_cell(r["submission"])}<td class="l">{_cell(r["target"])}<td>'
-                     f'{_cell(r["trial"])}<td class="l">{_cell(r["model"])}<td>{_cell(r["score"])}<td class="l"{why}>'
-                     f'{_cell(r["reason"])}<td>{r["calls"]}<td>{r["replayed"]}<td>{r["tokens"]}<td class="l">'
-                     f'<a href="{transcript.page_rel(r["nodeid"])}">view</a>')  # fmt: skip
+        parts.append(
+            f'<tr><td class="l">{_cell(r["submission"])}<td class="l">{_cell(r["target"])}<td>'
+            f'{_cell(r["trial"])}<td class="l">{_cell(r["model"])}<td>{_cell(r["score"])}<td class="l"{why}>'
+            f'{_cell(r["reason"])}<td>{r["calls"]}<td>{r["replayed"]}<td>{r["tokens"]}<td class="l">'
+            f'<a href="{transcript.page_rel(r["nodeid"])}">view</a>'
+        )
     parts += ["</tbody></table></section>", SCRIPT]
     return "\n".join(parts) + "\n"
 
@@ -130,8 +144,14 @@ def attach(report: Path, html: str) -> Path:
     return atomic_write(report, page)
 
 
-def add_to_report(report: Path | None, run_dir: Path, collected: Any, problem: Any, totals: Mapping[str, Totals],
-                  targets: Sequence[str]) -> None:  # fmt: skip
+def add_to_report(
+    report: Path | None,
+    run_dir: Path,
+    collected: Any,
+    problem: Any,
+    totals: Mapping[str, Totals],
+    targets: Sequence[str],
+) -> None:
     """The end of the run: the trial pages' stylesheet, and the viewer's part of report.html."""
     transcript.write_style(run_dir)
     if report is None or not Path(report).is_file():

@@ -51,8 +51,10 @@ class ZipLimits:
         """From ``--pcg-zip-max-mb`` / ``--pcg-zip-max-files`` (defaults when not given)."""
         mb = config.getoption("pcg_zip_max_mb", None)
         files = config.getoption("pcg_zip_max_files", None)
-        return cls(int(float(mb) * 1024 * 1024) if mb is not None else cls.max_bytes,
-                   int(files) if files is not None else cls.max_files)  # fmt: skip
+        return cls(
+            int(float(mb) * 1024 * 1024) if mb is not None else cls.max_bytes,
+            int(files) if files is not None else cls.max_files,
+        )
 
 
 def is_zip(path: Path) -> bool:
@@ -134,8 +136,9 @@ def check(zf: zipfile.ZipFile, shown: str, limits: ZipLimits) -> list[tuple[zipf
         if not name:
             raise ZipRefused(f"{shown}: a member has no name: not a readable zip, refused, nothing unpacked")
         if info.flag_bits & 0x1:
-            raise ZipRefused(f"{shown}: encrypted (password-protected) member {quoted}: send the zip without a "
-                             "password")  # fmt: skip
+            raise ZipRefused(
+                f"{shown}: encrypted (password-protected) member {quoted}: send the zip without a password"
+            )
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
             raise ZipRefused(f"{shown}: member {quoted} has an absolute path: refused, nothing unpacked")
         parts = _parts(name)
@@ -143,24 +146,31 @@ def check(zf: zipfile.ZipFile, shown: str, limits: ZipLimits) -> list[tuple[zipf
             raise ZipRefused(f"{shown}: member {quoted} escapes the folder ('..'): refused, nothing unpacked")
         kind = _kind(info)
         if kind in ("symlink", "special"):
-            raise ZipRefused(f"{shown}: member {quoted} is a {'symbolic link' if kind == 'symlink' else 'special file'}"
-                             ": refused, nothing unpacked")  # fmt: skip
+            raise ZipRefused(
+                f"{shown}: member {quoted} is a {'symbolic link' if kind == 'symlink' else 'special file'}"
+                ": refused, nothing unpacked"
+            )
         if not parts or parts[0] == _MAC_METADATA or kind == "folder":
             continue
         count += 1
         total += info.file_size
         if count > limits.max_files:
-            raise ZipRefused(f"{shown}: more than {limits.max_files} files (--pcg-zip-max-files): refused as a "
-                             "possible zip bomb, nothing unpacked")  # fmt: skip
+            raise ZipRefused(
+                f"{shown}: more than {limits.max_files} files (--pcg-zip-max-files): refused as a "
+                "possible zip bomb, nothing unpacked"
+            )
         if total > limits.max_bytes:
-            raise ZipRefused(f"{shown}: unpacks to more than {limits.max_bytes // (1024 * 1024)} MB "
-                             "(--pcg-zip-max-mb): refused as a possible zip bomb, nothing unpacked")  # fmt: skip
+            raise ZipRefused(
+                f"{shown}: unpacks to more than {limits.max_bytes // (1024 * 1024)} MB "
+                "(--pcg-zip-max-mb): refused as a possible zip bomb, nothing unpacked"
+            )
         members.append((info, parts))
     return members
 
 
-def _write(zf: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, tuple[str, ...]]], into: Path,
-           limits: ZipLimits) -> None:  # fmt: skip
+def _write(
+    zf: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, tuple[str, ...]]], into: Path, limits: ZipLimits
+) -> None:
     """Unpack ``members`` into ``into``, counting the bytes really written (a member may lie about its size)."""
     written = 0
     for info, parts in members:
@@ -172,8 +182,10 @@ def _write(zf: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, tuple[str, 
             for block in iter(lambda: source.read(_CHUNK), b""):
                 written += len(block)
                 if written > limits.max_bytes:
-                    raise ZipRefused(f"unpacks to more than {limits.max_bytes // (1024 * 1024)} MB "
-                                     "(--pcg-zip-max-mb): refused as a possible zip bomb")  # fmt: skip
+                    raise ZipRefused(
+                        f"unpacks to more than {limits.max_bytes // (1024 * 1024)} MB "
+                        "(--pcg-zip-max-mb): refused as a possible zip bomb"
+                    )
                 out.write(block)
 
 
@@ -206,9 +218,11 @@ def unpacked(zip_path: Path, limits: ZipLimits = ZipLimits(), cache_dir: Path | 
         message = str(exc)
         raise ZipRefused(message if message.startswith(shown) else f"{shown}: {message}") from None
     except UnicodeDecodeError as exc:  # zipfile reads a name flagged UTF-8 strictly: it cannot be listed at all
-        raise ZipRefused(f"{shown}: a member's name is marked UTF-8 but is not ({exc.reason} at byte "
-                         f"{exc.start}: {exc.object[:exc.end]!r}): refused, nothing unpacked; zip the folder again "
-                         "(or unzip it and give the folder)") from None
+        raise ZipRefused(
+            f"{shown}: a member's name is marked UTF-8 but is not ({exc.reason} at byte "
+            f"{exc.start}: {exc.object[: exc.end]!r}): refused, nothing unpacked; zip the folder again "
+            "(or unzip it and give the folder)"
+        ) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, ValueError) as exc:
         raise ZipRefused(f"{shown}: not a readable zip ({exc}): refused, nothing unpacked") from None
     except OSError as exc:

@@ -69,8 +69,9 @@ class EpisodeContext:
                 from pcg_plugin.llm import make_backend
 
                 kind = None if s.backend in (None, "auto") else s.backend
-                self._cache[key] = make_backend(kind, model=model, base_url=s.base_url, device=s.device,
-                                                threads=threads_per_worker(self.workers))  # fmt: skip
+                self._cache[key] = make_backend(
+                    kind, model=model, base_url=s.base_url, device=s.device, threads=threads_per_worker(self.workers)
+                )
         return self._cache[key]
 
     def key_model(self, model: str | None) -> str:
@@ -78,9 +79,17 @@ class EpisodeContext:
         return str(getattr(self.backend(model), "model", None) or model or "")
 
     def profile(self, model: str | None) -> GameProfile:
-        return GameProfile(edition=self.edition, model=self.key_model(model), temperature=TEMPERATURE, seed=None,
-                           client_timeout=None, max_time=math.inf, token_limit=NO_LIMIT_TOKENS,
-                           base_url=self.settings.base_url, max_tokens=self.settings.max_tokens)  # fmt: skip
+        return GameProfile(
+            edition=self.edition,
+            model=self.key_model(model),
+            temperature=TEMPERATURE,
+            seed=None,
+            client_timeout=None,
+            max_time=math.inf,
+            token_limit=NO_LIMIT_TOKENS,
+            base_url=self.settings.base_url,
+            max_tokens=self.settings.max_tokens,
+        )
 
     def store(self) -> Any:
         if "store" not in self._cache:
@@ -92,8 +101,10 @@ class EpisodeContext:
 
     def facts(self) -> dict[str, Any]:
         backends = {k.split(":", 1)[1]: v for k, v in self._cache.items() if k.startswith("backend:")}
-        return {"models": {str(m): str(getattr(b, "model", m)) for m, b in backends.items()},
-                "backends": sorted({getattr(b, "name", type(b).__name__) for b in backends.values()})}  # fmt: skip
+        return {
+            "models": {str(m): str(getattr(b, "model", m)) for m, b in backends.items()},
+            "backends": sorted({getattr(b, "name", type(b).__name__) for b in backends.values()}),
+        }
 
 
 def context(config: pytest.Config) -> Any:

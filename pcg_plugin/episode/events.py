@@ -115,9 +115,10 @@ class Ended:
 
 Event = Prompted | Replied | Accepted | Rejected | Call | Said | Voted | Eliminated | Ended
 TurnEvent = Prompted | Replied | Accepted | Rejected
-EVENT_TYPES: dict[str, type] = {cls.__dataclass_fields__["kind"].default: cls
-                                for cls in (Prompted, Replied, Accepted, Rejected, Call, Said, Voted, Eliminated,
-                                            Ended)}  # fmt: skip
+EVENT_TYPES: dict[str, type] = {
+    cls.__dataclass_fields__["kind"].default: cls
+    for cls in (Prompted, Replied, Accepted, Rejected, Call, Said, Voted, Eliminated, Ended)
+}
 
 
 def event_dict(event: Event) -> dict[str, Any]:

@@ -23,8 +23,9 @@ def errors_by_submission(collected: Any) -> dict[str, int]:
     return errors
 
 
-def write_run(run: MutableMapping[str, Any] | Any, doc: dict[str, Any], problem: Any,
-              render: Callable[[dict[str, Any]], str]) -> tuple[dict[str, Any], Path]:  # fmt: skip
+def write_run(
+    run: MutableMapping[str, Any] | Any, doc: dict[str, Any], problem: Any, render: Callable[[dict[str, Any]], str]
+) -> tuple[dict[str, Any], Path]:
     """``doc`` with each submission's rank interval (when ``problem`` is given), written as results.json, and
     ``render(doc)`` as report.html; returns the document and the report's path."""
     if problem is not None:

@@ -32,8 +32,9 @@ def chat_speaker(chat: Any) -> Speaker:
     return speak
 
 
-def play(master: GameMaster, speakers: Mapping[str, Speaker], *, turn_limit: int,
-         now: Callable[[], str] = timestamp) -> Transcript:  # fmt: skip
+def play(
+    master: GameMaster, speakers: Mapping[str, Speaker], *, turn_limit: int, now: Callable[[], str] = timestamp
+) -> Transcript:
     """Play one episode to its end. A model call refused for an official reason (``OfficialFailure``: token
     limit, time limit, a request the server rejects) aborts the episode with that reason; anything else (an
     infrastructure error) propagates, and a rerun resumes from the stored calls."""

@@ -36,8 +36,9 @@ class ManifestSubmission:
         return self.entry if self.format.endswith("_program") else None
 
 
-def read_manifest(path: Path, name: str, keys: Set[str], prompt_key: str,
-                  program_key: str) -> tuple[Path, dict[str, Any]] | None:  # fmt: skip
+def read_manifest(
+    path: Path, name: str, keys: Set[str], prompt_key: str, program_key: str
+) -> tuple[Path, dict[str, Any]] | None:
     """``path/name`` and its TOML table; None when there is no such file. Refused: not TOML, a key outside
     ``keys``, both ``prompt_key`` and ``program_key``, a ``model`` that is not a model name."""
     manifest = path / name
@@ -46,7 +47,7 @@ def read_manifest(path: Path, name: str, keys: Set[str], prompt_key: str,
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"{manifest} is not TOML ({exc}); write e.g. model = \"gpt-4o\"") from None
+        raise SubmissionError(f'{manifest} is not TOML ({exc}); write e.g. model = "gpt-4o"') from None
     unknown = sorted(set(data) - set(keys))
     if unknown:
         raise SubmissionError(f"{manifest}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(keys))})")

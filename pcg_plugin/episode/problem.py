@@ -43,8 +43,9 @@ class EpisodeProblem(BaseProblem):
         """The run's header: ``what`` is played, by which backend and model; then the notes and each program's
         requirements (the controller prints the run folder, when the run has items)."""
         backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
-        return ([f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}"]
-                + self.requirement_lines(settings, run))
+        return [
+            f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}"
+        ] + self.requirement_lines(settings, run)
 
     def detect(self, path: Path) -> Any:
         """The submission in ``path`` (None when it holds no manifest); a broken manifest raises SubmissionError."""
@@ -53,16 +54,18 @@ class EpisodeProblem(BaseProblem):
     def requirement_lines(self, settings: Any, run: Mapping[str, Any]) -> list[str]:
         """The run's notes and each program's requirements, for the header."""
         envs = run.get("environments", {})
-        return ([f"pcg: {note}" for note in settings.notes]
-                + [f"pcg: {name} requirements: {env['summary']}" for name, env in sorted(envs.items())])  # fmt: skip
+        return [f"pcg: {note}" for note in settings.notes] + [
+            f"pcg: {name} requirements: {env['summary']}" for name, env in sorted(envs.items())
+        ]
 
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> Any:
         sub = self.detect(path)
         if sub is not None:
             return sub
         manifest = self.submission_module.MANIFEST
-        if any(_same(path, r) for r in roots) and not any(p.is_dir() and (p / manifest).is_file()
-                                                          for p in _children(path)):  # fmt: skip
+        if any(_same(path, r) for r in roots) and not any(
+            p.is_dir() and (p / manifest).is_file() for p in _children(path)
+        ):
             raise SubmissionError(self.submission_module.not_a_submission(path))
         return None
 
@@ -72,8 +75,11 @@ class EpisodeProblem(BaseProblem):
         envs: dict[str, dict[str, Any]] = {}
         for sub in self.program_submissions(roots):
             env = environments.prepare(sub.path, sub.entry, mode="install")
-            envs[sub.name] = {"site_dir": str(env.site_dir) if env.site_dir else None, "problems": env.problems,
-                              "summary": env.summary(sub.path)}  # fmt: skip
+            envs[sub.name] = {
+                "site_dir": str(env.site_dir) if env.site_dir else None,
+                "problems": env.problems,
+                "summary": env.summary(sub.path),
+            }
         return {"environments": envs}
 
     def program_submissions(self, roots: Sequence[Path]) -> list[Any]:
@@ -94,18 +100,23 @@ class EpisodeProblem(BaseProblem):
                     found.setdefault(sub.path.resolve(), sub)
         return list(found.values())
 
-    def start_process(self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int,
-                      service: str | None) -> None:  # fmt: skip
-        config.stash[CONTEXT_KEY] = self.context_class(settings, Path(run["run_dir"]), workers=workers,
-                                                       environments=run.get("environments", {}))  # fmt: skip
+    def start_process(
+        self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int, service: str | None
+    ) -> None:
+        config.stash[CONTEXT_KEY] = self.context_class(
+            settings, Path(run["run_dir"]), workers=workers, environments=run.get("environments", {})
+        )
 
     def setup_trial(self, config: pytest.Config, sub: Any) -> None:
         """A program whose requirements cannot be met errors here, before any model call."""
         try:
             context(config).site_dirs(sub)
         except EnvironmentProblem as exc:
-            pytest.fail(f"requirements of {sub.name} ({sub.path}) cannot be met, so its episodes were not played "
-                        f"(no model call): {exc}", pytrace=False)  # fmt: skip
+            pytest.fail(
+                f"requirements of {sub.name} ({sub.path}) cannot be met, so its episodes were not played "
+                f"(no model call): {exc}",
+                pytrace=False,
+            )
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
         ctx = config.stash.get(CONTEXT_KEY, None)

@@ -8,8 +8,13 @@ from pathlib import Path
 from typing import Any
 
 
-def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None,
-                  table: Callable[[Mapping[str, Any]], list[str]]) -> list[str]:  # fmt: skip
+def summary_lines(
+    doc: Mapping[str, Any] | None,
+    run_dir: str | Path,
+    report: Path | None,
+    error: str | None,
+    table: Callable[[Mapping[str, Any]], list[str]],
+) -> list[str]:
     """``table(doc)``: the problem's own lines (its leaderboard, the episodes that scored 0)."""
     if doc is None:
         return [f"scoring the run failed: {error}", f"run folder: {run_dir}"] if error else [f"run folder: {run_dir}"]

@@ -18,8 +18,20 @@ from typing import Any
 from pcg_plugin.errors import Crash
 from pcg_plugin.episode.events import Call, Eliminated, Ended, Event, Message, Said, Voted, event_dict
 
-__all__ = ["Call", "Crash", "Eliminated", "Ended", "Event", "Message", "Model", "Said", "Table", "Voted", "event_dict",
-           "tally"]  # the games take the table's events from here
+__all__ = [
+    "Call",
+    "Crash",
+    "Eliminated",
+    "Ended",
+    "Event",
+    "Message",
+    "Model",
+    "Said",
+    "Table",
+    "Voted",
+    "event_dict",
+    "tally",
+]  # the games take the table's events from here
 
 Model = Callable[[str, str, list[Message]], "str | None"]
 """(caller, stage, messages) -> the reply, or None when the model layer gave up (the reference's ``None``)."""
@@ -85,4 +97,3 @@ def tally(votes: Sequence[Any]) -> Any:
         if count > top:
             best, top = name, count
     return best
-

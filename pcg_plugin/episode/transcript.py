@@ -37,8 +37,13 @@ class Transcript:
         return [e.content for e in self.events if isinstance(e, Replied) and e.role == role]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "turns": self.turns, "reason": self.reason, "roles": list(self.roles),
-                "events": [event_dict(e) for e in self.events]}  # fmt: skip
+        return {
+            "outcome": self.outcome,
+            "turns": self.turns,
+            "reason": self.reason,
+            "roles": list(self.roles),
+            "events": [event_dict(e) for e in self.events],
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Transcript:

@@ -14,9 +14,18 @@ def wants_openai(base_url: str | None, env: Any = None) -> bool:
     return bool(base_url or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY"))
 
 
-def make_backend(kind: str | None, *, model: str | None = None, base_url: str | None = None,
-                 device: str = "auto", few_shot: bool | None = None, threads: int | None = None,
-                 constrain: str = "off", function: str = "drop_block", answer_regex: str | None = None) -> Any:  # fmt: skip
+def make_backend(
+    kind: str | None,
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    device: str = "auto",
+    few_shot: bool | None = None,
+    threads: int | None = None,
+    constrain: str = "off",
+    function: str = "drop_block",
+    answer_regex: str | None = None,
+) -> Any:
     """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
 
     ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
@@ -30,7 +39,9 @@ def make_backend(kind: str | None, *, model: str | None = None, base_url: str | 
     if kind is None:
         kind = "openai" if wants_openai(base_url) else "offline"
     if constrain != "off" and kind in ("openai", "openai-compatible", "scripted"):
-        raise ValueError(f"--pcg-constrain {constrain} needs an in-process model (--pcg-backend offline or transformers)")
+        raise ValueError(
+            f"--pcg-constrain {constrain} needs an in-process model (--pcg-backend offline or transformers)"
+        )
     if kind == "openai":
         from pcg_plugin.llm.openai_backend import OpenAIBackend
 
@@ -53,13 +64,26 @@ def make_backend(kind: str | None, *, model: str | None = None, base_url: str | 
             from pathlib import Path
 
             path, gguf = str(Path(model).parent), Path(model).name
-        return TransformersBackend(path, device=device, gguf_file=gguf, threads=threads, constrain=constrain,
-                                   function=function, answer_regex=answer_regex)  # fmt: skip
+        return TransformersBackend(
+            path,
+            device=device,
+            gguf_file=gguf,
+            threads=threads,
+            constrain=constrain,
+            function=function,
+            answer_regex=answer_regex,
+        )
     if kind == "offline":
         from pcg_plugin.llm.transformers_backend import offline_default
 
-        return offline_default(device=device, few_shot=few_shot, threads=threads, constrain=constrain,
-                               function=function, answer_regex=answer_regex)  # fmt: skip
+        return offline_default(
+            device=device,
+            few_shot=few_shot,
+            threads=threads,
+            constrain=constrain,
+            function=function,
+            answer_regex=answer_regex,
+        )
     if kind == "scripted":
         from pcg_plugin.llm.scripted import ScriptedBackend
 

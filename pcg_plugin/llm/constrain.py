@@ -55,8 +55,16 @@ def answer_regex(function: str = "drop_block", max_lines: int = MAX_LINES) -> st
     return rf"[^`]*```(python)?\n({line}){{1,{max_lines}}}```"
 
 
-def resolve_mode(value: str | None, *, backend: str | None, offline: bool, model: str | None,
-                 official_model: str | None = None, edition: str = "", on: str = "drop_block") -> str:  # fmt: skip
+def resolve_mode(
+    value: str | None,
+    *,
+    backend: str | None,
+    offline: bool,
+    model: str | None,
+    official_model: str | None = None,
+    edition: str = "",
+    on: str = "drop_block",
+) -> str:
     """``--pcg-constrain``: ``on`` (the problem's form: drop_block, content) by default for the offline default
     model only; only in-process models can be constrained, and never the edition's official model
     (``official_model``: its answers must stay its own)."""
@@ -66,11 +74,15 @@ def resolve_mode(value: str | None, *, backend: str | None, offline: bool, model
         raise ValueError(f"--pcg-constrain: {value!r} is not one of {on}, off for this problem")
     if value != "off":
         if not (offline or backend == "transformers"):
-            raise ValueError(f"--pcg-constrain {value} needs an in-process model (--pcg-backend offline or "
-                             "transformers); HTTP backends and the official models are never constrained")
+            raise ValueError(
+                f"--pcg-constrain {value} needs an in-process model (--pcg-backend offline or "
+                "transformers); HTTP backends and the official models are never constrained"
+            )
         if model and model == official_model:
-            raise ValueError(f"--pcg-constrain {value}: {model} is the {edition} edition's official model, "
-                             "whose answers are never constrained")
+            raise ValueError(
+                f"--pcg-constrain {value}: {model} is the {edition} edition's official model, "
+                "whose answers are never constrained"
+            )
     return value
 
 
@@ -117,16 +129,24 @@ def unpack_bitmask(bitmask: Any, vocab_size: int) -> Any:
 class AnswerGrammar:
     """One answer's grammar state: which tokens may come next, and which text is forced."""
 
-    def __init__(self, tok: Any, *, function: str = "drop_block", max_new_tokens: int,
-                 free_text_tokens: int = FREE_TEXT_TOKENS, max_lines: int = MAX_LINES,
-                 regex: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        tok: Any,
+        *,
+        function: str = "drop_block",
+        max_new_tokens: int,
+        free_text_tokens: int = FREE_TEXT_TOKENS,
+        max_lines: int = MAX_LINES,
+        regex: str | None = None,
+    ) -> None:
         """``regex``: the whole answer's language (a PCG Benchmark variant's); None: drop_block lines of
         ``function``."""
         self.ll, self.backticks = grammar_vocab(tok)  # first: says how to install llguidance when it is missing
         import llguidance
 
-        self.matcher = llguidance.LLMatcher(self.ll, llguidance.LLMatcher.grammar_from_regex(
-            regex or answer_regex(function, max_lines)), log_level=0)  # fmt: skip
+        self.matcher = llguidance.LLMatcher(
+            self.ll, llguidance.LLMatcher.grammar_from_regex(regex or answer_regex(function, max_lines)), log_level=0
+        )
         if self.matcher.is_error():
             raise InfrastructureError(f"constrained decoding: the grammar was refused: {self.matcher.get_error()}")
         self.max_new_tokens, self.free_text_tokens = max_new_tokens, free_text_tokens
@@ -169,8 +189,9 @@ class AnswerGrammar:
     def consume(self, tokens: list[int]) -> None:
         for token in tokens:
             if not self.matcher.consume_token(token):
-                raise InfrastructureError(f"constrained decoding: token {token} left the grammar: "
-                                          f"{self.matcher.get_error()}")  # fmt: skip
+                raise InfrastructureError(
+                    f"constrained decoding: token {token} left the grammar: {self.matcher.get_error()}"
+                )
             self.generated += 1
             self.fenced = self.fenced or (token < len(self.backticks) and bool(self.backticks[token]))
 
@@ -205,9 +226,17 @@ def cache_keyword(model: Any) -> str:
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
-def generate(model: Any, tok: Any, input_ids: Any, *, function: str = "drop_block", max_new_tokens: int,
-             sampling: dict[str, float] | None, fast_forward: bool = True,
-             regex: str | None = None) -> tuple[list[int], AnswerGrammar]:  # fmt: skip
+def generate(
+    model: Any,
+    tok: Any,
+    input_ids: Any,
+    *,
+    function: str = "drop_block",
+    max_new_tokens: int,
+    sampling: dict[str, float] | None,
+    fast_forward: bool = True,
+    regex: str | None = None,
+) -> tuple[list[int], AnswerGrammar]:
     """One answer under the grammar, sampled token by token with the model's KV cache.
 
     ``sampling`` (temperature, top_k, top_p: what the backend would pass to ``generate``) None is greedy

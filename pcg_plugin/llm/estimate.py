@@ -72,16 +72,40 @@ def usage_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float 
     return prices().cost(model, prompt_tokens, completion_tokens)
 
 
-def estimate_run(*, submissions: int, letters: int, trials: int, model: str, calls_per_trial: float = 1.0,
-                 prompt_tokens_per_call: float = 1000.0, completion_tokens_per_call: float = 300.0,
-                 replayable_trials: int = 0) -> Estimate:  # fmt: skip
+def estimate_run(
+    *,
+    submissions: int,
+    letters: int,
+    trials: int,
+    model: str,
+    calls_per_trial: float = 1.0,
+    prompt_tokens_per_call: float = 1000.0,
+    completion_tokens_per_call: float = 300.0,
+    replayable_trials: int = 0,
+) -> Estimate:
     """Defaults are a single-turn prompt of ~750 words and a ~20-line answer; pass measured figures when known."""
-    return Estimate(submissions, letters, trials, calls_per_trial, prompt_tokens_per_call, completion_tokens_per_call,
-                    model, replayable_trials)  # fmt: skip
+    return Estimate(
+        submissions,
+        letters,
+        trials,
+        calls_per_trial,
+        prompt_tokens_per_call,
+        completion_tokens_per_call,
+        model,
+        replayable_trials,
+    )
 
 
-def estimate_from_store(store: object, *, submissions: int, letters: int, trials: int, model: str,
-                        edition: str, known_prompt_tokens: Sequence[float] = ()) -> Estimate:  # fmt: skip
+def estimate_from_store(
+    store: object,
+    *,
+    submissions: int,
+    letters: int,
+    trials: int,
+    model: str,
+    edition: str,
+    known_prompt_tokens: Sequence[float] = (),
+) -> Estimate:
     """Per-call figures from what the store already recorded for this edition (defaults when it has none); the
     prompt tokens of the submissions whose prompt is known (``known_prompt_tokens``) count as they are."""
     calls = trials_n = prompt = completion = 0
@@ -95,19 +119,41 @@ def estimate_from_store(store: object, *, submissions: int, letters: int, trials
             completion += c.completion_tokens
     default = estimate_run(submissions=submissions, letters=letters, trials=trials, model=model)
     per_call = prompt / calls if calls else default.prompt_tokens_per_call
-    return estimate_run(submissions=submissions, letters=letters, trials=trials, model=model,
-                        calls_per_trial=calls / max(1, trials_n) if calls else default.calls_per_trial,
-                        prompt_tokens_per_call=with_known_prompts(per_call, submissions, known_prompt_tokens),
-                        completion_tokens_per_call=completion / calls if calls else default.completion_tokens_per_call,
-                        replayable_trials=done)  # fmt: skip
+    return estimate_run(
+        submissions=submissions,
+        letters=letters,
+        trials=trials,
+        model=model,
+        calls_per_trial=calls / max(1, trials_n) if calls else default.calls_per_trial,
+        prompt_tokens_per_call=with_known_prompts(per_call, submissions, known_prompt_tokens),
+        completion_tokens_per_call=completion / calls if calls else default.completion_tokens_per_call,
+        replayable_trials=done,
+    )
 
 
-def preflight_text(backend: object, store: object, *, edition: str, model: str, submissions: int, letters: int,
-                   trials: int, mode: str = "once", known_prompt_tokens: Sequence[float] = ()) -> str | None:  # fmt: skip
+def preflight_text(
+    backend: object,
+    store: object,
+    *,
+    edition: str,
+    model: str,
+    submissions: int,
+    letters: int,
+    trials: int,
+    mode: str = "once",
+    known_prompt_tokens: Sequence[float] = (),
+) -> str | None:
     """The line to print before a run that will pay a model; None for local/offline/scripted or replay-only runs."""
     name = getattr(backend, "name", "")
     if mode == "none" or name not in ("openai", "openai-compatible"):
         return None
-    est = estimate_from_store(store, submissions=submissions, letters=letters, trials=trials, model=model,
-                              edition=edition, known_prompt_tokens=known_prompt_tokens)  # fmt: skip
+    est = estimate_from_store(
+        store,
+        submissions=submissions,
+        letters=letters,
+        trials=trials,
+        model=model,
+        edition=edition,
+        known_prompt_tokens=known_prompt_tokens,
+    )
     return est.text()

@@ -7,8 +7,16 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin._util import jsontext
-from pcg_plugin.errors import (AccessDenied, BadRequest, ConnectionFailed, EmptyReply, LLMError, RateLimited,
-                               ServerError, Timeout)  # fmt: skip
+from pcg_plugin.errors import (
+    AccessDenied,
+    BadRequest,
+    ConnectionFailed,
+    EmptyReply,
+    LLMError,
+    RateLimited,
+    ServerError,
+    Timeout,
+)
 from pcg_plugin._util.jsontext import LONE_SURROGATE
 from pcg_plugin.llm.base import ChatResult
 
@@ -49,13 +57,17 @@ def map_error(exc: Exception) -> LLMError:
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         if status == 429:
-            return RateLimited(f"429 rate limited: {exc.message}",
-                               retry_after=retry_after_seconds(getattr(exc.response, "headers", None)))  # fmt: skip
+            return RateLimited(
+                f"429 rate limited: {exc.message}",
+                retry_after=retry_after_seconds(getattr(exc.response, "headers", None)),
+            )
         if status >= 500:
             return ServerError(f"{status} server error: {exc.message}")
         if status in ACCESS_STATUSES:
-            return AccessDenied(f"{status}: the model server refuses the harness (check the key, the access and the "
-                                f"model name): {exc.message}")  # fmt: skip
+            return AccessDenied(
+                f"{status}: the model server refuses the harness (check the key, the access and the "
+                f"model name): {exc.message}"
+            )
         return BadRequest(f"{status}: {exc.message}")
     return LLMError(f"{type(exc).__name__}: {exc}")
 
@@ -72,8 +84,9 @@ class OpenAIBackend:
     is_offline_default = False
     accepts_timeout = True
 
-    def __init__(self, *, model: str | None = None, base_url: str | None = None, api_key: str | None = None,
-                 name: str = "openai") -> None:  # fmt: skip
+    def __init__(
+        self, *, model: str | None = None, base_url: str | None = None, api_key: str | None = None, name: str = "openai"
+    ) -> None:
         self.name = name
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -134,7 +147,10 @@ def chat_result(resp: Any) -> ChatResult:
     choices = getattr(resp, "choices", None)
     if not isinstance(choices, list):
         raise EmptyReply(f"the server's reply is not a chat completion: {str(resp)[:200]!r}")
-    texts = [getattr(getattr(c, "message", None), "content", None) for _, c in sorted(enumerate(choices), key=_position)]
+    texts = [
+        getattr(getattr(c, "message", None), "content", None) for _, c in sorted(enumerate(choices), key=_position)
+    ]
     usage = getattr(resp, "usage", None)
-    return ChatResult(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
-                      int(getattr(usage, "completion_tokens", 0) or 0))  # fmt: skip
+    return ChatResult(
+        texts, int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+    )

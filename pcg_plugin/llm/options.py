@@ -37,10 +37,17 @@ class Option:
 
 
 COMMON: tuple[Option, ...] = (
-    Option("--pcg-trials", "trials per target (default: the problem's; Science Birds 10, 2 with the offline default LLM)"),
-    Option("--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS),
-    Option("--pcg-model", "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
-           "summed over the models; default: the problem's official model)"),
+    Option(
+        "--pcg-trials", "trials per target (default: the problem's; Science Birds 10, 2 with the offline default LLM)"
+    ),
+    Option(
+        "--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS
+    ),
+    Option(
+        "--pcg-model",
+        "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
+        "summed over the models; default: the problem's official model)",
+    ),
     Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
     Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
     Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
@@ -49,20 +56,30 @@ COMMON: tuple[Option, ...] = (
     Option("--pcg-rpm", "requests per minute to the model, shared by every worker (as PCG_RPM; default unlimited)"),
     Option("--pcg-tpm", "tokens per minute to the model, shared by every worker (as PCG_TPM; default unlimited)"),
     Option("--pcg-concurrency", "model calls in flight at once over all workers (as PCG_CONCURRENCY)"),
-    Option("--pcg-prices", "price table FILE (JSON, USD per million tokens; as PCG_PRICES; default the shipped "
-           "pcg_plugin/_util/prices.json)"),
-)  # fmt: skip
+    Option(
+        "--pcg-prices",
+        "price table FILE (JSON, USD per million tokens; as PCG_PRICES; default the shipped "
+        "pcg_plugin/_util/prices.json)",
+    ),
+)
 # option -> the environment variable it sets (the rate limiter and the price table read these in every process;
 # the option wins over a variable already set)
-ENV_OPTIONS = {"pcg_rpm": "PCG_RPM", "pcg_tpm": "PCG_TPM", "pcg_concurrency": "PCG_CONCURRENCY",
-               "pcg_prices": "PCG_PRICES"}  # fmt: skip
+ENV_OPTIONS = {
+    "pcg_rpm": "PCG_RPM",
+    "pcg_tpm": "PCG_TPM",
+    "pcg_concurrency": "PCG_CONCURRENCY",
+    "pcg_prices": "PCG_PRICES",
+}
 
 # Shared by the problems whose answers an in-process model can write under a grammar (pcg_plugin/llm/constrain.py);
 # each problem accepts its own form and off.
-CONSTRAIN = Option("--pcg-constrain", "in-process models: generate answers under the problem's answer grammar: "
-                   "drop_block (Science Birds), content (PCG Benchmark: the variant's content form) or off "
-                   "(default: the problem's form for the offline default LLM, off otherwise)",
-                   ("drop_block", "content", "off"))  # fmt: skip
+CONSTRAIN = Option(
+    "--pcg-constrain",
+    "in-process models: generate answers under the problem's answer grammar: "
+    "drop_block (Science Birds), content (PCG Benchmark: the variant's content form) or off "
+    "(default: the problem's form for the offline default LLM, off otherwise)",
+    ("drop_block", "content", "off"),
+)
 
 
 def add_options(parser: pytest.Parser, options: Iterable[Option]) -> None:
@@ -186,11 +203,15 @@ def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapp
     check_choice("pcg_backend", backend, BACKENDS)
     base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
     export_limits(raw, cwd, None if env is None or env is os.environ else dict(env))  # the run's own environment
-    return Basics(backend=backend, record=record, base_url=base_url,
-                  offline=is_offline_default(backend, base_url, os.environ if env is None else env),
-                  out=(cwd / out) if out else None,
-                  store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
-                  device=given(raw, "pcg_device") or "auto")  # fmt: skip
+    return Basics(
+        backend=backend,
+        record=record,
+        base_url=base_url,
+        offline=is_offline_default(backend, base_url, os.environ if env is None else env),
+        out=(cwd / out) if out else None,
+        store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
+        device=given(raw, "pcg_device") or "auto",
+    )
 
 
 def export_limits(raw: Mapping[str, str | None], cwd: Path, env: dict[str, str] | None = None) -> None:
@@ -276,4 +297,3 @@ class RunSettings(JsonSettings):
     def multi_model(self) -> bool:
         """Several models in one run (items gain a model level); one model per run unless a problem says."""
         return False
-

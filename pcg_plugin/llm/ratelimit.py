@@ -54,8 +54,13 @@ def refill(level: float, elapsed: float, per_minute: float) -> float:
     return min(per_minute, level + elapsed * per_minute / 60.0)
 
 
-def wait_for_slot(try_acquire: Callable[[int], tuple[str | None, float]], tokens: int, within: float | None,
-                  clock: Callable[[], float], sleep: Callable[[float], None]) -> str:  # fmt: skip
+def wait_for_slot(
+    try_acquire: Callable[[int], tuple[str | None, float]],
+    tokens: int,
+    within: float | None,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> str:
     """Ask ``try_acquire`` (a slot, or the seconds to wait) until it gives a slot. ``within``: seconds the caller may
     wait at most (its trial's deadline); a longer wait (a 429's Retry-After pausing every worker, a full bucket)
     raises DeadlineExceeded at once instead of waiting in vain."""
@@ -65,9 +70,11 @@ def wait_for_slot(try_acquire: Callable[[int], tuple[str | None, float]], tokens
         if slot is not None:
             return slot
         if within is not None and (clock() - began) + wait >= within:
-            raise DeadlineExceeded(f"the shared rate limit asks to wait {wait:.1f} s more (a 429's Retry-After or "
-                                   f"PCG_RPM/PCG_TPM), past the trial's deadline ({within:.1f} s it could wait): "
-                                   "the item errors (rerun it with --lf)")  # fmt: skip
+            raise DeadlineExceeded(
+                f"the shared rate limit asks to wait {wait:.1f} s more (a 429's Retry-After or "
+                f"PCG_RPM/PCG_TPM), past the trial's deadline ({within:.1f} s it could wait): "
+                "the item errors (rerun it with --lf)"
+            )
         sleep(min(max(wait, 0.01), 1.0))
 
 
@@ -79,9 +86,16 @@ class SharedLimiter:
     (a 429's Retry-After applies to the account, not to one worker).
     """
 
-    def __init__(self, path: str | os.PathLike[str], rpm: float | None = None, tpm: float | None = None,
-                 concurrency: int | None = None, *, clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        rpm: float | None = None,
+        tpm: float | None = None,
+        concurrency: int | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         p = Path(path)
         if p.is_dir() or not p.suffix:
             p = p / "ratelimit.sqlite3"
@@ -146,8 +160,10 @@ class SharedLimiter:
             row = db.execute("SELECT tokens FROM slots WHERE id=?", (slot,)).fetchone()
             db.execute("DELETE FROM slots WHERE id=?", (slot,))
             if row is not None and self.tpm and used_tokens:
-                db.execute("UPDATE bucket SET level = MIN(?, level - ?) WHERE name='tokens'",
-                           (float(self.tpm), float(used_tokens - row[0])))  # fmt: skip
+                db.execute(
+                    "UPDATE bucket SET level = MIN(?, level - ?) WHERE name='tokens'",
+                    (float(self.tpm), float(used_tokens - row[0])),
+                )
         finally:
             db.execute("COMMIT")
 
@@ -157,8 +173,9 @@ class SharedLimiter:
         until = self._clock() + seconds
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("INSERT INTO pause VALUES (0, ?) ON CONFLICT(id) DO UPDATE SET until=MAX(until, ?)",
-                       (until, until))  # fmt: skip
+            db.execute(
+                "INSERT INTO pause VALUES (0, ?) ON CONFLICT(id) DO UPDATE SET until=MAX(until, ?)", (until, until)
+            )
         finally:
             db.execute("COMMIT")
 
@@ -167,8 +184,9 @@ class SharedLimiter:
         return int(busy)
 
     @classmethod
-    def from_env(cls, folder: str | os.PathLike[str], env: dict[str, str] | None = None,
-                 endpoint: str = "") -> SharedLimiter | None:  # fmt: skip
+    def from_env(
+        cls, folder: str | os.PathLike[str], env: dict[str, str] | None = None, endpoint: str = ""
+    ) -> SharedLimiter | None:
         """``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY`` -> the limiter of ``endpoint`` (``endpoint_of``) in ``folder``,
         one for every process (None: unset). No endpoint: one file for every call (``ratelimit.sqlite3``)."""
         env = dict(os.environ) if env is None else env

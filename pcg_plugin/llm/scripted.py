@@ -59,9 +59,14 @@ class ScriptedBackend:
     name = "scripted"
     is_offline_default = False
 
-    def __init__(self, responder: Callable[[list[dict], int], list[str]] | Sequence[str], *,
-                 usage: Usage = (10, 20), failures: Faults | float | Sequence[str | None] | None = None,
-                 model: str = "scripted") -> None:  # fmt: skip
+    def __init__(
+        self,
+        responder: Callable[[list[dict], int], list[str]] | Sequence[str],
+        *,
+        usage: Usage = (10, 20),
+        failures: Faults | float | Sequence[str | None] | None = None,
+        model: str = "scripted",
+    ) -> None:
         self.model = model
         self.usage = usage
         self._responder = responder

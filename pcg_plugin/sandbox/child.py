@@ -21,13 +21,31 @@ from pcg_plugin.sandbox.official_api.registry import registered
 from pcg_plugin.errors import SandboxViolation
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-_PATH_EVENTS = {"os.remove": 0, "os.rename": 0, "os.rmdir": 0, "os.mkdir": 0, "os.symlink": 1, "os.link": 1,
-                "os.truncate": 0, "os.chmod": 0, "os.chown": 0, "os.utime": 0, "shutil.rmtree": 0,
-                "os.replace": 0}  # fmt: skip
-_PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
-                   "pty.spawn", "os.startfile")  # fmt: skip
-
-
+_PATH_EVENTS = {
+    "os.remove": 0,
+    "os.rename": 0,
+    "os.rmdir": 0,
+    "os.mkdir": 0,
+    "os.symlink": 1,
+    "os.link": 1,
+    "os.truncate": 0,
+    "os.chmod": 0,
+    "os.chown": 0,
+    "os.utime": 0,
+    "shutil.rmtree": 0,
+    "os.replace": 0,
+}
+_PROCESS_EVENTS = (
+    "os.fork",
+    "os.forkpty",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "subprocess.Popen",
+    "pty.spawn",
+    "os.startfile",
+)
 
 
 class Channel:
@@ -102,11 +120,18 @@ def install_guard(roots: tuple[str, ...], channel: Channel) -> None:
                 if _other_process_proc(p):
                     deny(f"reading {p}")
                 writing = (mode is not None and any(ch in str(mode) for ch in "wax+")) or (
-                    isinstance(flags, int) and flags & _WRITE_FLAGS)
+                    isinstance(flags, int) and flags & _WRITE_FLAGS
+                )
                 if writing and not _inside(p, roots):
                     deny(f"writing {p} outside the scratch folder")
-        elif event in ("socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo",
-                       "socket.gethostbyname", "socket.gethostbyaddr"):  # fmt: skip
+        elif event in (
+            "socket.connect",
+            "socket.bind",
+            "socket.sendto",
+            "socket.getaddrinfo",
+            "socket.gethostbyname",
+            "socket.gethostbyaddr",
+        ):
             deny(f"network access ({event})")
         elif event == "socket.__new__" and len(args) > 1 and args[1] in (2, 10, 17):  # AF_INET, AF_INET6, AF_PACKET
             deny("opening a network socket")
@@ -127,9 +152,11 @@ def find_loop(module: Any) -> type:
     chosen = registered()
     if chosen is not None:
         return chosen
-    found = [obj for obj in vars(module).values()
-             if inspect.isclass(obj) and issubclass(obj, TrialLoop) and obj is not TrialLoop
-             and not inspect.isabstract(obj)]  # fmt: skip
+    found = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, TrialLoop) and obj is not TrialLoop and not inspect.isabstract(obj)
+    ]
     own = [cls for cls in found if cls.__module__ == module.__name__] or found
     if len(own) != 1:
         names = ", ".join(c.__name__ for c in own) or "none"

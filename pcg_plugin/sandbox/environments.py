@@ -137,12 +137,19 @@ class Environment:
         return "; ".join(parts)
 
 
-_WHAT = {"unneeded": "not built (the program imports no third-party module)", "none": "nothing to install", "installed": "installed {n} package(s)", "cached": "{n} package(s), cached",
-         "checked": "checked, not installed", "error": "cannot be satisfied"}  # fmt: skip
+_WHAT = {
+    "unneeded": "not built (the program imports no third-party module)",
+    "none": "nothing to install",
+    "installed": "installed {n} package(s)",
+    "cached": "{n} package(s), cached",
+    "checked": "checked, not installed",
+    "error": "cannot be satisfied",
+}
 
 
 # --------------------------------------------------------------------------------------------------------------
 # the requirements file
+
 
 def find_requirements(root: Path, entry: Path) -> Path | None:
     """The file nearest the entry: its folder and each folder up to the submission root, then the root's parent
@@ -183,23 +190,26 @@ def read_requirements(path: Path, shown: str = REQUIREMENTS) -> tuple[list[Line]
     problems: list[str] = []
     for number, text in _logical_lines(path.read_text(encoding="utf-8", errors="replace")):
         if text.startswith("-"):
-            skipped.append(f"{shown} line {number} {text!r} skipped: pip options in a submission's "
-                           "requirements are not honoured")  # fmt: skip
+            skipped.append(
+                f"{shown} line {number} {text!r} skipped: pip options in a submission's requirements are not honoured"
+            )
             continue
         try:
             req = Requirement(text)
         except InvalidRequirement as exc:
-            problems.append(f"{shown} line {number} {text!r} cannot be installed: not a requirement pip "
-                            f"can read ({exc})")  # fmt: skip
+            problems.append(
+                f"{shown} line {number} {text!r} cannot be installed: not a requirement pip can read ({exc})"
+            )
             continue
         if is_official(req.name):
-            skipped.append(f"{shown} line {number} {text!r} skipped: the harness's stand-in serves "
-                           f"{req.name}")  # fmt: skip
+            skipped.append(f"{shown} line {number} {text!r} skipped: the harness's stand-in serves {req.name}")
             continue
         if req.url:
-            problems.append(f"{shown} line {number} {text!r} cannot be installed: only named requirements "
-                            "are installed, as binary wheels from the package index (a direct reference or "
-                            "path would be built by running its build script)")  # fmt: skip
+            problems.append(
+                f"{shown} line {number} {text!r} cannot be installed: only named requirements "
+                "are installed, as binary wheels from the package index (a direct reference or "
+                "path would be built by running its build script)"
+            )
             continue
         lines.append(Line(number, text, canonicalize_name(req.name)))
     return lines, skipped, problems
@@ -207,8 +217,14 @@ def read_requirements(path: Path, shown: str = REQUIREMENTS) -> tuple[list[Line]
 
 def environment_key(lines: Sequence[Line]) -> str:
     """Cache key: the requirement texts, the interpreter (``cpython-311``) and the platform."""
-    data = json.dumps({"lines": sorted({ln.text for ln in lines}), "python": sys.implementation.cache_tag,
-                       "platform": sysconfig.get_platform()}, sort_keys=True)  # fmt: skip
+    data = json.dumps(
+        {
+            "lines": sorted({ln.text for ln in lines}),
+            "python": sys.implementation.cache_tag,
+            "platform": sysconfig.get_platform(),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(data.encode()).hexdigest()[:20]
 
 
@@ -220,11 +236,17 @@ def environments_dir(cache_dir: Path | None = None) -> Path:
 # --------------------------------------------------------------------------------------------------------------
 # what an environment provides
 
+
 @lru_cache(maxsize=1)
 def harness_path() -> tuple[str, ...]:
     """``sys.path`` of the sandbox child (``python -I``: no PYTHONPATH, no user site, no working folder)."""
-    out = subprocess.run([sys.executable, "-I", "-c", "import sys, json; print(json.dumps(sys.path))"],
-                         capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", "import sys, json; print(json.dumps(sys.path))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return tuple(json.loads(out.stdout))
 
 
@@ -271,6 +293,7 @@ def distributions(site_dir: Path) -> dict[str, tuple[str, set[str]]]:
 # --------------------------------------------------------------------------------------------------------------
 # installing
 
+
 def _pip(args: Sequence[str]) -> tuple[bool, str]:
     """Run the running interpreter's pip; (succeeded, the first error line or the tail of its output)."""
     cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
@@ -287,14 +310,14 @@ def _pip(args: Sequence[str]) -> tuple[bool, str]:
 
 def _install_args(target: Path, requirements: Path, dry_run: bool = False) -> list[str]:
     where = ["--dry-run", "--ignore-installed"] if dry_run else ["--target", str(target), "--no-compile"]
-    return ["install", "--only-binary=:all:", "--no-warn-script-location", "--quiet", *where, "-r",
-            str(requirements)]  # fmt: skip
+    return ["install", "--only-binary=:all:", "--no-warn-script-location", "--quiet", *where, "-r", str(requirements)]
 
 
 def _try_lines(lines: Sequence[Line], scratch: Path, dry_run: bool) -> tuple[dict[Line, str], set[str]]:
     """Install (or resolve) every line together; when that fails, each line alone, to name the ones that fail.
     Returns the failing lines with pip's reason ({} when all install), and the modules the lines that install
     alone would provide (so a module of a good line is not blamed when another line breaks the install)."""
+
     def attempt(chosen: Sequence[Line], target: Path) -> tuple[bool, str]:
         req = target.with_suffix(".txt")
         req.write_text("".join(ln.text + "\n" for ln in chosen), encoding="utf-8")
@@ -341,8 +364,12 @@ def _install(lines: Sequence[Line], folder: Path) -> tuple[str, dict[Line, str],
                 return "error", failed, provided
             built = Path(scratch) / "all"
             built.mkdir(exist_ok=True)
-            info = {"lines": [ln.text for ln in lines], "python": sys.implementation.cache_tag,
-                    "platform": sysconfig.get_platform(), "pid": os.getpid()}  # fmt: skip
+            info = {
+                "lines": [ln.text for ln in lines],
+                "python": sys.implementation.cache_tag,
+                "platform": sysconfig.get_platform(),
+                "pid": os.getpid(),
+            }
             (built / MARKER).write_text(json.dumps(info, indent=1), encoding="utf-8")
             return ("installed" if publish(built, folder) else "cached"), {}, set()
 
@@ -350,12 +377,16 @@ def _install(lines: Sequence[Line], folder: Path) -> tuple[str, dict[Line, str],
 # --------------------------------------------------------------------------------------------------------------
 # the verdict
 
+
 def _guess(module: str, lines: Sequence[Line]) -> list[Line]:
     """Lines whose distribution name looks like the module (python-dotenv ~ dotenv): only used when nothing
     could be installed, so no metadata says which line provides what."""
     m = _squash(module)
-    return [ln for ln in lines if ln.name and (m == _squash(ln.name) or _squash(ln.name).endswith(m)
-                                                or _squash(ln.name).startswith(m))]  # fmt: skip
+    return [
+        ln
+        for ln in lines
+        if ln.name and (m == _squash(ln.name) or _squash(ln.name).endswith(m) or _squash(ln.name).startswith(m))
+    ]
 
 
 def _sites(sites: Sequence[ImportSite], root: Path) -> str:
@@ -367,8 +398,11 @@ def third_party(graph: ImportGraph) -> list[str]:
     """Modules the program imports that are neither the standard library nor the stand-ins: a program without
     any runs the same in any environment, so the official one is not built for it (and no pip runs)."""
     served = set(served_by_harness())
-    return sorted(n for n in graph.external if n not in served and n not in sys.stdlib_module_names
-                  and n not in sys.builtin_module_names)  # fmt: skip
+    return sorted(
+        n
+        for n in graph.external
+        if n not in served and n not in sys.stdlib_module_names and n not in sys.builtin_module_names
+    )
 
 
 def _missing(graph: ImportGraph, site_dirs: Sequence[Path], also: set[str]) -> dict[str, list[ImportSite]]:
@@ -376,8 +410,7 @@ def _missing(graph: ImportGraph, site_dirs: Sequence[Path], also: set[str]) -> d
     modules of requirement lines that would install) provides."""
     path = [*map(str, site_dirs), *harness_path()]
     served = set(served_by_harness()) | also
-    return {name: sites for name, sites in graph.external.items() if name not in served
-            and not provided_by(name, path)}  # fmt: skip
+    return {name: sites for name, sites in graph.external.items() if name not in served and not provided_by(name, path)}
 
 
 @dataclass(frozen=True)
@@ -392,8 +425,9 @@ class _Failure:
         return f"{self.line.describe(self.file)} failed: {self.why}"
 
 
-def _build(lines: Sequence[Line], mode: str, cache_dir: Path | None) -> tuple[str, Path | None, dict[Line, str],
-                                                                             set[str]]:  # fmt: skip
+def _build(
+    lines: Sequence[Line], mode: str, cache_dir: Path | None
+) -> tuple[str, Path | None, dict[Line, str], set[str]]:
     """(status, installed folder, failing lines, modules of the good lines) of one requirements list."""
     if not lines:
         return "none", None, {}, set()
@@ -406,9 +440,15 @@ def _build(lines: Sequence[Line], mode: str, cache_dir: Path | None) -> tuple[st
     return "error" if failed else "checked", None, failed, set()
 
 
-def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None, mode: str = "install",
-            cache_dir: Path | None = None, official: Path | None = None,
-            official_name: str = "official") -> Environment:  # fmt: skip
+def prepare(
+    root: Path,
+    entry: Path,
+    search_paths: Sequence[Path] | None = None,
+    mode: str = "install",
+    cache_dir: Path | None = None,
+    official: Path | None = None,
+    official_name: str = "official",
+) -> Environment:
     """Honour the submission's requirements (``mode`` install | check | off) on top of the competition's
     ``official`` requirements file (when it names one), and check that every module the program can import is
     provided. Never raises for a participant's mistake: those are ``problems``."""
@@ -446,8 +486,10 @@ def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None,
     blamed: set[_Failure] = set()
     for name, sites in sorted(_missing(graph, env.site_dirs, good).items()):
         if all(s.guarded for s in sites):
-            env.notes.append(f"module {name!r} (imported at {_sites(sites, root)}) is not provided; the program "
-                             "catches the ImportError")  # fmt: skip
+            env.notes.append(
+                f"module {name!r} (imported at {_sites(sites, root)}) is not provided; the program "
+                "catches the ImportError"
+            )
             continue
         head = f"module {name!r} (imported at {_sites([s for s in sites if not s.guarded], root)}) is not provided: "
         env.problems.append(head + _why_missing(name, env, failures, blamed, lines, base, shown))
@@ -455,8 +497,15 @@ def prepare(root: Path, entry: Path, search_paths: Sequence[Path] | None = None,
     return env
 
 
-def _why_missing(name: str, env: Environment, failures: Sequence[_Failure], blamed: set[_Failure],
-                 lines: Sequence[Line], base: Sequence[Line], shown: str) -> str:  # fmt: skip
+def _why_missing(
+    name: str,
+    env: Environment,
+    failures: Sequence[_Failure],
+    blamed: set[_Failure],
+    lines: Sequence[Line],
+    base: Sequence[Line],
+    shown: str,
+) -> str:
     """Why module ``name`` is missing: the failed line that should have provided it, a line check mode did not
     install, or no file (or no line of it) that provides it."""
     guessed = _guess_failures(name, failures) or list(failures)
@@ -471,8 +520,14 @@ def _why_missing(name: str, env: Environment, failures: Sequence[_Failure], blam
         return f"the harness environment lacks it and {shown} is not installed (requirements mode is check)"
     dirs = env.site_dirs
     provided = sorted(m for d in dirs for _, mods in distributions(d).values() for m in mods)
-    also = (f", nor does the {env.official_name} environment ({official}: installed modules: "
-            f"{', '.join(provided) or 'none'})") if official else ""  # fmt: skip
+    also = (
+        (
+            f", nor does the {env.official_name} environment ({official}: installed modules: "
+            f"{', '.join(provided) or 'none'})"
+        )
+        if official
+        else ""
+    )
     if env.requirements is None:
         return f"there is no {REQUIREMENTS} beside the program, in the submission folder or its parent{also}"
     if env.site_dir is not None or official:

@@ -142,8 +142,15 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         cmd = [*argv, str(theirs.fileno()), *(["--pid-namespace"] if pid_namespace else [])]
         try:
-            self.proc = subprocess.Popen(cmd, cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         pass_fds=(theirs.fileno(),), start_new_session=True)  # fmt: skip
+            self.proc = subprocess.Popen(
+                cmd,
+                cwd="/",
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
         finally:
             theirs.close()
         self.sock = ours

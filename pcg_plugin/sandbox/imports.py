@@ -90,7 +90,8 @@ def _handler_names(handler: ast.ExceptHandler) -> set[str]:
 
 def _is_type_checking(test: ast.AST) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _guarded_nodes(tree: ast.Module) -> set[int]:
@@ -99,8 +100,7 @@ def _guarded_nodes(tree: ast.Module) -> set[int]:
     out: set[int] = set()
     for node in ast.walk(tree):
         body: list[ast.stmt] = []
-        if isinstance(node, (ast.Try, ast.TryStar)) and any(_handler_names(h) & _IMPORT_ERRORS
-                                                            for h in node.handlers):  # fmt: skip
+        if isinstance(node, (ast.Try, ast.TryStar)) and any(_handler_names(h) & _IMPORT_ERRORS for h in node.handlers):
             body = node.body
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             body = node.body
@@ -121,7 +121,8 @@ def _dynamic_name(node: ast.Call) -> str | None:
     """``importlib.import_module("x")`` / ``__import__("x")`` with a constant absolute name."""
     func = node.func
     is_call = (isinstance(func, ast.Name) and func.id in ("__import__", "import_module")) or (
-        isinstance(func, ast.Attribute) and func.attr == "import_module")
+        isinstance(func, ast.Attribute) and func.attr == "import_module"
+    )
     arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
     if is_call and isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value:
         return arg.value if not arg.value.startswith(".") else None
@@ -240,9 +241,11 @@ class _Walker:
     def star_names(self, found: _Found) -> list[str]:
         tree = _parse(found.file) if found.file is not None else None
         for node in tree.body if tree is not None else []:
-            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
-                                                     for t in node.targets)
-                    and isinstance(node.value, (ast.List, ast.Tuple))):  # fmt: skip
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                and isinstance(node.value, (ast.List, ast.Tuple))
+            ):
                 return [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         return []
 

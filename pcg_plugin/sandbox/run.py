@@ -100,11 +100,13 @@ def _in_namespaces(prefix: tuple[str, ...], cmd: list[str]) -> list[str]:
 
 def _rlimits(limits: SandboxLimits) -> list[tuple[int, int, int]]:
     """The trial's resource limits as (resource, soft, hard): applied before exec, or in the forked child."""
-    return [(resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
-            (resource.RLIMIT_CPU, limits.cpu_time, limits.cpu_time + 1),
-            (resource.RLIMIT_FSIZE, limits.max_output_bytes, limits.max_output_bytes),
-            (resource.RLIMIT_CORE, 0, 0),
-            (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files)]  # fmt: skip
+    return [
+        (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
+        (resource.RLIMIT_CPU, limits.cpu_time, limits.cpu_time + 1),
+        (resource.RLIMIT_FSIZE, limits.max_output_bytes, limits.max_output_bytes),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files),
+    ]
 
 
 def _limit_child(limits: SandboxLimits) -> Callable[[], None]:
@@ -120,10 +122,13 @@ def _limit_child(limits: SandboxLimits) -> Callable[[], None]:
 def _copy_submission(folder: Path, dest: Path, limit: int) -> None:
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
     if size > limit:
-        raise OfficialFailure(f"submission folder is {size / MiB:.0f} MiB, over the {limit / MiB:.0f} MiB limit",
-                              reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
-    shutil.copytree(folder, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"),
-                    dirs_exist_ok=True)  # fmt: skip
+        raise OfficialFailure(
+            f"submission folder is {size / MiB:.0f} MiB, over the {limit / MiB:.0f} MiB limit",
+            reason=Reason.SANDBOX_VIOLATION,
+        )
+    shutil.copytree(
+        folder, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".git"), dirs_exist_ok=True
+    )
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -146,10 +151,20 @@ def _tail(path: Path, limit: int = 2000) -> str:
         return ""
 
 
-def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], int], list[str]],
-                      limits: SandboxLimits | None = None, workdir: Path, team: str | None = None,
-                      trial: int = 1, root: Path | None = None, cwd: Path | None = None,
-                      site_dirs: Sequence[Path] = (), model: str | None = None) -> str:  # fmt: skip
+def run_program_trial(
+    entry: Path,
+    *,
+    letter: str,
+    chat: Callable[[list[dict], int], list[str]],
+    limits: SandboxLimits | None = None,
+    workdir: Path,
+    team: str | None = None,
+    trial: int = 1,
+    root: Path | None = None,
+    cwd: Path | None = None,
+    site_dirs: Sequence[Path] = (),
+    model: str | None = None,
+) -> str:
     """Run ``TrialLoop.run(ctx, letter)`` of the program at ``entry`` in a child process; return its final response.
 
     ``root`` is the submission folder (default: the entry's folder), copied whole into a scratch folder under
@@ -173,9 +188,15 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     _copy_submission(root, scratch, limits.max_copy_bytes)
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
-    command = {"entry": str(inner_entry), "letter": letter, "roots": [str(scratch), str(home), str(tmp)],
-               "paths": list(dict.fromkeys(map(str, (inner_entry.parent, scratch, *site_dirs)))),  # in order, once each
-               "team": team or root.name, "trial": trial, "model": model or ""}  # fmt: skip
+    command = {
+        "entry": str(inner_entry),
+        "letter": letter,
+        "roots": [str(scratch), str(home), str(tmp)],
+        "paths": list(dict.fromkeys(map(str, (inner_entry.parent, scratch, *site_dirs)))),  # in order, once each
+        "team": team or root.name,
+        "trial": trial,
+        "model": model or "",
+    }
     prefix = network_namespace_prefix() if limits.network == "deny" else ()
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
@@ -200,14 +221,29 @@ def run_program_trial(entry: Path, *, letter: str, chat: Callable[[list[dict], i
     init_shell = "--kill-child" in prefix
     with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
         try:
-            proc = subprocess.Popen(cmd, cwd=inner_cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    pass_fds=(to_child_r, from_child_w), start_new_session=True,
-                                    preexec_fn=_limit_child(limits))  # fmt: skip
+            proc = subprocess.Popen(
+                cmd,
+                cwd=inner_cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                pass_fds=(to_child_r, from_child_w),
+                start_new_session=True,
+                preexec_fn=_limit_child(limits),
+            )
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
-    return _exchange(from_child_r, to_child_w, chat, limits, workdir, lambda timeout: _exec_exit_code(proc, timeout, init_shell),
-                     lambda settled: _kill_group(proc))  # the child and anything it forked  # fmt: skip
+    return _exchange(
+        from_child_r,
+        to_child_w,
+        chat,
+        limits,
+        workdir,
+        lambda timeout: _exec_exit_code(proc, timeout, init_shell),
+        lambda settled: _kill_group(proc),
+    )  # the child and anything it forked
 
 
 def _exec_exit_code(proc: subprocess.Popen[bytes], timeout: float, init_shell: bool) -> int | None:
@@ -219,8 +255,15 @@ def _exec_exit_code(proc: subprocess.Popen[bytes], timeout: float, init_shell: b
     return 128 - code if init_shell and code > 128 else code
 
 
-def _exchange(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]], limits: SandboxLimits,
-              workdir: Path, exit_code: Callable[[float], int | None], release: Callable[[bool], None]) -> str:  # fmt: skip
+def _exchange(
+    rfd: int,
+    wfd: int,
+    chat: Callable[[list[dict], int], list[str]],
+    limits: SandboxLimits,
+    workdir: Path,
+    exit_code: Callable[[float], int | None],
+    release: Callable[[bool], None],
+) -> str:
     """Serve the trial, then read its outcome; ``release(settled)`` ends the child's side (``settled``: the
     program reported or exited by itself, so its process is ending on its own)."""
     settled = False
@@ -239,8 +282,9 @@ def _exchange(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]], 
             pass
 
 
-def _serve(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
-           limits: SandboxLimits) -> tuple[dict[str, Any] | None, OfficialFailure | None, str | None]:  # fmt: skip
+def _serve(
+    rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]], limits: SandboxLimits
+) -> tuple[dict[str, Any] | None, OfficialFailure | None, str | None]:
     """Answer chat requests until the child reports (its final message), dies (None), or runs out of time
     (raises); with the guard failure and violation seen on the way."""
     sel = selectors.DefaultSelector()
@@ -253,8 +297,10 @@ def _serve(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise OfficialFailure(f"the program ran past the sandbox wall-clock limit of {limits.wall_time:g} s",
-                                      reason=Reason.TIMEOUT)  # fmt: skip
+                raise OfficialFailure(
+                    f"the program ran past the sandbox wall-clock limit of {limits.wall_time:g} s",
+                    reason=Reason.TIMEOUT,
+                )
             if not sel.select(timeout=min(left, 1.0)):
                 continue
             chunk = os.read(rfd, 1 << 16)
@@ -262,8 +308,10 @@ def _serve(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
                 return None, guard_failure, violation
             buf += chunk
             if len(buf) > limits.max_response_bytes + 64 * 1024 and b"\n" not in buf:
-                raise OfficialFailure(f"the program sent more than {limits.max_response_bytes} bytes in one message",
-                                      reason=Reason.RESPONSE_TOO_LARGE)  # fmt: skip
+                raise OfficialFailure(
+                    f"the program sent more than {limits.max_response_bytes} bytes in one message",
+                    reason=Reason.RESPONSE_TOO_LARGE,
+                )
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 message = _decode(line)
@@ -277,8 +325,9 @@ def _serve(rfd: int, wfd: int, chat: Callable[[list[dict], int], list[str]],
                     deadline = max(deadline, time.monotonic() + AFTER_CHAT_GRACE_S)
                 elif op == "violation":  # stop at once: a program that catches the PermissionError pays no more
                     violation = violation or str(message.get("what"))
-                    raise guard_failure or OfficialFailure(f"the program was stopped by the sandbox: {violation}",
-                                                           reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
+                    raise guard_failure or OfficialFailure(
+                        f"the program was stopped by the sandbox: {violation}", reason=Reason.SANDBOX_VIOLATION
+                    )
                 else:
                     return message, guard_failure, violation
     finally:
@@ -296,8 +345,9 @@ def _decode(line: bytes) -> dict[str, Any]:
     return message
 
 
-def _answer(chat: Callable[[list[dict], int], list[str]], message: dict[str, Any],
-            failure: OfficialFailure | None) -> tuple[dict[str, Any], OfficialFailure | None]:  # fmt: skip
+def _answer(
+    chat: Callable[[list[dict], int], list[str]], message: dict[str, Any], failure: OfficialFailure | None
+) -> tuple[dict[str, Any], OfficialFailure | None]:
     """One chat call in the parent: official guard failures go back to the program as its official exception."""
     messages, n = message.get("messages"), message.get("n", 1)
     if not isinstance(messages, list) or not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128:
@@ -314,8 +364,7 @@ def _answer(chat: Callable[[list[dict], int], list[str]], message: dict[str, Any
     return reply, failure
 
 
-def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: str | None,
-           limits: SandboxLimits) -> str:  # fmt: skip
+def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: str | None, limits: SandboxLimits) -> str:
     op = message.get("op")
     if guard is not None:  # the official runner: a guard error is a failed trial, no file
         raise guard
@@ -326,29 +375,34 @@ def _final(message: dict[str, Any], guard: OfficialFailure | None, violation: st
         if not isinstance(value, str):
             raise OfficialFailure("the program's final response is not a string", reason=Reason.BAD_RETURN)
         if len(value.encode("utf-8", "surrogatepass")) > limits.max_response_bytes:
-            raise OfficialFailure(f"the final response is over {limits.max_response_bytes} bytes",
-                                  reason=Reason.RESPONSE_TOO_LARGE)  # fmt: skip
+            raise OfficialFailure(
+                f"the final response is over {limits.max_response_bytes} bytes", reason=Reason.RESPONSE_TOO_LARGE
+            )
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise OfficialFailure("the final response is not valid text (lone surrogates)",
-                                  reason=Reason.BAD_RETURN) from None  # fmt: skip
+            raise OfficialFailure(
+                "the final response is not valid text (lone surrogates)", reason=Reason.BAD_RETURN
+            ) from None
         return value
     if op == "bad_return":
         raise OfficialFailure(f"run() returned {message.get('type')}, not str", reason=Reason.BAD_RETURN)
     if op == "memory":
-        raise OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
-                              reason=Reason.MEMORY)  # fmt: skip
+        raise OfficialFailure(
+            f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit", reason=Reason.MEMORY
+        )
     if op == "file_size":
-        raise OfficialFailure(f"the program wrote more than {limits.max_output_bytes} bytes to one file",
-                              reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
+        raise OfficialFailure(
+            f"the program wrote more than {limits.max_output_bytes} bytes to one file", reason=Reason.SANDBOX_VIOLATION
+        )
     if op in ("program_error", "violation_error"):
         raise OfficialFailure(f"{message.get('error')}\n{message.get('traceback', '')}", reason=Reason.PROGRAM_ERROR)
     raise OfficialFailure(f"unexpected message {op!r} from the program", reason=Reason.SANDBOX_VIOLATION)
 
 
-def _death(code: int | None, workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None,
-           violation: str | None) -> OfficialFailure:  # fmt: skip
+def _death(
+    code: int | None, workdir: Path, limits: SandboxLimits, guard: OfficialFailure | None, violation: str | None
+) -> OfficialFailure:
     """The child closed the pipe without a result (``code``: its exit status, None when unknown): say why in the
     official terms."""
     if guard is not None:
@@ -361,14 +415,18 @@ def _death(code: int | None, workdir: Path, limits: SandboxLimits, guard: Offici
         if sig == signal.SIGXCPU:
             return OfficialFailure(f"the program used its {limits.cpu_time} s CPU limit", reason=Reason.TIMEOUT)
         if sig == signal.SIGXFSZ:
-            return OfficialFailure(f"the program wrote more than {limits.max_output_bytes} bytes to one file",
-                                   reason=Reason.SANDBOX_VIOLATION)  # fmt: skip
+            return OfficialFailure(
+                f"the program wrote more than {limits.max_output_bytes} bytes to one file",
+                reason=Reason.SANDBOX_VIOLATION,
+            )
         return OfficialFailure(f"the program was killed by {sig.name}\n{err}", reason=Reason.KILLED)
     if "MemoryError" in err:
-        return OfficialFailure(f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit",
-                               reason=Reason.MEMORY)  # fmt: skip
-    return OfficialFailure(f"the program exited (status {code}) without a final response\n{err}",
-                           reason=Reason.PROGRAM_ERROR)  # fmt: skip
+        return OfficialFailure(
+            f"the program ran out of its {limits.memory_bytes / GiB:g} GiB memory limit", reason=Reason.MEMORY
+        )
+    return OfficialFailure(
+        f"the program exited (status {code}) without a final response\n{err}", reason=Reason.PROGRAM_ERROR
+    )
 
 
 __all__ = ["START_METHODS", "SandboxLimits", "network_namespace_prefix", "run_program_trial", "use_start_method"]

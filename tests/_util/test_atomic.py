@@ -61,7 +61,9 @@ def test_a_failing_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Pa
     path = tmp_path / "f.txt"
     path.write_text("old", encoding="utf-8")
     with pytest.raises(UnicodeEncodeError):
-        atomic_write(path, "half written, then \N{SNOWMAN}", encoding="ascii", errors="strict")  # the default writes it escaped
+        atomic_write(
+            path, "half written, then \N{SNOWMAN}", encoding="ascii", errors="strict"
+        )  # the default writes it escaped
     assert path.read_text(encoding="utf-8") == "old" and _leftovers(tmp_path) == []
 
 
@@ -96,7 +98,9 @@ def test_save_callback_failure_removes_a_half_written_file_or_folder(tmp_path: P
 
 
 def test_save_callback_writes_a_folder(tmp_path: Path) -> None:
-    target = atomic_save(tmp_path / "cache" / "model", lambda tmp: (tmp.mkdir(), (tmp / "config.json").write_text("{}")))
+    target = atomic_save(
+        tmp_path / "cache" / "model", lambda tmp: (tmp.mkdir(), (tmp / "config.json").write_text("{}"))
+    )
     assert (target / "config.json").read_text() == "{}" and _leftovers(target.parent) == []
 
 

@@ -31,9 +31,14 @@ def _fake_torch(monkeypatch: pytest.MonkeyPatch, *, cuda: bool, mps: bool) -> No
     monkeypatch.setitem(sys.modules, "torch", fake)
 
 
-@pytest.mark.parametrize(("cuda", "mps", "classifier", "llm"), [
-    (True, True, "cuda", "cuda"), (False, True, "mps", "cpu"), (False, False, "cpu", "cpu"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("cuda", "mps", "classifier", "llm"),
+    [
+        (True, True, "cuda", "cuda"),
+        (False, True, "mps", "cpu"),
+        (False, False, "cpu", "cpu"),
+    ],
+)
 def test_auto_is_cuda_then_mps_then_cpu_and_the_llm_skips_mps(
     monkeypatch: pytest.MonkeyPatch, cuda: bool, mps: bool, classifier: str, llm: str
 ) -> None:

@@ -20,19 +20,28 @@ def _dead_pid() -> int:
     return child.pid
 
 
-def test_only_the_folders_of_processes_that_are_gone_are_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_folders_of_processes_that_are_gone_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     with owned_temp_dir("trial") as mine:  # this process's, in use
         assert Path(mine).name.startswith(f"pcg-trial-{trial_dirs._host()}.{os.getpid()}-")
         live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         try:
             host, dead = trial_dirs._host(), _dead_pid()
-            folders = {name: tmp_path / name for name in (
-                f"pcg-trial-{host}.{dead}-abc123", f"pcg-grid-trial-{host}.{dead}-x_y", f"pcg-gameeval-{host}.{dead}-q",
-                f"pcg-trial-{host}.{live.pid}-live1",  # another run, alive: never touched
-                f"pcg-trial-000000.{dead}-otherhost",  # another host's (a shared /tmp): its pid means nothing here
-                "pcg-trial-abc123", "pcg-mutation", f"other-{host}.{dead}-x",  # not ours to judge
-            )}  # fmt: skip
+            folders = {
+                name: tmp_path / name
+                for name in (
+                    f"pcg-trial-{host}.{dead}-abc123",
+                    f"pcg-grid-trial-{host}.{dead}-x_y",
+                    f"pcg-gameeval-{host}.{dead}-q",
+                    f"pcg-trial-{host}.{live.pid}-live1",  # another run, alive: never touched
+                    f"pcg-trial-000000.{dead}-otherhost",  # another host's (a shared /tmp): its pid means nothing here
+                    "pcg-trial-abc123",
+                    "pcg-mutation",
+                    f"other-{host}.{dead}-x",  # not ours to judge
+                )
+            }
             for folder in folders.values():
                 (folder / "submission").mkdir(parents=True)
                 (folder / "submission" / "main.py").write_text("x = 1\n")

@@ -15,8 +15,10 @@ import pytest
 from pcg_plugin.cluster import auth
 from pcg_plugin.core.banner import with_notices
 
-needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                               reason="Ray is not installed (pip install -e '.[cluster]'): its gRPC stubs are needed")  # fmt: skip
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="Ray is not installed (pip install -e '.[cluster]'): its gRPC stubs are needed",
+)
 
 
 def test_a_local_run_gets_a_fresh_token_only_its_user_reads_and_loses_it_at_the_end(tmp_path: Path) -> None:
@@ -26,8 +28,12 @@ def test_a_local_run_gets_a_fresh_token_only_its_user_reads_and_loses_it_at_the_
     assert len(token) == 64 and int(token, 16) >= 0
     assert stat.S_IMODE(first.token_path.stat().st_mode) == 0o600
     assert stat.S_IMODE(first.folder.stat().st_mode) == 0o700 and first.folder.parent == tmp_path
-    assert environ == {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(first.token_path),
-                       "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "KEEP": "1"}  # fmt: skip
+    assert environ == {
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN_PATH": str(first.token_path),
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+        "KEEP": "1",
+    }
     assert token not in "".join(environ.values())  # the token itself is in no environment
     second = auth.start_local(str(tmp_path), {})
     assert second.token_path.read_text() != token  # one per run
@@ -42,8 +48,10 @@ def test_the_token_a_run_sends_is_found_as_ray_finds_it(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("from-path\n")
     assert auth.given_token({}, home=tmp_path) == "from-home"
     assert auth.given_token({"RAY_AUTH_TOKEN_PATH": str(tmp_path / "file")}, home=tmp_path) == "from-path"
-    assert auth.given_token({"RAY_AUTH_TOKEN": "from-env", "RAY_AUTH_TOKEN_PATH": str(tmp_path / "file")},
-                            home=tmp_path) == "from-env"  # fmt: skip
+    assert (
+        auth.given_token({"RAY_AUTH_TOKEN": "from-env", "RAY_AUTH_TOKEN_PATH": str(tmp_path / "file")}, home=tmp_path)
+        == "from-env"
+    )
     assert auth.given_token({}, home=tmp_path / "nobody") is None
 
 
@@ -71,14 +79,30 @@ def fake_cluster() -> Iterator[dict[str, object]]:
         return answer
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    server.add_generic_rpc_handlers([
-        grpc.method_handlers_generic_handler("ray.rpc.NodeInfoGcsService", {"GetClusterId": grpc.unary_unary_rpc_method_handler(
-            guarded(gcs.GetClusterIdReply()), request_deserializer=gcs.GetClusterIdRequest.FromString,
-            response_serializer=gcs.GetClusterIdReply.SerializeToString)}),
-        grpc.method_handlers_generic_handler("ray.rpc.RayletDriver", {"ClusterInfo": grpc.unary_unary_rpc_method_handler(
-            guarded(client.ClusterInfoResponse()), request_deserializer=client.ClusterInfoRequest.FromString,
-            response_serializer=client.ClusterInfoResponse.SerializeToString)}),
-    ])  # fmt: skip
+    server.add_generic_rpc_handlers(
+        [
+            grpc.method_handlers_generic_handler(
+                "ray.rpc.NodeInfoGcsService",
+                {
+                    "GetClusterId": grpc.unary_unary_rpc_method_handler(
+                        guarded(gcs.GetClusterIdReply()),
+                        request_deserializer=gcs.GetClusterIdRequest.FromString,
+                        response_serializer=gcs.GetClusterIdReply.SerializeToString,
+                    )
+                },
+            ),
+            grpc.method_handlers_generic_handler(
+                "ray.rpc.RayletDriver",
+                {
+                    "ClusterInfo": grpc.unary_unary_rpc_method_handler(
+                        guarded(client.ClusterInfoResponse()),
+                        request_deserializer=client.ClusterInfoRequest.FromString,
+                        response_serializer=client.ClusterInfoResponse.SerializeToString,
+                    )
+                },
+            ),
+        ]
+    )
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     state["address"] = f"127.0.0.1:{port}"
@@ -94,8 +118,13 @@ def test_an_open_cluster_is_refused_and_joined_only_when_insecure_is_asked(fake_
     with pytest.raises(pytest.UsageError) as refused:
         auth.check_join("X", address, False, {})
     message = str(refused.value)
-    for words in ("runs without authentication", "RAY_AUTH_MODE=token", "RAY_AUTH_TOKEN", "docs/cluster.md#security",
-                  "--pcg-cluster-insecure"):  # fmt: skip
+    for words in (
+        "runs without authentication",
+        "RAY_AUTH_MODE=token",
+        "RAY_AUTH_TOKEN",
+        "docs/cluster.md#security",
+        "--pcg-cluster-insecure",
+    ):
         assert words in message, message
     notice = auth.check_join("X", address, True, {})
     assert notice is not None and notice.startswith("INSECURE CLUSTER") and address in notice
@@ -107,8 +136,11 @@ def test_a_token_cluster_is_joined_with_its_token_and_refused_without(fake_clust
     fake_cluster["token"] = "s3cret"
     address = scheme + fake_cluster["address"]
     home = {"HOME": str(tmp_path)}  # no ~/.ray/auth_token there
-    for environ, why in (({}, "no token was given"), ({"RAY_AUTH_TOKEN": "wrong"}, "the token given was refused"),
-                         ({"RAY_AUTH_TOKEN": "s3cret", "RAY_AUTH_MODE": "disabled"}, "RAY_AUTH_MODE=disabled")):  # fmt: skip
+    for environ, why in (
+        ({}, "no token was given"),
+        ({"RAY_AUTH_TOKEN": "wrong"}, "the token given was refused"),
+        ({"RAY_AUTH_TOKEN": "s3cret", "RAY_AUTH_MODE": "disabled"}, "RAY_AUTH_MODE=disabled"),
+    ):
         with pytest.raises(pytest.UsageError, match="requires a token and " + why) as refused:
             auth.check_join("X", address, False, dict(home, **environ))
         assert "docs/cluster.md#security" in str(refused.value)
@@ -136,7 +168,9 @@ def unused_tcp_port() -> int:
 def test_insecure_is_refused_for_a_cluster_started_here(pytester: pytest.Pytester) -> None:
     if importlib.util.find_spec("ray") is None:
         pytest.skip("Ray is not installed: --pcg-cluster is refused before the option is read")
-    result = pytester.runpytest_inprocess("--pcg-cluster", "local:2", "--pcg-cluster-insecure", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess(
+        "--pcg-cluster", "local:2", "--pcg-cluster-insecure", "-p", "no:cacheprovider"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--pcg-cluster-insecure is for joining a cluster; local:2 is started here*"])
 

@@ -60,9 +60,17 @@ def test_one_file_one_cluster_store(tmp_path):
     import subprocess
     import sys
 
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pcg_plugin.cluster.claims import "
-                               f"ClusterStore; s = ClusterStore({str(tmp_path)!r}); print('ready', flush=True); "
-                               "time.sleep(30)"], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pcg_plugin.cluster.claims import "
+            f"ClusterStore; s = ClusterStore({str(tmp_path)!r}); print('ready', flush=True); "
+            "time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(InfrastructureError, match="in use by another cluster run"):

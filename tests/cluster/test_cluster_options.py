@@ -19,17 +19,23 @@ from pcg_plugin.cluster.worker import worker_args
 from pcg_plugin.errors import InfrastructureError
 
 
-
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    spell_contest(pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut", "dog": "!crash"}})
+    spell_contest(
+        pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut", "dog": "!crash"}}
+    )
     return pytester
 
 
-@pytest.mark.parametrize(("spec", "address"), [
-    ("auto", Address("auto")), ("10.0.0.5:6379", Address("10.0.0.5:6379")),
-    ("ray://head:10001", Address("ray://head:10001")), ("local:3", Address(None, nodes=3, cpus=1)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("spec", "address"),
+    [
+        ("auto", Address("auto")),
+        ("10.0.0.5:6379", Address("10.0.0.5:6379")),
+        ("ray://head:10001", Address("ray://head:10001")),
+        ("local:3", Address(None, nodes=3, cpus=1)),
+    ],
+)
 def test_addresses(spec, address):
     assert parse_address(spec) == address
 
@@ -47,8 +53,19 @@ def test_local_gpu_nodes_are_counted_among_the_nodes():
 
 
 def test_the_worker_command_line_drops_the_cluster_options():
-    args = ["subs", "--pcg-cluster", "local:3", "--pcg-cluster-cpus=2", "--pcg-cluster-fault", "remove-node-after:1",
-            "--pcg-cluster-gpus", "1", "-k", "cat", "--pcg-clusterish"]  # fmt: skip
+    args = [
+        "subs",
+        "--pcg-cluster",
+        "local:3",
+        "--pcg-cluster-cpus=2",
+        "--pcg-cluster-fault",
+        "remove-node-after:1",
+        "--pcg-cluster-gpus",
+        "1",
+        "-k",
+        "cat",
+        "--pcg-clusterish",
+    ]
     assert worker_args(args) == ["subs", "-k", "cat", "--pcg-clusterish"]
 
 
@@ -60,14 +77,22 @@ def test_xdist_beside_the_cluster_is_a_usage_error(contest, workers):
 
 
 def test_without_the_option_nothing_imports_ray(contest):
-    code = ("import sys, pytest; rc = pytest.main(['subs', '-q', *sys.argv[1:]]); "
-            "print('RAY', any(m == 'ray' or m.startswith('ray.') for m in sys.modules), rc)")  # fmt: skip
-    proc = subprocess.run([sys.executable, "-c", code, *SPELL], cwd=contest.path, capture_output=True, text=True,
-                          check=False)  # fmt: skip
+    code = (
+        "import sys, pytest; rc = pytest.main(['subs', '-q', *sys.argv[1:]]); "
+        "print('RAY', any(m == 'ray' or m.startswith('ray.') for m in sys.modules), rc)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *SPELL], cwd=contest.path, capture_output=True, text=True, check=False
+    )
     assert "RAY False 1" in proc.stdout, proc.stdout + proc.stderr  # 1: beta's !crash fails, as it should
     # and the import check can fail: with the option, Ray is imported (and refused here, before any start)
-    proc = subprocess.run([sys.executable, "-c", code, *SPELL, "--co", "--pcg-cluster", "local:1"], cwd=contest.path,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *SPELL, "--co", "--pcg-cluster", "local:1"],
+        cwd=contest.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert "RAY False" in proc.stdout  # --co: nothing runs, so no cluster starts and Ray stays unimported
 
 

@@ -72,7 +72,9 @@ def test_never_more_than_the_limit_in_any_minute(gaps):
 def test_one_limiter_per_model_endpoint():
     """The hub (``cluster.shared.LimiterHub``, here holding plain states, no Ray) gives each endpoint its own
     limit, made once; a lost actor's slots are freed in all of them."""
-    shared = pytest.importorskip("pcg_plugin.cluster.shared", reason="Ray is not installed (pip install -e '.[cluster]')")
+    shared = pytest.importorskip(
+        "pcg_plugin.cluster.shared", reason="Ray is not installed (pip install -e '.[cluster]')"
+    )
     clock = ManualClock()
     hub = shared.LimiterHub(1, None, None, make=lambda *limits: LimiterState(*limits, clock=clock))
     a, b = endpoint_of(None, "gpt-4o"), endpoint_of(None, "gpt-4o-mini")

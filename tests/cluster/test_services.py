@@ -38,8 +38,12 @@ def test_cpu_only_nodes_use_a_gpu_nodes_service_over_tcp():
     chosen, tcp = service_nodes(nodes)
     assert (chosen, tcp) == ([GPU, GPU2], True)
     services = {GPU["NodeID"]: "svc-e", GPU2["NodeID"]: "svc-f"}
-    assert route(nodes, services) == {CPU["NodeID"]: "svc-e", GPU["NodeID"]: "svc-e", CPU2["NodeID"]: "svc-f",
-                                      GPU2["NodeID"]: "svc-f"}  # fmt: skip
+    assert route(nodes, services) == {
+        CPU["NodeID"]: "svc-e",
+        GPU["NodeID"]: "svc-e",
+        CPU2["NodeID"]: "svc-f",
+        GPU2["NodeID"]: "svc-f",
+    }
 
 
 def test_all_gpu_or_no_gpu_nodes_each_serve_themselves_locally():

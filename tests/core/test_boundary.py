@@ -28,8 +28,9 @@ def test_the_core_imports_no_problem():
     assert [(a, b) for a, b in arrows_between(graph, CORE, others) if b in others] == []
 
 
-@pytest.mark.parametrize("package", sorted({".".join(m.split(".")[:2]) for m in GRAPH
-                                            if not m.startswith(PROBLEMS) and m != "pcg_plugin"}))  # fmt: skip
+@pytest.mark.parametrize(
+    "package", sorted({".".join(m.split(".")[:2]) for m in GRAPH if not m.startswith(PROBLEMS) and m != "pcg_plugin"})
+)
 def test_no_shared_package_imports_a_problem(package: str):
     """Every package outside problems/ (core, sandbox, llm, episode, _util, and the top modules) imports no
     module inside it: a problem's knowledge lives in its own folder."""
@@ -39,8 +40,13 @@ def test_no_shared_package_imports_a_problem(package: str):
 def test_no_problem_imports_another_problem():
     graph = GRAPH
     problem = lambda m: ".".join(m.split(".")[:3])  # noqa: E731
-    crossing = [(a, b) for a, dsts in graph.items() if a.startswith(PROBLEMS + ".")
-                for b in dsts if b.startswith(PROBLEMS + ".") and problem(a) != problem(b)]  # fmt: skip
+    crossing = [
+        (a, b)
+        for a, dsts in graph.items()
+        if a.startswith(PROBLEMS + ".")
+        for b in dsts
+        if b.startswith(PROBLEMS + ".") and problem(a) != problem(b)
+    ]
     assert crossing == []
 
 
@@ -55,8 +61,12 @@ def test_every_module_has_a_floor():
 
 
 def test_an_arrow_from_the_core_into_a_problem_is_seen():
-    graph = {"pcg_plugin.core.items": {"pcg_plugin.errors"}, "pcg_plugin.core.x": {"pcg_plugin.scoring"},
-             "pcg_plugin.scoring": set(), "pcg_plugin.errors": set()}  # fmt: skip
+    graph = {
+        "pcg_plugin.core.items": {"pcg_plugin.errors"},
+        "pcg_plugin.core.x": {"pcg_plugin.scoring"},
+        "pcg_plugin.scoring": set(),
+        "pcg_plugin.errors": set(),
+    }
     assert arrows_between(graph, CORE, ["pcg_plugin.scoring"]) == [("pcg_plugin.core.x", "pcg_plugin.scoring")]
 
 

@@ -16,8 +16,15 @@ def test_a_drop_of_zero_or_more_is_read_exactly(value):
     assert parse_drop(repr(value)) == value
 
 
-@pytest.mark.parametrize(("text", "why"), [("-1", "must be 0 or more"), ("-0.001", "must be 0 or more"),
-                                          ("nan", "must be 0 or more"), ("lots", "is not a number")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("-1", "must be 0 or more"),
+        ("-0.001", "must be 0 or more"),
+        ("nan", "must be 0 or more"),
+        ("lots", "is not a number"),
+    ],
+)
 def test_a_bad_drop_is_named(text, why):
     with pytest.raises(ValueError, match=f"--pcg-max-drop: '{text}' {why}"):
         parse_drop(text)

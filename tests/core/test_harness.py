@@ -12,7 +12,6 @@ from pcg_plugin.core import problem as problems
 from pcg_plugin.core.problem import Problem
 
 
-
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     spell_contest(pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "cut"}})
@@ -45,8 +44,10 @@ def test_records_reach_the_problem_and_rank(contest, workers):
     result = contest.runpytest_subprocess("subs", *SPELL, *workers)
     assert outcomes(result) == {"passed": 6, "zero": 2}  # beta has no "dog": an official zero passes, shown as 0
     doc = results(contest)
-    assert doc["submissions"] == [{"name": "alpha", "rank": 1, "score": (1 + 1 + 2 / 3 + 2 / 3) / 4},
-                                  {"name": "beta", "rank": 2, "score": (2 / 3 + 2 / 3) / 4}]  # fmt: skip
+    assert doc["submissions"] == [
+        {"name": "alpha", "rank": 1, "score": (1 + 1 + 2 / 3 + 2 / 3) / 4},
+        {"name": "beta", "rank": 2, "score": (2 / 3 + 2 / 3) / 4},
+    ]
     result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "1. alpha 0.833", "2. beta 0.333"])
 
 
@@ -82,7 +83,11 @@ def test_a_folder_the_problem_cannot_evaluate_is_one_failing_item(contest):
 def test_an_unknown_problem_is_a_usage_error_naming_the_installed_ones(contest):
     result = contest.runpytest("subs", "--pcg-problem", "nope", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--pcg-problem: no problem 'nope' (known: gameeval/askguess-easy, *imagegame, *pcgbench/zelda-v0, science-birds; *pytest_pcg_problem hook)*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--pcg-problem: no problem 'nope' (known: gameeval/askguess-easy, *imagegame, *pcgbench/zelda-v0, science-birds; *pytest_pcg_problem hook)*"
+        ]
+    )
 
 
 def test_problems_satisfy_the_protocol():

@@ -12,13 +12,22 @@ from pcg_plugin.core.intervals import drawn, interval, observed, paired_differen
 
 def test_equal_scores_share_the_rank_of_the_first_and_no_score_ranks_last():
     assert shared_ranks({"a": 1.0, "b": 1.0, "c": 0.5, "d": None, "e": float("nan")}) == {
-        "a": 1, "b": 1, "c": 3, "d": 4, "e": 4}
+        "a": 1,
+        "b": 1,
+        "c": 3,
+        "d": 4,
+        "e": 4,
+    }
     assert shared_ranks({"x": 0.0, "y": 0.0, "z": 0.0}) == {"x": 1, "y": 1, "z": 1}
 
 
 def test_tied_ranks_follow_the_given_order():
     assert intervals.tied_ranks(["a", "b", "c", "d"], {"a": 3, "b": 2, "c": 2, "d": 1}.get) == {
-        "a": 1, "b": 2, "c": 2, "d": 4}
+        "a": 1,
+        "b": 2,
+        "c": 2,
+        "d": 4,
+    }
 
 
 @given(st.dictionaries(st.text(min_size=1, max_size=3), st.integers(0, 5), min_size=1))
@@ -37,6 +46,7 @@ def test_a_draw_depends_on_its_key_alone_so_two_runs_are_resampled_in_pairs():
 
 def _scorer(trials):
     """{name: [per-target trial scores]} scored as a mean over each target's picked trials, mean of targets."""
+
     def score(pick):
         out = {}
         for name, targets in trials.items():
@@ -46,6 +56,7 @@ def _scorer(trials):
                 means.append(sum(chosen) / len(chosen))
             out[name] = sum(means) / len(means)
         return out
+
     return score
 
 

@@ -38,8 +38,7 @@ def test_a_price_file_replaces_the_table_and_a_bad_one_names_itself(tmp_path: Pa
 def test_rate_limit_and_price_options_set_the_variables_every_process_reads(tmp_path: Path):
     env: dict[str, str] = {}
     (tmp_path / "p.json").write_text(json.dumps({"models": {}}))
-    export_limits({"pcg_rpm": "60", "pcg_tpm": "90000", "pcg_prices": "p.json", "pcg_concurrency": None},
-                  tmp_path, env)  # fmt: skip
+    export_limits({"pcg_rpm": "60", "pcg_tpm": "90000", "pcg_prices": "p.json", "pcg_concurrency": None}, tmp_path, env)
     assert env == {"PCG_RPM": "60", "PCG_TPM": "90000", "PCG_PRICES": str(tmp_path / "p.json")}
     with pytest.raises(ValueError, match="--pcg-rpm: 'fast' is not a number"):
         export_limits({"pcg_rpm": "fast"}, tmp_path, {})
@@ -50,9 +49,17 @@ def test_rate_limit_and_price_options_set_the_variables_every_process_reads(tmp_
 
 
 def test_a_trial_row_is_the_twelve_columns_then_the_problems_own():
-    row = trials.row(problem="p", submission="s", model="gpt-4o-mini", target="A", trial=2, score=0.5, reason=None,
-                     usage={"calls": 1, "prompt_tokens": 1_000_000, "completion_tokens": 0},
-                     own={"quality": 1, "score": 7})  # fmt: skip
+    row = trials.row(
+        problem="p",
+        submission="s",
+        model="gpt-4o-mini",
+        target="A",
+        trial=2,
+        score=0.5,
+        reason=None,
+        usage={"calls": 1, "prompt_tokens": 1_000_000, "completion_tokens": 0},
+        own={"quality": 1, "score": 7},
+    )
     assert list(row) == [*trials.COLUMNS, "quality", "own_score"]
     (priced,) = trials.priced([row], prices.load())
     assert priced["cost_usd"] == pytest.approx(0.15)
@@ -60,13 +67,16 @@ def test_a_trial_row_is_the_twelve_columns_then_the_problems_own():
     assert unpriced["cost_usd"] is None
 
 
-@pytest.mark.parametrize(("settings", "words"), [
-    ({"backend": "scripted"}, "a test double"),
-    ({"backend": None, "offline_default": True}, "the offline default LLM"),
-    ({"backend_used": {"name": "offline", "offline_default": True}}, "the offline default LLM"),
-    ({"backend": "openai", "offline_default": False}, None),
-    ({"backend": "openai", "offline_default": True}, None),  # an explicit backend: a real model answered
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"backend": "scripted"}, "a test double"),
+        ({"backend": None, "offline_default": True}, "the offline default LLM"),
+        ({"backend_used": {"name": "offline", "offline_default": True}}, "the offline default LLM"),
+        ({"backend": "openai", "offline_default": False}, None),
+        ({"backend": "openai", "offline_default": True}, None),  # an explicit backend: a real model answered
+    ],
+)
 def test_the_banner_says_who_answered(settings, words):
     text = unofficial(settings)
     assert (text is None) if words is None else (text.startswith("UNOFFICIAL RUN") and words in text)

@@ -22,7 +22,6 @@ from pcg_plugin.core.progress import Progress, line, time_left
 from trial_pages import browser, opened, rendered
 
 
-
 @pytest.fixture
 def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     spell_contest(pytester, monkeypatch, {"alpha": {"cat": "cat", "dog": "dot"}, "beta": {"cat": "c<t"}})
@@ -58,9 +57,14 @@ def test_pcg_show_json_has_the_documented_shape(contest, capsys):
     assert code == 0 and doc["nodeid"] == "subs/beta::cat::1"
     assert (doc["submission"], doc["target"], doc["trial"], doc["score"]) == ("beta", "cat", 1, 2 / 3)
     (call,) = doc["calls"]
-    assert {k: call[k] for k in ("messages", "reply", "prompt_tokens", "completion_tokens", "seconds", "replayed")} \
-        == {"messages": [{"role": "user", "content": "Spell cat."}], "reply": "c<t", "prompt_tokens": 3,
-            "completion_tokens": 3, "seconds": 0.01, "replayed": False}  # fmt: skip
+    assert {k: call[k] for k in ("messages", "reply", "prompt_tokens", "completion_tokens", "seconds", "replayed")} == {
+        "messages": [{"role": "user", "content": "Spell cat."}],
+        "reply": "c<t",
+        "prompt_tokens": 3,
+        "completion_tokens": 3,
+        "seconds": 0.01,
+        "replayed": False,
+    }
 
 
 def test_pcg_show_names_what_is_missing(contest, capsys):
@@ -83,20 +87,29 @@ def test_the_report_links_every_trial_to_its_page_and_shows_the_charts(contest):
     contest.runpytest_subprocess("subs", *SPELL)
     folder = run_dir(contest)
     html = (folder / "report.html").read_text()
-    rows = re.findall(r'<tr><td class="l">(\w+)<td class="l">(\w+)<td>(\d)<td class="l"><td>([\d.]*)<td class="l">'
-                      r'(\w*)<td>(\d)<td>(\d)<td>(\d+)<td class="l"><a href="([^"]+)">view</a>', html)
+    rows = re.findall(
+        r'<tr><td class="l">(\w+)<td class="l">(\w+)<td>(\d)<td class="l"><td>([\d.]*)<td class="l">'
+        r'(\w*)<td>(\d)<td>(\d)<td>(\d+)<td class="l"><a href="([^"]+)">view</a>',
+        html,
+    )
     assert [r[:5] for r in rows] == [
-        ("alpha", "cat", "1", "1", ""), ("alpha", "cat", "2", "1", ""), ("alpha", "dog", "1", "0.6667", ""),
-        ("alpha", "dog", "2", "0.6667", ""), ("beta", "cat", "1", "0.6667", ""), ("beta", "cat", "2", "0.6667", ""),
-        ("beta", "dog", "1", "0", "no_answer"), ("beta", "dog", "2", "0", "no_answer")]  # fmt: skip
+        ("alpha", "cat", "1", "1", ""),
+        ("alpha", "cat", "2", "1", ""),
+        ("alpha", "dog", "1", "0.6667", ""),
+        ("alpha", "dog", "2", "0.6667", ""),
+        ("beta", "cat", "1", "0.6667", ""),
+        ("beta", "cat", "2", "0.6667", ""),
+        ("beta", "dog", "1", "0", "no_answer"),
+        ("beta", "dog", "2", "0", "no_answer"),
+    ]
     for row in rows:
         page = opened(folder, row[-1])
         assert f"<h1>subs/{row[0]}::{row[1]}::{row[2]}</h1>" in page  # each link opens its own trial
     assert html.count('class="pcg-chart"') == 3
     assert "<title>alpha · dog: mean 0.6667</title>" in html and "<title>beta · dog: mean 0</title>" in html
     assert "<title>no_answer: 2 trial(s)</title>" in html
-    assert '<option>no_answer</option>' in html and '<option>alpha</option><option>beta</option>' in html
-    assert html.count("<table class=\"pcg-sort\"") == 2  # the problem's leaderboard is sortable too
+    assert "<option>no_answer</option>" in html and "<option>alpha</option><option>beta</option>" in html
+    assert html.count('<table class="pcg-sort"') == 2  # the problem's leaderboard is sortable too
     assert (folder / transcript.FOLDER / transcript.CSS).is_file()
 
 
@@ -109,8 +122,21 @@ def test_replies_are_shown_as_text_never_as_markup(contest):
 def test_the_viewer_is_added_once_however_often_the_report_is_written(tmp_path):
     report = tmp_path / "report.html"
     report.write_text("<html><body><h1>board</h1></body></html>")
-    trials = [{"nodeid": "s::a::1", "submission": "s", "target": "a", "trial": 1, "model": "", "score": 0.5,
-               "reason": None, "error": None, "calls": 1, "replayed": 0, "tokens": 9}]  # fmt: skip
+    trials = [
+        {
+            "nodeid": "s::a::1",
+            "submission": "s",
+            "target": "a",
+            "trial": 1,
+            "model": "",
+            "score": 0.5,
+            "reason": None,
+            "error": None,
+            "calls": 1,
+            "replayed": 0,
+            "tokens": 9,
+        }
+    ]
     viewer.attach(report, viewer.section(trials, ["a"]))
     once = report.read_text()
     viewer.attach(report, viewer.section(trials, ["a"]))
@@ -127,10 +153,12 @@ def test_progress_prints_plain_lines_when_not_a_terminal_and_nothing_under_q(con
 
 
 def test_the_progress_line_says_what_is_left():
-    totals = Totals(calls=30, paid=20, replayed=10, prompt_tokens=9000, completion_tokens=3000, cost_usd=0.0123,
-                    unpriced=2)  # fmt: skip
-    assert line(26, 104, totals, 13.0, 39.0) == ("pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · "
-                                                 "$0.0123 (+2 unpriced) · 0:39 left")  # fmt: skip
+    totals = Totals(
+        calls=30, paid=20, replayed=10, prompt_tokens=9000, completion_tokens=3000, cost_usd=0.0123, unpriced=2
+    )
+    assert line(26, 104, totals, 13.0, 39.0) == (
+        "pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · $0.0123 (+2 unpriced) · 0:39 left"
+    )
     assert line(0, 104, Totals(), 0.0).endswith("time left unknown")
     assert line(104, 104, Totals(), 75.0).endswith("done in 1:15")
 
@@ -160,8 +188,13 @@ def test_on_a_terminal_the_progress_is_one_line_rewritten(contest):
     if shutil.which("script") is None:
         pytest.skip("no `script` to give the run a terminal")
     cmd = " ".join([sys.executable, "-m", "pytest", "subs", *SPELL, "-W", "ignore"])
-    proc = subprocess.run(["script", "-qec", cmd, "/dev/null"], cwd=contest.path, capture_output=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "160"})  # fmt: skip
+    proc = subprocess.run(
+        ["script", "-qec", cmd, "/dev/null"],
+        cwd=contest.path,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "160"},
+    )
     out = proc.stdout.decode()
     draws = re.findall(r"\r\x1b\[Kpcg (\d)/8 items", out)
     assert draws and draws[-1] == "8" and "subs/alpha ." not in out
@@ -172,9 +205,11 @@ def test_a_viewer_that_fails_leaves_the_results_and_says_so(contest):
     (contest.path / "conftest.py").write_text(
         "import pcg_plugin.core.viewer as v\n"
         "def boom(*a, **k):\n    raise OSError('disk full')\n"
-        "v.add_to_report = boom\n")  # fmt: skip
+        "v.add_to_report = boom\n"
+    )
     result = contest.runpytest_subprocess("subs", *SPELL)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["1. alpha 0.833", "*the report has no charts, trial table or trial links: "
-                                 "OSError: disk full*"])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        ["1. alpha 0.833", "*the report has no charts, trial table or trial links: OSError: disk full*"]
+    )
     assert (run_dir(contest) / "results.json").is_file()

@@ -13,10 +13,16 @@ import pytest
 # one tiny submission and run of each problem, asking a loopback OpenAI-compatible server
 PROBLEMS = {
     "science-birds": ({"prompt.txt": "Draw <OBJECT> with blocks."}, ("--pcg-letters", "A", "--pcg-trials", "1")),
-    "pcgbench/binary-v0": ({"prompt.txt": "A level for <PROBLEM>."}, ("--pcg-grid-instances", "1", "--pcg-trials", "1")),
+    "pcgbench/binary-v0": (
+        {"prompt.txt": "A level for <PROBLEM>."},
+        ("--pcg-grid-instances", "1", "--pcg-trials", "1"),
+    ),
     "imagegame": ({"imagegame.toml": "# self-play\n"}, ("--pcg-imagegame-instances", "compact_grids/0")),
-    "gameeval/askguess-easy": ({"gameeval.toml": "# self-play\n"}, ("--pcg-gameeval-targets", "apple", "--pcg-trials", "1")),
-}  # fmt: skip
+    "gameeval/askguess-easy": (
+        {"gameeval.toml": "# self-play\n"},
+        ("--pcg-gameeval-targets", "apple", "--pcg-trials", "1"),
+    ),
+}
 
 
 def test_a_file_or_a_path_through_a_file_is_named(tmp_path: Path) -> None:
@@ -27,7 +33,8 @@ def test_a_file_or_a_path_through_a_file_is_named(tmp_path: Path) -> None:
     assert why_not_writable(tmp_path / "afile") == "it is a file, not a folder"
     assert why_not_writable(tmp_path / "afile" / "store") == f"{tmp_path / 'afile'} is a file"
     assert check_writable([("--pcg-store", tmp_path / "afile"), ("--pcg-out", tmp_path / "ok")]) == [
-        f"--pcg-store {tmp_path / 'afile'}: it is a file, not a folder"]
+        f"--pcg-store {tmp_path / 'afile'}: it is a file, not a folder"
+    ]
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".pcg-probe")]  # the probe leaves nothing
     assert not (tmp_path / "new").exists()
 
@@ -63,9 +70,21 @@ def test_every_problem_refuses_a_folder_it_cannot_write_before_asking_the_model(
     with loopback_llm.serve(loopback_llm.FakeOpenAI()) as server:
         for case, (paths, option, shown) in cases.items():
             monkeypatch.setenv("PCG_CACHE_DIR", str(pytester.path / ("afile/cache" if case == "cache" else "cache")))
-            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
-                                        "--pcg-base-url", server.url, "--pcg-model", "m", "-p", "no:cacheprovider",
-                                        *targets, *paths)  # fmt: skip
+            result = pytester.runpytest(
+                "submissions",
+                "--pcg-problem",
+                problem,
+                "--pcg-backend",
+                "openai",
+                "--pcg-base-url",
+                server.url,
+                "--pcg-model",
+                "m",
+                "-p",
+                "no:cacheprovider",
+                *targets,
+                *paths,
+            )
             assert result.ret == pytest.ExitCode.USAGE_ERROR, (case, result.stdout.str()[-2000:])
             line = f"ERROR: {option} {pytester.path / shown}: "
             assert line in result.stderr.str() and "no model was called" in result.stderr.str(), case

@@ -19,8 +19,9 @@ from pcg_plugin.core.zips import ZipLimits, ZipRefused, evaluated_as, is_submiss
 PROGRAM = "from chatgpt4pcg.models.trial_loop import TrialLoop\nclass T(TrialLoop):\n    pass\n"
 
 
-def make_zip(path: Path, members: dict[str, str | bytes], *, modes: dict[str, int] | None = None,
-             encrypted: tuple[str, ...] = ()) -> Path:  # fmt: skip
+def make_zip(
+    path: Path, members: dict[str, str | bytes], *, modes: dict[str, int] | None = None, encrypted: tuple[str, ...] = ()
+) -> Path:
     """A zip of ``members`` (name -> content, as written, any name); ``modes``: Unix modes (a symlink); members
     in ``encrypted`` (all of them: the flag is set in every header) carry the encryption flag, which is all a
     reader sees before the password."""
@@ -54,11 +55,18 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache" / "zips"
 
 
-def test_a_zip_with_one_top_folder_is_that_folder_unpacked_once_into_the_cache(tmp_path: Path, cache: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    source = make_zip(tmp_path / "submissions" / "team_a.zip", {
-        "BlockBuilders/": "", "BlockBuilders/agent/agent.py": PROGRAM, "BlockBuilders/README.md": "run it\n",
-        "__MACOSX/BlockBuilders/._README.md": b"\x00\x05\x16\x07"})  # fmt: skip
+def test_a_zip_with_one_top_folder_is_that_folder_unpacked_once_into_the_cache(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = make_zip(
+        tmp_path / "submissions" / "team_a.zip",
+        {
+            "BlockBuilders/": "",
+            "BlockBuilders/agent/agent.py": PROGRAM,
+            "BlockBuilders/README.md": "run it\n",
+            "__MACOSX/BlockBuilders/._README.md": b"\x00\x05\x16\x07",
+        },
+    )
     before = tree(tmp_path / "submissions")
     folder = unpacked(source)
     assert folder.name == "team_a" and folder.parent.name == "submissions" and cache in folder.parents
@@ -76,8 +84,7 @@ def test_a_zip_with_one_top_folder_is_that_folder_unpacked_once_into_the_cache(t
 def test_files_at_the_top_and_backslash_names_unpack_as_a_folder(tmp_path: Path, cache: Path) -> None:
     source = make_zip(tmp_path / "team_b.ZIP", {"main.py": PROGRAM, "prompts\\task.txt": "TARGET=<OBJECT>"})
     folder = unpacked(source)
-    assert folder.name == "team_b" and tree(folder) == {"main.py": len(PROGRAM), "prompts": -1,
-                                                        "prompts/task.txt": 15}  # fmt: skip
+    assert folder.name == "team_b" and tree(folder) == {"main.py": len(PROGRAM), "prompts": -1, "prompts/task.txt": 15}
 
 
 HOSTILE = {
@@ -85,18 +92,23 @@ HOSTILE = {
     "deep-parent": ({"team/a/../../../evil.py": "x"}, {}, (), "escapes the folder ('..')"),
     "absolute": ({"/etc/evil.py": "x"}, {}, (), "member '/etc/evil.py' has an absolute path"),
     "drive": ({"C:\\evil.py": "x"}, {}, (), "has an absolute path"),
-    "symlink": ({"team/link": "/etc/passwd", "team/main.py": PROGRAM}, {"team/link": stat.S_IFLNK | 0o777}, (),
-                "member 'team/link' is a symbolic link"),
+    "symlink": (
+        {"team/link": "/etc/passwd", "team/main.py": PROGRAM},
+        {"team/link": stat.S_IFLNK | 0o777},
+        (),
+        "member 'team/link' is a symbolic link",
+    ),
     "fifo": ({"team/pipe": ""}, {"team/pipe": stat.S_IFIFO | 0o644}, (), "is a special file"),
     "encrypted": ({"team/main.py": PROGRAM}, {}, ("team/main.py",), "encrypted (password-protected) member"),
     "too-many-files": ({f"team/f{i}.txt": "x" for i in range(6)}, {}, (), "more than 5 files"),
     "too-big": ({"team/big.txt": "0" * (2 * 1024 * 1024 + 1)}, {}, (), "unpacks to more than 2 MB"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("shape", sorted(HOSTILE))
-def test_each_hostile_zip_is_refused_and_nothing_is_written_outside_the_cache(shape: str, tmp_path: Path,
-                                                                           cache: Path) -> None:  # fmt: skip
+def test_each_hostile_zip_is_refused_and_nothing_is_written_outside_the_cache(
+    shape: str, tmp_path: Path, cache: Path
+) -> None:
     members, modes, encrypted, message = HOSTILE[shape]
     source = make_zip(tmp_path / "in" / "submissions" / "evil.zip", members, modes=modes, encrypted=encrypted)
     before = tree(tmp_path)
@@ -205,7 +217,11 @@ def test_a_member_name_that_is_not_utf8_unpacks_to_its_bytes_as_unzip_writes_it(
     _rename_member(source, "cafX.txt", b"caf\xe9.txt", utf8_flag=False)  # Latin-1, no flag
     _rename_member(source, "naXXve.md", "na\u00efve".encode() + b".md", utf8_flag=False)  # UTF-8 without the flag
     folder = unpacked(source)
-    assert sorted(os.fsencode(p.name) for p in folder.iterdir()) == [b"caf\xe9.txt", b"main.py", "na\u00efve.md".encode()]
+    assert sorted(os.fsencode(p.name) for p in folder.iterdir()) == [
+        b"caf\xe9.txt",
+        b"main.py",
+        "na\u00efve.md".encode(),
+    ]
     from pcg_plugin.core.folders import files_hash
 
     assert files_hash(folder).startswith("sha256:")  # hashed as those bytes, as the folder unzip makes would be

@@ -26,8 +26,9 @@ PATH_ROOTS = ("pcg_plugin", "tests", "scripts", "docs", "examples", "templates",
 _PATH = re.compile(r"(?<![\w./~$<>-])((?:%s)/(?:[\w.*/-]|\{[\w,.-]*\})*)" % "|".join(re.escape(r) for r in PATH_ROOTS))
 _MODULE_REF = re.compile(r"(?<![\w./])pcg_plugin(?:\.[A-Za-z_]\w*)+")
 _OPTION = re.compile(r"--pcg-[a-z0-9]+(?:-[a-z0-9]+)*")
-_FENCE = re.compile(r"^(?P<indent> {0,4})(?P<fence>```+|~~~+)(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-                    re.M | re.S)  # fmt: skip
+_FENCE = re.compile(
+    r"^(?P<indent> {0,4})(?P<fence>```+|~~~+)(?P<lang>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$", re.M | re.S
+)
 _SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 SHELL_LANGS = {"", "bash", "sh", "shell", "console", "text"}
 
@@ -72,7 +73,7 @@ def _expand_braces(path: str) -> list[str]:
     m = re.search(r"\{([^{}]*)\}", path)
     if not m:
         return [path]
-    return [out for part in m.group(1).split(",") for out in _expand_braces(path[: m.start()] + part + path[m.end():])]
+    return [out for part in m.group(1).split(",") for out in _expand_braces(path[: m.start()] + part + path[m.end() :])]
 
 
 def repo_paths(text: str) -> list[str]:
@@ -80,7 +81,7 @@ def repo_paths(text: str) -> list[str]:
     found = []
     for m in _PATH.finditer(text):
         path = m.group(1).rstrip(".")
-        if text[m.end():m.end() + 1] == "<":  # `tests/test_<module>.py`: the folder before the placeholder
+        if text[m.end() : m.end() + 1] == "<":  # `tests/test_<module>.py`: the folder before the placeholder
             path = path.rsplit("/", 1)[0] + "/"
         found.append(path)
     return found
@@ -160,9 +161,9 @@ def command(words: list[str]) -> tuple[str, list[str]] | None:
     if not args:
         return None
     if args[0] == "pytest" or (args[0] in ("python", "python3") and args[1:3] == ["-m", "pytest"]):
-        return "pytest", args[1 if args[0] == "pytest" else 3:]
+        return "pytest", args[1 if args[0] == "pytest" else 3 :]
     if args[0] == "pcg" or (args[0] in ("python", "python3") and args[1:3] == ["-m", "pcg_plugin"]):
-        return "pcg", args[1 if args[0] == "pcg" else 3:]
+        return "pcg", args[1 if args[0] == "pcg" else 3 :]
     return None
 
 
@@ -247,8 +248,11 @@ def options_named(text: str) -> list[str]:
 
 # A block states a measurement when it says so ("measured", "took") or quotes a speed, a duration in ms, a wall
 # time or a percentage with decimals. Limits and settings ("a 120 s time limit", "1 GiB") are not measurements.
-_FIGURE = re.compile(r"\bmeasured\b(?=[\s:]+(?:on|from|with|at|by|under|in|against|while|:))|\btook\b|\bwall( time)?\b.{0,20}\d|\d\s?(?:ms|µs)\b|\d[\d,.]*\s?"
-                     r"(?:images|tokens|episodes|calls|levels|items|requests)/s\b|\d\.\d+\s?%", re.I)  # fmt: skip
+_FIGURE = re.compile(
+    r"\bmeasured\b(?=[\s:]+(?:on|from|with|at|by|under|in|against|while|:))|\btook\b|\bwall( time)?\b.{0,20}\d|\d\s?(?:ms|µs)\b|\d[\d,.]*\s?"
+    r"(?:images|tokens|episodes|calls|levels|items|requests)/s\b|\d\.\d+\s?%",
+    re.I,
+)
 # What counts as the command that measures it: a shell command line or a script of the repository.
 _MEASURE = re.compile(r"(?:^|[\s`(])(?:python3? |pytest |pcg |scripts/|\S+=\S+ (?:python3?|pytest) |measured: )")
 

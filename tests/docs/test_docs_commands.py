@@ -5,8 +5,18 @@ the docs is registered: renaming an option or a command fails here."""
 from __future__ import annotations
 
 import pytest
-from docs_pages import (ROOT, SHELL_LANGS, Page, command_lines, options_named, page_ids, pages, pcg_error,
-                        pytest_error, registered_pcg_options)  # fmt: skip
+from docs_pages import (
+    ROOT,
+    SHELL_LANGS,
+    Page,
+    command_lines,
+    options_named,
+    page_ids,
+    pages,
+    pcg_error,
+    pytest_error,
+    registered_pcg_options,
+)
 
 PAGES = pages()
 
@@ -35,12 +45,19 @@ def test_the_docs_quote_commands_at_all() -> None:
 
 
 def test_a_renamed_option_or_command_is_caught() -> None:
-    page = Page(PAGES[0].path, "```bash\nOPENAI_API_KEY=x pytest subs/ --pcg-trails 3 -n 2  # typo\n"
-                               "pcg extract r.txt | pcg convret -\n```\nor `pcg scor DIR` and `pcg score`.\n")  # fmt: skip
+    page = Page(
+        PAGES[0].path,
+        "```bash\nOPENAI_API_KEY=x pytest subs/ --pcg-trails 3 -n 2  # typo\n"
+        "pcg extract r.txt | pcg convret -\n```\nor `pcg scor DIR` and `pcg score`.\n",
+    )
     lines = command_lines(page)
-    assert [(p, a) for _, p, a in lines] == [("pytest", ["subs/", "--pcg-trails", "3", "-n", "2"]),
-                                             ("pcg", ["extract", "r.txt"]), ("pcg", ["convret", "-"]),
-                                             ("pcg", ["scor", "DIR"]), ("pcg", ["score"])]  # fmt: skip
+    assert [(p, a) for _, p, a in lines] == [
+        ("pytest", ["subs/", "--pcg-trails", "3", "-n", "2"]),
+        ("pcg", ["extract", "r.txt"]),
+        ("pcg", ["convret", "-"]),
+        ("pcg", ["scor", "DIR"]),
+        ("pcg", ["score"]),
+    ]
     errors = [pytest_error(a) if p == "pytest" else pcg_error(a) for _, p, a in lines]
     assert "--pcg-trails" in errors[0] and errors[1] is None and "convret" in errors[2] and "scor" in errors[3]
     assert errors[4] is None  # a command named in prose, without its arguments
@@ -51,8 +68,12 @@ def _example_paths(page: Page) -> list[str]:
     """The ``submissions/...`` arguments of the pytest and pcg command lines in the page's shell code blocks
     (what a reader copies and runs from a clone; a node id's ``::...`` and a zip example in prose are left out)."""
     blocks = "".join(f"```{lang}\n{body}```\n" for lang, body in page.fences() if lang in SHELL_LANGS)
-    return [arg.split("::")[0] for _, _, args in command_lines(Page(page.path, blocks)) for arg in args
-            if arg.startswith("submissions/")]  # fmt: skip
+    return [
+        arg.split("::")[0]
+        for _, _, args in command_lines(Page(page.path, blocks))
+        for arg in args
+        if arg.startswith("submissions/")
+    ]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_ids(PAGES))

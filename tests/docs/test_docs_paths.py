@@ -22,11 +22,18 @@ def test_every_module_name_resolves(page: Page) -> None:
 
 
 def test_the_checks_see_paths_in_prose_code_and_links(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    text = ("see `pcg_plugin/errors.py`, [x](docs/results-schema.md), `pcg_plugin/{errors,nope}.py`,\n"
-            "```bash\npython scripts/nope.py\n```\n`tests/test_<module>.py`, http://h/tests/x.py")  # fmt: skip
+    text = (
+        "see `pcg_plugin/errors.py`, [x](docs/results-schema.md), `pcg_plugin/{errors,nope}.py`,\n"
+        "```bash\npython scripts/nope.py\n```\n`tests/test_<module>.py`, http://h/tests/x.py"
+    )
     paths = repo_paths(text)
-    assert paths == ["pcg_plugin/errors.py", "docs/results-schema.md", "pcg_plugin/{errors,nope}.py",
-                     "scripts/nope.py", "tests/"]  # fmt: skip
+    assert paths == [
+        "pcg_plugin/errors.py",
+        "docs/results-schema.md",
+        "pcg_plugin/{errors,nope}.py",
+        "scripts/nope.py",
+        "tests/",
+    ]
     assert [missing_path(p) for p in paths] == [None, None, "pcg_plugin/nope.py", "scripts/nope.py", None]
     assert missing_module_ref("pcg_plugin.errors.Reason") is None
     assert missing_module_ref("pcg_plugin.errors.Nope") and missing_module_ref("pcg_plugin.nope.x")

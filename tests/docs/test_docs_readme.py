@@ -17,8 +17,11 @@ def test_readme_fits_on_two_screens() -> None:
 
 def test_readme_test_command_is_the_one_ci_runs() -> None:
     """`.ci/run` runs "the README's test command": the same pytest arguments (python3 there, python here)."""
-    ci_lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-                if re.match(r"python3? -m pytest ", line)]  # fmt: skip
+    ci_lines = [
+        line
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if re.match(r"python3? -m pytest ", line)
+    ]
     assert len(ci_lines) == 1, ci_lines
     ci_args = shlex.split(ci_lines[0])[3:]
     quoted = [args for _, program, args in command_lines(README) if program == "pytest"]

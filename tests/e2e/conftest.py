@@ -24,8 +24,11 @@ def competition(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    write_competition(pytester.path, {
-        "team_prog": {"entry.py": program()},
-        "team_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT>"},
-    })  # fmt: skip
+    write_competition(
+        pytester.path,
+        {
+            "team_prog": {"entry.py": program()},
+            "team_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT>"},
+        },
+    )
     return pytester

@@ -15,7 +15,7 @@ from typing import Any
 # The scripted LLM double: answers with the glyph program for the letter named in the last user message (a
 # glyph variant chosen by TRIAL=n when the program sends its trial number, so trials differ and diversity is
 # above 0), or with a deliberately broken answer when the message asks for one (MODE=...).
-RESPONDER = '''
+RESPONDER = """
 import re
 from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
@@ -35,9 +35,9 @@ def respond(messages, n=1):
     else:
         answer = "```\\n" + letter_program(letter, variant) + "\\n```"
     return [answer] * n
-'''
+"""
 
-PROGRAM = '''
+PROGRAM = """
 from chatgpt4pcg.competition import chat_with_chatgpt
 from chatgpt4pcg.models.trial_context import TrialContext
 from chatgpt4pcg.models.trial_loop import TrialLoop
@@ -46,12 +46,14 @@ class Entry(TrialLoop):
     @staticmethod
     def run(ctx: TrialContext, target_character: str) -> str:
         {body}
-'''
+"""
 
 GOOD_BODY = 'return chat_with_chatgpt(ctx, [{"role": "user", "content": f"TARGET={target_character}"}])[0]'
 # Trials differ (the double draws a glyph variant per trial): diversity, and so every char score, is above 0.
-VARIED_BODY = ('return chat_with_chatgpt(ctx, [{"role": "user", "content": '
-               'f"TARGET={target_character} TRIAL={ctx.get_trial_number()} {EXTRA}"}])[0]')
+VARIED_BODY = (
+    'return chat_with_chatgpt(ctx, [{"role": "user", "content": '
+    'f"TARGET={target_character} TRIAL={ctx.get_trial_number()} {EXTRA}"}])[0]'
+)
 
 
 def program(body: str = GOOD_BODY, extra: str = "") -> str:
@@ -69,9 +71,22 @@ def write_competition(root: Path, entries: dict[str, dict[str, str]]) -> None:
 
 
 def run_args(out: str, *extra: str) -> list[str]:
-    return ["submissions", "--pcg-backend", "scripted", "--pcg-model", "scripted_llm:respond",
-            "--pcg-classifier", str(TINY_CLASSIFIER),
-            "--pcg-out", out, "--pcg-store", "store", "-p", "no:cacheprovider", *extra]  # fmt: skip
+    return [
+        "submissions",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "scripted_llm:respond",
+        "--pcg-classifier",
+        str(TINY_CLASSIFIER),
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        *extra,
+    ]
 
 
 def load_results(root: Path, out: str) -> dict[str, Any]:
@@ -79,7 +94,9 @@ def load_results(root: Path, out: str) -> dict[str, Any]:
     from pcg_plugin.problems.science_birds import results
 
     text = (root / out / results.FILE).read_text(encoding="utf-8")
-    assert results.dumps(results.read(root / out)) == text, "pcg_plugin.problems.science_birds.results does not round-trip this run"
+    assert results.dumps(results.read(root / out)) == text, (
+        "pcg_plugin.problems.science_birds.results does not round-trip this run"
+    )
     return json.loads(text)  # type: ignore[no-any-return]
 
 
@@ -102,8 +119,10 @@ def rescore_run_folder(run: Path) -> dict[str, Any]:
     with contextlib.redirect_stdout(out):
         assert main(["score", str(run)]) == 0
     text = out.getvalue()
-    rows = {m.group(2): (int(m.group(1)), Decimal(m.group(4)))
-            for m in re.finditer(r"^\s*(\d+)  (\S+)\s+(\d+\.\d+)  (\S+)$", text, re.M)}  # fmt: skip
+    rows = {
+        m.group(2): (int(m.group(1)), Decimal(m.group(4)))
+        for m in re.finditer(r"^\s*(\d+)  (\S+)\s+(\d+\.\d+)  (\S+)$", text, re.M)
+    }
     competition = Decimal(re.search(r"competition score (\S+)", text).group(1))  # type: ignore[union-attr]
     after = {p.relative_to(run): p.read_bytes() for p in run.glob("**/result/*")}
     return {"text": text, "rows": rows, "competition": competition, "before": before, "after": after}
@@ -113,7 +132,9 @@ def assert_rescore_equals_results(run: Path, results: dict[str, Any]) -> None:
     """``pcg score`` on the run folder gives the run's own results.json, digit for digit: the same programs,
     prompt scores, ranks and competition score, and the same result/ files."""
     got = rescore_run_folder(run)
-    assert got["rows"] == {s["name"]: (s["rank"], Decimal(s["prompt_score"])) for s in results["submissions"]}, got["text"]
+    assert got["rows"] == {s["name"]: (s["rank"], Decimal(s["prompt_score"])) for s in results["submissions"]}, got[
+        "text"
+    ]
     assert got["competition"] == Decimal(results["competition_score"])
     assert got["before"] and got["after"] == got["before"]
 
@@ -132,9 +153,17 @@ def make_tiny_classifier(path: Path) -> Path:
 
     torch.manual_seed(0)
     labels = {i: chr(65 + i) for i in range(26)}
-    config = ViTConfig(image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                       intermediate_size=64, num_labels=26, id2label=labels,
-                       label2id={v: k for k, v in labels.items()})  # fmt: skip
+    config = ViTConfig(
+        image_size=32,
+        patch_size=8,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=26,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+    )
     ViTForImageClassification(config).save_pretrained(path)
     ViTImageProcessor(size={"height": 32, "width": 32}, image_mean=[0.5] * 3, image_std=[0.5] * 3).save_pretrained(path)
     return path

@@ -19,13 +19,24 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster_support import GATED, KNOCK, OPEN_CLUSTER, RUN_HOST, bare_env, skip_reason, stranger, two_hosts, two_hosts_reason
+from cluster_support import (
+    GATED,
+    KNOCK,
+    OPEN_CLUSTER,
+    RUN_HOST,
+    bare_env,
+    skip_reason,
+    stranger,
+    two_hosts,
+    two_hosts_reason,
+)
 from e2e_support import VARIED_BODY, load_results, program, run_args, write_competition
 
 REASON = skip_reason() or two_hosts_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
 TRIALS = 8
+
 
 def stored_calls(root: Path) -> int:
     with sqlite3.connect(root / "store" / "responses.sqlite3") as db:
@@ -51,8 +62,14 @@ def test_a_local_cluster_listens_on_loopback_and_lets_in_only_its_token(gated: p
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=str(ray_tmp))
     env.pop("PYTEST_XDIST_WORKER", None)
     with two_hosts() as hosts:
-        driver = subprocess.Popen(hosts.cmd(hosts.run, pytest_args("run", "--pcg-cluster", "local:2")), cwd=root,
-                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        driver = subprocess.Popen(
+            hosts.cmd(hosts.run, pytest_args("run", "--pcg-cluster", "local:2")),
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 240
             log = root / "requests.log"
@@ -73,8 +90,12 @@ def test_a_local_cluster_listens_on_loopback_and_lets_in_only_its_token(gated: p
             local = stranger(hosts, hosts.run, f"127.0.0.1:{gcs[0]}", bare_env(root, **loopback))
             assert local.returncode != 0 and "STRANGER RAN" not in local.stdout, local.stdout[-2000:]
             assert "Authentication token is missing or incorrect" in local.stderr, local.stderr[-3000:]
-            control = stranger(hosts, hosts.run, f"127.0.0.1:{gcs[0]}",
-                               bare_env(root, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(tokens[0]), **loopback))
+            control = stranger(
+                hosts,
+                hosts.run,
+                f"127.0.0.1:{gcs[0]}",
+                bare_env(root, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(tokens[0]), **loopback),
+            )
             assert "STRANGER RAN A TASK 42" in control.stdout, control.stderr[-3000:]
         finally:
             (root / "go").touch()
@@ -104,8 +125,14 @@ def test_an_open_cluster_is_refused_unless_insecure_is_asked(gated: pytest.Pytes
     for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_TMPDIR"):
         env.pop(key, None)
     with two_hosts() as hosts:
-        cluster = subprocess.Popen(hosts.cmd(hosts.run, [sys.executable, "-c", OPEN_CLUSTER]), env=env,
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+        cluster = subprocess.Popen(
+            hosts.cmd(hosts.run, [sys.executable, "-c", OPEN_CLUSTER]),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         try:
             address = cluster.stdout.readline().strip()  # type: ignore[union-attr]
             assert address.startswith(RUN_HOST + ":"), address
@@ -113,8 +140,15 @@ def test_an_open_cluster_is_refused_unless_insecure_is_asked(gated: pytest.Pytes
             assert "STRANGER RAN A TASK 42" in control.stdout, control.stderr[-3000:]
 
             def join(*extra: str) -> subprocess.CompletedProcess[str]:
-                return subprocess.run(hosts.cmd(hosts.run, pytest_args("joined", "--pcg-cluster", address, *extra)),
-                                      cwd=root, env=env, capture_output=True, text=True, timeout=400, check=False)  # fmt: skip
+                return subprocess.run(
+                    hosts.cmd(hosts.run, pytest_args("joined", "--pcg-cluster", address, *extra)),
+                    cwd=root,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=400,
+                    check=False,
+                )
 
             refused = join()
             assert refused.returncode == 4, refused.stdout[-3000:] + refused.stderr[-3000:]

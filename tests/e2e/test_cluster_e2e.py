@@ -19,7 +19,7 @@ ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")  # 2 submissions x 2 letter
 TRIALS = 8
 
 # The scripted double, counting every request it answers (one line each) before it answers: "requests" below.
-COUNTING = '''
+COUNTING = """
 from pathlib import Path
 import scripted_llm
 
@@ -27,7 +27,7 @@ def respond(messages, n=1):
     with open(Path(__file__).with_name("requests.log"), "a") as log:
         log.write("x\\n")
     return scripted_llm.respond(messages, n)
-'''
+"""
 
 
 def stored_calls(root: Path) -> list[tuple[str, int]]:
@@ -37,14 +37,16 @@ def stored_calls(root: Path) -> list[tuple[str, int]]:
 
 def run_files(run: Path) -> dict[str, bytes]:
     """The trial files of a run folder (levels and raw answers: what workers write), by relative path."""
-    return {p.relative_to(run).as_posix(): p.read_bytes() for p in sorted(run.rglob("*"))
-            if p.is_file() and p.suffix in (".xml", ".txt") and "/result" not in p.as_posix()}  # fmt: skip
+    return {
+        p.relative_to(run).as_posix(): p.read_bytes()
+        for p in sorted(run.rglob("*"))
+        if p.is_file() and p.suffix in (".xml", ".txt") and "/result" not in p.as_posix()
+    }
 
 
 def reference_run(competition: pytest.Pytester, out: str, *extra: str) -> dict:
     """The same competition without the cluster (its own store, so every call is paid here too)."""
-    result = competition.runpytest_subprocess(*run_args(out, *ARGS, "--pcg-store", out + "-store", *extra),
-                                              timeout=300)  # fmt: skip
+    result = competition.runpytest_subprocess(*run_args(out, *ARGS, "--pcg-store", out + "-store", *extra), timeout=300)
     assert result.ret == 0, result.stdout.str()
     return load_results(competition.path, out)
 
@@ -73,8 +75,16 @@ def test_a_cluster_with_a_node_removed_scores_like_n2(varied):
     directly). Calls go through the per-endpoint limiter actors (``--pcg-rpm``), whose lost slots are freed."""
     competition = varied
     runs = {"parallel": reference_run(competition, "parallel", "-p", "xdist", "-n", "2")}
-    stdout = cluster_run(competition, "cluster", "--pcg-cluster-fault", "remove-node-after:1",
-                         "--pcg-rpm", "6000", "--pcg-concurrency", "2")  # through the limiter actors, never binding
+    stdout = cluster_run(
+        competition,
+        "cluster",
+        "--pcg-cluster-fault",
+        "remove-node-after:1",
+        "--pcg-rpm",
+        "6000",
+        "--pcg-concurrency",
+        "2",
+    )  # through the limiter actors, never binding
     assert "1 node removed" in stdout and "attempt 1 lost" in stdout, stdout[-3000:]
     assert stdout.count("pcg cluster: rate limit of endpoint") == 1, stdout[-3000:]  # one model, one limiter
     runs["cluster"] = load_results(competition.path, "cluster")
@@ -121,8 +131,14 @@ def test_a_killed_driver_is_resumed_by_a_rerun_with_the_same_store(varied):
     tmp = tempfile.mkdtemp(prefix="pcg-ray-", dir="/tmp")  # short: Ray's sockets live under it
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=tmp)
     log = competition.path / "requests.log"
-    driver = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=competition.path, env=env,
-                              preexec_fn=netns_preexec, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=competition.path,
+        env=env,
+        preexec_fn=netns_preexec,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 300
         while (not log.exists() or log.read_text().count("x") < 3) and time.monotonic() < deadline:

@@ -23,8 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (TINY_CLASSIFIER, VARIED_BODY, assert_rescore_equals_results, load_results, program, run_args,
-                         write_competition)
+from e2e_support import (
+    TINY_CLASSIFIER,
+    VARIED_BODY,
+    assert_rescore_equals_results,
+    load_results,
+    program,
+    run_args,
+    write_competition,
+)
 
 from pcg_plugin.cli import main as pcg_main
 
@@ -32,7 +39,7 @@ LETTERS = ("I", "L")
 TRIALS = 2
 ARGS = ("--pcg-letters", ",".join(LETTERS), "--pcg-trials", str(TRIALS))
 
-PROGRAM_2025 = '''
+PROGRAM_2025 = """
 from llms4pcg.competition import TrialContext, TrialLoop, chat_with_llm
 
 class Entry(TrialLoop):
@@ -40,18 +47,18 @@ class Entry(TrialLoop):
     def run(ctx: TrialContext, target_character: str) -> str:
         return chat_with_llm(ctx, [{"role": "user", "content":
             f"TARGET={target_character} TRIAL={ctx.get_trial_number() + {OFFSET}}"}])[0]
-'''
+"""
 
 # A 2023 double: the same glyph programs, written with that year's function name (the 2023 scripts extract
 # `ab_drop(...)`, not `drop_block(...)`: a 2023 run that looked for drop_block would score every trial no_code).
-RESPONDER_2023 = '''
+RESPONDER_2023 = """
 import re
 from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
 def respond(messages, n=1):
     letter = re.search(r'TARGET="?([A-Z])', messages[-1]["content"]).group(1)
     return ["```\\n" + letter_program(letter, 1).replace("drop_block(", "ab_drop(") + "\\n```"] * n
-'''
+"""
 
 
 # -- the published formula, exactly, from per-trial numbers ----------------------------------------------------
@@ -97,8 +104,12 @@ def expected_scores(
             char[n, c] = mean * (diversity[n][c] if diversity is not None else 1)
         prompt[n] = sum((char[n, c] for c in LETTERS), Fraction(0)) / len(LETTERS)
     total = sum(prompt.values(), Fraction(0)) or Fraction(1)
-    return {"weights": weights, "char": char, "prompt": prompt,
-            "normalized": {n: 100 * prompt[n] / total for n in names}}  # fmt: skip
+    return {
+        "weights": weights,
+        "char": char,
+        "prompt": prompt,
+        "normalized": {n: 100 * prompt[n] / total for n in names},
+    }
 
 
 def close(value: str, expected: Fraction) -> bool:
@@ -168,8 +179,9 @@ def pcg_score(run: Path, tmp: Path, edition: str, *extra: str, prompts: dict[str
     for name, text in (prompts or {}).items():
         (src / name / "prompt.txt").write_text(text)
     with contextlib.redirect_stdout(io.StringIO()):
-        rc = pcg_main(["score", str(src), "--edition", edition, "--letters", "".join(LETTERS),
-                       "--trials", str(TRIALS), *extra])  # fmt: skip
+        rc = pcg_main(
+            ["score", str(src), "--edition", edition, "--letters", "".join(LETTERS), "--trials", str(TRIALS), *extra]
+        )
     assert rc == 0
     return src / "result"
 
@@ -186,7 +198,10 @@ def check_stage_files_agree(results: dict[str, Any], result_dir: Path, trial_col
     for row in ranks:
         sub = by_name[row["team"]]
         assert (row["promptScore"], row["normalizedPromptScore"], int(row["rank"])) == (
-            sub["prompt_score"], sub["normalized_score"], sub["rank"])
+            sub["prompt_score"],
+            sub["normalized_score"],
+            sub["rank"],
+        )
     for row in read_csv(result_dir / "character_scores.csv"):
         assert row["characterScore"] == by_name[row["teamName"]]["letters"][row["character"]]["char_score"]
     for row in read_csv(result_dir / "trial_scores.csv"):
@@ -199,11 +214,17 @@ def check_stage_files_agree(results: dict[str, Any], result_dir: Path, trial_col
 
 
 def test_2024_scores_equal_the_formula_and_the_stage_files(competition, tmp_path):
-    write_competition(competition.path, {
-        "team_prog": {"entry.py": program(VARIED_BODY)},
-        "team_b": {"entry.py": program(VARIED_BODY.replace("TRIAL={ctx.get_trial_number()}",
-                                                           "TRIAL={ctx.get_trial_number() + 1}"))},
-    })  # fmt: skip
+    write_competition(
+        competition.path,
+        {
+            "team_prog": {"entry.py": program(VARIED_BODY)},
+            "team_b": {
+                "entry.py": program(
+                    VARIED_BODY.replace("TRIAL={ctx.get_trial_number()}", "TRIAL={ctx.get_trial_number() + 1}")
+                )
+            },
+        },
+    )
     result = competition.runpytest_subprocess(*run_args("run", *ARGS, "--pcg-edition", "2024"), timeout=300)
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
@@ -233,13 +254,17 @@ def test_2024_scores_equal_the_formula_and_the_stage_files(competition, tmp_path
 
 
 def test_2025_diversity_is_the_cls_embedding_and_disable_weights_applies(competition, tmp_path):
-    write_competition(competition.path, {
-        "team_prog": {"entry.py": PROGRAM_2025.replace("{OFFSET}", "0")},
-        "team_b": {"entry.py": PROGRAM_2025.replace("{OFFSET}", "1")},
-    })  # fmt: skip
+    write_competition(
+        competition.path,
+        {
+            "team_prog": {"entry.py": PROGRAM_2025.replace("{OFFSET}", "0")},
+            "team_b": {"entry.py": PROGRAM_2025.replace("{OFFSET}", "1")},
+        },
+    )
     shutil.rmtree(competition.path / "submissions" / "team_prompt")
-    result = competition.runpytest_subprocess(*run_args("run", *ARGS, "--pcg-edition", "2025",
-                                                        "--pcg-disable-weights", "true"), timeout=300)  # fmt: skip
+    result = competition.runpytest_subprocess(
+        *run_args("run", *ARGS, "--pcg-edition", "2025", "--pcg-disable-weights", "true"), timeout=300
+    )
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
     run = competition.path / "run"
@@ -261,8 +286,9 @@ def test_2025_diversity_is_the_cls_embedding_and_disable_weights_applies(competi
     check_stage_files_agree(results, rescored, "trial_score")
     # the option has an effect on pcg score too: without it the same stage files score differently
     weighted = read_csv(pcg_score(run, tmp_path / "w", "2025") / "prompt_scores_ranks.csv")
-    assert {r["team"]: r["promptScore"] for r in weighted} != {s["name"]: s["prompt_score"]
-                                                               for s in results["submissions"]}  # fmt: skip
+    assert {r["team"]: r["promptScore"] for r in weighted} != {
+        s["name"]: s["prompt_score"] for s in results["submissions"]
+    }
     assert_rescore_equals_results(run, results)  # the run folder: its settings (weights off) are the defaults
 
 
@@ -272,11 +298,13 @@ def test_2023_ab_drop_no_diversity_columns_and_tie_break(competition, tmp_path):
     long_prompt = "Please draw this for me, with care and patience: TARGET=<OBJECT>"
     short_prompt = "TARGET=<OBJECT>"
     shutil.rmtree(competition.path / "submissions")
-    write_competition(competition.path, {"aa_long": {"prompt.txt": long_prompt},
-                                         "zz_short": {"prompt.txt": short_prompt}})  # fmt: skip
+    write_competition(
+        competition.path, {"aa_long": {"prompt.txt": long_prompt}, "zz_short": {"prompt.txt": short_prompt}}
+    )
     (competition.path / "scripted_llm.py").write_text(RESPONDER_2023)
-    result = competition.runpytest_subprocess(*run_args("run", *ARGS, "--pcg-edition", "2023",
-                                                        "--pcg-tie-break", "prompt-length"), timeout=300)  # fmt: skip
+    result = competition.runpytest_subprocess(
+        *run_args("run", *ARGS, "--pcg-edition", "2023", "--pcg-tie-break", "prompt-length"), timeout=300
+    )
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
     run = competition.path / "run"

@@ -23,7 +23,7 @@ MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-med
 FOLDERS = ("qwen2.5_32b-instruct-fp16", "gemma2_27b-instruct-fp16", "phi3_14b-medium-128k-instruct-fp16")
 LETTERS, TRIALS = ("I", "L"), 2
 
-PROGRAM_2025 = '''
+PROGRAM_2025 = """
 from llms4pcg.competition import TrialContext, TrialLoop, chat_with_llm
 
 
@@ -32,9 +32,7 @@ class Entry(TrialLoop):
     def run(ctx: TrialContext, target_character: str) -> str:
         message = f"TEAM={ctx.get_team_name()} TARGET={target_character} TRIAL={ctx.get_trial_number() + SHIFT}"
         return chat_with_llm(ctx, [{"role": "user", "content": message}])[0]
-'''
-
-
+"""
 
 
 class ThreeModels(loopback_llm.FakeOpenAI):  # type: ignore[name-defined,misc]
@@ -78,10 +76,30 @@ def contest(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny_cla
 
 
 def args(url: str, out: str, *extra: str) -> list[str]:
-    return ["submissions", "--pcg-edition", "2025", "--pcg-backend", "openai-compatible", "--pcg-base-url", url,
-            "--pcg-model", ",".join(MODELS), "--pcg-letters", ",".join(LETTERS), "--pcg-trials", str(TRIALS),
-            "--pcg-classifier", str(TINY_CLASSIFIER), "--pcg-out", out, "--pcg-store", "store",
-            "-p", "no:cacheprovider", *extra]  # fmt: skip
+    return [
+        "submissions",
+        "--pcg-edition",
+        "2025",
+        "--pcg-backend",
+        "openai-compatible",
+        "--pcg-base-url",
+        url,
+        "--pcg-model",
+        ",".join(MODELS),
+        "--pcg-letters",
+        ",".join(LETTERS),
+        "--pcg-trials",
+        str(TRIALS),
+        "--pcg-classifier",
+        str(TINY_CLASSIFIER),
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        *extra,
+    ]
 
 
 def expected(run: Path, results: dict[str, Any]) -> Any:
@@ -107,10 +125,12 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
         for name, letters in per_model[model].items():
             for letter, given in letters.items():
                 trials = results["per_model"][model]["submissions"][name]["letters"][letter]["trials"]
-                assert given.stability == tuple((t["trial"], Decimal(repr(t["sta"]))) for t in trials
-                                                if t["sta"] is not None)  # fmt: skip
-                assert given.similarity == tuple((t["trial"], Decimal(repr(t["sim"]))) for t in trials
-                                                 if t["sim"] is not None)  # fmt: skip
+                assert given.stability == tuple(
+                    (t["trial"], Decimal(repr(t["sta"]))) for t in trials if t["sta"] is not None
+                )
+                assert given.similarity == tuple(
+                    (t["trial"], Decimal(repr(t["sim"]))) for t in trials if t["sim"] is not None
+                )
                 sims = json.loads((run / folder / name / "similarity" / f"{letter}.json").read_text())
                 vecs = [s["cls_embedding"] for s in sims["similarities"]]
                 div = sum(cosine(vecs[i], vecs[j]) for i in range(len(vecs)) for j in range(i + 1, len(vecs)))
@@ -137,7 +157,9 @@ def check(run: Path, results: dict[str, Any]) -> None:
             assert doc["rank"] == res.programs[name].rank
             assert doc["model_normalized_score"] == format(res.programs[name].normalized_score, "f")
             for letter in LETTERS:
-                assert doc["letters"][letter]["char_score"] == format(res.programs[name].letters[letter].char_score, "f")
+                assert doc["letters"][letter]["char_score"] == format(
+                    res.programs[name].letters[letter].char_score, "f"
+                )
         total = sum(Decimal(results["per_model"][m]["submissions"][name]["normalized_score"]) for m in MODELS)
         # the per-model shares add up, as published (HFLN 17.80 + 17.76 + 9.40 = 44.96): to the rounding, since each
         # share and the total are rounded to 20 places before x100 (so they can differ by 1.5e-18, as this data does)
@@ -148,7 +170,8 @@ def check(run: Path, results: dict[str, Any]) -> None:
         assert {f: (run / folder / "result" / f).read_bytes().decode() for f in names} == {f: tables[f] for f in names}
         weights = results["per_model"][model]["weights"]
         assert {c: w["weight"] for c, w in weights.items()} == {
-            c: format(w.weight, "f") for c, w in exp.per_model[model].weights.items()}
+            c: format(w.weight, "f") for c, w in exp.per_model[model].weights.items()
+        }
 
 
 def scores(results: dict[str, Any]) -> Any:
@@ -161,16 +184,21 @@ def scores(results: dict[str, Any]) -> Any:
                 for trial in letter["trials"]:
                     del trial["timings"]
                     trial.pop("usage", None)
-    return results["competition_score"], [(s["name"], s["prompt_score"], s["normalized_score"], s["rank"])
-                                          for s in results["submissions"]], per_model  # fmt: skip
+    return (
+        results["competition_score"],
+        [(s["name"], s["prompt_score"], s["normalized_score"], s["rank"]) for s in results["submissions"]],
+        per_model,
+    )
 
 
 def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
     """Live under -n 2 (saving a baseline), then replayed serially from the store (gated against it): both
     equal score_models; then one model regresses for one team and the per-model gate names it."""
     runs = {}
-    for out, extra in (("parallel", ("-p", "xdist", "-n", "2", "--pcg-save-baseline", "base.json")),
-                       ("serial", ("--pcg-record", "none", "--pcg-baseline", "base.json"))):  # fmt: skip
+    for out, extra in (
+        ("parallel", ("-p", "xdist", "-n", "2", "--pcg-save-baseline", "base.json")),
+        ("serial", ("--pcg-record", "none", "--pcg-baseline", "base.json")),
+    ):
         result = contest.runpytest_subprocess(*args(three_models.url, out, *extra), timeout=600)
         assert result.ret == 0, result.stdout.str()
         assert result.parseoutcomes() == {"passed": 2 * 3 * 2 * 2 - 1, "zero": 1}  # phi3's no-code trial scores 0
@@ -201,24 +229,33 @@ def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
 
     # gemma now writes no code for team_b: paid again, the gate fails on that model's rows and the totals
     three_models.broken = ("team_b", MODELS[1])
-    worse = contest.runpytest_subprocess(*args(three_models.url, "worse", "--pcg-record", "all",
-                                               "--pcg-baseline", "base.json"), timeout=600)  # fmt: skip
+    worse = contest.runpytest_subprocess(
+        *args(three_models.url, "worse", "--pcg-record", "all", "--pcg-baseline", "base.json"), timeout=600
+    )
     assert worse.ret == pytest.ExitCode.TESTS_FAILED, worse.stdout.str()
-    worse.stdout.fnmatch_lines(["*submission*model*letter*metric*", "*team_b*all*-*prompt_score*regressed*",
-                                f"*team_b*{MODELS[1]}*-*prompt_score*regressed*",
-                                f"*team_b*{MODELS[1]}*I*char_score*regressed*", "*regressions*FAILED*"])  # fmt: skip
+    worse.stdout.fnmatch_lines(
+        [
+            "*submission*model*letter*metric*",
+            "*team_b*all*-*prompt_score*regressed*",
+            f"*team_b*{MODELS[1]}*-*prompt_score*regressed*",
+            f"*team_b*{MODELS[1]}*I*char_score*regressed*",
+            "*regressions*FAILED*",
+        ]
+    )
     check(contest.path / "worse", load_results(contest.path, "worse"))
 
 
 def test_model_is_a_node_level_selectable_with_k(contest):
-    result = contest.runpytest(*args("http://127.0.0.1:9/v1", "co", "--co", "-q", "-k",
-                                     f"model_{MODELS[1]} and letter_L and team_b"))  # fmt: skip
+    result = contest.runpytest(
+        *args("http://127.0.0.1:9/v1", "co", "--co", "-q", "-k", f"model_{MODELS[1]} and letter_L and team_b")
+    )
     ids = [line for line in result.stdout.lines if "::" in line]
     assert ids == [f"submissions/team_b::{MODELS[1]}::L::{t}" for t in (1, 2)]
     every = contest.runpytest(*args("http://127.0.0.1:9/v1", "co", "--co", "-q"))
     ids = [line for line in every.stdout.lines if "::" in line]
-    assert ids == [f"submissions/{s}::{m}::{c}::{t}" for s in ("team_a", "team_b") for m in MODELS
-                   for c in LETTERS for t in (1, 2)]  # fmt: skip
+    assert ids == [
+        f"submissions/{s}::{m}::{c}::{t}" for s in ("team_a", "team_b") for m in MODELS for c in LETTERS for t in (1, 2)
+    ]
 
 
 def test_an_ini_list_of_models(contest):

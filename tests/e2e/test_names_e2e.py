@@ -44,8 +44,9 @@ def named(competition: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     for key, value in STRICT.items():
         monkeypatch.setenv(key, value)
     root = competition.path
-    counting = RESPONDER.replace("def respond(messages, n=1):",
-                                 "def respond(messages, n=1):\n    open('requests.log', 'a').write('.')")  # fmt: skip
+    counting = RESPONDER.replace(
+        "def respond(messages, n=1):", "def respond(messages, n=1):\n    open('requests.log', 'a').write('.')"
+    )
     (root / "scripted_llm.py").write_text(counting)
     subs = root / "submissions"
     at(subs, b"team_prog/caf\xe9.txt").write_bytes(b"a file named in Latin-1")
@@ -130,10 +131,17 @@ def test_pcg_rules_checks_every_folder_and_prints_names_escaped(named: pytest.Py
     result = named.run(sys.executable, "-m", "pcg_plugin", "rules", "submissions")
     text = result.stdout.str()
     assert "Traceback" not in text + result.stderr.str()
-    for shown in ("submissions/t\\xe9am (program-2024", "submissions/l\\xf6ose.txt (prompt-2023)",
-                  "submissions/br\\xf6ken (none)", "submissions/zipped.zip (program-2024"):  # fmt: skip
+    for shown in (
+        "submissions/t\\xe9am (program-2024",
+        "submissions/l\\xf6ose.txt (prompt-2023)",
+        "submissions/br\\xf6ken (none)",
+        "submissions/zipped.zip (program-2024",
+    ):
         assert shown in text
     assert text.splitlines()[-1] == "FAIL: 7 checked, 1 breaking a rule (submissions/br\\xf6ken)"
     assert result.ret == 1
-    lines = [json.loads(line) for line in named.run(sys.executable, "-m", "pcg_plugin", "rules", "--json", "submissions").stdout.lines]
+    lines = [
+        json.loads(line)
+        for line in named.run(sys.executable, "-m", "pcg_plugin", "rules", "--json", "submissions").stdout.lines
+    ]
     assert "submissions/t\\xe9am" in [r["path"] for r in lines]

@@ -34,8 +34,19 @@ def offline(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def _run(offline: pytest.Pytester, *args: str) -> dict:
-    result = offline.runpytest_subprocess("submissions", "--pcg-letters", "I", "--pcg-out", "run", "--pcg-store",
-                                          "store", "-p", "no:cacheprovider", *args, timeout=600)  # fmt: skip
+    result = offline.runpytest_subprocess(
+        "submissions",
+        "--pcg-letters",
+        "I",
+        "--pcg-out",
+        "run",
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        *args,
+        timeout=600,
+    )
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["*pcg: constrained decoding*", "*NOTE: constrained decoding*"])
     return json.loads((offline.path / "run" / "results.json").read_text())

@@ -14,13 +14,27 @@ def collected(result: pytest.RunResult) -> list[str]:
 
 def test_ids_are_submission_letter_trial_in_order(competition):
     result = competition.runpytest(*run_args("run", "--pcg-letters", "L,I", "--pcg-trials", "2", "--co", "-q"))
-    assert collected(result) == [f"submissions/{s}::{c}::{t}" for s in ("team_prog", "team_prompt")
-                                 for c in "IL" for t in (1, 2)]  # fmt: skip
+    assert collected(result) == [
+        f"submissions/{s}::{c}::{t}" for s in ("team_prog", "team_prompt") for c in "IL" for t in (1, 2)
+    ]
 
 
 def test_k_and_m_select_naturally(competition):
-    result = competition.runpytest(*run_args("r", "--pcg-letters", "A-C", "--pcg-trials", "3", "--co", "-q",
-                                             "-k", "letter_B and trial_2", "-m", "prompt_2023"))  # fmt: skip
+    result = competition.runpytest(
+        *run_args(
+            "r",
+            "--pcg-letters",
+            "A-C",
+            "--pcg-trials",
+            "3",
+            "--co",
+            "-q",
+            "-k",
+            "letter_B and trial_2",
+            "-m",
+            "prompt_2023",
+        )
+    )
     assert collected(result) == ["submissions/team_prompt::B::2"]
 
 
@@ -53,8 +67,11 @@ def test_rules_mode_yields_no_evaluation_items(flag):
 def test_ambiguous_folder_is_one_failing_item_and_the_rest_still_run(competition):
     write_competition(competition.path, {"two": {"a.py": program(), "b.py": program()}})
     result = competition.runpytest(*run_args("run", "--co", "-q", "--pcg-letters", "A", "--pcg-trials", "1"))
-    assert collected(result) == ["submissions/team_prog::A::1", "submissions/team_prompt::A::1",
-                                 "submissions/two::not-evaluated"]  # fmt: skip
+    assert collected(result) == [
+        "submissions/team_prog::A::1",
+        "submissions/team_prompt::A::1",
+        "submissions/two::not-evaluated",
+    ]
     result = competition.runpytest(*run_args("run", "-q", "--pcg-letters", "A", "--pcg-trials", "1"))
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*folder 'two' is not evaluated*several entry programs (a.py, b.py)*submission.toml*"])

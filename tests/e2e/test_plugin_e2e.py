@@ -33,17 +33,25 @@ def rescore(results: dict[str, Any]) -> Any:
     for sub in results["submissions"]:
         programs[sub["name"]] = {}
         for letter, data in sub["letters"].items():
-            recs = [TrialRecord(nodeid=t["nodeid"], submission=sub["name"], letter=letter, trial=t["trial"],
-                                sta=t["sta"], sim=t["sim"], probs=tuple(t["probs"]) if t["probs"] else None)
-                    for t in data["trials"]]  # fmt: skip
+            recs = [
+                TrialRecord(
+                    nodeid=t["nodeid"],
+                    submission=sub["name"],
+                    letter=letter,
+                    trial=t["trial"],
+                    sta=t["sta"],
+                    sim=t["sim"],
+                    probs=tuple(t["probs"]) if t["probs"] else None,
+                )
+                for t in data["trials"]
+            ]
             nums = letter_numbers(recs, results["settings"]["trials"], use_embedding=False)
             programs[sub["name"]][letter] = LetterInput(
                 stability=tuple((t, to_decimal(v)) for t, v in nums["stability"]),
                 similarity=tuple((t, to_decimal(v)) for t, v in nums["similarity"]),
                 diversity=to_decimal(nums["diversity"]),
             )
-    return score(programs, edition="2024", trials=results["settings"]["trials"],
-                 letters=sorted(results["weights"]))  # fmt: skip
+    return score(programs, edition="2024", trials=results["settings"]["trials"], letters=sorted(results["weights"]))
 
 
 def check_against_scoring(results: dict[str, Any]) -> None:
@@ -79,12 +87,15 @@ def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
     from pcg_plugin.core.intervals import observed
     from pcg_plugin.problems.science_birds import rows as readback
 
-    assert readback.scores(results, observed) == {s["name"]: float(s["normalized_score"]) for s in results["submissions"]}
+    assert readback.scores(results, observed) == {
+        s["name"]: float(s["normalized_score"]) for s in results["submissions"]
+    }
     assert all(s["rank_interval"][0] <= s["rank"] <= s["rank_interval"][1] for s in results["submissions"])
     trial_rows = readback.trial_rows(results)
     assert len(trial_rows) == 8 and all(r["calls"] == 1 and r["target"] in ("I", "L") for r in trial_rows)
     assert sorted(r["score"] for r in trial_rows) == sorted(
-        float(t["trial_score"]) for s in results["submissions"] for d in s["letters"].values() for t in d["trials"])
+        float(t["trial_score"]) for s in results["submissions"] for d in s["letters"].values() for t in d["trials"]
+    )
     assert {s["name"] for s in results["submissions"]} == {"team_prog", "team_prompt"}
     run = competition.path / "parallel"
     assert (run / "team_prog/raw/I/team_prog_I_1.txt").is_file()
@@ -94,15 +105,19 @@ def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
 
 
 def test_broken_submissions_get_reasons_and_a_finished_leaderboard(competition):
-    write_competition(competition.path, {
-        "bad_syntax": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
-        "bad_raise": {"entry.py": program('raise RuntimeError("the program crashed")')},
-        "bad_nocode": {"prompt.txt": "TARGET=<OBJECT> MODE=nocode"},
-        "bad_convert": {"prompt.txt": "TARGET=<OBJECT> MODE=convert"},
-        "bad_huge": {"prompt.txt": "TARGET=<OBJECT> MODE=huge"},
-    })  # fmt: skip
-    result = competition.runpytest_subprocess(*run_args("run", "--pcg-letters", "I", "--pcg-trials", "1", "-rA"),
-                                              timeout=300)  # fmt: skip
+    write_competition(
+        competition.path,
+        {
+            "bad_syntax": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
+            "bad_raise": {"entry.py": program('raise RuntimeError("the program crashed")')},
+            "bad_nocode": {"prompt.txt": "TARGET=<OBJECT> MODE=nocode"},
+            "bad_convert": {"prompt.txt": "TARGET=<OBJECT> MODE=convert"},
+            "bad_huge": {"prompt.txt": "TARGET=<OBJECT> MODE=huge"},
+        },
+    )
+    result = competition.runpytest_subprocess(
+        *run_args("run", "--pcg-letters", "I", "--pcg-trials", "1", "-rA"), timeout=300
+    )
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
     reasons = {s["name"]: s["letters"]["I"]["trials"][0]["reason"] for s in results["submissions"]}

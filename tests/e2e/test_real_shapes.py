@@ -27,8 +27,9 @@ def local_index(monkeypatch, tmp_path):
 
 
 def _records(results: dict) -> dict[str, list[dict]]:
-    return {s["name"]: [t for letter in s["letters"].values() for t in letter["trials"]]
-            for s in results["submissions"]}  # fmt: skip
+    return {
+        s["name"]: [t for letter in s["letters"].values() for t in letter["trials"]] for s in results["submissions"]
+    }
 
 
 def test_every_real_shape_is_accounted_for_and_runs_from_its_team_folder(competition, local_index):
@@ -59,7 +60,9 @@ def test_every_real_shape_is_accounted_for_and_runs_from_its_team_folder(competi
     assert any("standalone_scripts" in k for k in results["folder_errors"])
     assert "NOT EVALUATED: " in out.split("pytest-pcg leaderboard")[1].split("standalone_scripts")[0]
     report = (competition.path / "run" / "report.html").read_text()
-    assert "Pre-flight: 6 folder(s)" in report and "1 folder(s) not evaluated or skipped: submissions/standalone" in report
+    assert (
+        "Pre-flight: 6 folder(s)" in report and "1 folder(s) not evaluated or skipped: submissions/standalone" in report
+    )
     result.assert_outcomes(passed=5, failed=1)
 
 
@@ -78,12 +81,17 @@ def test_loose_files_and_official_runner_folders_are_listed_never_dropped(compet
     result.assert_outcomes(passed=2, failed=2)  # notes.txt and empty_team fail visibly; logs is the runner's
 
 
-@pytest.mark.parametrize(("example", "edition", "root_requirements"), [
-    ("2024-pe-examples", "2024", True), ("2024-pe-examples", "2024", False),
-    ("2025-llms4pcg-pe-examples", "2025", True)])  # fmt: skip
-def test_official_examples_run_unchanged_against_a_loopback_server(pytester, monkeypatch, tiny_classifier, official_examples,
-                                                                    local_index, example, edition,
-                                                                    root_requirements):  # fmt: skip
+@pytest.mark.parametrize(
+    ("example", "edition", "root_requirements"),
+    [
+        ("2024-pe-examples", "2024", True),
+        ("2024-pe-examples", "2024", False),
+        ("2025-llms4pcg-pe-examples", "2025", True),
+    ],
+)
+def test_official_examples_run_unchanged_against_a_loopback_server(
+    pytester, monkeypatch, tiny_classifier, official_examples, local_index, example, edition, root_requirements
+):
     """The organizers' example repositories as published (and, issue 27, without the root requirements.txt the
     teams never shipped): python-dotenv installed from the local index into the edition's official environment
     (never by hand), every model call over HTTP to a loopback OpenAI-compatible server."""
@@ -101,9 +109,28 @@ def test_official_examples_run_unchanged_against_a_loopback_server(pytester, mon
 
     with loopback_llm.serve(OneLevel()) as server:
         result = pytester.runpytest(
-            str(repo), "--pcg-backend", "openai-compatible", "--pcg-base-url", server.url, "--pcg-model", "local-model",
-            "--pcg-edition", edition, "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-classifier",
-            str(TINY_CLASSIFIER), "--pcg-out", "run", "--pcg-store", "store", "-p", "no:cacheprovider")  # fmt: skip
+            str(repo),
+            "--pcg-backend",
+            "openai-compatible",
+            "--pcg-base-url",
+            server.url,
+            "--pcg-model",
+            "local-model",
+            "--pcg-edition",
+            edition,
+            "--pcg-letters",
+            "A",
+            "--pcg-trials",
+            "1",
+            "--pcg-classifier",
+            str(TINY_CLASSIFIER),
+            "--pcg-out",
+            "run",
+            "--pcg-store",
+            "store",
+            "-p",
+            "no:cacheprovider",
+        )
         calls = len(server.bodies)
     results = load_results(pytester.path, "run")
     assert [r["status"] for r in results["folders"]] == ["submission"] * len(names)
@@ -131,21 +158,29 @@ def test_a_team_whose_requirement_cannot_be_installed_errors_and_the_others_scor
     subs = competition.path / "submissions"
     team = shapes.root_program(subs / "broken_reqs")
     (team / "requirements.txt").write_text("python-dotenv~=1.0.0\nno-such-package-pcg==9.9\n")
-    (team / "main.py").write_text((team / "main.py").read_text().replace(
-        "from dotenv import load_dotenv", "from dotenv import load_dotenv\nimport no_such_package_pcg"))
+    (team / "main.py").write_text(
+        (team / "main.py")
+        .read_text()
+        .replace("from dotenv import load_dotenv", "from dotenv import load_dotenv\nimport no_such_package_pcg")
+    )
     result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1"))
     out = result.stdout.str()
     header = out.split("pre-flight:")[0]
     assert "WILL ERROR: module 'no_such_package_pcg'" in header  # said before any model call
-    result.stdout.fnmatch_lines(["*requirements of broken_reqs cannot be met, so its trials were not run (no model "
-                                 "call): module 'no_such_package_pcg' (imported at main.py:*) is not provided: "
-                                 "requirements.txt line 2 'no-such-package-pcg==9.9' failed*"])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*requirements of broken_reqs cannot be met, so its trials were not run (no model "
+            "call): module 'no_such_package_pcg' (imported at main.py:*) is not provided: "
+            "requirements.txt line 2 'no-such-package-pcg==9.9' failed*"
+        ]
+    )
     result.assert_outcomes(passed=2, errors=1)
     assert "During handling" not in out
     results = load_results(competition.path, "run")
     scored = {s["name"]: s for s in results["submissions"]}
     assert [(t["reason"], t["sim"] is not None) for t in scored["team_prog"]["letters"]["A"]["trials"]] == [
-        (None, True)]  # the others ran and were scored
+        (None, True)
+    ]  # the others ran and were scored
     assert [t["reason"] for t in scored["broken_reqs"]["letters"]["A"]["trials"]] == ["error"]
 
 
@@ -154,8 +189,9 @@ def test_dry_run_runs_nested_programs_as_the_evaluation_does(competition, local_
     shutil.rmtree(subs)
     for name in ("root_program", "nested_tot", "nested_few_shot", "team_named"):
         shapes.SHAPES[name][0](subs / name)
-    result = competition.runpytest("--pcg-dry-run", "--pcg-letters", "T", "submissions", "-p", "no:cacheprovider",
-                                   "-rA")  # fmt: skip
+    result = competition.runpytest(
+        "--pcg-dry-run", "--pcg-letters", "T", "submissions", "-p", "no:cacheprovider", "-rA"
+    )
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["*returned one of the model's answers unmodified*"])
 
@@ -173,10 +209,13 @@ def test_two_teams_without_requirements_run_in_the_official_2024_environment(com
     rows = load_results(competition.path, "run")["folders"]
     assert [(r["folder"], r["entry"], r["environment"]) for r in rows] == [
         ("submissions/team_one", "agent/agent.py", "official 2024"),
-        ("submissions/team_two", "solver/solver.py", "official 2024")]
+        ("submissions/team_two", "solver/solver.py", "official 2024"),
+    ]
     assert [p.name for p in local_index.glob("envs/*/dotenv")] == ["dotenv"]  # built once, then cached
     assert "2024-pe-examples.txt: 1 package(s), cached" in rows[1]["requirements"]
     trials = _records(load_results(competition.path, "run"))
     assert {name: [t["reason"] for t in rows_] for name, rows_ in trials.items()} == {
-        "team_one": [None], "team_two": [None]}
+        "team_one": [None],
+        "team_two": [None],
+    }
     result.assert_outcomes(passed=2)

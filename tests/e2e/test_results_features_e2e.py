@@ -18,8 +18,20 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 REPO = TESTS.parent
-COLUMNS = ["problem", "submission", "model", "target", "trial", "score", "reason", "seconds", "calls",
-           "prompt_tokens", "completion_tokens", "cost_usd"]  # fmt: skip
+COLUMNS = [
+    "problem",
+    "submission",
+    "model",
+    "target",
+    "trial",
+    "score",
+    "reason",
+    "seconds",
+    "calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+]
 PROGRAM = """from llms4pcg.competition import chat_with_llm
 from llms4pcg.models.trial_loop import TrialLoop
 
@@ -35,16 +47,35 @@ def run_pytest(root: Path, out: str, double: str, *extra: str) -> subprocess.Com
     env = {**os.environ, "PYTHONPATH": str(root / double), "PCG_CACHE_DIR": str(root / "cache")}
     env.pop("OPENAI_API_KEY", None)
     env.pop("PCG_PRICES", None)
-    cmd = [sys.executable, "-m", "pytest", "subs", "--pcg-problem", "pcgbench/binary-v0", "--pcg-backend", "scripted",
-           "--pcg-model", "grid_double:respond", "--pcg-out", out, "--pcg-store", f"store-{double}",
-           "-p", "no:cacheprovider", "-p", "no:randomly", *extra]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "subs",
+        "--pcg-problem",
+        "pcgbench/binary-v0",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "grid_double:respond",
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        f"store-{double}",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *extra,
+    ]
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
 def pcg(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PCG_PRICES"}
-    return subprocess.run([sys.executable, "-m", "pcg_plugin", *args], cwd=root, capture_output=True, text=True,
-                          env=env, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "pcg_plugin", *args], cwd=root, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -187,8 +218,11 @@ def test_the_card_shows_each_submission_with_intervals_and_unknown_price(runs):
     assert got.returncode == 0, got.stderr
     md = got.stdout
     assert md.startswith("# Model card: scripted:grid_double:respond")
-    rows = [ln for ln in md.splitlines() if ln.startswith(("| pcgbench/binary-v0 | by_trial |",
-                                                         "| pcgbench/binary-v0 | zero_shot |"))]
+    rows = [
+        ln
+        for ln in md.splitlines()
+        if ln.startswith(("| pcgbench/binary-v0 | by_trial |", "| pcgbench/binary-v0 | zero_shot |"))
+    ]
     assert len(rows) == 4 and sum("unknown price" in r for r in rows) == 2  # A unpriced, P priced
     assert "| by_trial | scripted:grid_double:respond | 0.2222 | [" in rows[0]
     assert "UNOFFICIAL RUN" in md and "## Provenance" in md
@@ -198,6 +232,10 @@ def test_the_card_shows_each_submission_with_intervals_and_unknown_price(runs):
 
 @pytest.mark.slow
 def test_the_figures_script_prints_every_figure_of_the_issue(tmp_path):
-    got = subprocess.run([sys.executable, str(REPO / "scripts" / "results_figures.py"), str(tmp_path)],
-                         capture_output=True, text=True, timeout=1200)  # fmt: skip
+    got = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "results_figures.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert got.returncode == 0 and "all figures as issue 34 asks" in got.stdout, got.stdout[-3000:]

@@ -24,11 +24,14 @@ def outcomes(result: pytest.RunResult) -> dict[str, str]:
 
 
 def test_rule_items_per_submission(competition):
-    write_competition(competition.path, {
-        "bad_chars": {"prompt.txt": "Draw the letter <OBJECT>, rotated 90\u00b0 please."},
-        "cheat": {"entry.py": program('import socket\n        return chat_with_chatgpt(ctx, [])[0].strip()')},
-        "unparsed": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
-    })  # fmt: skip
+    write_competition(
+        competition.path,
+        {
+            "bad_chars": {"prompt.txt": "Draw the letter <OBJECT>, rotated 90\u00b0 please."},
+            "cheat": {"entry.py": program("import socket\n        return chat_with_chatgpt(ctx, [])[0].strip()")},
+            "unparsed": {"entry.py": program("return chat_with_chatgpt(ctx, [  # unclosed")},
+        },
+    )
     (competition.path / "submissions" / "NoPlaceholder.TXT").write_text("Draw the letter please.")
     result = competition.runpytest_subprocess(*RULES, "-v")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -45,7 +48,9 @@ def test_rule_items_per_submission(competition):
     assert seen["submissions/unparsed::program-unmodified-response"] == "SKIPPED"
     assert seen["submissions/unparsed::program-size"] == "PASSED"
     assert not [n for n, v in seen.items() if v == "FAILED" and n.startswith("submissions/team_")]
-    result.stdout.fnmatch_lines(["*bad_chars::prompt-characters*prompt.txt:1:37*U+00B0*", "*cheat*entry.py:9:9*socket*"])
+    result.stdout.fnmatch_lines(
+        ["*bad_chars::prompt-characters*prompt.txt:1:37*U+00B0*", "*cheat*entry.py:9:9*socket*"]
+    )
     assert not (competition.path / "pcg-runs").exists()  # no run folder, no model, no store
 
 
@@ -60,34 +65,55 @@ def test_official_2023_prompts_qualify_as_in_2023(pytester: pytest.Pytester, pro
 
 
 def test_dry_run_against_the_scripted_double(competition):
-    write_competition(competition.path, {
-        "crashes": {"entry.py": program('raise RuntimeError("boom in run")')},
-        "never_asks": {"entry.py": program('return "```\\ndrop_block(\'b11\', 5)\\n```"')},
-        "edits_answer": {"entry.py": program(GOOD_BODY + ' + "\\n"')},
-    })  # fmt: skip
-    result = competition.runpytest_subprocess("--pcg-dry-run", "--pcg-letters", "T", "submissions",
-                                              "-p", "no:cacheprovider", "-v", "-rA")  # fmt: skip
+    write_competition(
+        competition.path,
+        {
+            "crashes": {"entry.py": program('raise RuntimeError("boom in run")')},
+            "never_asks": {"entry.py": program("return \"```\\ndrop_block('b11', 5)\\n```\"")},
+            "edits_answer": {"entry.py": program(GOOD_BODY + ' + "\\n"')},
+        },
+    )
+    result = competition.runpytest_subprocess(
+        "--pcg-dry-run", "--pcg-letters", "T", "submissions", "-p", "no:cacheprovider", "-v", "-rA"
+    )
     seen = outcomes(result)
     assert seen == {
-        "submissions/team_prog::dry-run": "PASSED", "submissions/team_prompt::dry-run": "PASSED",
-        "submissions/crashes::dry-run": "FAILED", "submissions/never_asks::dry-run": "FAILED",
+        "submissions/team_prog::dry-run": "PASSED",
+        "submissions/team_prompt::dry-run": "PASSED",
+        "submissions/crashes::dry-run": "FAILED",
+        "submissions/never_asks::dry-run": "FAILED",
         "submissions/edits_answer::dry-run": "FAILED",
-    }  # fmt: skip
-    result.stdout.fnmatch_lines(["*crashes::dry-run*program_error*boom in run*",
-                                 "*edits_answer::dry-run*not one of the model's answers*",
-                                 "*never_asks::dry-run*without calling the chat function*",
-                                 "*letter T: returned one of the model's answers unmodified*"])  # fmt: skip
+    }
+    result.stdout.fnmatch_lines(
+        [
+            "*crashes::dry-run*program_error*boom in run*",
+            "*edits_answer::dry-run*not one of the model's answers*",
+            "*never_asks::dry-run*without calling the chat function*",
+            "*letter T: returned one of the model's answers unmodified*",
+        ]
+    )
 
 
 def test_unimported_vendored_client_is_a_warning_not_a_failure(pytester: pytest.Pytester):
-    write_competition(pytester.path, {"team": {
-        "main.py": program(), "vendor/__init__.py": "",
-        "vendor/llm.py": "import openai\n\nclient = openai.OpenAI()\n"}})  # fmt: skip
+    write_competition(
+        pytester.path,
+        {
+            "team": {
+                "main.py": program(),
+                "vendor/__init__.py": "",
+                "vendor/llm.py": "import openai\n\nclient = openai.OpenAI()\n",
+            }
+        },
+    )
     result = pytester.runpytest_subprocess(*RULES, "-v")
     assert result.ret == pytest.ExitCode.OK
     assert outcomes(result)["submissions/team::program-chat-only"] == "PASSED"
-    result.stdout.fnmatch_lines(["*PcgRuleWarning: submissions/team::program-chat-only*never imports*",
-                                 "*vendor/llm.py:1:1: LLM client openai*"])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*PcgRuleWarning: submissions/team::program-chat-only*never imports*",
+            "*vendor/llm.py:1:1: LLM client openai*",
+        ]
+    )
 
 
 def test_pcg_rules_in_an_ini_file_runs_the_rule_checks(competition):

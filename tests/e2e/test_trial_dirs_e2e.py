@@ -16,7 +16,7 @@ import pytest
 
 from e2e_support import program, run_args
 
-SLOW = 'import time\n        time.sleep(120)\n        return "```\\ndrop_block(\'b11\', 5)\\n```"'
+SLOW = "import time\n        time.sleep(120)\n        return \"```\\ndrop_block('b11', 5)\\n```\""
 
 
 def test_a_killed_runs_trial_folder_is_removed_by_the_next_run_and_a_live_ones_is_kept(
@@ -30,8 +30,9 @@ def test_a_killed_runs_trial_folder_is_removed_by_the_next_run_and_a_live_ones_i
     (slow / "entry.py").write_text(program(SLOW))
     argv = [sys.executable, "-m", "pytest", *run_args("killed", "--pcg-letters", "A", "--pcg-trials", "1")]
     argv[3] = "slow_submissions"  # run_args starts with the folder: this run evaluates only the sleeper
-    run = subprocess.Popen(argv, cwd=competition.path, start_new_session=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)  # fmt: skip
+    run = subprocess.Popen(
+        argv, cwd=competition.path, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 120
     while not list(tmp.glob("pcg-trial-*/submission")) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -44,8 +45,9 @@ def test_a_killed_runs_trial_folder_is_removed_by_the_next_run_and_a_live_ones_i
         host = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]  # the owner's name: host and pid
         other_run = tmp / f"pcg-trial-{host}.{live.pid}-running"
         other_run.mkdir()
-        result = competition.runpytest_subprocess(*run_args("next", "--pcg-letters", "A", "--pcg-trials", "1"),
-                                                  timeout=300)  # fmt: skip
+        result = competition.runpytest_subprocess(
+            *run_args("next", "--pcg-letters", "A", "--pcg-trials", "1"), timeout=300
+        )
         assert result.ret == 0, result.stdout.str()[-2000:]
         result.stdout.fnmatch_lines([f"pcg: removed 1 trial folder(s) in {tmp} left by runs that ended without*"])
         assert not left[0].exists() and other_run.is_dir()

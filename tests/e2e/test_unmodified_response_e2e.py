@@ -9,8 +9,9 @@ from e2e_support import GOOD_BODY, load_results, program, run_args, write_compet
 ARGS = ("--pcg-letters", "I", "--pcg-trials", "1", "-p", "no:randomly")
 HARD_CODED = "```\\ndrop_block('b11', 9)\\ndrop_block('b11', 9)\\ndrop_block('b11', 9)\\n```"
 PROGRAMS = {
-    "hard_coded": program(f'chat_with_chatgpt(ctx, [{{"role": "user", "content": "TARGET=I"}}])\n'
-                          f'        return "{HARD_CODED}"'),  # asks, then returns a level of its own
+    "hard_coded": program(
+        f'chat_with_chatgpt(ctx, [{{"role": "user", "content": "TARGET=I"}}])\n        return "{HARD_CODED}"'
+    ),  # asks, then returns a level of its own
     "never_asks": program(f'return "{HARD_CODED}"'),
     "edits_answer": program(GOOD_BODY + ' + "\\n"'),
 }
@@ -25,8 +26,13 @@ def test_a_response_that_is_not_a_model_answer_scores_zero_and_off_scores_it(com
     result = competition.runpytest_subprocess(*run_args("run", *ARGS), timeout=300)
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
-    assert reasons(results) == {"hard_coded": "modified_response", "never_asks": "modified_response",
-                                "edits_answer": "modified_response", "team_prog": None, "team_prompt": None}  # fmt: skip
+    assert reasons(results) == {
+        "hard_coded": "modified_response",
+        "never_asks": "modified_response",
+        "edits_answer": "modified_response",
+        "team_prog": None,
+        "team_prompt": None,
+    }
     assert results["settings"]["unmodified_response"] == "zero"
     trial = {s["name"]: s["letters"]["I"]["trials"][0] for s in results["submissions"]}
     assert trial["never_asks"]["message"].startswith("generate: run() returned without calling the chat function")
@@ -35,11 +41,14 @@ def test_a_response_that_is_not_a_model_answer_scores_zero_and_off_scores_it(com
     raw = (competition.path / "run" / trial["hard_coded"]["raw"]).read_text()
     assert raw == HARD_CODED.replace("\\n", "\n")  # the raw file keeps what the program returned
     result.stdout.fnmatch_lines(["*modified_response: 3*"])
-    assert "modified_response: generate: the returned string is not one of the model" in (
-        competition.path / "run" / "report.html").read_text()
+    assert (
+        "modified_response: generate: the returned string is not one of the model"
+        in (competition.path / "run" / "report.html").read_text()
+    )
 
-    off = competition.runpytest_subprocess(*run_args("off", *ARGS, "--pcg-unmodified-response", "off",
-                                                     "--pcg-record", "none"), timeout=300)  # fmt: skip
+    off = competition.runpytest_subprocess(
+        *run_args("off", *ARGS, "--pcg-unmodified-response", "off", "--pcg-record", "none"), timeout=300
+    )
     assert off.ret == 0, off.stdout.str()
     results = load_results(competition.path, "off")
     assert set(reasons(results).values()) == {None}  # replayed from the store; each level scored as returned

@@ -16,7 +16,7 @@ from trial_pages import opened
 
 REPO = Path(__file__).resolve().parents[2]
 
-MULTI = '''
+MULTI = """
 from chatgpt4pcg.competition import chat_with_chatgpt
 from chatgpt4pcg.models.trial_context import TrialContext
 from chatgpt4pcg.models.trial_loop import TrialLoop
@@ -30,7 +30,7 @@ class Entry(TrialLoop):
         messages += [{"role": "assistant", "content": plan},
                      {"role": "user", "content": f"Now the code. TARGET={target_character} TRIAL=2"}]
         return chat_with_chatgpt(ctx, messages)[0]
-'''
+"""
 
 
 def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(competition, capsys):
@@ -48,8 +48,9 @@ def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(
     assert second["reply"].startswith("```") and not second["replayed"] and second["completion_tokens"] > 0
     assert pcg(["show", str(run), "submissions/team_multi::A::1"]) == 0
     text = capsys.readouterr().out
-    assert "[messages 1-3: as sent in call 1, with its reply]\n   [4] user:\n       Now the code. TARGET=A TRIAL=2" \
-        in text  # fmt: skip
+    assert (
+        "[messages 1-3: as sent in call 1, with its reply]\n   [4] user:\n       Now the code. TARGET=A TRIAL=2" in text
+    )
     assert "stability animation: animations/team_multi/images/A/team_multi_A_1.gif" in text
     assert (run / "animations/team_multi/images/A/team_multi_A_1.gif").is_file()
     # the report: each trial's cell links its transcript and its animation, and both exist
@@ -86,8 +87,9 @@ def test_a_grown_run_keeps_its_viewer_within_20_kb_a_trial(competition):
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     write_competition(competition.path, {"team_multi": {"entry.py": textwrap.dedent(MULTI)}})
-    result = competition.runpytest_subprocess(*run_args("run", "--pcg-letters", "A,I", "--pcg-trials", "1"),
-                                              timeout=300)  # fmt: skip
+    result = competition.runpytest_subprocess(
+        *run_args("run", "--pcg-letters", "A,I", "--pcg-trials", "1"), timeout=300
+    )
     assert result.ret == 0, result.stdout.str()
     doc, docs = bench.grow(competition.path / "run", competition.path / "grown", 10)
     report, _ = bench.write_viewer(doc, docs, competition.path / "grown")

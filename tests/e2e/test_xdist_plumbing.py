@@ -8,7 +8,7 @@ import json
 import pytest
 from e2e_support import load_results, run_args
 
-CONFTEST = '''
+CONFTEST = """
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -38,15 +38,16 @@ def pytest_sessionfinish(session):
     Path(session.config.rootpath, "records-" + session.config.getoption("pcg_out") + ".json").write_text(
         json.dumps({"records": records, "items": sorted(controller.collected.items),
                     "workers": sorted(controller.worker_stats)}))
-'''
+"""
 
 
 @pytest.mark.parametrize("extra", [[], ["-p", "xdist", "-n", "2"]])
 def test_records_travel_on_reports(competition, extra):
     competition.makeconftest(CONFTEST)
     competition.runpytest_subprocess(*run_args("a", "--pcg-letters", "I,L", "--pcg-trials", "3"), timeout=120)
-    result = competition.runpytest_subprocess(*run_args("b", "--pcg-letters", "I,L", "--pcg-trials", "3", *extra),
-                                              timeout=120)  # fmt: skip
+    result = competition.runpytest_subprocess(
+        *run_args("b", "--pcg-letters", "I,L", "--pcg-trials", "3", *extra), timeout=120
+    )
     result.assert_outcomes(passed=12)
     a = json.loads((competition.path / "records-a.json").read_text())
     b = json.loads((competition.path / "records-b.json").read_text())
@@ -85,9 +86,12 @@ def test_infrastructure_errors_error_and_lf_reruns_them(competition, monkeypatch
 def test_the_controller_starts_and_stops_the_classification_service(competition):
     """Service mode under xdist: the controller starts the one service before the workers exist, hands it to
     them through workerinput (no worker takes the lazy-start lock) and stops it when pytest unconfigures."""
-    result = competition.runpytest_subprocess(*run_args("run", "--pcg-letters", "I", "--pcg-trials", "1",
-                                                        "--pcg-classify-mode", "service", "-p", "xdist", "-n", "2"),
-                                              timeout=300)  # fmt: skip
+    result = competition.runpytest_subprocess(
+        *run_args(
+            "run", "--pcg-letters", "I", "--pcg-trials", "1", "--pcg-classify-mode", "service", "-p", "xdist", "-n", "2"
+        ),
+        timeout=300,
+    )
     assert result.ret == 0, result.stdout.str()
     run = competition.path / "run"
     assert (run / "classify-service.log").is_file()  # started for this run

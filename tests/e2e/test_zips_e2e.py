@@ -42,16 +42,18 @@ def _comparable(results: dict) -> dict:
 def test_the_same_competition_as_zips_gives_the_same_results(competition, monkeypatch, tmp_path):
     monkeypatch.setenv("PCG_CACHE_DIR", str(tmp_path / "cache"))
     subs = competition.path / "submissions"
-    folders = competition.runpytest(*run_args("as-folders", "--pcg-letters", "A,B", "--pcg-trials", "2",
-                                                   "--pcg-store", "store-folders"))
+    folders = competition.runpytest(
+        *run_args("as-folders", "--pcg-letters", "A,B", "--pcg-trials", "2", "--pcg-store", "store-folders")
+    )
     folders.assert_outcomes(passed=8)
     _zip_folder(subs / "team_prog", subs / "team_prog.zip", top=True)
     _zip_folder(subs / "team_prompt", subs / "team_prompt.zip", top=False)
     shutil.rmtree(subs / "team_prog")
     shutil.rmtree(subs / "team_prompt")
     before = tree(competition.path / "submissions")
-    zipped = competition.runpytest(*run_args("as-zips", "--pcg-letters", "A,B", "--pcg-trials", "2",
-                                                 "--pcg-store", "store-zips"))
+    zipped = competition.runpytest(
+        *run_args("as-zips", "--pcg-letters", "A,B", "--pcg-trials", "2", "--pcg-store", "store-zips")
+    )
     zipped.assert_outcomes(passed=8)
     assert tree(competition.path / "submissions") == before  # nothing unpacked beside the zips
     a, b = load_results(competition.path, "as-folders"), load_results(competition.path, "as-zips")
@@ -72,14 +74,19 @@ def test_hostile_zips_are_not_evaluated_items_and_the_others_run(competition, mo
     (subs / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
     make_zip(subs / "bomb.zip", {f"team/f{i}.txt": "x" for i in range(4)})
     before = tree(competition.path)
-    result = competition.runpytest(*run_args("run", "--pcg-letters", "A", "--pcg-trials", "1",
-                                             "--pcg-zip-max-files", "3"))  # fmt: skip
+    result = competition.runpytest(
+        *run_args("run", "--pcg-letters", "A", "--pcg-trials", "1", "--pcg-zip-max-files", "3")
+    )
     result.assert_outcomes(passed=2, failed=6)
     out = result.stdout.str()
-    for shape, reason in [("parent", "escapes the folder ('..')"), ("symlink", "is a symbolic link"),
-                          ("encrypted", "encrypted (password-protected) member"),
-                          ("absolute", "has an absolute path"), ("broken", "not a readable zip"),
-                          ("bomb", "more than 3 files (--pcg-zip-max-files)")]:  # fmt: skip
+    for shape, reason in [
+        ("parent", "escapes the folder ('..')"),
+        ("symlink", "is a symbolic link"),
+        ("encrypted", "encrypted (password-protected) member"),
+        ("absolute", "has an absolute path"),
+        ("broken", "not a readable zip"),
+        ("bomb", "more than 3 files (--pcg-zip-max-files)"),
+    ]:
         assert f"submissions/{shape}.zip::not-evaluated" in out, shape
         assert f"folder '{shape}.zip' is not evaluated (no scores, not ranked): " in out and reason in out, shape
     after = tree(competition.path)

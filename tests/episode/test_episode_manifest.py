@@ -25,13 +25,16 @@ def test_a_valid_manifest_comes_back_with_its_path(tmp_path) -> None:
     assert manifest == tmp_path / "game.toml" and data == {"model": "gpt-4o", "prompt": "p.txt"}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("model = ", "is not TOML"),
-    ('modle = "x"', "unknown key(s) modle (known: model, name, program, prompt)"),
-    ('prompt = "a"\nprogram = "b"', "give prompt or program, not both"),
-    ("model = 3", "model must be a model name, got 3"),
-    ('model = "  "', "model must be a model name"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("model = ", "is not TOML"),
+        ('modle = "x"', "unknown key(s) modle (known: model, name, program, prompt)"),
+        ('prompt = "a"\nprogram = "b"', "give prompt or program, not both"),
+        ("model = 3", "model must be a model name, got 3"),
+        ('model = "  "', "model must be a model name"),
+    ],
+)
 def test_each_refusal_names_the_file_and_the_fix(tmp_path, text: str, message: str) -> None:
     with pytest.raises(SubmissionError, match="game.toml") as info:
         _read(tmp_path, text)
@@ -39,6 +42,6 @@ def test_each_refusal_names_the_file_and_the_fix(tmp_path, text: str, message: s
 
 
 def test_a_file_that_is_not_utf8_is_not_toml(tmp_path) -> None:
-    (tmp_path / "game.toml").write_bytes(b"model = \"\xff\"")
+    (tmp_path / "game.toml").write_bytes(b'model = "\xff"')
     with pytest.raises(SubmissionError, match="is not TOML"):
         read_manifest(tmp_path, "game.toml", KEYS, "prompt", "program")

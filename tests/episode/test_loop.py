@@ -68,12 +68,22 @@ def test_a_game_that_ends_normally_records_every_event_in_order() -> None:
     t = play(Counting(), {"caller": caller_says("1", "2", "stop"), "echoer": echo}, turn_limit=10, now=stamps)
     assert (t.outcome, t.turns, t.reason) == ("done", 2, None)
     assert t.events == (
-        Prompted("caller", 1, "Say a number.", "t"), Replied("caller", 1, "1", "t"), Accepted("caller", 1, "1"),
-        Prompted("echoer", 1, "Repeat 1.", "t"), Replied("echoer", 1, "1", "t"), Accepted("echoer", 1, "1"),
-        Prompted("caller", 2, "Next number?", "t"), Replied("caller", 2, "2", "t"), Accepted("caller", 2, "2"),
-        Prompted("echoer", 2, "Repeat 2.", "t"), Replied("echoer", 2, "2", "t"), Accepted("echoer", 2, "2"),
-        Prompted("caller", 3, "Next number?", "t"), Replied("caller", 3, "stop", "t"), Accepted("caller", 3, None),
-    )  # fmt: skip
+        Prompted("caller", 1, "Say a number.", "t"),
+        Replied("caller", 1, "1", "t"),
+        Accepted("caller", 1, "1"),
+        Prompted("echoer", 1, "Repeat 1.", "t"),
+        Replied("echoer", 1, "1", "t"),
+        Accepted("echoer", 1, "1"),
+        Prompted("caller", 2, "Next number?", "t"),
+        Replied("caller", 2, "2", "t"),
+        Accepted("caller", 2, "2"),
+        Prompted("echoer", 2, "Repeat 2.", "t"),
+        Replied("echoer", 2, "2", "t"),
+        Accepted("echoer", 2, "2"),
+        Prompted("caller", 3, "Next number?", "t"),
+        Replied("caller", 3, "stop", "t"),
+        Accepted("caller", 3, None),
+    )
     assert t.replies("echoer") == ["1", "2"]
     assert Transcript.from_dict(t.to_dict()) == t
 
@@ -89,12 +99,15 @@ def test_each_role_sees_only_its_own_history_with_its_preamble() -> None:
         return inner
 
     play(Counting(), {"caller": spy("caller", caller_says("7", "stop")), "echoer": spy("echoer", echo)}, turn_limit=5)
-    assert seen["echoer"] == [[{"role": "system", "content": "You are the echoer."},
-                               {"role": "user", "content": "Repeat 7."}]]  # fmt: skip
+    assert seen["echoer"] == [
+        [{"role": "system", "content": "You are the echoer."}, {"role": "user", "content": "Repeat 7."}]
+    ]
     assert seen["caller"][-1] == [
-        {"role": "system", "content": "You are the caller."}, {"role": "user", "content": "Say a number."},
-        {"role": "assistant", "content": "7"}, {"role": "user", "content": "Next number?"},
-    ]  # fmt: skip
+        {"role": "system", "content": "You are the caller."},
+        {"role": "user", "content": "Say a number."},
+        {"role": "assistant", "content": "7"},
+        {"role": "user", "content": "Next number?"},
+    ]
 
 
 def test_the_turn_limit_ends_the_game_normally_after_the_last_allowed_turn() -> None:
@@ -103,10 +116,13 @@ def test_the_turn_limit_ends_the_game_normally_after_the_last_allowed_turn() -> 
     assert t.replies("caller") == ["1", "2", "3"]
 
 
-@pytest.mark.parametrize(("caller", "echoer", "role", "turns", "reason"), [
-    (caller_says("x"), echo, "caller", 0, "not a number: 'x'"),
-    (caller_says("4", "5"), lambda m: "4", "echoer", 1, "echoed '4', not '5'"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("caller", "echoer", "role", "turns", "reason"),
+    [
+        (caller_says("x"), echo, "caller", 0, "not a number: 'x'"),
+        (caller_says("4", "5"), lambda m: "4", "echoer", 1, "echoed '4', not '5'"),
+    ],
+)
 def test_an_invalid_reply_aborts_with_the_masters_reason(caller, echoer, role, turns, reason) -> None:
     t = play(Counting(), {"caller": caller, "echoer": echoer}, turn_limit=9)
     assert (t.outcome, t.turns, t.reason, t.aborted) == ("aborted", turns, reason, True)
@@ -140,8 +156,9 @@ def test_steps_and_loops_refuse_what_cannot_be_played() -> None:
 
 # -- every model turn through one TrialChat ---------------------------------------------------------------------
 
-PROFILE = Profile(edition="toy", model="double", temperature=0.0, seed=None, client_timeout=None, max_time=math.inf,
-                  token_limit=10**9)  # fmt: skip
+PROFILE = Profile(
+    edition="toy", model="double", temperature=0.0, seed=None, client_timeout=None, max_time=math.inf, token_limit=10**9
+)
 KEY = TrialKey("toy/1", "double", "team", "hash", "target", 1)
 
 
@@ -166,12 +183,16 @@ def test_turns_are_stored_in_order_with_each_roles_whole_history(tmp_path) -> No
     t, chat = chat_play(store, ScriptedBackend(double))
     assert (t.outcome, t.turns, chat.usage["paid"]) == ("done", 3, 7)
     calls = store.load(KEY).calls
-    assert [c.request["messages"][0]["content"] for c in calls] == ["You are the caller.", "You are the echoer."] * 3 + [
-        "You are the caller."]  # fmt: skip
+    assert [c.request["messages"][0]["content"] for c in calls] == [
+        "You are the caller.",
+        "You are the echoer.",
+    ] * 3 + ["You are the caller."]
     assert calls[3].request["messages"] == [
-        {"role": "system", "content": "You are the echoer."}, {"role": "user", "content": "Repeat 1."},
-        {"role": "assistant", "content": "1"}, {"role": "user", "content": "Repeat 2."},
-    ]  # fmt: skip
+        {"role": "system", "content": "You are the echoer."},
+        {"role": "user", "content": "Repeat 1."},
+        {"role": "assistant", "content": "1"},
+        {"role": "user", "content": "Repeat 2."},
+    ]
 
 
 def test_a_finished_episode_replays_without_asking_the_model(tmp_path) -> None:

@@ -71,8 +71,15 @@ def tofukingdom(messages: list[dict]) -> str:
         return json.dumps({"thought": "start simple", "question": "Which player is the Princess?"})
     role = re.search(r"play the role of the (\w+)\.", text).group(1)  # type: ignore[union-attr]
     who = dict((r, n) for n, r in re.findall(r"(\w+) is the (\w+)\. \n", text))
-    named = {"Princess": "Princess", "Chef": "Princess", "Queen": "Queen", "Minister": "Queen", "Guard": "Queen",
-             "Spy": "Spy", "Maid": "Spy"}[role]  # fmt: skip
+    named = {
+        "Princess": "Princess",
+        "Chef": "Princess",
+        "Queen": "Queen",
+        "Minister": "Queen",
+        "Guard": "Queen",
+        "Spy": "Spy",
+        "Maid": "Spy",
+    }[role]
     return json.dumps({"thought": f"I am the {role}", "answer": f"{who[named]} is the Princess."})
 
 

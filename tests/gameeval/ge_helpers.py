@@ -10,9 +10,15 @@ from pcg_plugin.problems.gameeval import replay
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEATS = ["Tom", "Nancy", "Cindy", "Jack", "Rose", "Edward"]
-TK_SEATING = [{"name": "Tom", "role": "Queen"}, {"name": "Nancy", "role": "Princess"},
-              {"name": "Cindy", "role": "Chef"}, {"name": "Jack", "role": "Spy"}, {"name": "Rose", "role": "Maid"},
-              {"name": "Edward", "role": "Guard"}, {"name": "Robert", "role": "Minister"}]  # fmt: skip
+TK_SEATING = [
+    {"name": "Tom", "role": "Queen"},
+    {"name": "Nancy", "role": "Princess"},
+    {"name": "Cindy", "role": "Chef"},
+    {"name": "Jack", "role": "Spy"},
+    {"name": "Rose", "role": "Maid"},
+    {"name": "Edward", "role": "Guard"},
+    {"name": "Robert", "role": "Minister"},
+]
 
 
 def askguess(word: str, mode: str, replies: list[str | None]) -> dict[str, Any]:
@@ -20,8 +26,16 @@ def askguess(word: str, mode: str, replies: list[str | None]) -> dict[str, Any]:
 
 
 def spyfall(replies: list[str | None], spy_index: int = 2) -> dict[str, Any]:
-    line = {"id": "t", "trial": 0, "pair": ["tiger", "lion"], "players": SEATS, "spy_index": spy_index,
-            "spy_llm": "gpt4", "villager_llm": "gpt3", "replies": replies}  # fmt: skip
+    line = {
+        "id": "t",
+        "trial": 0,
+        "pair": ["tiger", "lion"],
+        "players": SEATS,
+        "spy_index": spy_index,
+        "spy_llm": "gpt4",
+        "villager_llm": "gpt3",
+        "replies": replies,
+    }
     return replay.replay_line("spyfall", line)
 
 

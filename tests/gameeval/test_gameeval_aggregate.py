@@ -31,8 +31,21 @@ def test_figures_equal_the_reference_compute_script(game: str) -> None:
 
 
 def test_command_line_prints_one_object(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pcg_plugin", "gameeval", "aggregate", "spyfall",
-                           str(AGG / "spyfall.results.jsonl"), "--json"], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pcg_plugin",
+            "gameeval",
+            "aggregate",
+            "spyfall",
+            str(AGG / "spyfall.results.jsonl"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(proc.stdout.splitlines()[-1]) == json.loads((AGG / "spyfall.figures.json").read_text())
 
 
@@ -41,8 +54,15 @@ def rec(word: str, error: str, round_: int) -> dict:
 
 
 def test_askguess_never_solved_counts_30_and_round_zero_words_drop_out() -> None:
-    out = aggregate.askguess([rec("apple", "SuccessfulTrial", 4), rec("apple", "SuccessfulTrial", 2),
-                              rec("lawn mower", "EndingError", -1), rec("bear", "SuccessfulTrial", 0)], n=1)  # fmt: skip
+    out = aggregate.askguess(
+        [
+            rec("apple", "SuccessfulTrial", 4),
+            rec("apple", "SuccessfulTrial", 2),
+            rec("lawn mower", "EndingError", -1),
+            rec("bear", "SuccessfulTrial", 0),
+        ],
+        n=1,
+    )
     assert out["apple"]["round"] == 3 and out["lawn_mower"]["round"] == 30 and out["bear"]["round"] == 0
     assert out["avg"]["round"] == (3 + 30) / 2  # bear's 0 is neither added nor counted
     assert out["avg"]["SuccessfulTrial"] == 3 / 3  # divided by #words x N, N=1
@@ -76,7 +96,14 @@ def test_spyfall_pair_without_a_win_is_named() -> None:
 
 
 def test_tofukingdom_counts_camps_with_the_chef_for_the_spy_camp() -> None:
-    out = aggregate.tofukingdom([{"winner": "Princess"}, {"winner": "Chef"}, {"winner": "Queen"},
-                                 {"winner": "Guard"}, {"error": "Answer is None."}])  # fmt: skip
+    out = aggregate.tofukingdom(
+        [
+            {"winner": "Princess"},
+            {"winner": "Chef"},
+            {"winner": "Queen"},
+            {"winner": "Guard"},
+            {"error": "Answer is None."},
+        ]
+    )
     assert out["camps"] == {"Prince": 1, "Queen": 1, "Spy": 2}
     assert out["errors"] == {"Answer is None.": 1} and out["games"] == 5

@@ -21,8 +21,16 @@ def test_easy_success_records_the_qa_rounds_and_the_message_roles() -> None:
     assert out["result"] == {"object": "apple", "round": 2, "error_type": "SuccessfulTrial", "log": "0.log"}
     assert [c["role"] for c in out["calls"]] == ["answerer", "questioner", "answerer", "questioner", "answerer"]
     last = out["calls"][-1]["messages"]  # the answerer's whole history, host lines as system
-    assert [m["role"] for m in last] == ["system", "system", "assistant", "system", "user", "assistant", "system",
-                                         "user"]  # fmt: skip
+    assert [m["role"] for m in last] == [
+        "system",
+        "system",
+        "assistant",
+        "system",
+        "user",
+        "assistant",
+        "system",
+        "user",
+    ]
     assert last[3]["content"] == "Now the Q&A start, questioner please guess the answer!."
     questioner = out["calls"][1]["messages"]
     assert [m["role"] for m in questioner] == ["system", "system", "user", "system"]
@@ -35,19 +43,23 @@ def test_hard_mode_first_question_success_records_round_zero() -> None:
     assert len(out["calls"][0]["messages"]) == 2  # hard mode: no description, no description host line
 
 
-@pytest.mark.parametrize("question, outcome", [
-    ("Is it a pineapple?", "SuccessfulTrial"),  # plain substring: pineapple holds apple
-    ("Is it a lawn_mower?", "EndingError"),  # not underscore-normalised
-    ("", "EndingError"),
-    ("Is it a fruit?", "EndingError"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "question, outcome",
+    [
+        ("Is it a pineapple?", "SuccessfulTrial"),  # plain substring: pineapple holds apple
+        ("Is it a lawn_mower?", "EndingError"),  # not underscore-normalised
+        ("", "EndingError"),
+        ("Is it a fruit?", "EndingError"),
+    ],
+)
 def test_gameover_checks_the_question_by_plain_substring(question: str, outcome: str) -> None:
     word = "lawn_mower" if "lawn" in question else "apple"
     assert askguess(word, "hard", [question, "gameover"])["outcome"] == outcome
 
 
-@pytest.mark.parametrize("answer, over", [("Game Over!", True), ("GAMEOVER.", True), ("the gameover is near", True),
-                                          ("game-over", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    "answer, over", [("Game Over!", True), ("GAMEOVER.", True), ("the gameover is near", True), ("game-over", False)]
+)
 def test_gameover_is_a_plain_substring_of_the_answer(answer: str, over: bool) -> None:
     out = askguess("bear", "hard", ["Is it a bear?", answer] + ([] if over else ["Is it a bear?", "gameover"]))
     assert out["outcome"] == "SuccessfulTrial" and out["rounds"] == (0 if over else 1)
@@ -57,12 +69,23 @@ def test_typo_label_cra_is_solved_by_crab() -> None:
     assert askguess("cra", "easy", ["A sea animal", "Is it a crab?", "gameover"])["outcome"] == "SuccessfulTrial"
 
 
-@pytest.mark.parametrize("text, hit", [
-    ("apple", False), ("an apple", False), ("apple is red", False),  # start or end of the reply: missed
-    ("the apple\nis", False), ("a\tapple x", False), ("some apples here", False), ("a pineapple x", False),
-    ("the apple. x", True), ("the apple's x", True), ("the apple\u2019s x", True), ("an apple-like x", True),
-    ("an APPLE x", True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, hit",
+    [
+        ("apple", False),
+        ("an apple", False),
+        ("apple is red", False),  # start or end of the reply: missed
+        ("the apple\nis", False),
+        ("a\tapple x", False),
+        ("some apples here", False),
+        ("a pineapple x", False),
+        ("the apple. x", True),
+        ("the apple's x", True),
+        ("the apple\u2019s x", True),
+        ("an apple-like x", True),
+        ("an APPLE x", True),
+    ],
+)
 def test_mention_check_is_space_padded(text: str, hit: bool) -> None:
     assert mentions("apple", text.lower()) is hit
 

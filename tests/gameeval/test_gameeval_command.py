@@ -17,10 +17,12 @@ def write(path: Path, lines: list[dict]) -> str:
 
 
 def test_replay_names_bad_lines_and_keeps_going(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    lines = [{"id": "short", "mode": "hard", "word": "apple", "replies": ["Is it?"]},
-             {"id": "long", "mode": "hard", "word": "apple", "replies": ["Is it an apple?", "gameover", "extra"]},
-             {"id": "mode", "mode": "medium", "word": "apple", "replies": []},
-             {"id": "ok", "mode": "hard", "word": "apple", "replies": ["Is it an apple?", "gameover"]}]  # fmt: skip
+    lines = [
+        {"id": "short", "mode": "hard", "word": "apple", "replies": ["Is it?"]},
+        {"id": "long", "mode": "hard", "word": "apple", "replies": ["Is it an apple?", "gameover", "extra"]},
+        {"id": "mode", "mode": "medium", "word": "apple", "replies": []},
+        {"id": "ok", "mode": "hard", "word": "apple", "replies": ["Is it an apple?", "gameover"]},
+    ]
     assert main(["gameeval", "replay", "askguess", write(tmp_path / "s.jsonl", lines), "--json"]) == 1
     out, err = capsys.readouterr()
     assert [json.loads(x)["id"] for x in out.splitlines()] == ["ok"]
@@ -30,12 +32,23 @@ def test_replay_names_bad_lines_and_keeps_going(tmp_path: Path, capsys: pytest.C
 
 def test_replay_rejects_a_seating_without_every_role(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seating = [dict(s, role="Queen") for s in TK_SEATING]
-    assert main(["gameeval", "replay", "tofukingdom", write(tmp_path / "s.jsonl", [{"id": "x", "seating": seating,
-                                                                                   "replies": []}]), "--json"]) == 1
+    assert (
+        main(
+            [
+                "gameeval",
+                "replay",
+                "tofukingdom",
+                write(tmp_path / "s.jsonl", [{"id": "x", "seating": seating, "replies": []}]),
+                "--json",
+            ]
+        )
+        == 1
+    )
     assert "one of each role" in capsys.readouterr().err
 
 
-def test_aggregate_of_nothing_is_the_references_division_by_zero(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_aggregate_of_nothing_is_the_references_division_by_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["gameeval", "aggregate", "askguess", write(tmp_path / "r.jsonl", []), "--json"]) == 1
     assert "divides by zero" in capsys.readouterr().err

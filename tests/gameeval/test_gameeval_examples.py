@@ -25,15 +25,30 @@ import pytest
 
 HERE = str(Path(__file__).resolve().parent)
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gameeval"
-GAMES = {"gameeval/askguess-easy": ("askguess", "apple,bear"), "gameeval/askguess-hard": ("askguess", "apple,bear"),
-         "gameeval/spyfall": ("spyfall", "tiger&lion,ipad&iphone"),
-         "gameeval/tofukingdom": ("tofukingdom", "game/0,game/1")}  # fmt: skip
+GAMES = {
+    "gameeval/askguess-easy": ("askguess", "apple,bear"),
+    "gameeval/askguess-hard": ("askguess", "apple,bear"),
+    "gameeval/spyfall": ("spyfall", "tiger&lion,ipad&iphone"),
+    "gameeval/tofukingdom": ("tofukingdom", "game/0,game/1"),
+}
 
 
 def args(problem: str, *extra: str) -> list[str]:
     folder, targets = GAMES[problem]
-    return [f"subs/{folder}", "--pcg-problem", problem, "--pcg-gameeval-targets", targets, "--pcg-trials", "2",
-            "-p", "no:cacheprovider", "-p", "no:randomly", *extra]  # fmt: skip
+    return [
+        f"subs/{folder}",
+        "--pcg-problem",
+        problem,
+        "--pcg-gameeval-targets",
+        targets,
+        "--pcg-trials",
+        "2",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *extra,
+    ]
 
 
 @pytest.fixture
@@ -51,15 +66,29 @@ def board(root: Path, out: str) -> dict[str, dict[str, Any]]:
     return {row["submission"]: row["figures"] for row in doc["leaderboard"]}
 
 
-@pytest.mark.parametrize(("problem", "want"), [
-    ("gameeval/askguess-easy", {"Round": 2.5, "ST": 100.0, "EE": 0.0, "RLE": 0.0, "AME": 0.0, "CE": 0.0}),
-    ("gameeval/askguess-hard", {"Round": 3.0, "ST": 100.0, "EE": 0.0, "RLE": 0.0, "AME": 0.0, "CE": 0.0}),
-    ("gameeval/spyfall", {"villager": 4, "spy": 0, "exit": 0, "crash": 0, "Villager win %": 100.0, "Rounds": 1.0}),
-    ("gameeval/tofukingdom", {"camps": {"Prince": 0, "Queen": 4, "Spy": 0}, "errors": {}}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("problem", "want"),
+    [
+        ("gameeval/askguess-easy", {"Round": 2.5, "ST": 100.0, "EE": 0.0, "RLE": 0.0, "AME": 0.0, "CE": 0.0}),
+        ("gameeval/askguess-hard", {"Round": 3.0, "ST": 100.0, "EE": 0.0, "RLE": 0.0, "AME": 0.0, "CE": 0.0}),
+        ("gameeval/spyfall", {"villager": 4, "spy": 0, "exit": 0, "crash": 0, "Villager win %": 100.0, "Rounds": 1.0}),
+        ("gameeval/tofukingdom", {"camps": {"Prince": 0, "Queen": 4, "Spy": 0}, "errors": {}}),
+    ],
+)
 def test_examples_play_with_the_scripted_double(pytester: pytest.Pytester, subs: Path, problem: str, want) -> None:
-    result = pytester.runpytest_subprocess(*args(problem, "--pcg-backend", "scripted", "--pcg-model",
-                                                 "ge_doubles:respond", "--pcg-out", "out", "--pcg-store", "store"))
+    result = pytester.runpytest_subprocess(
+        *args(
+            problem,
+            "--pcg-backend",
+            "scripted",
+            "--pcg-model",
+            "ge_doubles:respond",
+            "--pcg-out",
+            "out",
+            "--pcg-store",
+            "store",
+        )
+    )
     kinds = len([p for p in (subs / GAMES[problem][0]).iterdir() if p.is_dir()])
     assert result.parseoutcomes()["passed"] == kinds * 2 * 2, result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "GameEval *: rank submission role*"])
@@ -91,19 +120,42 @@ class Server(loopback_llm.FakeOpenAI):
         return ge_doubles.respond(body["messages"], body.get("n", 1))
 
 
-@pytest.mark.parametrize("problem", [pytest.param(p, marks=[] if p == "gameeval/spyfall" else [pytest.mark.slow])
-                                     for p in sorted(GAMES)])  # one N-player game by default, all four when slow
-def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(pytester: pytest.Pytester, subs: Path,
-                                                                    problem: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    "problem", [pytest.param(p, marks=[] if p == "gameeval/spyfall" else [pytest.mark.slow]) for p in sorted(GAMES)]
+)  # one N-player game by default, all four when slow
+def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(
+    pytester: pytest.Pytester, subs: Path, problem: str
+) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [HERE, os.environ.get("PYTHONPATH")]))}
     env.pop("OPENAI_API_KEY", None)
     server = Server()
     with loopback_llm.serve(server):
+
         def run(out: str, *extra: str) -> subprocess.CompletedProcess[str]:
-            cmd = [sys.executable, "-m", "pytest", *args(problem, "--pcg-backend", "openai-compatible",
-                                                         "--pcg-base-url", server.url, "--pcg-model", "double",
-                                                         "--pcg-out", out, "--pcg-store", "store", "-p", "xdist",
-                                                         "-n", "2", "-q", *extra)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "pytest",
+                *args(
+                    problem,
+                    "--pcg-backend",
+                    "openai-compatible",
+                    "--pcg-base-url",
+                    server.url,
+                    "--pcg-model",
+                    "double",
+                    "--pcg-out",
+                    out,
+                    "--pcg-store",
+                    "store",
+                    "-p",
+                    "xdist",
+                    "-n",
+                    "2",
+                    "-q",
+                    *extra,
+                ),
+            ]
             return subprocess.run(cmd, cwd=pytester.path, env=env, capture_output=True, text=True, timeout=300)
 
         first = run("run1")
@@ -125,32 +177,57 @@ def test_loopback_with_two_workers_then_a_replay_that_asks_nothing(pytester: pyt
 @pytest.mark.parametrize("problem", sorted(GAMES))
 def test_examples_play_with_the_offline_default_model(pytester: pytest.Pytester, subs: Path, problem: str) -> None:
     """The offline SmolLM2 default: every episode ends with a named outcome (whatever the small model says)."""
-    result = pytester.runpytest_subprocess(f"subs/{GAMES[problem][0]}", "--pcg-problem", problem, "--pcg-out", "out",
-                                           "--pcg-store", "store", "-p", "no:cacheprovider", "-p", "no:randomly")
+    result = pytester.runpytest_subprocess(
+        f"subs/{GAMES[problem][0]}",
+        "--pcg-problem",
+        problem,
+        "--pcg-out",
+        "out",
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+    )
     assert result.ret == 0, result.stdout.str()[-3000:]
     doc = json.loads((pytester.path / "out" / "results.json").read_text())
     assert doc["episodes"] and all(e["outcome"] for e in doc["episodes"])
 
 
-def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(pytester: pytest.Pytester, subs: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(
+    pytester: pytest.Pytester, subs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Ask-Guess's examples under team folders named in bytes that are not UTF-8 (as unzip writes them), with
     such a file inside one and a folder that is no submission, on a strict UTF-8 terminal."""
     import sqlite3
 
     monkeypatch.setenv("PYTHONPATH", f"{HERE}{os.pathsep}{pytester.path}")
     monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
-    (pytester.path / "counting.py").write_text("import ge_doubles\n\ndef respond(messages, n=1):\n"
-                                               "    open('requests.log', 'a').write('.')\n"
-                                               "    return ge_doubles.respond(messages, n)\n")  # fmt: skip
+    (pytester.path / "counting.py").write_text(
+        "import ge_doubles\n\ndef respond(messages, n=1):\n"
+        "    open('requests.log', 'a').write('.')\n"
+        "    return ge_doubles.respond(messages, n)\n"
+    )
     game = subs / "askguess"
     (game / "answerer_program").rename(game / os.fsdecode(b"pr\xf6gram"))
     (game / "questioner_prompt").rename(game / os.fsdecode(b"t\xe9am"))
     (game / os.fsdecode(b"t\xe9am/caf\xe9.txt")).write_text("x")
     (game / os.fsdecode(b"br\xf6ken")).mkdir()
     (game / os.fsdecode(b"br\xf6ken/gameeval.toml")).write_text("model = \n")
-    result = pytester.runpytest_subprocess(*args("gameeval/askguess-easy", "--pcg-backend", "scripted", "--pcg-model",
-                                                 "counting:respond", "--pcg-out", "out", "--pcg-store", "store"))
+    result = pytester.runpytest_subprocess(
+        *args(
+            "gameeval/askguess-easy",
+            "--pcg-backend",
+            "scripted",
+            "--pcg-model",
+            "counting:respond",
+            "--pcg-out",
+            "out",
+            "--pcg-store",
+            "store",
+        )
+    )
     assert result.parseoutcomes()["passed"] == 3 * 2 * 2, result.stdout.str()[-3000:]
     doc = json.loads((pytester.path / "out" / "results.json").read_text(encoding="utf-8"))
     assert sorted(row["submission"] for row in doc["leaderboard"]) == ["pr\\xf6gram", "selfplay", "t\\xe9am"]

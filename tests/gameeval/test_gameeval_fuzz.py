@@ -12,20 +12,39 @@ from hypothesis import strategies as st
 from pcg_plugin.problems.gameeval import askguess, replay, spyfall, tofukingdom
 from pcg_plugin.problems.gameeval.episode import CRASH
 
-_JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-                        lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
-                            st.sampled_from(["thought", "speak", "name", "question", "answer", "x"]), kids, max_size=4),
-                        max_leaves=8)  # fmt: skip
-REPLY = st.one_of(
-    st.none(), st.text(max_size=40), st.just(""), st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
-    _JSONISH.map(lambda v: json.dumps(v, allow_nan=True)), _JSONISH.map(lambda v: json.dumps(v)[:-1]),
-    st.sampled_from(["gameover", "Is it an apple?", "no", "x" * 100_000, "[" * 5000, "{\"thought\":" * 3000]),
-    st.sampled_from(spyfall.PLAYERS + tofukingdom.NAMES).map(
-        lambda n: json.dumps({"thought": "t", "speak": "s", "name": n, "question": "q", "answer": "a"})),
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.dictionaries(st.sampled_from(["thought", "speak", "name", "question", "answer", "x"]), kids, max_size=4)
+    ),
+    max_leaves=8,
 )
-LABELS = {"askguess": set(askguess.OUTCOMES), "spyfall": {"spy", "villager", "exit", CRASH},
-          "tofukingdom": {*tofukingdom.ROLES, CRASH, "Question is None.", "Answer is None.", "Extra name is None.",
-                          "Extra answer is None.", "Fianl answer is None."}}  # fmt: skip
+REPLY = st.one_of(
+    st.none(),
+    st.text(max_size=40),
+    st.just(""),
+    st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
+    _JSONISH.map(lambda v: json.dumps(v, allow_nan=True)),
+    _JSONISH.map(lambda v: json.dumps(v)[:-1]),
+    st.sampled_from(["gameover", "Is it an apple?", "no", "x" * 100_000, "[" * 5000, '{"thought":' * 3000]),
+    st.sampled_from(spyfall.PLAYERS + tofukingdom.NAMES).map(
+        lambda n: json.dumps({"thought": "t", "speak": "s", "name": n, "question": "q", "answer": "a"})
+    ),
+)
+LABELS = {
+    "askguess": set(askguess.OUTCOMES),
+    "spyfall": {"spy", "villager", "exit", CRASH},
+    "tofukingdom": {
+        *tofukingdom.ROLES,
+        CRASH,
+        "Question is None.",
+        "Answer is None.",
+        "Extra name is None.",
+        "Extra answer is None.",
+        "Fianl answer is None.",
+    },
+}
 
 
 def play(game: str, setup: object, data: st.DataObject) -> None:

@@ -33,8 +33,9 @@ def test_replay_equals_reference(game: str) -> None:
     outcomes = set()
     for script, want in pairs(game):
         got = replay.replay_line(game, script)
-        assert (got["outcome"], got["rounds"], got["result"]) == (want["outcome"], want["rounds"], want["result"]), \
+        assert (got["outcome"], got["rounds"], got["result"]) == (want["outcome"], want["rounds"], want["result"]), (
             script["id"]
+        )
         assert got.get("exception") == want["exception"], script["id"]
         assert len(got["calls"]) == want["n_calls"], script["id"]
         assert digest(got["calls"]) == want["calls_sha256"], script["id"]
@@ -46,8 +47,12 @@ def test_replay_equals_reference(game: str) -> None:
 
 def test_command_line_prints_the_contract(tmp_path) -> None:
     script = REF / "tofukingdom.script.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "pcg_plugin", "gameeval", "replay", "tofukingdom", str(script),
-                           "--json"], capture_output=True, text=True, check=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "pcg_plugin", "gameeval", "replay", "tofukingdom", str(script), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     want = [json.loads(x) for x in (REF / "tofukingdom.expected.jsonl").read_text().splitlines()]
     assert [x["outcome"] for x in lines] == [w["outcome"] for w in want]

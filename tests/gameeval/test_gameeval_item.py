@@ -17,8 +17,9 @@ from pcg_plugin.problems.gameeval.worker import Context
 
 
 def settings(store: Path, game: str) -> Settings:
-    return Settings(game=game, targets=GAMES[game].offline_targets, backend="scripted", model="ge_doubles:flaky",
-                    store=store)  # fmt: skip
+    return Settings(
+        game=game, targets=GAMES[game].offline_targets, backend="scripted", model="ge_doubles:flaky", store=store
+    )
 
 
 def sub(tmp_path: Path, **kw: object) -> Submission:
@@ -36,8 +37,9 @@ def test_a_killed_episode_resumes_asking_only_what_was_not_stored(tmp_path: Path
     with pytest.raises(RuntimeError):
         item.run_trial(Context(settings(tmp_path / "b", game), tmp_path / "run"), sub(tmp_path), g, target, 1, "n")
     ge_doubles.CALLS[0], ge_doubles.BUDGET[0] = 0, None
-    resumed = item.run_trial(Context(settings(tmp_path / "b", game), tmp_path / "run"), sub(tmp_path), g, target, 1,
-                             "n")  # fmt: skip
+    resumed = item.run_trial(
+        Context(settings(tmp_path / "b", game), tmp_path / "run"), sub(tmp_path), g, target, 1, "n"
+    )
     assert ge_doubles.CALLS[0] == total - total // 2  # nothing stored is asked again
     assert resumed.usage["replayed_calls"] == total // 2
     assert replace(resumed, usage={}) == replace(whole, usage={})
@@ -48,9 +50,11 @@ def test_a_killed_episode_resumes_asking_only_what_was_not_stored(tmp_path: Path
 def test_models_per_role_get_their_own_stored_chats(tmp_path: Path) -> None:
     ge_doubles.CALLS[0], ge_doubles.BUDGET[0] = 0, None
     two = sub(tmp_path, models={"spy": "ge_doubles:respond"})
-    rec = item.run_trial(Context(settings(tmp_path / "s", "spyfall"), tmp_path / "run"), two, GAMES["spyfall"],
-                         "tiger&lion", 1, "n")  # fmt: skip
+    rec = item.run_trial(
+        Context(settings(tmp_path / "s", "spyfall"), tmp_path / "run"), two, GAMES["spyfall"], "tiger&lion", 1, "n"
+    )
     assert rec.models == {"spy": "scripted:ge_doubles:respond", "villager": "scripted:ge_doubles:flaky"}
-    spy_calls = sum(e["kind"] == "call" and e["role"] == rec.setup["players"][rec.setup["spy_index"] - 1]
-                    for e in rec.events)  # fmt: skip
+    spy_calls = sum(
+        e["kind"] == "call" and e["role"] == rec.setup["players"][rec.setup["spy_index"] - 1] for e in rec.events
+    )
     assert ge_doubles.CALLS[0] == rec.usage["calls"] - spy_calls  # the spy's calls went to the other model

@@ -24,7 +24,8 @@ def row_back(row: str) -> tuple[float, ...]:
     return (round(avg["round"], 2), *(round(100 * avg[k], 2) for k in KEYS))
 
 
-@pytest.mark.parametrize("row", [pytest.param(r, marks=[] if r == "easy/GPT4" else [pytest.mark.slow])
-                                 for r in published.PUBLISHED])  # fmt: skip
+@pytest.mark.parametrize(
+    "row", [pytest.param(r, marks=[] if r == "easy/GPT4" else [pytest.mark.slow]) for r in published.PUBLISHED]
+)
 def test_a_published_row_reads_back(row: str) -> None:
     assert row_back(row) == published.PUBLISHED[row]

@@ -20,8 +20,14 @@ def votes(*names: object) -> list[str | None]:
 def test_spy_voted_out_in_round_one_is_a_villager_win() -> None:
     out = spyfall(describe_round() + votes(SPY, "Tom", SPY, SPY, SPY, SPY))
     assert (out["outcome"], out["rounds"]) == ("villager", 1)
-    assert out["result"] == {"winer": "villager", "players": SEATS, "llms": ["gpt3", "gpt4"] + ["gpt3"] * 4,
-                             "spy_index": 2, "round": 1, "log": "0.log"}  # fmt: skip
+    assert out["result"] == {
+        "winer": "villager",
+        "players": SEATS,
+        "llms": ["gpt3", "gpt4"] + ["gpt3"] * 4,
+        "spy_index": 2,
+        "round": 1,
+        "log": "0.log",
+    }
 
 
 def test_spy_wins_in_round_three_when_three_are_left_and_dead_seats_are_announced() -> None:
@@ -43,8 +49,12 @@ def test_name_that_is_no_living_player_exits_with_round_minus_one() -> None:
 
 def test_tie_goes_to_the_name_voted_first() -> None:
     assert spyfall(describe_round() + votes(SPY, "Tom", "Tom", SPY, "Jack", "Rose"))["outcome"] == "villager"
-    out = spyfall(describe_round() + votes("Tom", SPY, SPY, "Tom", "Jack", "Rose") + describe_round(5)
-                  + votes(SPY, SPY, SPY, SPY, SPY))  # fmt: skip
+    out = spyfall(
+        describe_round()
+        + votes("Tom", SPY, SPY, "Tom", "Jack", "Rose")
+        + describe_round(5)
+        + votes(SPY, SPY, SPY, SPY, SPY)
+    )
     assert (out["outcome"], out["rounds"]) == ("villager", 2)
 
 
@@ -75,8 +85,13 @@ def test_vote_without_thought_loses_its_name_and_unparsable_vote_is_kept_as_a_st
     last = out["calls"][-1]["messages"]
     assert {"role": "user", "content": "Tom: None, i will vote None as the spy."} in last
     assert {"role": "user", "content": "Nancy: None, i will vote None as the spy."} in last
-    nancy_later = spyfall(describe_round() + broken + votes("Tom", "Tom", "Tom", "Tom") + describe_round(5)
-                          + votes(SPY, SPY, SPY, SPY, SPY))["calls"]  # fmt: skip
+    nancy_later = spyfall(
+        describe_round()
+        + broken
+        + votes("Tom", "Tom", "Tom", "Tom")
+        + describe_round(5)
+        + votes(SPY, SPY, SPY, SPY, SPY)
+    )["calls"]
     nancy_r2 = [c for c in nancy_later if c["role"] == SPY and c["stage"] == "describe"][1]["messages"]
     assert {"role": "assistant", "content": '"garbage"'} in nancy_r2
 
@@ -85,13 +100,17 @@ def test_host_lines_are_user_messages_and_reminder_is_fresh() -> None:
     out = spyfall(describe_round() + votes(SPY, SPY, SPY, SPY, SPY, SPY))
     first = out["calls"][0]["messages"]
     assert len(first) == 12 + 4 + 1 and first[-1]["role"] == "system"
-    assert first[12:16] == [{"role": "user", "content": "Host: The game now start."},
-                            {"role": "user", "content": 'Host: The living players are:["Tom", "Nancy", "Cindy", '
-                                                        '"Jack", "Rose", "Edward"]'},
-                            {"role": "user", "content": "Host: Now it's the describing stage, players have to say "
-                                                        "something about the received word without directly saying "
-                                                        "it."},
-                            {"role": "user", "content": "Host: Tom, it's your turn."}]  # fmt: skip
+    assert first[12:16] == [
+        {"role": "user", "content": "Host: The game now start."},
+        {"role": "user", "content": 'Host: The living players are:["Tom", "Nancy", "Cindy", "Jack", "Rose", "Edward"]'},
+        {
+            "role": "user",
+            "content": "Host: Now it's the describing stage, players have to say "
+            "something about the received word without directly saying "
+            "it.",
+        },
+        {"role": "user", "content": "Host: Tom, it's your turn."},
+    ]
     assert "the word you get is tiger" in json.dumps(out["calls"][1]["messages"])  # Nancy is the spy
     assert "the word you get is lion" in json.dumps(first)
 

@@ -16,8 +16,10 @@ def test_tell_reaches_everyone_but_the_speaker_and_ask_snapshots() -> None:
     table.add("A", "assistant", "hi")
     reply = table.ask("B", "describe", table.histories["B"])
     table.tell("host", "later")
-    assert reply == "ok" and table.histories["A"] == [{"role": "assistant", "content": "hi"},
-                                                      {"role": "user", "content": "later"}]  # fmt: skip
+    assert reply == "ok" and table.histories["A"] == [
+        {"role": "assistant", "content": "hi"},
+        {"role": "user", "content": "later"},
+    ]
     assert table.calls[0].messages == [{"role": "user", "content": "A: hi"}]  # not touched by "later"
     assert isinstance(table.events[0], Said) and table.events[0].to == ("B", "C")
     assert isinstance(table.events[1], Call)

@@ -19,8 +19,15 @@ def choose(name: object) -> str:
     return json.dumps({"thought": "t", "name": name})
 
 
-@pytest.mark.parametrize("name, role, camp", [("Nancy", "Princess", "Prince"), ("Tom", "Queen", "Queen"),
-                                              ("Cindy", "Chef", "Spy"), ("Robert", "Minister", "Spy")])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, role, camp",
+    [
+        ("Nancy", "Princess", "Prince"),
+        ("Tom", "Queen", "Queen"),
+        ("Cindy", "Chef", "Spy"),
+        ("Robert", "Minister", "Spy"),
+    ],
+)
 def test_winner_is_the_named_role_and_its_camp(name: str, role: str, camp: str) -> None:
     out = tofukingdom(seven_questions() + [extra(), answer(), choose(name)])
     assert (out["outcome"], out["rounds"], out["result"]) == (role, None, {"winner": role, "log": "3.log"})
@@ -49,10 +56,13 @@ def test_three_unparsable_replies_stop_with_the_error_string() -> None:
     assert out["calls"][3]["messages"] == out["calls"][5]["messages"]  # retries send the same messages
 
 
-@pytest.mark.parametrize("tail, error", [
-    ([ask(None)], "Question is None."),
-    ([ask(), answer(None)], "Answer is None."),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "tail, error",
+    [
+        ([ask(None)], "Question is None."),
+        ([ask(), answer(None)], "Answer is None."),
+    ],
+)
 def test_null_values_stop_the_game(tail: list, error: str) -> None:
     assert tofukingdom(tail)["outcome"] == error
 
@@ -66,8 +76,9 @@ def test_extra_and_final_errors() -> None:
         assert tofukingdom(base + [extra(), answer(), choose(bad)])["outcome"] == "Fianl answer is None."
 
 
-@pytest.mark.parametrize("tail", [['{"thought": "t"}'], ["[]"], ['"question"'], [ask(), '{"thought": "t"}'],
-                                  [ask(), "7"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "tail", [['{"thought": "t"}'], ["[]"], ['"question"'], [ask(), '{"thought": "t"}'], [ask(), "7"]]
+)
 def test_wrong_json_type_or_missing_key_crashes(tail: list) -> None:
     out = tofukingdom(tail)
     assert (out["outcome"], out["result"], out["rounds"]) == ("crash", None, None)

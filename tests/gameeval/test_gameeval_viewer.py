@@ -13,8 +13,19 @@ from test_gameeval_examples import args, subs  # noqa: F401  (the fixture)
 
 
 def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: pytest.Pytester, subs: Path) -> None:  # noqa: F811
-    pytester.runpytest_subprocess(*args("gameeval/spyfall", "--pcg-backend", "scripted", "--pcg-model",
-                                        "ge_doubles:respond", "--pcg-out", "out", "--pcg-store", "store"))  # fmt: skip
+    pytester.runpytest_subprocess(
+        *args(
+            "gameeval/spyfall",
+            "--pcg-backend",
+            "scripted",
+            "--pcg-model",
+            "ge_doubles:respond",
+            "--pcg-out",
+            "out",
+            "--pcg-store",
+            "store",
+        )
+    )
     doc = transcript.read(pytester.path / "out", "subs/spyfall/selfplay::tiger&lion::1")
     lines = [line for s in doc["states"] for line in s.get("lines", ())]
     assert lines[:2] == ["pair: tiger, lion", "players: Tom, Cindy, Jack, Rose, Nancy, Edward"]
@@ -36,11 +47,19 @@ def test_votes_and_eliminations_follow_the_call_they_came_after() -> None:
     from pcg_plugin.problems.gameeval.records import EpisodeRecord
 
     call = {"kind": "call", "role": "Tom", "stage": "vote", "messages": [], "reply": "Cindy"}
-    events = [call, {"kind": "voted", "round": 2, "voter": "Tom", "name": "Cindy"},
-              {"kind": "eliminated", "round": 2, "name": "Cindy"}, {"kind": "said", "speaker": "host",
-              "content": "Cindy is out", "to": ["Tom"]}, {"kind": "ended", "outcome": "spy", "why": "two left"}]  # fmt: skip
+    events = [
+        call,
+        {"kind": "voted", "round": 2, "voter": "Tom", "name": "Cindy"},
+        {"kind": "eliminated", "round": 2, "name": "Cindy"},
+        {"kind": "said", "speaker": "host", "content": "Cindy is out", "to": ["Tom"]},
+        {"kind": "ended", "outcome": "spy", "why": "two left"},
+    ]
     record = EpisodeRecord("n", "s", "spyfall", "t", 1, "spy", events=events, setup={"players": ["Tom", "Cindy"]})
     assert trial_states(record) == [
         {"title": "setup", "after_call": 0, "lines": ["players: Tom, Cindy"]},
-        {"title": "round 2: the vote", "after_call": None,
-         "lines": ["Tom voted for Cindy", "Cindy is eliminated", "the end: spy: two left"]}]  # fmt: skip
+        {
+            "title": "round 2: the vote",
+            "after_call": None,
+            "lines": ["Tom voted for Cindy", "Cindy is eliminated", "the end: spy: two left"],
+        },
+    ]

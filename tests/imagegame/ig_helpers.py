@@ -23,6 +23,7 @@ def make_instance(target: str = TARGET_N, game_id: int = 10, experiment: str = "
         player_2_response_pattern=rules.GRID_PATTERN_V2,
     )
 
+
 FIXTURES = Path(__file__).parent / "fixtures" / "clembench_runs"
 
 

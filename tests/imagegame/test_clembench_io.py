@@ -34,13 +34,21 @@ def test_our_episode_is_written_in_clembench_event_order(tmp_path) -> None:
     assert data["players"] == {"GM": "Game master for imagegame", "Player_1": "model-a", "Player_2": "model-b"}
     kinds = [[(e["from"], e["to"], e["action"]["type"]) for e in turn] for turn in data["turns"]]
     assert kinds == [
-        [("GM", "Player 1", "send message"), ("Player 1", "GM", "get message"), ("GM", "GM", "parse"),
-         ("GM", "Player 2", "send message"), ("Player 2", "GM", "get message"), ("GM", "GM", "parse")],
+        [
+            ("GM", "Player 1", "send message"),
+            ("Player 1", "GM", "get message"),
+            ("GM", "GM", "parse"),
+            ("GM", "Player 2", "send message"),
+            ("Player 2", "GM", "get message"),
+            ("GM", "GM", "parse"),
+        ],
         [("GM", "Player 1", "send message"), ("Player 1", "GM", "get message")],
-    ]  # fmt: skip
+    ]
     assert data["turns"][0][2]["action"] == {
-        "type": "parse", "content": "Command: an N", "original_content": "Command: an N\n"
-    }  # fmt: skip
+        "type": "parse",
+        "content": "Command: an N",
+        "original_content": "Command: an N\n",
+    }
     folder = clembench_io.write_episode(tmp_path, ep, inst)
     assert folder == tmp_path / "0_compact_grids" / "episode_10"
     assert json.loads((folder / "interactions.json").read_text(encoding="utf-8")) == data
@@ -53,8 +61,10 @@ def test_invalid_moves_are_logged_as_invalid_format() -> None:
     inst = make_instance()
     bad_giver = clembench_io.to_interactions(_episode(_play(inst, "Sure!", None, 0, True)), inst)
     assert bad_giver["turns"][0][-1]["action"] == {
-        "type": "invalid format", "content": "Invalid instruction format", "original_content": "Sure!"
-    }  # fmt: skip
+        "type": "invalid format",
+        "content": "Invalid instruction format",
+        "original_content": "Sure!",
+    }
     bad_grid = clembench_io.to_interactions(_episode(_play(inst, "Command: a", "no grid", 0, True)), inst)
     assert bad_grid["turns"][0][-1]["action"]["type"] == "invalid format"
     assert bad_grid["turns"][0][-1]["action"]["content"] == "Invalid grid format"

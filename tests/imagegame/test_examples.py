@@ -26,10 +26,26 @@ KINDS = ("giver_program", "giver_prompt", "selfplay")
 
 
 def run(pytester: pytest.Pytester, double: str, *extra: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("subs", "--pcg-problem", "imagegame", "--pcg-backend", "scripted",
-                                         "--pcg-model", f"ig_doubles:{double}", "--pcg-imagegame-instances", INSTANCES,
-                                         "--pcg-out", "out", "--pcg-store", "store", "-p", "no:cacheprovider",
-                                         "-p", "no:randomly", *extra)  # fmt: skip
+    return pytester.runpytest_subprocess(
+        "subs",
+        "--pcg-problem",
+        "imagegame",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        f"ig_doubles:{double}",
+        "--pcg-imagegame-instances",
+        INSTANCES,
+        "--pcg-out",
+        "out",
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *extra,
+    )
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
@@ -45,10 +61,13 @@ def subs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     return pytester.path / "subs"
 
 
-@pytest.mark.parametrize(("double", "main", "quality"), [
-    ("respond_perfect", {"compact_grids/0": 100, "random_grids/1": 100}, 100.0),
-    ("respond_bad", {"compact_grids/0": 14, "random_grids/1": 73}, 43.5),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("double", "main", "quality"),
+    [
+        ("respond_perfect", {"compact_grids/0": 100, "random_grids/1": 100}, 100.0),
+        ("respond_bad", {"compact_grids/0": 14, "random_grids/1": 73}, 43.5),
+    ],
+)
 def test_the_three_examples_play_and_rank(pytester: pytest.Pytester, subs: Path, double, main, quality) -> None:
     shutil.copytree(EXAMPLES, subs)
     result = run(pytester, double)
@@ -60,10 +79,17 @@ def test_the_three_examples_play_and_rank(pytester: pytest.Pytester, subs: Path,
         assert played == main, kind
     for row in doc["leaderboard"]:
         assert (row["overall"]["% Played"], row["overall"]["Quality Score"], row["overall"]["clemscore"]) == (
-            100.0, quality, quality)  # fmt: skip
-    openings = {e["submission"]: json.loads((pytester.path / "out" / e["episode_dir"] / "interactions.json")
-                                            .read_text())["turns"][0][0]["action"]["content"]
-                for e in doc["episodes"] if e["instance"] == "random_grids/1"}  # fmt: skip
+            100.0,
+            quality,
+            quality,
+        )
+    openings = {
+        e["submission"]: json.loads((pytester.path / "out" / e["episode_dir"] / "interactions.json").read_text())[
+            "turns"
+        ][0][0]["action"]["content"]
+        for e in doc["episodes"]
+        if e["instance"] == "random_grids/1"
+    }
     assert "- the first row is: R ▢ R R R" in openings["giver_program"]  # the program's own message
     assert "is a 5 by 5 grid of letters" in openings["giver_prompt"] and "<" not in openings["giver_prompt"]
     assert openings["selfplay"].startswith("Let us do the following task.")  # clembench's standard Giver prompt
@@ -103,12 +129,12 @@ def realistic(subs: Path) -> None:
         "no_prompt/prompt.txt": "<TARGET_GRID>",
         "crashing/imagegame.toml": 'giver_program = "giver.py"\n',
         "crashing/giver.py": "from chatgpt4pcg.models.trial_loop import TrialLoop\n\nclass Bad(TrialLoop):\n"
-                             "    @staticmethod\n    def run(ctx, target):\n        raise RuntimeError('no prompt today')\n",
+        "    @staticmethod\n    def run(ctx, target):\n        raise RuntimeError('no prompt today')\n",
         "chatty/imagegame.toml": 'model = "ig_doubles:respond_chatty_giver"\n',
         "unmet/imagegame.toml": 'giver_program = "giver.py"\n',
         "unmet/giver.py": "import gridfancy\n",
         "unmet/requirements.txt": "gridfancy==1.0\n",
-    }  # fmt: skip
+    }
     for name, text in files.items():
         (subs / name).parent.mkdir(parents=True, exist_ok=True)
         (subs / name).write_text(text)
@@ -120,18 +146,20 @@ def test_a_realistic_folder_plays_and_every_broken_one_says_why(pytester: pytest
     # rowwise 2 played; chatty and crashing 2 zeros each; broken_toml, no_prompt: one failing item each; unmet's 2
     # items error in setup
     assert outcomes(result) == {"passed": 2, "zero": 4, "failed": 2, "errors": 2}
-    result.stdout.fnmatch_lines_random([
-        "*folder 'broken_toml' is not evaluated (no scores, not ranked): *broken_toml/imagegame.toml is not TOML*",
-        "*folder 'no_prompt' is not evaluated*: *giver_prompt = 'giver.txt' is not a file inside*no_prompt*",
-        "*requirements of unmet (*unmet) cannot be met, so its episodes were not played (no model call): "
-        "module 'gridfancy' (imported at giver.py:1) is not provided: requirements.txt line 1 'gridfancy==1.0'*",
-        "  crashing instance random_grids/1 trial 1: giver_program_failed: program_error: RuntimeError: no prompt "
-        "today -> no Giver prompt: counted as an aborted episode (against % Played, no quality)",
-        "  chatty instance compact_grids/0 trial 1: aborted: Invalid instruction format: the reply must be one line*; turn 1, the "
-        "giver replied “Sure! Here is my first command. ⏎ Command: row 1: X X X X X” -> clembench aborts the "
-        "episode: Aborted 1, counted against % Played, no quality (NaN), Success 0",
-        "1. Rowwise *  2  100  100  100  100  | 100/100 | 100/100",
-    ])  # fmt: skip
+    result.stdout.fnmatch_lines_random(
+        [
+            "*folder 'broken_toml' is not evaluated (no scores, not ranked): *broken_toml/imagegame.toml is not TOML*",
+            "*folder 'no_prompt' is not evaluated*: *giver_prompt = 'giver.txt' is not a file inside*no_prompt*",
+            "*requirements of unmet (*unmet) cannot be met, so its episodes were not played (no model call): "
+            "module 'gridfancy' (imported at giver.py:1) is not provided: requirements.txt line 1 'gridfancy==1.0'*",
+            "  crashing instance random_grids/1 trial 1: giver_program_failed: program_error: RuntimeError: no prompt "
+            "today -> no Giver prompt: counted as an aborted episode (against % Played, no quality)",
+            "  chatty instance compact_grids/0 trial 1: aborted: Invalid instruction format: the reply must be one line*; turn 1, the "
+            "giver replied “Sure! Here is my first command. ⏎ Command: row 1: X X X X X” -> clembench aborts the "
+            "episode: Aborted 1, counted against % Played, no quality (NaN), Success 0",
+            "1. Rowwise *  2  100  100  100  100  | 100/100 | 100/100",
+        ]
+    )
     doc = json.loads((pytester.path / "out" / "results.json").read_text())
     assert sorted(doc["folder_errors"]) == ["subs/broken_toml::not-evaluated", "subs/no_prompt::not-evaluated"]
     board = {r["submission"]: r for r in doc["leaderboard"]}

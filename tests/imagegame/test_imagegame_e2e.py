@@ -11,9 +11,22 @@ import pytest
 
 HERE = str(Path(__file__).resolve().parent)  # ig_doubles.py: the scripted players, importable by workers
 INSTANCES = "compact_grids/0,random_grids/1"
-ARGS = ["subs", "--pcg-problem", "imagegame", "--pcg-backend", "scripted", "--pcg-imagegame-instances", INSTANCES,
-        "--pcg-store", "store", "-p", "no:cacheprovider"]  # fmt: skip
-GIVER_PROMPT = "Describe this picture to me, one row per command, then say Command: DONE.\n\n<TARGET_GRID>\n\n<QUESTION>"
+ARGS = [
+    "subs",
+    "--pcg-problem",
+    "imagegame",
+    "--pcg-backend",
+    "scripted",
+    "--pcg-imagegame-instances",
+    INSTANCES,
+    "--pcg-store",
+    "store",
+    "-p",
+    "no:cacheprovider",
+]
+GIVER_PROMPT = (
+    "Describe this picture to me, one row per command, then say Command: DONE.\n\n<TARGET_GRID>\n\n<QUESTION>"
+)
 
 
 @pytest.fixture
@@ -24,10 +37,12 @@ def game(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.P
     subs = {
         "perfect": {"imagegame.toml": 'model = "ig_doubles:respond_perfect"\n'},
         "chatty": {"imagegame.toml": 'model = "ig_doubles:respond_chatty_giver"\n'},
-        "prompted": {"imagegame.toml": 'model = "ig_doubles:respond_perfect"\ngiver_prompt = "giver.txt"\n',
-                     "giver.txt": GIVER_PROMPT},
+        "prompted": {
+            "imagegame.toml": 'model = "ig_doubles:respond_perfect"\ngiver_prompt = "giver.txt"\n',
+            "giver.txt": GIVER_PROMPT,
+        },
         "broken": {"imagegame.toml": "model = \n"},
-    }  # fmt: skip
+    }
     for name, files in subs.items():
         for fname, text in files.items():
             (pytester.path / "subs" / name).mkdir(parents=True, exist_ok=True)
@@ -42,8 +57,9 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 def test_items_are_submission_instance_trial(game) -> None:
     result = game.runpytest(*ARGS, "--co", "-q", "--pcg-trials", "2")
     ids = [line for line in result.outlines if "::" in line]
-    assert ids == ["subs/broken::not-evaluated"] + [f"subs/{s}::{i}::{t}" for s in ("chatty", "perfect", "prompted")
-                                                    for i in INSTANCES.split(",") for t in (1, 2)]  # fmt: skip
+    assert ids == ["subs/broken::not-evaluated"] + [
+        f"subs/{s}::{i}::{t}" for s in ("chatty", "perfect", "prompted") for i in INSTANCES.split(",") for t in (1, 2)
+    ]
 
 
 @pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2"]])
@@ -51,15 +67,33 @@ def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> No
     result = game.runpytest_subprocess(*ARGS, "--pcg-out", "out", *workers)
     assert outcomes(result) == {"passed": 4, "zero": 2, "failed": 1}
     # identical rows share a rank (1, 1, 3); the bootstrap's 95 % rank interval in brackets; the test double's banner
-    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "UNOFFICIAL RUN: a test double*",
-                                 "1. perfect ?1? *  2  100  100  100  100  | 100/100 | 100/100",
-                                 "1. prompted ?1? *", "3. chatty ?3? *  2  0  –  –  0  | 0/– | 0/–, 2 aborted"])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*pytest-pcg leaderboard*",
+            "UNOFFICIAL RUN: a test double*",
+            "1. perfect ?1? *  2  100  100  100  100  | 100/100 | 100/100",
+            "1. prompted ?1? *",
+            "3. chatty ?3? *  2  0  –  –  0  | 0/– | 0/–, 2 aborted",
+        ]
+    )
     doc = json.loads((game.path / "out" / "results.json").read_text())
     board = {row["submission"]: row for row in doc["leaderboard"]}
-    assert board["perfect"]["overall"] == {"episodes": 2, "% Played": 100.0, "Quality Score": 100.0,
-                                           "Quality Score (std)": 0.0, "clemscore": 100.0, "Success (%)": 100.0}  # fmt: skip
-    assert board["chatty"]["overall"] == {"episodes": 2, "% Played": 0.0, "Quality Score": None,
-                                          "Quality Score (std)": None, "clemscore": None, "Success (%)": 0.0}  # fmt: skip
+    assert board["perfect"]["overall"] == {
+        "episodes": 2,
+        "% Played": 100.0,
+        "Quality Score": 100.0,
+        "Quality Score (std)": 0.0,
+        "clemscore": 100.0,
+        "Success (%)": 100.0,
+    }
+    assert board["chatty"]["overall"] == {
+        "episodes": 2,
+        "% Played": 0.0,
+        "Quality Score": None,
+        "Quality Score (std)": None,
+        "clemscore": None,
+        "Success (%)": 0.0,
+    }
     assert board["chatty"]["aborted"] == 2
     assert list(doc["folder_errors"]) == ["subs/broken::not-evaluated"]
     prompted = [e for e in doc["episodes"] if e["submission"] == "prompted"]
@@ -87,8 +121,9 @@ def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> No
     assert "compact_grids/0" in html and "turn 1" in html and "target" in html
 
 
-def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(pytester: pytest.Pytester,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The examples copied under team folders named in bytes that are not UTF-8 (as unzip writes them), with such
     a file inside one and a folder that is no submission, on a strict UTF-8 terminal."""
     import os
@@ -99,9 +134,11 @@ def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(pytester
     monkeypatch.setenv("PYTHONPATH", f"{HERE}{os.pathsep}{pytester.path}")
     monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    (pytester.path / "counting.py").write_text("import ig_doubles\n\ndef respond(messages, n=1):\n"
-                                               "    open('requests.log', 'a').write('.')\n"
-                                               "    return ig_doubles.respond_perfect(messages, n)\n")  # fmt: skip
+    (pytester.path / "counting.py").write_text(
+        "import ig_doubles\n\ndef respond(messages, n=1):\n"
+        "    open('requests.log', 'a').write('.')\n"
+        "    return ig_doubles.respond_perfect(messages, n)\n"
+    )
     examples = Path(HERE).parents[1] / "examples" / "imagegame"
     subs = pytester.path / "subs"
     shutil.copytree(examples / "selfplay", subs / "selfplay")
@@ -111,10 +148,23 @@ def test_names_that_are_not_utf8_are_played_shown_escaped_and_paid_once(pytester
     (subs / os.fsdecode(b"pr\xf6gram/h\xe9lper.py")).write_text("X = 1\n")
     (subs / os.fsdecode(b"br\xf6ken")).mkdir()
     (subs / os.fsdecode(b"br\xf6ken/imagegame.toml")).write_text("model = \n")
-    result = pytester.runpytest_subprocess("subs", "--pcg-problem", "imagegame", "--pcg-backend", "scripted",
-                                           "--pcg-model", "counting:respond", "--pcg-imagegame-instances",
-                                           "compact_grids/0", "--pcg-out", "out", "--pcg-store", "store",
-                                           "-p", "no:cacheprovider")  # fmt: skip
+    result = pytester.runpytest_subprocess(
+        "subs",
+        "--pcg-problem",
+        "imagegame",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "counting:respond",
+        "--pcg-imagegame-instances",
+        "compact_grids/0",
+        "--pcg-out",
+        "out",
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+    )
     assert outcomes(result) == {"passed": 3, "failed": 1}, result.stdout.str()[-3000:]
     doc = json.loads((pytester.path / "out" / "results.json").read_text(encoding="utf-8"))
     board = {row["submission"]: row["overall"]["clemscore"] for row in doc["leaderboard"]}

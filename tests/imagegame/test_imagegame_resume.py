@@ -54,16 +54,45 @@ def canonical(body: dict[str, Any]) -> str:
 
 
 def command(url: str, out: str, store: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "subs", "--pcg-problem", "imagegame", "--pcg-backend", "openai-compatible",
-            "--pcg-base-url", url, "--pcg-model", "double", "--pcg-imagegame-instances", INSTANCES, "--pcg-trials", "2",
-            "--pcg-out", out, "--pcg-store", store, "-p", "no:cacheprovider", "-p", "xdist", "-n", "2", "-q"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "subs",
+        "--pcg-problem",
+        "imagegame",
+        "--pcg-backend",
+        "openai-compatible",
+        "--pcg-base-url",
+        url,
+        "--pcg-model",
+        "double",
+        "--pcg-imagegame-instances",
+        INSTANCES,
+        "--pcg-trials",
+        "2",
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        store,
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "xdist",
+        "-n",
+        "2",
+        "-q",
+    ]
 
 
 def scores(root: Path, out: str) -> dict[str, Any]:
     doc = json.loads((root / out / "results.json").read_text())
-    return {"leaderboard": doc["leaderboard"],
-            "episodes": {(e["instance"], e["trial"]): (e["outcome"], e["turns"], e["episode scores"])
-                         for e in doc["episodes"]}}  # fmt: skip
+    return {
+        "leaderboard": doc["leaderboard"],
+        "episodes": {
+            (e["instance"], e["trial"]): (e["outcome"], e["turns"], e["episode scores"]) for e in doc["episodes"]
+        },
+    }
 
 
 def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(pytester: pytest.Pytester) -> None:
@@ -73,8 +102,9 @@ def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(
     env.pop("OPENAI_API_KEY", None)
 
     def run(url: str, out: str, store: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(command(url, out, store), cwd=pytester.path, env=env, capture_output=True, text=True,
-                              timeout=600)  # fmt: skip
+        return subprocess.run(
+            command(url, out, store), cwd=pytester.path, env=env, capture_output=True, text=True, timeout=600
+        )
 
     server = GameServer()
     with loopback_llm.serve(server):
@@ -87,8 +117,14 @@ def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(
         server.requests.clear()
         server.answered.clear()
         server.hold_after = total // 2
-        killed = subprocess.Popen(command(server.url, "run1", "store"), cwd=pytester.path, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+        killed = subprocess.Popen(
+            command(server.url, "run1", "store"),
+            cwd=pytester.path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 300
         while server.held < 2 and time.monotonic() < deadline and killed.poll() is None:
             time.sleep(0.1)  # both workers wait on an unanswered turn: every answer before is stored
@@ -109,5 +145,7 @@ def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(
     assert len(after) == total - len(before)  # no stored turn asked again
     assert Counter(before) + Counter(after) == asked  # each turn of the reference run asked exactly once
     assert scores(pytester.path, "run2") == scores(pytester.path, "ref")
-    print(f"reference run: {total} requests; killed run: {len(before)} answered (+2 held, unanswered); "
-          f"resumed run: {len(after)} requests")
+    print(
+        f"reference run: {total} requests; killed run: {len(before)} answered (+2 held, unanswered); "
+        f"resumed run: {len(after)} requests"
+    )

@@ -88,20 +88,35 @@ def test_perfect_one_turn_episode() -> None:
         "0": {
             "Generated Expression Length": len("Command: draw an N"),
             "Generated Expression Number of Tokens": 4,
-            "Precision": 100.0, "Recall": 100.0, "F1": 100.0, "Changed Cell Count": 13,
-            "Request Count": 2, "Parsed Request Count": 2, "Violated Request Count": 0,
+            "Precision": 100.0,
+            "Recall": 100.0,
+            "F1": 100.0,
+            "Changed Cell Count": 13,
+            "Request Count": 2,
+            "Parsed Request Count": 2,
+            "Violated Request Count": 0,
         }
-    }  # fmt: skip
+    }
     e = out["episode scores"]
     assert (e["Main Score"], e["Success"], e["Lose"], e["Aborted"]) == (100.0, 1, 0, 0)
     assert (e["Request Count"], e["Parsed Request Count"], e["Violated Request Count"]) == (2, 2, 0)
     assert e["Request Success Ratio"] == 1.0
     assert list(e) == [
-        "Precision", "Recall", "F1", "Main Score", "Average Changed Cell Count",
-        "Average Generated Instruction Length", "Average Generated Expression Number of Tokens",
-        "Success", "Lose", "Aborted", "Request Count", "Violated Request Count", "Parsed Request Count",
+        "Precision",
+        "Recall",
+        "F1",
+        "Main Score",
+        "Average Changed Cell Count",
+        "Average Generated Instruction Length",
+        "Average Generated Expression Number of Tokens",
+        "Success",
+        "Lose",
+        "Aborted",
+        "Request Count",
+        "Violated Request Count",
+        "Parsed Request Count",
         "Request Success Ratio",
-    ]  # fmt: skip
+    ]
 
 
 def test_only_instruction_tag_is_removed_from_the_expression() -> None:

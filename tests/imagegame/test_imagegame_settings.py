@@ -41,12 +41,15 @@ def test_the_offline_default_plays_a_small_set_unless_told(tmp_path) -> None:
     assert s.instances == ("random_grids/1", "random_grids/2") and not s.notes
 
 
-@pytest.mark.parametrize(("raw", "message"), [
-    ({"pcg_imagegame_variant": "v1"}, "--pcg-imagegame-variant: 'v1'"),
-    ({"pcg_model": "a,b"}, "one model at a time"),
-    ({"pcg_trials": "0"}, "must be at least 1"),
-    ({"pcg_imagegame_max_tokens": "lots"}, "not a whole number"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"pcg_imagegame_variant": "v1"}, "--pcg-imagegame-variant: 'v1'"),
+        ({"pcg_model": "a,b"}, "one model at a time"),
+        ({"pcg_trials": "0"}, "must be at least 1"),
+        ({"pcg_imagegame_max_tokens": "lots"}, "not a whole number"),
+    ],
+)
 def test_bad_values_name_their_option(tmp_path: Path, raw, message) -> None:
     with pytest.raises(ValueError, match=message):
         resolve(raw, rootdir=tmp_path, known=KNOWN, env=ONLINE)

@@ -43,11 +43,25 @@ def test_the_leaderboard_fits_a_1400_px_window(game) -> None:  # noqa: F811
     game.runpytest_subprocess(*ARGS, "--pcg-out", "out", "--pcg-model", "a-rather-long-provider/model-name-v2")
     page = (game.path / "out" / "report.html").read_text()
     probe = game.path / "out" / "probe.html"
-    probe.write_text(page.replace("</body>", "<script>document.title='W'+document.documentElement.scrollWidth+'W'"
-                                              "</script></body>"))  # fmt: skip
-    dom = subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1400,900",
-                          f"--user-data-dir={game.path / 'chromium'}", "--proxy-server=127.0.0.1:9",
-                          "--virtual-time-budget=2000", "--dump-dom", probe.as_uri()],
-                         capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    probe.write_text(
+        page.replace("</body>", "<script>document.title='W'+document.documentElement.scrollWidth+'W'</script></body>")
+    )
+    dom = subprocess.run(
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1400,900",
+            f"--user-data-dir={game.path / 'chromium'}",
+            "--proxy-server=127.0.0.1:9",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     width = int(re.search(r"<title>W(\d+)W</title>", dom).group(1))
     assert width <= 1400

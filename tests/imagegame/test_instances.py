@@ -34,7 +34,9 @@ def test_every_instance_carries_the_v2_prompts_and_regexes() -> None:
     assert {i.player_1_terminate_pattern for i in V2} == {rules.TERMINATE_PATTERN_V2}
     assert {i.player_2_response_pattern for i in V2} == {rules.GRID_PATTERN_V2}
     assert len({(i.player_1_prompt_header, i.player_2_prompt_header) for i in V2}) == 1
-    assert V2[0].player_1_prompt_header.endswith("Ok. Please do this for the following example, which is a 5 by 5 grid.")
+    assert V2[0].player_1_prompt_header.endswith(
+        "Ok. Please do this for the following example, which is a 5 by 5 grid."
+    )
 
 
 def test_the_packaged_set_is_what_the_generator_makes_from_seed_123() -> None:

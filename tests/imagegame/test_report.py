@@ -15,10 +15,19 @@ TARGET = "A ▢ ▢ ▢ ▢\n" + "\n".join(["▢ ▢ ▢ ▢ ▢"] * 4)
 
 
 def aborted(submission: str, game_id: int) -> EpisodeResult:
-    return EpisodeResult(nodeid=f"subs/{submission}::random_grids/{game_id}::1", submission=submission,
-                         instance=f"random_grids/{game_id}", experiment="random_grids", game_id=game_id, trial=1,
-                         outcome="aborted", turns=0, target=TARGET, reason=ABORTED,
-                         message="Invalid instruction format\nsecond line")  # fmt: skip
+    return EpisodeResult(
+        nodeid=f"subs/{submission}::random_grids/{game_id}::1",
+        submission=submission,
+        instance=f"random_grids/{game_id}",
+        experiment="random_grids",
+        game_id=game_id,
+        trial=1,
+        outcome="aborted",
+        turns=0,
+        target=TARGET,
+        reason=ABORTED,
+        message="Invalid instruction format\nsecond line",
+    )
 
 
 def document(results: list[EpisodeResult], names: list[str]) -> dict:
@@ -33,8 +42,10 @@ def test_a_submission_with_one_experiment_or_none_renders() -> None:
     html = render(doc, results)
     assert "chatty" in html and "silent" in html and CONSEQUENCE[ABORTED] in html
     lines = summary_lines(doc, "run", None, None)
-    assert "  chatty instance random_grids/1 trial 1: aborted: Invalid instruction format -> " + CONSEQUENCE[ABORTED] \
-        in lines  # the message's first line only  # fmt: skip
+    assert (
+        "  chatty instance random_grids/1 trial 1: aborted: Invalid instruction format -> " + CONSEQUENCE[ABORTED]
+        in lines
+    )  # the message's first line only
 
 
 def test_the_terminal_lists_a_bounded_number_of_zeros() -> None:

@@ -30,8 +30,12 @@ def test_the_three_kinds(tmp_path) -> None:
     (tmp_path / "team" / "imagegame.toml").write_text('giver_prompt = "g.txt"\nname = "Team A"\n')
     (tmp_path / "team" / "g.txt").write_text("Draw <TARGET_GRID>")
     prompt = detect(tmp_path / "team")
-    assert (prompt.format, prompt.model, prompt.prompt, prompt.name) == ("imagegame_prompt", None, "Draw <TARGET_GRID>",
-                                                                         "Team A")  # fmt: skip
+    assert (prompt.format, prompt.model, prompt.prompt, prompt.name) == (
+        "imagegame_prompt",
+        None,
+        "Draw <TARGET_GRID>",
+        "Team A",
+    )
     (tmp_path / "team" / "imagegame.toml").write_text('giver_program = "g.py"\n')
     (tmp_path / "team" / "g.py").write_text("# program\n")
     program = detect(tmp_path / "team")
@@ -45,15 +49,18 @@ def test_the_identity_follows_the_files(tmp_path) -> None:
     assert detect(path).files_hash != before
 
 
-@pytest.mark.parametrize(("manifest", "files", "message"), [
-    ("model = ", {}, "is not TOML"),
-    ('modle = "x"\n', {}, "unknown key(s) modle"),
-    ('model = ""\n', {}, "model must be a model name"),
-    ('giver_prompt = "g.txt"\ngiver_program = "g.py"\n', {}, "not both"),
-    ('giver_prompt = "missing.txt"\n', {}, "is not a file inside"),
-    ('giver_prompt = "../outside.txt"\n', {}, "is not a file inside"),
-    ('giver_prompt = "g.txt"\n', {"g.txt": "describe the grid"}, "never shows the target grid; put <TARGET_GRID>"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("manifest", "files", "message"),
+    [
+        ("model = ", {}, "is not TOML"),
+        ('modle = "x"\n', {}, "unknown key(s) modle"),
+        ('model = ""\n', {}, "model must be a model name"),
+        ('giver_prompt = "g.txt"\ngiver_program = "g.py"\n', {}, "not both"),
+        ('giver_prompt = "missing.txt"\n', {}, "is not a file inside"),
+        ('giver_prompt = "../outside.txt"\n', {}, "is not a file inside"),
+        ('giver_prompt = "g.txt"\n', {"g.txt": "describe the grid"}, "never shows the target grid; put <TARGET_GRID>"),
+    ],
+)
 def test_a_manifest_that_cannot_be_evaluated_says_why(tmp_path, manifest, files, message) -> None:
     (tmp_path / "outside.txt").write_text("<TARGET_GRID>")
     with pytest.raises(SubmissionError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -21,8 +21,12 @@ def answer(free: str, lines: list[tuple[str, int]], function: str = "drop_block"
     return f"{free}```{lang}\n{body}```"
 
 
-@given(FREE, st.lists(LINE, min_size=1, max_size=MAX_LINES), st.sampled_from(["drop_block", "ab_drop"]),
-       st.sampled_from(["", "python"]))  # fmt: skip
+@given(
+    FREE,
+    st.lists(LINE, min_size=1, max_size=MAX_LINES),
+    st.sampled_from(["drop_block", "ab_drop"]),
+    st.sampled_from(["", "python"]),
+)
 def test_every_answer_of_the_language_is_extracted_line_for_line(free, lines, function, lang):
     """What the grammar allows is exactly code the official extractor reads, with the edition's function name."""
     text = answer(free, lines, function, lang)
@@ -30,16 +34,19 @@ def test_every_answer_of_the_language_is_extracted_line_for_line(free, lines, fu
     assert extract_code(text, function) == "".join(f"{function}('{k}', {x})\n" for k, x in lines)
 
 
-@pytest.mark.parametrize("text", [
-    "```\n```",                                          # no line
-    "Look: `x` ```\ndrop_block('b11', 3)\n```",          # a backtick in the free text
-    "```\ndrop_block('b12', 3)\n```",                    # no such block
-    "```\ndrop_block('b11', 20)\n```",                   # column 20 is off the grid
-    "```\ndrop_block('b11', 03)\n```",                   # not how a column is written
-    "```\ndrop_block('b11', 3)\n",                       # unclosed
-    "```\nab_drop('b11', 3)\n```",                       # another edition's function
-    "```\n" + "drop_block('b11', 3)\n" * (MAX_LINES + 1) + "```",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```\n```",  # no line
+        "Look: `x` ```\ndrop_block('b11', 3)\n```",  # a backtick in the free text
+        "```\ndrop_block('b12', 3)\n```",  # no such block
+        "```\ndrop_block('b11', 20)\n```",  # column 20 is off the grid
+        "```\ndrop_block('b11', 03)\n```",  # not how a column is written
+        "```\ndrop_block('b11', 3)\n",  # unclosed
+        "```\nab_drop('b11', 3)\n```",  # another edition's function
+        "```\n" + "drop_block('b11', 3)\n" * (MAX_LINES + 1) + "```",
+    ],
+)
 def test_the_language_refuses(text):
     assert not re.fullmatch(answer_regex("drop_block"), text, flags=re.DOTALL)
 
@@ -80,8 +87,15 @@ def random_model(tok: Any) -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+    )
     return LlamaForCausalLM(config).eval()
 
 
@@ -126,12 +140,17 @@ def test_any_model_answers_in_the_language_within_its_budget(tok, random_model, 
 
     from pcg_plugin.llm import constrain
 
-    ids = tok.apply_chat_template([{"role": "user", "content": "Build the letter I."}], add_generation_prompt=True,
-                                  return_tensors="pt", return_dict=True)["input_ids"]  # fmt: skip
+    ids = tok.apply_chat_template(
+        [{"role": "user", "content": "Build the letter I."}],
+        add_generation_prompt=True,
+        return_tensors="pt",
+        return_dict=True,
+    )["input_ids"]
     torch.manual_seed(seed)
     sampling = None if seed == 2 else {"temperature": 1.0}
-    toks, grammar = constrain.generate(random_model, tok, ids, function="drop_block", max_new_tokens=80,
-                                       sampling=sampling, fast_forward=fast_forward)  # fmt: skip
+    toks, grammar = constrain.generate(
+        random_model, tok, ids, function="drop_block", max_new_tokens=80, sampling=sampling, fast_forward=fast_forward
+    )
     text = tok.decode(toks)
     assert len(toks) <= 80 and grammar.done
     assert re.fullmatch(answer_regex("drop_block"), text, flags=re.DOTALL), text

@@ -28,8 +28,13 @@ def test_scripted_faults_are_retried_and_never_recorded(tmp_path):
     store = ResponseStore(tmp_path)
     retries = 0
     for t in range(1, 21):
-        chat = TrialChat(TrialKey("2024", "m", "s", "h", "A", t), backend=backend, profile=profile_for("2024"),
-                         store=store, sleep=lambda s: None)  # fmt: skip
+        chat = TrialChat(
+            TrialKey("2024", "m", "s", "h", "A", t),
+            backend=backend,
+            profile=profile_for("2024"),
+            store=store,
+            sleep=lambda s: None,
+        )
         assert chat.chat(MSG) == ["ok"]
         retries += chat.usage["retries"]
     assert retries > 5 and len(backend.calls) == 20
@@ -95,15 +100,26 @@ def test_concurrency_cap_holds_across_processes(tmp_path):
 
 
 def test_estimate_multiplies_out_and_prices_the_official_model(tmp_path):
-    est = estimate_run(submissions=3, letters=26, trials=10, model="gpt-3.5-turbo-0125", calls_per_trial=2,
-                       prompt_tokens_per_call=1000, completion_tokens_per_call=500)  # fmt: skip
+    est = estimate_run(
+        submissions=3,
+        letters=26,
+        trials=10,
+        model="gpt-3.5-turbo-0125",
+        calls_per_trial=2,
+        prompt_tokens_per_call=1000,
+        completion_tokens_per_call=500,
+    )
     assert est.calls == 1560 and est.prompt_tokens == 1_560_000
     assert est.cost_usd == pytest.approx(1.56 * 0.5 + 0.78 * 1.5)
     assert "780 trials" in est.text() and "$" in est.text()
     assert estimate_run(submissions=1, letters=1, trials=1, model="qwen").cost_usd is None
     store = ResponseStore(tmp_path)
-    chat = TrialChat(TrialKey("2024", "m", "s", "h", "A", 1), backend=ScriptedBackend(["x"], usage=(100, 50)),
-                     profile=profile_for("2024"), store=store)  # fmt: skip
+    chat = TrialChat(
+        TrialKey("2024", "m", "s", "h", "A", 1),
+        backend=ScriptedBackend(["x"], usage=(100, 50)),
+        profile=profile_for("2024"),
+        store=store,
+    )
     chat.chat(MSG)
     chat.finish("x")
     measured = estimate_from_store(store, submissions=1, letters=2, trials=1, model="m", edition="2024")
@@ -153,12 +169,15 @@ def test_env_configured_limiter_is_shared_through_the_store_folder(tmp_path, mon
     with pytest.raises(ValueError, match="must be numbers"):
         SharedLimiter.from_env(tmp_path, env={"PCG_TPM": "lots"})
     monkeypatch.setenv("PCG_CONCURRENCY", "1")
-    chat = TrialChat(TrialKey("2024", "m", "s", "h", "A", 1), backend=ScriptedBackend(["x"]),
-                     profile=profile_for("2024"), store=ResponseStore(tmp_path / "st"))  # fmt: skip
+    chat = TrialChat(
+        TrialKey("2024", "m", "s", "h", "A", 1),
+        backend=ScriptedBackend(["x"]),
+        profile=profile_for("2024"),
+        store=ResponseStore(tmp_path / "st"),
+    )
     assert chat.limiter is not None and chat.limiter.path.parent == tmp_path / "st"
     chat.chat(MSG)
     assert chat.limiter.in_flight() == 0
-
 
 
 def test_each_model_endpoint_has_its_own_limit(tmp_path, monkeypatch):
@@ -174,8 +193,13 @@ def test_each_model_endpoint_has_its_own_limit(tmp_path, monkeypatch):
 
     def call(model: str, base_url: str | None = None, trial: int = 1) -> None:
         profile = dataclasses.replace(profile_for("2024"), model=model, base_url=base_url)
-        TrialChat(TrialKey("2024", model, "s", "h", "A", trial), backend=ScriptedBackend(["x"]), profile=profile,
-                  store=store, deadline=5).chat(MSG)  # fmt: skip
+        TrialChat(
+            TrialKey("2024", model, "s", "h", "A", trial),
+            backend=ScriptedBackend(["x"]),
+            profile=profile,
+            store=store,
+            deadline=5,
+        ).chat(MSG)
 
     call("m1")
     call("m2")
@@ -183,6 +207,7 @@ def test_each_model_endpoint_has_its_own_limit(tmp_path, monkeypatch):
     with pytest.raises(DeadlineExceeded, match="rate limit asks to wait"):
         call("m1", trial=2)
     assert len(list((tmp_path / "st").glob("ratelimit-*.sqlite3"))) == 3
+
 
 def test_scripted_fault_sequence_and_bare_rate():
     from pcg_plugin.errors import ConnectionFailed, RateLimited, ServerError, Timeout
@@ -206,8 +231,9 @@ def test_2023_empty_response_is_kept_and_exported_as_an_empty_file(tmp_path):
 
     store = ResponseStore(tmp_path / "s")
     k = TrialKey("2023", "gpt-3.5-turbo", "team", "h", "Z", 3)
-    out = generate_prompt_trial(k, "Make <OBJECT>", "Z", backend=ScriptedBackend([""]), profile=profile_for("2023"),
-                                store=store)  # fmt: skip
+    out = generate_prompt_trial(
+        k, "Make <OBJECT>", "Z", backend=ScriptedBackend([""]), profile=profile_for("2023"), store=store
+    )
     assert out == ""
     (path,) = store.export_raw_layout(tmp_path / "o", edition="2023", model="gpt-3.5-turbo")
     assert path.name == "team_Z_3.txt" and path.read_text() == ""
@@ -219,13 +245,14 @@ def test_preflight_only_for_paid_backends(tmp_path):
 
     store = ResponseStore(tmp_path)
     paid = OpenAIBackend(base_url="http://127.0.0.1:1/v1")
-    text = preflight_text(paid, store, edition="2024", model="gpt-3.5-turbo-0125", submissions=2, letters=26,
-                          trials=10)
+    text = preflight_text(paid, store, edition="2024", model="gpt-3.5-turbo-0125", submissions=2, letters=26, trials=10)
     assert text is not None and "520 trials" in text
     none = preflight_text(paid, store, edition="2024", model="m", submissions=1, letters=1, trials=1, mode="none")
     assert none is None
-    assert preflight_text(ScriptedBackend(["x"]), store, edition="2024", model="m", submissions=1, letters=1,
-                          trials=1) is None  # fmt: skip
+    assert (
+        preflight_text(ScriptedBackend(["x"]), store, edition="2024", model="m", submissions=1, letters=1, trials=1)
+        is None
+    )
 
 
 def test_an_infrastructure_error_releases_the_trial_for_another_process(tmp_path):
@@ -233,8 +260,13 @@ def test_an_infrastructure_error_releases_the_trial_for_another_process(tmp_path
 
     store = ResponseStore(tmp_path)
     k = TrialKey("2024", "m", "s", "h", "A", 1)
-    chat = TrialChat(k, backend=ScriptedBackend(["x"], failures=["500"] * 10), profile=profile_for("2024"),
-                     store=store, sleep=lambda s: None)  # fmt: skip
+    chat = TrialChat(
+        k,
+        backend=ScriptedBackend(["x"], failures=["500"] * 10),
+        profile=profile_for("2024"),
+        store=store,
+        sleep=lambda s: None,
+    )
     with pytest.raises(ServerError):
         chat.chat(MSG)
     assert store._db().execute("SELECT owner FROM trials").fetchone() == (None,)

@@ -22,9 +22,21 @@ def test_edition_profiles_match_the_official_packages():
     json.dumps(vars(p23), allow_nan=False)  # results files refuse Infinity
     assert p23.request_params() == {"model": "gpt-3.5-turbo"}
     assert (p24.model, p24.temperature, p24.seed, p24.client_timeout, p24.max_time, p24.token_limit) == (
-        "gpt-3.5-turbo-0125", 1.0, 42, 60.0, 120.0, 25_000)
+        "gpt-3.5-turbo-0125",
+        1.0,
+        42,
+        60.0,
+        120.0,
+        25_000,
+    )
     assert (p25.model, p25.seed, p25.client_timeout, p25.max_time, p25.token_limit, p25.base_url) == (
-        "gemma2:27b", None, None, 500.0, 25_000, "u")
+        "gemma2:27b",
+        None,
+        None,
+        500.0,
+        25_000,
+        "u",
+    )
     assert p24.seed_policy == "fixed" and p25.seed_policy == "none"
     with pytest.raises(ValueError, match="unknown edition"):
         profile_for("2022")

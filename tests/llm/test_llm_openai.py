@@ -51,8 +51,14 @@ def test_2025_sends_no_seed_and_the_chosen_model_with_a_dummy_key(fake_openai, s
 
 def test_2023_sends_one_user_message_with_the_quoted_letter_and_no_sampling_params(fake_openai, store):
     backend = OpenAIBackend(base_url=fake_openai.url, api_key="k")
-    text = generate_prompt_trial(key(edition="2023", letter="B"), "Draw <OBJECT> now, <OBJECT>!", "B",
-                                 backend=backend, profile=profile_for("2023"), store=store)  # fmt: skip
+    text = generate_prompt_trial(
+        key(edition="2023", letter="B"),
+        "Draw <OBJECT> now, <OBJECT>!",
+        "B",
+        backend=backend,
+        profile=profile_for("2023"),
+        store=store,
+    )
     body = fake_openai.bodies[0]
     assert body["messages"] == [{"role": "user", "content": 'Draw "B" now, "B"!'}]
     assert body["model"] == "gpt-3.5-turbo" and "temperature" not in body and "seed" not in body
@@ -130,12 +136,28 @@ def test_retry_after_header_forms():
 # -- a provider's worst replies (issue 38): never the team's answer, never paid twice ------------------------------
 
 
-@pytest.mark.parametrize("fault", [("empty_choices",), ("null_content",), ("malformed",), ("html",), ("reset_body",),
-                                   ("reset",), ("status", 503, {}), ("status", 429, {})])  # fmt: skip
+@pytest.mark.parametrize(
+    "fault",
+    [
+        ("empty_choices",),
+        ("null_content",),
+        ("malformed",),
+        ("html",),
+        ("reset_body",),
+        ("reset",),
+        ("status", 503, {}),
+        ("status", 429, {}),
+    ],
+)
 def test_a_reply_that_is_no_answer_is_retried_and_only_the_answer_is_stored(fake_openai, store, fault):
     fake_openai.faults = [fault, fault]
-    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"),
-                     store=store, sleep=lambda s: None)  # fmt: skip
+    chat = TrialChat(
+        key(),
+        backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"),
+        profile=profile_for("2024"),
+        store=store,
+        sleep=lambda s: None,
+    )
     answer = chat.chat(MSG)
     assert answer[0].startswith("```") and chat.usage["retries"] == 2
     assert len(fake_openai.bodies) == 3 and fake_openai.n_answered == 1
@@ -144,8 +166,9 @@ def test_a_reply_that_is_no_answer_is_retried_and_only_the_answer_is_stored(fake
 
 def test_an_empty_string_content_is_the_models_answer(fake_openai, store):
     fake_openai.faults = [("reply", "")]
-    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"),
-                     store=store)  # fmt: skip
+    chat = TrialChat(
+        key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"), store=store
+    )
     assert chat.chat(MSG) == [""] and len(fake_openai.bodies) == 1
     assert store.load(key()).calls[0].choices == [""]
 
@@ -168,8 +191,9 @@ def test_a_lone_surrogate_reply_comes_back_stored_and_is_sent_back_in_the_histor
 def test_a_huge_reply_is_stored_whole(fake_openai, store):
     huge = "y" * 5_000_000
     fake_openai.faults = [("reply", huge)]
-    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"),
-                     store=store)  # fmt: skip
+    chat = TrialChat(
+        key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2024"), store=store
+    )
     assert chat.chat(MSG) == [huge] and ResponseStore(store.path).load(key()).calls[0].choices == [huge]
 
 
@@ -179,8 +203,13 @@ def test_a_hung_server_is_given_up_at_the_trials_deadline(fake_openai, store):
     from pcg_plugin.errors import DeadlineExceeded
 
     fake_openai.faults = [("hang",)]
-    chat = TrialChat(key(), backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"), profile=profile_for("2025"),
-                     store=store, deadline=1.0)  # fmt: skip
+    chat = TrialChat(
+        key(),
+        backend=OpenAIBackend(base_url=fake_openai.url, api_key="k"),
+        profile=profile_for("2025"),
+        store=store,
+        deadline=1.0,
+    )
     t0 = time.monotonic()
     with pytest.raises(DeadlineExceeded, match="rerun it with --lf"):
         chat.chat(MSG)

@@ -35,7 +35,9 @@ def test_a_second_problem_asking_for_the_shared_options_adds_no_duplicate(pytest
 def test_shared_option_names_are_unique_and_ini_shaped():
     dests = [o.dest for o in COMMON]
     assert len(set(dests)) == len(dests) and all(d.startswith("pcg_") for d in dests)
-    assert {"pcg_trials", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record", "pcg_out", "pcg_store"} <= set(dests)
+    assert {"pcg_trials", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record", "pcg_out", "pcg_store"} <= set(
+        dests
+    )
 
 
 def test_check_choice_names_the_option():
@@ -57,8 +59,12 @@ class _Demo(run_options.JsonSettings):
     trials: int = 1
 
 
-@given(targets=st.lists(st.text(max_size=5), max_size=3), out=st.none() | st.just(Path("/runs/r1")),
-       model=st.none() | st.text(max_size=8), trials=st.integers(1, 50))  # fmt: skip
+@given(
+    targets=st.lists(st.text(max_size=5), max_size=3),
+    out=st.none() | st.just(Path("/runs/r1")),
+    model=st.none() | st.text(max_size=8),
+    trials=st.integers(1, 50),
+)
 def test_settings_travel_to_workers_as_json_and_come_back_equal(targets, out, model, trials):
     s = _Demo(tuple(targets), out, model, trials)
     data = json.loads(json.dumps(s.to_dict()))  # what workerinput carries
@@ -71,9 +77,11 @@ def test_every_installed_problems_settings_round_trip():
     from pcg_plugin.problems.pcgbench.settings import BenchSettings
     from pcg_plugin.problems.science_birds.settings import Settings as ScienceBirds
 
-    for s in (ScienceBirds(letters=("I", "L"), out=Path("/o"), notes=("a",)),
-              BenchSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
-              ImageGame(instances=("compact_grids/0",), out=Path("/o"))):  # fmt: skip
+    for s in (
+        ScienceBirds(letters=("I", "L"), out=Path("/o"), notes=("a",)),
+        BenchSettings(problem="zelda-v0", instance_ids=("x",), store=Path("/s")),
+        ImageGame(instances=("compact_grids/0",), out=Path("/o")),
+    ):
         assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s
 
 
@@ -88,10 +96,19 @@ def test_the_shared_basics_of_every_problem(tmp_path):
     plain = run_options.basics({}, rootdir=root, cwd=cwd, env={})
     assert (plain.backend, plain.record, plain.offline, plain.out, plain.device) == (None, "once", True, None, "auto")
     assert plain.store == root / "pcg-runs" / "responses"
-    chosen = run_options.basics({"pcg_out": "o", "pcg_store": "s", "pcg_record": "none", "pcg_device": "cpu"},
-                               rootdir=root, cwd=cwd, env={"OPENAI_API_KEY": "sk-x"})  # fmt: skip
+    chosen = run_options.basics(
+        {"pcg_out": "o", "pcg_store": "s", "pcg_record": "none", "pcg_device": "cpu"},
+        rootdir=root,
+        cwd=cwd,
+        env={"OPENAI_API_KEY": "sk-x"},
+    )
     assert (chosen.out, chosen.store, chosen.record, chosen.device, chosen.offline) == (
-        cwd / "o", cwd / "s", "none", "cpu", False)  # fmt: skip
+        cwd / "o",
+        cwd / "s",
+        "none",
+        "cpu",
+        False,
+    )
     with pytest.raises(ValueError, match="--pcg-record"):
         run_options.basics({"pcg_record": "sometimes"}, rootdir=root, cwd=cwd, env={})
     with pytest.raises(ValueError, match="--pcg-backend"):
@@ -103,8 +120,11 @@ def test_a_value_given_blank_is_refused_where_the_default_would_mean_everything(
     with pytest.raises(ValueError, match=r"--pcg-letters: empty: name one \(leave the option out for the default\)"):
         run_options.chosen(raw, "pcg_letters", "name one")
     assert run_options.chosen(raw, "pcg_x", "") == "A" and run_options.chosen(raw, "absent", "") is None
-    for bad, message in (({"pcg_trials": ""}, "--pcg-trials: empty"), ({"pcg_model": " , "}, "--pcg-model: ',' names no model"),
-                         ({"pcg_model": ""}, "--pcg-model: empty")):  # fmt: skip
+    for bad, message in (
+        ({"pcg_trials": ""}, "--pcg-trials: empty"),
+        ({"pcg_model": " , "}, "--pcg-model: ',' names no model"),
+        ({"pcg_model": ""}, "--pcg-model: empty"),
+    ):
         with pytest.raises(ValueError, match=message):
             run_options.basics(bad, rootdir=Path("/r"), cwd=Path("/c"), env={})
     assert run_options.positive("pcg_max", None, 7) == 7 and run_options.positive("pcg_max", "3", None) == 3
@@ -136,14 +156,41 @@ def test_every_problem_refuses_an_empty_target_list_before_asking_the_model(pyte
         (team / name).write_text("A level for <PROBLEM>; draw <OBJECT>.\n" if name == "prompt.txt" else "# self-play\n")
     with loopback_llm.serve(loopback_llm.FakeOpenAI()) as server:
         for blank in ("", "  "):
-            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
-                                        "--pcg-base-url", server.url, "--pcg-model", "m", "--pcg-trials", "1",
-                                        "--pcg-out", "out", "--pcg-store", "store", "-p", "no:cacheprovider",
-                                        option, blank)  # fmt: skip
+            result = pytester.runpytest(
+                "submissions",
+                "--pcg-problem",
+                problem,
+                "--pcg-backend",
+                "openai",
+                "--pcg-base-url",
+                server.url,
+                "--pcg-model",
+                "m",
+                "--pcg-trials",
+                "1",
+                "--pcg-out",
+                "out",
+                "--pcg-store",
+                "store",
+                "-p",
+                "no:cacheprovider",
+                option,
+                blank,
+            )
             assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-2000:]
             assert message in result.stderr.str()
         for extra in (("--pcg-trials", ""), ("--pcg-model", ""), ("--pcg-model", ",")):
-            result = pytester.runpytest("submissions", "--pcg-problem", problem, "--pcg-backend", "openai",
-                                        "--pcg-base-url", server.url, "-p", "no:cacheprovider", *extra)  # fmt: skip
+            result = pytester.runpytest(
+                "submissions",
+                "--pcg-problem",
+                problem,
+                "--pcg-backend",
+                "openai",
+                "--pcg-base-url",
+                server.url,
+                "-p",
+                "no:cacheprovider",
+                *extra,
+            )
             assert result.ret == pytest.ExitCode.USAGE_ERROR and extra[0] in result.stderr.str()
         assert server.bodies == []

@@ -10,8 +10,16 @@ from dataclasses import replace
 
 import pytest
 
-from pcg_plugin.errors import (DeadlineExceeded, EmptyReply, OfficialFailure, RateLimited, RecordingDiverged,
-                               ReplayMiss, StoreWriteFailed, Timeout)  # fmt: skip
+from pcg_plugin.errors import (
+    DeadlineExceeded,
+    EmptyReply,
+    OfficialFailure,
+    RateLimited,
+    RecordingDiverged,
+    ReplayMiss,
+    StoreWriteFailed,
+    Timeout,
+)
 from pcg_plugin.llm.base import ChatResult
 from pcg_plugin.llm.profiles import DEADLINE_ENV, trial_deadline
 from pcg_plugin.llm.retry import RetryPolicy
@@ -71,8 +79,7 @@ class Server:
 
 
 def chat_for(store, backend, clock, trial=1, profile=P, **kw):  # type: ignore[no-untyped-def]
-    return TrialChat(key(trial), backend=backend, profile=profile, store=store, clock=clock, sleep=clock.sleep,
-                     **kw)  # fmt: skip
+    return TrialChat(key(trial), backend=backend, profile=profile, store=store, clock=clock, sleep=clock.sleep, **kw)
 
 
 # -- item 7: a reply that is no answer is the provider's fault -----------------------------------------------------

@@ -142,7 +142,9 @@ def test_many_processes_write_without_loss_or_tearing(tmp_path):
     assert len(records) == 6 * 15
     for rec in records:
         assert rec.status == "complete" and [c.choices for c in rec.calls] == [
-            [f"w{rec.key.submission[4:]}:turn 1"], [f"w{rec.key.submission[4:]}:turn 2"]]
+            [f"w{rec.key.submission[4:]}:turn 1"],
+            [f"w{rec.key.submission[4:]}:turn 2"],
+        ]
     assert store.usage()["team0"] == {"prompt_tokens": 300, "completion_tokens": 600, "calls": 30, "trials": 15}
 
 
@@ -162,8 +164,9 @@ def test_processes_opening_a_fresh_store_at_once_all_get_it(tmp_path):
     failures = []
     for i in range(100):
         barrier, queue = ctx.Barrier(4), ctx.Queue()
-        procs = [ctx.Process(target=_open_store, args=(tmp_path / str(i) / "s.sqlite3", barrier, queue))
-                 for _ in range(4)]  # fmt: skip
+        procs = [
+            ctx.Process(target=_open_store, args=(tmp_path / str(i) / "s.sqlite3", barrier, queue)) for _ in range(4)
+        ]
         for p in procs:
             p.start()
         for p in procs:
@@ -176,8 +179,9 @@ def test_processes_opening_a_fresh_store_at_once_all_get_it(tmp_path):
 
 LONE = "\ud83d"  # half an emoji: valid in JSON ("\ud83d") and in a Python string, not in UTF-8
 # Text as JSON carries it (json.loads of a JSON string: a high and a low surrogate side by side are one character).
-any_text = st.lists(st.one_of(st.characters(), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)),
-                    max_size=30).map(lambda cs: json.loads(json.dumps("".join(cs))))  # fmt: skip
+any_text = st.lists(
+    st.one_of(st.characters(), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)), max_size=30
+).map(lambda cs: json.loads(json.dumps("".join(cs))))
 
 
 def test_a_reply_holding_a_lone_surrogate_is_stored_before_use_and_replayed_exactly(tmp_path):
@@ -271,8 +275,13 @@ def test_a_format_1_store_is_read_resumed_and_extended(tmp_path, reference):
     unfinished = TrialKey("2024", "gpt-3.5-turbo-0125", "team_a", "h0", "B", 1)
     chat = TrialChat(unfinished, backend=ScriptedBackend(["new"]), profile=P, store=store)
     first = chat.chat([{"role": "user", "content": "Draw B"}])  # the old row, replayed
-    second = chat.chat([{"role": "user", "content": "Draw B"}, {"role": "assistant", "content": first[0]},
-                        {"role": "user", "content": "more"}])  # a format 2 row continuing a format 1 one
+    second = chat.chat(
+        [
+            {"role": "user", "content": "Draw B"},
+            {"role": "assistant", "content": first[0]},
+            {"role": "user", "content": "more"},
+        ]
+    )  # a format 2 row continuing a format 1 one
     chat.finish(second[0])
     calls = ResponseStore(tmp_path).load(unfinished).calls
     assert [c.choices for c in calls] == [["only reply"], ["new"]]

@@ -30,9 +30,16 @@ def tiny_chat_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tok = AutoTokenizer.from_pretrained(source)
     folder = tmp_path_factory.mktemp("tiny-chat")
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024,
-                         eos_token_id=tok.eos_token_id)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        eos_token_id=tok.eos_token_id,
+    )
     LlamaForCausalLM(config).save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
@@ -43,8 +50,9 @@ def _answer(model: Path, constrain: str) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)  # transformers' past_key_values deprecation
         warnings.simplefilter("error", DeprecationWarning)  # torch.jit.script_method, via llguidance.torch
-        return backend.complete([{"role": "user", "content": "Build the letter I."}], n=2, profile=profile_for("2024"),
-                                seed=7)  # fmt: skip
+        return backend.complete(
+            [{"role": "user", "content": "Build the letter I."}], n=2, profile=profile_for("2024"), seed=7
+        )
 
 
 def test_free_generation_emits_no_future_warning(tiny_chat_model: Path) -> None:

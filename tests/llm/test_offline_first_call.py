@@ -8,8 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.llm.transformers_backend import (OFFLINE_THREADS, TransformersBackend, file_digest, offline_default,
-                                                 offline_gguf, offline_threads)  # fmt: skip
+from pcg_plugin.llm.transformers_backend import (
+    OFFLINE_THREADS,
+    TransformersBackend,
+    file_digest,
+    offline_default,
+    offline_gguf,
+    offline_threads,
+)
 
 
 def test_a_second_checkout_of_the_wheel_reuses_the_conversion(tmp_path: Path) -> None:

@@ -34,4 +34,3 @@ def test_until_unlocked_tries_again_only_while_sqlite_says_locked():
 
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         until_unlocked(always_locked, timeout=0.05, pause=0.01)  # ... nor is a lock that outlives the timeout
-

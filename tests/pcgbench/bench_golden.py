@@ -35,8 +35,9 @@ def assert_close(ours: Any, theirs: Any, where: str) -> None:
         for i, (a, b) in enumerate(zip(ours, theirs)):
             assert_close(a, b, f"{where}[{i}]")
     elif isinstance(theirs, int | float) and not isinstance(theirs, bool):
-        assert isinstance(ours, int | float) and math.isclose(ours, theirs, rel_tol=0, abs_tol=TOL), \
+        assert isinstance(ours, int | float) and math.isclose(ours, theirs, rel_tol=0, abs_tol=TOL), (
             f"{where}: {ours!r} != {theirs!r}"
+        )
     else:
         assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
 

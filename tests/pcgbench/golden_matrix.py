@@ -43,7 +43,8 @@ def check(bench: BenchProblem, golden: dict[str, Any]) -> list[dict[str, Any]]:
             assert abs(bench.diversity(a, b) - golden["pair_diversity"][i][j]) <= TOL, (i, j)
     stored = [as_json(inf) for inf in infos[:8]]  # what run records keep: the same pairs after a JSON round trip
     assert [bench.diversity(a, b) for a in stored for b in stored] == [
-        bench.diversity(a, b) for a in infos[:8] for b in infos[:8]]
+        bench.diversity(a, b) for a in infos[:8] for b in infos[:8]
+    ]
     fraction, per_item = greedy_head(infos, bench.diversity)
     assert abs(fraction - golden["set_diversity"]["fraction"]) <= TOL
     assert all(abs(u - v) <= TOL for u, v in zip(per_item, golden["set_diversity"]["per_item"], strict=True))

@@ -11,8 +11,12 @@ from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 def test_eval_json_contract(tmp_path, capsys):
     src = tmp_path / "levels.jsonl"
-    src.write_text(json.dumps({"content": SOKOBAN_MICROBAN, "control": {"crates": 2}}) + "\n"
-                   + json.dumps({"content": [[1]]}) + "\n")
+    src.write_text(
+        json.dumps({"content": SOKOBAN_MICROBAN, "control": {"crates": 2}})
+        + "\n"
+        + json.dumps({"content": [[1]]})
+        + "\n"
+    )
     assert main(["pcgbench", "eval", "sokoban-v0", str(src), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert set(lines[0]) == {"valid", "reason", "info", "quality", "controllability"}
@@ -33,12 +37,23 @@ def test_eval_prints_each_line_as_it_goes_and_a_level_without_a_player_loses_not
     """A file holding a Sokoban level without a player used to lose every line (the diversity raised at the end)."""
     no_player = [[1 if v == 2 else v for v in row] for row in SOKOBAN_MICROBAN]
     src = tmp_path / "levels.jsonl"
-    src.write_text("\n".join([json.dumps({"content": SOKOBAN_MICROBAN}), json.dumps({"content": no_player}),
-                              json.dumps({"content": "not a grid"}), json.dumps({"content": [[0, 1]] * 5})]) + "\n")
+    src.write_text(
+        "\n".join(
+            [
+                json.dumps({"content": SOKOBAN_MICROBAN}),
+                json.dumps({"content": no_player}),
+                json.dumps({"content": "not a grid"}),
+                json.dumps({"content": [[0, 1]] * 5}),
+            ]
+        )
+        + "\n"
+    )
     assert main(["pcgbench", "eval", "pcgbench/sokoban-v0", str(src), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line.get("valid") for line in lines] == [True, True, False, False, None]
-    assert lines[1]["info"]["players"] == 0 and lines[1]["quality"] == 1 / 3  # (player 0 + crates 1 + balance 1) / 3 / 2
+    assert (
+        lines[1]["info"]["players"] == 0 and lines[1]["quality"] == 1 / 3
+    )  # (player 0 + crates 1 + balance 1) / 3 / 2
     assert lines[2]["reason"].startswith("not a grid") and lines[3]["reason"].startswith("wrong shape")
     assert lines[4] == {"diversity": 1.0, "per_item": [1.0, 1.0]}
 
@@ -49,8 +64,12 @@ def test_eval_streams_before_the_input_ends(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "pcg_plugin", "pcgbench", "eval", "binary-v0", "-", "--json"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pcg_plugin", "pcgbench", "eval", "binary-v0", "-", "--json"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdin and proc.stdout
     try:
         proc.stdin.write(json.dumps({"content": [[1] * 14] * 14}) + "\n")
@@ -79,12 +98,23 @@ def test_eval_and_random_take_floor_plans_letters_and_pattern_grids(tmp_path, ca
     README pattern grid (1.0), each beside a content of the wrong form, and the random baseline on each."""
     from pcg_plugin.problems.pcgbench.games.loderunner.problem import README_PATTERNS
 
-    plan = {"layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0], "start": 6, "boss": 8, "shop": 13,
-            "treasure": 1}
-    cases = {"isaac-v0": ({"content": plan}, [1, 2], 0.75, "not a floor plan"),
-             "elimination-v0": ({"content": [18, 19, 17, 0, 13, 6, 4, 17], "control": {"sequence": 4}}, plan,
-                                0.645161290221991, "not letters"),
-             "loderunner-v0": ({"content": README_PATTERNS}, [[52] * 16] * 11, 1.0, "wrong alphabet")}
+    plan = {
+        "layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0],
+        "start": 6,
+        "boss": 8,
+        "shop": 13,
+        "treasure": 1,
+    }
+    cases = {
+        "isaac-v0": ({"content": plan}, [1, 2], 0.75, "not a floor plan"),
+        "elimination-v0": (
+            {"content": [18, 19, 17, 0, 13, 6, 4, 17], "control": {"sequence": 4}},
+            plan,
+            0.645161290221991,
+            "not letters",
+        ),
+        "loderunner-v0": ({"content": README_PATTERNS}, [[52] * 16] * 11, 1.0, "wrong alphabet"),
+    }
     for variant, (good, bad, quality, reason) in cases.items():
         src = tmp_path / f"{variant}.jsonl"
         src.write_text(json.dumps(good) + "\n" + json.dumps({"content": bad}) + "\n")
@@ -104,7 +134,9 @@ def test_every_argument_of_the_pcgbench_commands_is_described(capsys):
         text = capsys.readouterr().out
         entries = re.findall(r"^  (\S.*?)(?:\s{2,}(\S.*))?$", text.split("positional arguments:")[1], re.M)
         assert entries and all(description for _name, description in entries), (action, text)
-        for name in ("VARIANT",) + (("--runs R", "--generations G", "--seed S", "--json") if action == "random" else ()):
+        for name in ("VARIANT",) + (
+            ("--runs R", "--generations G", "--seed S", "--json") if action == "random" else ()
+        ):
             assert any(n.startswith(name) for n, _ in entries), (action, name)
 
 
@@ -112,8 +144,12 @@ def test_eval_reads_the_benchmarks_own_controls(tmp_path, capsys):
     """The issue's cases: talakat's control as its control space samples it, and arcade's layout as rows of 0/1."""
     talakat, arcade = get_problem("talakat-v0"), get_problem("arcade-v0")
     src = tmp_path / "mixed.jsonl"
-    src.write_text(json.dumps({"content": talakat.content.sample(np.random.default_rng(1)),
-                               "control": {"bullets": [90, 98, 79, 91, 79]}}) + "\n")
+    src.write_text(
+        json.dumps(
+            {"content": talakat.content.sample(np.random.default_rng(1)), "control": {"bullets": [90, 98, 79, 91, 79]}}
+        )
+        + "\n"
+    )
     assert main(["pcgbench", "eval", "talakat-v0", str(src), "--json"]) == 0
     first = json.loads(capsys.readouterr().out.splitlines()[0])
     assert first["valid"] and first["controllability"] is not None

@@ -17,7 +17,7 @@ from pcg_plugin.core.viewer import MARK
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent.parent / "examples" / "pcgbench"
 
-PROGRAM = '''
+PROGRAM = """
 from llms4pcg.competition import chat_with_llm
 from llms4pcg.models.trial_loop import TrialLoop
 
@@ -26,7 +26,7 @@ class Entry(TrialLoop):
     @staticmethod
     def run(ctx, task):
         return chat_with_llm(ctx, [{"role": "user", "content": f"{task} TRIAL={ctx.get_trial_number()} EXTRA"}])[0]
-'''
+"""
 
 
 def own_part(report: str) -> str:
@@ -57,8 +57,22 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def args(problem: str, out: str, *extra: str, model: str = "grid_double:respond") -> list[str]:
-    return ["subs", "--pcg-problem", f"pcgbench/{problem}", "--pcg-backend", "scripted", "--pcg-model", model,
-            "--pcg-out", out, "--pcg-store", "store", "-p", "no:cacheprovider", *extra]  # fmt: skip
+    return [
+        "subs",
+        "--pcg-problem",
+        f"pcgbench/{problem}",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        model,
+        "--pcg-out",
+        out,
+        "--pcg-store",
+        "store",
+        "-p",
+        "no:cacheprovider",
+        *extra,
+    ]
 
 
 def results(root: Path, out: str) -> dict[str, Any]:
@@ -72,28 +86,46 @@ def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def scores_only(doc: dict[str, Any]) -> list[Any]:
     """What must not change between a live run and its replay (everything but timings, usage and the run id)."""
     keep = ("reason", "message", "quality", "controllability", "feasible", "controlled", "unique", "content", "info")
-    return [(s["rank"], s["name"], s["score"], s["feasible"], s["controlled"], s["unique"], s["diversity_all"],
-             [[{k: t.get(k) for k in keep} for t in i["trials"]] for i in s["instances"]])
-            for s in doc["submissions"]]  # fmt: skip
+    return [
+        (
+            s["rank"],
+            s["name"],
+            s["score"],
+            s["feasible"],
+            s["controlled"],
+            s["unique"],
+            s["diversity_all"],
+            [[{k: t.get(k) for k in keep} for t in i["trials"]] for i in s["instances"]],
+        )
+        for s in doc["submissions"]
+    ]
 
 
 def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pytester) -> None:
     """binary-v0, instances path57 and path87, 3 trials. The double answers the README maze (path 60, quality 1)
     or its left-right / up-down mirror by trial; the LR mirror differs from the original in fewer than 79 cells
     (pair diversity 0.663), the UD mirror in more, so HEAD's greedy keeps trials 2 and 3 of {orig, LR, UD}."""
-    write(grid.path, {
-        "subs/good/entry.py": program(),  # trials 1, 2, 3: orig, LR, UD
-        "subs/cycle/entry.py": program("MODE=cycle"),  # trial 1 orig, 2 no block, 3 one row short
-        "subs/same/prompt.txt": "Level for <PROBLEM> with <CONTROL>.",  # no trial marker: orig every time
-        "subs/broken/prompt.txt": "Level for <PROBLEM>. MODE=alphabet",  # a 9 in the first row
-        "subs/notes/README.md": "no entry here",
-    })  # fmt: skip
+    write(
+        grid.path,
+        {
+            "subs/good/entry.py": program(),  # trials 1, 2, 3: orig, LR, UD
+            "subs/cycle/entry.py": program("MODE=cycle"),  # trial 1 orig, 2 no block, 3 one row short
+            "subs/same/prompt.txt": "Level for <PROBLEM> with <CONTROL>.",  # no trial marker: orig every time
+            "subs/broken/prompt.txt": "Level for <PROBLEM>. MODE=alphabet",  # a 9 in the first row
+            "subs/notes/README.md": "no entry here",
+        },
+    )
     result = grid.runpytest(*args("binary-v0", "run", "--pcg-grid-instances", "2", "--pcg-trials", "3"))
     outcomes = result.parseoutcomes()  # an official zero passes, shown as "zero"
     assert (outcomes.get("passed"), outcomes.get("zero"), outcomes.get("failed")) == (14, 10, 1)  # failed: notes/
     doc = results(grid.path, "run")
     assert [i["id"] for i in doc["instances"]] == ["path57", "path87"]
-    assert [(s["rank"], s["name"]) for s in doc["submissions"]] == [(1, "good"), (2, "cycle"), (2, "same"), (4, "broken")]
+    assert [(s["rank"], s["name"]) for s in doc["submissions"]] == [
+        (1, "good"),
+        (2, "cycle"),
+        (2, "same"),
+        (4, "broken"),
+    ]
     subs = by_name(doc)
     good = subs["good"]
     assert good["score"] == pytest.approx(1 / 3)  # (2/3 on path57 + 0 on path87) / 2
@@ -119,14 +151,19 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     assert same["score"] == pytest.approx(1 / 6) and same["instances"][0]["diversity"] == pytest.approx(1 / 3)
     broken = subs["broken"]
     assert broken["score"] == 0 and broken["zero_reasons"] == {"wrong_alphabet": 6}
-    assert broken["instances"][0]["trials"][0]["message"] == "wrong alphabet: cell (0, 0) is 9, expected an integer 0..1"
+    assert (
+        broken["instances"][0]["trials"][0]["message"] == "wrong alphabet: cell (0, 0) is 9, expected an integer 0..1"
+    )
     assert list(doc["folder_errors"]) == ["subs/notes::not-evaluated"]
     text = result.stdout.str()
     assert "1. [95% rank 1-2] good score 0.333 (feasible 1.000, controlled 0.500, unique 0.667" in text
     assert "4. [95% rank 2-4] broken score 0.000" in text and "zeros: wrong_alphabet 6" in text
     # every bad reply named in the terminal: submission, instance, trial, the consequence and what was wrong
     assert "ZERO cycle instance path87 trial 3: wrong_shape (scored 0): wrong shape: 13 rows, expected 14" in text
-    assert "ZERO cycle instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)" in text
+    assert (
+        "ZERO cycle instance path57 trial 2: no_block (scored 0): no block: the reply has no fenced block (```...```)"
+        in text
+    )
     assert text.count("ZERO broken instance ") == 6 and text.count("(scored 0)") == 10
     assert "NOT EVALUATED subs/notes::not-evaluated: " in text
     report = (grid.path / "run" / "report.html").read_text()
@@ -139,7 +176,7 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
 NESTED_PROGRAM = {  # run from the folder as `python agent/agent.py`: reads prompts/ from there, imports a sibling
     "agent/__init__.py": "",
     "agent/helpers.py": "def ask(template, task):\n    return template.replace('{TASK}', task)\n",
-    "agent/agent.py": textwrap.dedent('''
+    "agent/agent.py": textwrap.dedent("""
         from pathlib import Path
 
         from helpers import ask
@@ -152,7 +189,7 @@ NESTED_PROGRAM = {  # run from the folder as `python agent/agent.py`: reads prom
             def run(ctx, task):
                 template = Path("prompts/level.txt").read_text()
                 return chat_with_llm(ctx, [{"role": "user", "content": ask(template, task)}])[0]
-        '''),
+        """),
     "prompts/level.txt": "Write one level for this task: {TASK}\n",
     "notes.txt": "first ideas, no placeholders\n",
     "README.md": "python agent/agent.py\n",
@@ -183,9 +220,12 @@ def test_example_submissions_run_on_every_problem(grid: pytest.Pytester, problem
     doc = results(grid.path, "run")
     assert doc["problem"] == f"pcgbench/{problem}" and doc["benchmark"]["commit"] == "00b96f5"
     assert [(s["rank"], s["name"], s["format"], s["path"]) for s in doc["submissions"]] == [
-        (1, "few_shot", "pcgbench-prompt", "subs/few_shot"), (1, "nested", "pcgbench-program", "subs/nested"),
-        (1, "self_check", "pcgbench-program", "subs/self_check"), (1, "strays", "pcgbench-prompt", "subs/strays"),
-        (1, "zero_shot", "pcgbench-prompt", "subs/zero_shot")]  # fmt: skip
+        (1, "few_shot", "pcgbench-prompt", "subs/few_shot"),
+        (1, "nested", "pcgbench-program", "subs/nested"),
+        (1, "self_check", "pcgbench-program", "subs/self_check"),
+        (1, "strays", "pcgbench-prompt", "subs/strays"),
+        (1, "zero_shot", "pcgbench-prompt", "subs/zero_shot"),
+    ]
     assert not doc["folder_errors"] and not doc["errors"]
     for s in doc["submissions"]:
         assert (s["score"], s["feasible"], s["controlled"], s["unique"]) == (0.25, 1.0, 0.5, 0.5), s["name"]
@@ -225,18 +265,23 @@ def test_loopback_server_with_xdist_then_a_replay_that_asks_nothing(grid: pytest
         assert len(server.bodies) == calls  # the replay asked nothing
     assert scores_only(results(grid.path, "live")) == scores_only(results(grid.path, "scripted"))
     assert scores_only(results(grid.path, "replay")) == scores_only(results(grid.path, "live"))
-    replayed = [t["usage"] for s in results(grid.path, "replay")["submissions"] for i in s["instances"] for t in i["trials"]]
+    replayed = [
+        t["usage"] for s in results(grid.path, "replay")["submissions"] for i in s["instances"] for t in i["trials"]
+    ]
     assert all(u["replayed_calls"] == 1 and u["paid_calls"] == 0 for u in replayed)
 
 
 def test_record_none_without_a_recording_is_an_error_not_a_zero(grid: pytest.Pytester) -> None:
     write(grid.path, {"subs/only/prompt.txt": "<PROBLEM> <CONTROL>"})
-    result = grid.runpytest(*args("sokoban-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "1",
-                                  "--pcg-record", "none"))  # fmt: skip
+    result = grid.runpytest(
+        *args("sokoban-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "1", "--pcg-record", "none")
+    )
     result.assert_outcomes(failed=1)
     doc = results(grid.path, "run")
     trial = doc["submissions"][0]["instances"][0]["trials"][0]
-    assert trial["reason"] == "error" and "ReplayMiss" not in trial["message"] and "--pcg-record none" in trial["message"]
+    assert (
+        trial["reason"] == "error" and "ReplayMiss" not in trial["message"] and "--pcg-record none" in trial["message"]
+    )
     assert doc["submissions"][0]["errored_trials"] == 1
 
 
@@ -244,8 +289,13 @@ def test_a_sokoban_reply_without_a_player_is_scored_and_the_run_ends(grid: pytes
     """Such a level used to end the run with 'scoring the run failed: RuntimeError: generator raised
     StopIteration' (diversity replayed its empty solution on a level it cannot load). It is a valid level of
     quality 1/3 with the empty solution string, like the benchmark's."""
-    write(grid.path, {"subs/noplayer/prompt.txt": "Level for <PROBLEM>. MODE=noplayer",
-                      "subs/good/prompt.txt": "Level for <PROBLEM> with <CONTROL>."})  # fmt: skip
+    write(
+        grid.path,
+        {
+            "subs/noplayer/prompt.txt": "Level for <PROBLEM>. MODE=noplayer",
+            "subs/good/prompt.txt": "Level for <PROBLEM> with <CONTROL>.",
+        },
+    )
     result = grid.runpytest(*args("sokoban-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "2"))
     assert result.ret == 0, result.stdout.str()
     assert "scoring the run failed" not in result.stdout.str()
@@ -273,7 +323,10 @@ def test_building_end_to_end_with_the_double_and_through_a_loopback_server(grid:
     # the instances ask for a mix (1x1_15-1x3_13-3x1_8-3x3_4, 1x1_3-1x3_10-3x1_0-3x3_27); the piles are 40 3x3
     assert subs["zero_shot"]["feasible"] == 1.0 and subs["zero_shot"]["controlled"] == 0.0
     assert {name: s["zero_reasons"] for name, s in subs.items() if name != "zero_shot"} == {
-        "shape": {"wrong_count": 2}, "alphabet": {"out_of_range": 2}, "noblock": {"no_block": 2}}
+        "shape": {"wrong_count": 2},
+        "alphabet": {"out_of_range": 2},
+        "noblock": {"no_block": 2},
+    }
     assert doc["benchmark"]["kind"] == "blocks" and doc["benchmark"]["blocks"] == 40
     report = (grid.path / "scripted" / "report.html").read_text()
     assert own_part(report).count("<svg") == 2 and "3 = 3x3" in report
@@ -297,26 +350,33 @@ def test_a_variant_without_examples_runs_end_to_end(grid: pytest.Pytester, probl
     assert "<svg" in (grid.path / "run" / "report.html").read_text()
 
 
-def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(grid: pytest.Pytester,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(
+    grid: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A team folder, a file inside a team and a folder that is no submission, named in bytes that are not
     UTF-8 (as unzip writes them), on a strict UTF-8 terminal: every team scored, the names shown escaped."""
     import os
     import sqlite3
 
     monkeypatch.setenv("PYTHONIOENCODING", "utf-8:strict")
-    (grid.path / "counting.py").write_text("import grid_double\n\ndef respond(messages, n=1):\n"
-                                           "    open('requests.log', 'a').write('.')\n"
-                                           "    return grid_double.respond(messages, n)\n")  # fmt: skip
+    (grid.path / "counting.py").write_text(
+        "import grid_double\n\ndef respond(messages, n=1):\n"
+        "    open('requests.log', 'a').write('.')\n"
+        "    return grid_double.respond(messages, n)\n"
+    )
     write(grid.path, {"subs/good/entry.py": program()})
-    for raw, text in ((b"subs/good/caf\xe9.txt", "x"), (b"subs/t\xe9am/entry.py", program()),
-                      (b"subs/pr\xf6mpt/prompt.txt", "Level for <PROBLEM> with <CONTROL>."),
-                      (b"subs/br\xf6ken/README.md", "no entry here")):  # fmt: skip
+    for raw, text in (
+        (b"subs/good/caf\xe9.txt", "x"),
+        (b"subs/t\xe9am/entry.py", program()),
+        (b"subs/pr\xf6mpt/prompt.txt", "Level for <PROBLEM> with <CONTROL>."),
+        (b"subs/br\xf6ken/README.md", "no entry here"),
+    ):
         path = grid.path / os.fsdecode(raw)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    result = grid.runpytest_subprocess(*args("binary-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "2",
-                                             model="counting:respond"))  # fmt: skip
+    result = grid.runpytest_subprocess(
+        *args("binary-v0", "run", "--pcg-grid-instances", "1", "--pcg-trials", "2", model="counting:respond")
+    )
     assert "INTERNALERROR" not in result.stdout.str()
     doc = results(grid.path, "run")
     assert sorted(s["name"] for s in doc["submissions"]) == ["good", "pr\\xf6mpt", "t\\xe9am"]

@@ -15,17 +15,21 @@ from test_harness_pcgbench import args, by_name, own_part, grid_server, program,
 HERE = Path(__file__).resolve().parent
 # A reply each kind cannot read: '9' written over the block's first character (the floor plan's "{", a letter), or
 # words where pattern codes belong.
-JUNK = {"isaac-v0": ("alphabet", "not_a_floor_plan"), "elimination-v0": ("alphabet", "not_letters"),
-        "loderunner-v0": ("words", "not_a_grid"), "loderunnertile-v0": ("alphabet", "wrong_alphabet")}
+JUNK = {
+    "isaac-v0": ("alphabet", "not_a_floor_plan"),
+    "elimination-v0": ("alphabet", "not_letters"),
+    "loderunner-v0": ("words", "not_a_grid"),
+    "loderunnertile-v0": ("alphabet", "wrong_alphabet"),
+}
 
 PROMPTS = {  # each kind's own placeholders, as a competitor would write them
     "isaac-v0": "Design a <WIDTH>x<HEIGHT> <PROBLEM> floor plan (<CELLS> cells). <DOORS>\n<GOAL>\n<EXAMPLES>\n"
-                "Meet <CONTROL>.",
+    "Meet <CONTROL>.",
     "elimination-v0": "Write <LENGTH> letters for <PROBLEM>.\n<GOAL>\n<EXAMPLES>\nMeet <CONTROL>.",
     "loderunner-v0": "Design <PROBLEM>: <HEIGHT> rows of <WIDTH> pattern codes.\nPatterns:\n<LEGEND>\nTiles:\n<TILES>"
-                     "\n<GOAL>\nMeet <CONTROL>.",
+    "\n<GOAL>\nMeet <CONTROL>.",
     "loderunnertile-v0": "Design <PROBLEM>: <HEIGHT> rows of <WIDTH> tiles.\n<LEGEND>\n<GOAL>\nMeet <CONTROL>.",
-}  # fmt: skip
+}
 
 
 @pytest.fixture
@@ -40,12 +44,15 @@ def bench(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 
 @pytest.mark.parametrize("variant", sorted(PROMPTS))
 def test_a_run_scores_examples_names_zeros_and_draws_each_content(bench: pytest.Pytester, variant: str) -> None:
-    write(bench.path, {
-        "subs/good/prompt.txt": PROMPTS[variant],  # the first example every trial
-        "subs/trials/entry.py": program(),  # example (trial - 1) % n, from the task JSON
-        "subs/noblock/prompt.txt": PROMPTS[variant] + " MODE=noblock",
-        "subs/junk/prompt.txt": PROMPTS[variant] + f" MODE={JUNK[variant][0]}",
-    })  # fmt: skip
+    write(
+        bench.path,
+        {
+            "subs/good/prompt.txt": PROMPTS[variant],  # the first example every trial
+            "subs/trials/entry.py": program(),  # example (trial - 1) % n, from the task JSON
+            "subs/noblock/prompt.txt": PROMPTS[variant] + " MODE=noblock",
+            "subs/junk/prompt.txt": PROMPTS[variant] + f" MODE={JUNK[variant][0]}",
+        },
+    )
     result = bench.runpytest(*args(variant, "run", "--pcg-grid-instances", "1", "--pcg-trials", "2"))
     assert result.ret == 0, result.stdout.str()
     doc = results(bench.path, "run")

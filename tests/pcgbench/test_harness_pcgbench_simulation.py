@@ -17,13 +17,18 @@ PROMPTS = {
     "smb-small-v0": "A level for <PROBLEM>: <WIDTH> slice ids from\n<SLICES>\n<GOAL> It must meet <CONTROL>.",
     "smbtile-scene-v0": "A level for <PROBLEM>: <HEIGHT> rows of <WIDTH> codes\n<LEGEND>\n<GOAL> <CONTROL>",
 }
-BROKEN = {"talakat-simple-v0": ("MODE=noblock", "no_block"), "arcade-v0": ("MODE=shape", "not_a_rule_set"),
-          "smb-small-v0": ("MODE=shape", "not_slice_ids"), "smbtile-scene-v0": ("MODE=shape", "wrong_shape")}
+BROKEN = {
+    "talakat-simple-v0": ("MODE=noblock", "no_block"),
+    "arcade-v0": ("MODE=shape", "not_a_rule_set"),
+    "smb-small-v0": ("MODE=shape", "not_slice_ids"),
+    "smbtile-scene-v0": ("MODE=shape", "wrong_shape"),
+}
 
 
 @pytest.mark.parametrize("variant", list(PROMPTS))
-def test_scripted_run_scores_the_example_and_names_the_broken(pytester: pytest.Pytester,
-                                                             monkeypatch: pytest.MonkeyPatch, variant: str) -> None:
+def test_scripted_run_scores_the_example_and_names_the_broken(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, variant: str
+) -> None:
     shutil.copy(HERE / "grid_double.py", pytester.path / "grid_double.py")
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
@@ -31,9 +36,25 @@ def test_scripted_run_scores_the_example_and_names_the_broken(pytester: pytest.P
     for name, text in (("good", PROMPTS[variant]), ("broken", f"<PROBLEM> {mode}")):
         (pytester.path / "subs" / name).mkdir(parents=True)
         (pytester.path / "subs" / name / "prompt.txt").write_text(text)
-    result = pytester.runpytest("subs", "--pcg-problem", f"pcgbench/{variant}", "--pcg-backend", "scripted",
-                                "--pcg-model", "grid_double:respond", "--pcg-out", "run", "--pcg-store", "store",
-                                "--pcg-grid-instances", "1", "--pcg-trials", "2", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "subs",
+        "--pcg-problem",
+        f"pcgbench/{variant}",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "grid_double:respond",
+        "--pcg-out",
+        "run",
+        "--pcg-store",
+        "store",
+        "--pcg-grid-instances",
+        "1",
+        "--pcg-trials",
+        "2",
+        "-p",
+        "no:cacheprovider",
+    )
     assert result.ret == 0, result.stdout.str()
     doc = json.loads((pytester.path / "run" / "results.json").read_text())
     subs = {s["name"]: s for s in doc["submissions"]}

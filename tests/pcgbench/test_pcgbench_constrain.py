@@ -46,25 +46,49 @@ def random_model(tok: Any) -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+    )
     return LlamaForCausalLM(config).eval()
 
 
-@pytest.mark.parametrize("name", ["sokoban-v0", *(pytest.param(n, marks=pytest.mark.slow)  # ~30 s each
-                                                  for n in ("binary-v0", "zelda-v0", "building-v0"))])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sokoban-v0",
+        *(
+            pytest.param(n, marks=pytest.mark.slow)  # ~30 s each
+            for n in ("binary-v0", "zelda-v0", "building-v0")
+        ),
+    ],
+)
 def test_a_random_model_under_the_grammar_writes_a_content_the_variant_accepts(tok, random_model, name):
     import torch
 
     from pcg_plugin.llm import constrain
 
     kind = get_problem(name).content
-    ids = tok.apply_chat_template([{"role": "user", "content": f"Design a {name} level."}],
-                                  add_generation_prompt=True, return_tensors="pt", return_dict=True)["input_ids"]  # fmt: skip
+    ids = tok.apply_chat_template(
+        [{"role": "user", "content": f"Design a {name} level."}],
+        add_generation_prompt=True,
+        return_tensors="pt",
+        return_dict=True,
+    )["input_ids"]
     torch.manual_seed(1)
-    toks, grammar = constrain.generate(random_model, tok, ids, regex=kind.answer_regex(),
-                                       max_new_tokens=constrain.answer_budget(kind.answer_regex()),
-                                       sampling={"temperature": 1.0})  # fmt: skip
+    toks, grammar = constrain.generate(
+        random_model,
+        tok,
+        ids,
+        regex=kind.answer_regex(),
+        max_new_tokens=constrain.answer_budget(kind.answer_regex()),
+        sampling={"temperature": 1.0},
+    )
     text = tok.decode(toks)
     assert grammar.done and re.fullmatch(kind.answer_regex(), text), text
     content, problem = kind.parse(text)

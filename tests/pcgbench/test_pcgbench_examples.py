@@ -108,17 +108,23 @@ def test_program_examples_run_on_every_variant_they_serve(name: str) -> None:
             return [next(replies)]
 
         with tempfile.TemporaryDirectory() as work:
-            answer = run_program_trial(entry, letter=task_json(problem, inst.id, inst.control), chat=chat,
-                                       workdir=Path(work), root=example)
+            answer = run_program_trial(
+                entry, letter=task_json(problem, inst.id, inst.control), chat=chat, workdir=Path(work), root=example
+            )
         assert answer == good and len(asked) == 2 and "triple backticks" in asked[1], (example.name, asked)
         calls: list[int] = []
         with tempfile.TemporaryDirectory() as work:  # a good first answer is not asked again
-            again = run_program_trial(entry, letter=task_json(problem, inst.id, inst.control),
-                                      chat=lambda messages, n: calls.append(n) or [good], workdir=Path(work),
-                                      root=example)
+            again = run_program_trial(
+                entry,
+                letter=task_json(problem, inst.id, inst.control),
+                chat=lambda messages, n: calls.append(n) or [good],
+                workdir=Path(work),
+                root=example,
+            )
         assert again == good and len(calls) == 1, (example.name, name)
-        record = BenchRecord(nodeid="n", submission=example.name, instance=inst.id, control=inst.control, trial=1,
-                             format=PROGRAM)
+        record = BenchRecord(
+            nodeid="n", submission=example.name, instance=inst.id, control=inst.control, trial=1, format=PROGRAM
+        )
         assert judge(problem, record, answer).reason in (None, "no_enemy"), name
 
 
@@ -129,13 +135,30 @@ def test_self_check_on_smb_through_the_harness(pytester: pytest.Pytester, monkey
     shutil.copytree(REPO / "examples" / "pcgbench", pytester.path / "subs")
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
-    result = pytester.runpytest("subs", "--pcg-problem", "pcgbench/smb-v0", "--pcg-backend", "scripted",
-                                "--pcg-model", "grid_double:respond", "--pcg-out", "run", "--pcg-store", "store",
-                                "--pcg-grid-instances", "1", "--pcg-trials", "2", "-p", "no:cacheprovider")
+    result = pytester.runpytest(
+        "subs",
+        "--pcg-problem",
+        "pcgbench/smb-v0",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "grid_double:respond",
+        "--pcg-out",
+        "run",
+        "--pcg-store",
+        "store",
+        "--pcg-grid-instances",
+        "1",
+        "--pcg-trials",
+        "2",
+        "-p",
+        "no:cacheprovider",
+    )
     result.assert_outcomes(passed=2, failed=2)  # self_check's two trials; the two prompts: not evaluated
     doc = json.loads((pytester.path / "run" / "results.json").read_text())
     (sub,) = doc["submissions"]
     assert sub["name"] == "self_check" and sub["zero_reasons"] == {} and sub["feasible"] == 1.0
     assert sorted(doc["folder_errors"]) == ["subs/few_shot::not-evaluated", "subs/zero_shot::not-evaluated"]
-    assert all("uses <HEIGHT>, <LEGEND>, which this variant does not fill" in why
-               for why in doc["folder_errors"].values())
+    assert all(
+        "uses <HEIGHT>, <LEGEND>, which this variant does not fill" in why for why in doc["folder_errors"].values()
+    )

@@ -53,8 +53,13 @@ def test_the_reference_scores_are_reproduced(name):
 
 def test_the_golden_set_reaches_the_interesting_branches():
     """Not only zeros: feasible items where the benchmark allows them, sokoban levels that were solved."""
-    feasible = {n: sum(i["quality"] >= 1 for i in json.loads((GOLDEN / f"{n}.json").read_text())["items"])
-                for n in FILES}  # fmt: skip
-    assert all(feasible[n] >= 1 for n in ("sokoban-v0", "zelda-v0", "zelda-large-v0", "building-v0", "building-tall-v0"))
-    solved = [i for i in json.loads((GOLDEN / "sokoban-large-v0.json").read_text())["items"] if i["info"]["heuristic"] >= 0]
+    feasible = {
+        n: sum(i["quality"] >= 1 for i in json.loads((GOLDEN / f"{n}.json").read_text())["items"]) for n in FILES
+    }
+    assert all(
+        feasible[n] >= 1 for n in ("sokoban-v0", "zelda-v0", "zelda-large-v0", "building-v0", "building-tall-v0")
+    )
+    solved = [
+        i for i in json.loads((GOLDEN / "sokoban-large-v0.json").read_text())["items"] if i["info"]["heuristic"] >= 0
+    ]
     assert solved

@@ -180,8 +180,11 @@ def test_extra_length_is_scored_as_the_reference_scores_it_arcade(name: str) -> 
 def readme_cases() -> list:
     """(variant, problem index); the larger arcade variants (three games per content) run under `slow`."""
     slow = ("arcade-wide-v0", "arcade-large-v0")
-    return [pytest.param(name, i, marks=[pytest.mark.slow] if name in slow else [])
-            for i, problem in enumerate(readme()["problems"]) for name in problem["variants"]]
+    return [
+        pytest.param(name, i, marks=[pytest.mark.slow] if name in slow else [])
+        for i, problem in enumerate(readme()["problems"])
+        for name in problem["variants"]
+    ]
 
 
 @pytest.mark.parametrize(("name", "problem"), readme_cases())

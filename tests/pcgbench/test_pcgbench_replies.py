@@ -20,16 +20,31 @@ HUGE = "1" * 4301
 # What a model writes inside a block: prose, code rows, JSON-ish lists, and numbers far past any code.
 numbers = st.one_of(st.integers(-5, 200).map(str), st.integers(1, 6000).map(lambda n: "9" * n))
 rows = st.lists(st.lists(numbers, max_size=6).map(" ".join), max_size=4).map("\n".join)
-jsonish = st.recursive(numbers | st.sampled_from(['"a"', "null", "true", "1e999", "NaN", "-0", "2.5"]),
-                       lambda inner: st.lists(inner, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]")
-                       | st.dictionaries(st.sampled_from(['"x"', '"layout"', '"bullets"', '"start"']), inner,
-                                         max_size=3).map(lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"),
-                       max_leaves=12)
-bodies = st.one_of(st.text(max_size=200), rows, jsonish, st.just(HUGE), st.just(f"[{HUGE}]"),
-                   st.just(f"1 2 {HUGE}"), st.just(f'{{"layout": [{HUGE}]}}'))
-replies = st.one_of(st.text(max_size=300),
-                    st.tuples(st.text(max_size=40), st.sampled_from(["", "json", "python"]), bodies).map(
-                        lambda t: f"{t[0]}\n```{t[1]}\n{t[2]}\n```"))
+jsonish = st.recursive(
+    numbers | st.sampled_from(['"a"', "null", "true", "1e999", "NaN", "-0", "2.5"]),
+    lambda inner: (
+        st.lists(inner, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]")
+        | st.dictionaries(st.sampled_from(['"x"', '"layout"', '"bullets"', '"start"']), inner, max_size=3).map(
+            lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"
+        )
+    ),
+    max_leaves=12,
+)
+bodies = st.one_of(
+    st.text(max_size=200),
+    rows,
+    jsonish,
+    st.just(HUGE),
+    st.just(f"[{HUGE}]"),
+    st.just(f"1 2 {HUGE}"),
+    st.just(f'{{"layout": [{HUGE}]}}'),
+)
+replies = st.one_of(
+    st.text(max_size=300),
+    st.tuples(st.text(max_size=40), st.sampled_from(["", "json", "python"]), bodies).map(
+        lambda t: f"{t[0]}\n```{t[1]}\n{t[2]}\n```"
+    ),
+)
 
 
 def record(name: str) -> BenchRecord:
@@ -66,10 +81,26 @@ def test_a_json_null_block_is_a_named_zero(name: str) -> None:
     assert judge(problem, record(name), "```\nnull\n```").reason == "not_spawner_rows"
 
 
-@pytest.mark.parametrize("name", ["smb-v0", "smb-scene-v0", "smbtile-v0", "loderunner-v0", "building-v0",
-                                  "talakat-v0", "arcade-v0", "isaac-v0", "elimination-v0", "zelda-v0"])
-@pytest.mark.parametrize("body", [HUGE, f"[{HUGE}]", f"1 2 {HUGE}", f"[[{HUGE}]]", f'{{"layout": [{HUGE}]}}'],
-                         ids=["digits", "list", "row", "grid", "object"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "smb-v0",
+        "smb-scene-v0",
+        "smbtile-v0",
+        "loderunner-v0",
+        "building-v0",
+        "talakat-v0",
+        "arcade-v0",
+        "isaac-v0",
+        "elimination-v0",
+        "zelda-v0",
+    ],
+)
+@pytest.mark.parametrize(
+    "body",
+    [HUGE, f"[{HUGE}]", f"1 2 {HUGE}", f"[[{HUGE}]]", f'{{"layout": [{HUGE}]}}'],
+    ids=["digits", "list", "row", "grid", "object"],
+)
 def test_a_number_past_pythons_limit_is_a_named_zero(name: str, body: str) -> None:
     problem = get_problem(name)
     judged = judge(problem, record(name), f"```\n{body}\n```")
@@ -82,9 +113,23 @@ def test_the_4301_digit_smb_reply_is_a_named_zero_in_a_run_and_its_replay(pytest
     pytester.makepyfile(huge_reply=f"def respond(messages, n):\n    return ['```\\n{HUGE}\\n```'] * n\n")
     (pytester.path / "subs" / "mine").mkdir(parents=True)
     (pytester.path / "subs" / "mine" / "prompt.txt").write_text("A level for <PROBLEM>: <WIDTH> slice ids.")
-    common = ["subs", "--pcg-problem", "pcgbench/smb-v0", "--pcg-backend", "scripted", "--pcg-model",
-              "huge_reply:respond", "--pcg-store", "store", "--pcg-grid-instances", "1", "--pcg-trials", "1",
-              "-p", "no:cacheprovider"]
+    common = [
+        "subs",
+        "--pcg-problem",
+        "pcgbench/smb-v0",
+        "--pcg-backend",
+        "scripted",
+        "--pcg-model",
+        "huge_reply:respond",
+        "--pcg-store",
+        "store",
+        "--pcg-grid-instances",
+        "1",
+        "--pcg-trials",
+        "1",
+        "-p",
+        "no:cacheprovider",
+    ]
     pytester.syspathinsert()
     for run, extra in (("run", []), ("replay", ["--pcg-record", "none"])):
         result = pytester.runpytest(*common, "--pcg-out", run, *extra)

@@ -14,8 +14,15 @@ BINARY = get_problem("binary-v0")
 
 
 def record(trial, grid=None, instance="path57", control=57, sub="s", reason=None):
-    rec = BenchRecord(nodeid=f"{sub}::{instance}::{trial}", submission=sub, instance=instance,
-                     control={"path": control}, trial=trial, format="pcgbench-prompt", reason=reason)  # fmt: skip
+    rec = BenchRecord(
+        nodeid=f"{sub}::{instance}::{trial}",
+        submission=sub,
+        instance=instance,
+        control={"path": control},
+        trial=trial,
+        format="pcgbench-prompt",
+        reason=reason,
+    )
     if grid is None:
         return replace(rec, message="no block: the reply has no fenced block (```...```)")
     ev = evaluate_item(BINARY, grid, {"path": control})

@@ -29,8 +29,12 @@ def no_harness_dotenv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path loses every folder that provides ``dotenv``, as on a machine where it was never installed."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    make_wheel(wheels, "python-dotenv", "1.0.9", {"dotenv/__init__.py": f"ORIGIN = {FROM_TEST_WHEEL!r}\n"
-                                                  "def load_dotenv(*args, **kwargs):\n    return False\n"})
+    make_wheel(
+        wheels,
+        "python-dotenv",
+        "1.0.9",
+        {"dotenv/__init__.py": f"ORIGIN = {FROM_TEST_WHEEL!r}\ndef load_dotenv(*args, **kwargs):\n    return False\n"},
+    )
     make_wheel(wheels, "tiny-dep", "1.0", {"tiny_mod/__init__.py": "VALUE = 1\n"})
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
@@ -46,11 +50,12 @@ def test_each_program_edition_names_the_organizers_requirements_as_published(off
     assert sorted(published) == sorted(PROGRAM_YEARS) and EDITIONS["2023"].requirements is None
     for year, repo in published.items():
         ours = edition(year).requirements
-        assert ours is not None and ours.read_bytes() == (official_examples / repo / "requirements.txt").read_bytes()  # fmt: skip
+        assert ours is not None and ours.read_bytes() == (official_examples / repo / "requirements.txt").read_bytes()
     lines, skipped, problems = environments.read_requirements(edition("2024").requirements, "2024-pe-examples.txt")
     assert ([ln.text for ln in lines], problems) == (["python-dotenv~=1.0.0"], [])
-    assert skipped == ["2024-pe-examples.txt line 2 'chatgpt4pcg~=1.2.1' skipped: the harness's stand-in serves "
-                       "chatgpt4pcg"]  # fmt: skip
+    assert skipped == [
+        "2024-pe-examples.txt line 2 'chatgpt4pcg~=1.2.1' skipped: the harness's stand-in serves chatgpt4pcg"
+    ]
     lines, skipped, _ = environments.read_requirements(edition("2025").requirements)
     assert lines == [] and len(skipped) == 1  # llms4pcg==2.0.1 only: the stand-in
 
@@ -61,11 +66,14 @@ def _team(root: Path) -> tuple[Path, Path]:
 
 
 def test_a_team_without_requirements_gets_dotenv_from_the_official_2024_environment(
-        no_harness_dotenv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    no_harness_dotenv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root, entry = _team(tmp_path / "team_a")
     bare = environments.prepare(root, entry)  # the bug of issue 27: no official environment
-    assert bare.problems == ["module 'dotenv' (imported at agent/agent.py:6) is not provided: there is no "
-                             "requirements.txt beside the program, in the submission folder or its parent"]
+    assert bare.problems == [
+        "module 'dotenv' (imported at agent/agent.py:6) is not provided: there is no "
+        "requirements.txt beside the program, in the submission folder or its parent"
+    ]
     sub = detect_folder(root)
     assert sub is not None and sub.format == "program-2024"
     env = preflight.environment(sub, "install")
@@ -75,16 +83,35 @@ def test_a_team_without_requirements_gets_dotenv_from_the_official_2024_environm
     assert env.label() == "official 2024"
     assert env.summary(root).startswith("2024-pe-examples.txt: installed 1 package(s); no requirements.txt")
 
-    out = run_program_trial(entry, letter="A", chat=lambda messages, n: [_origin_program()] * n,
-                            limits=SandboxLimits.for_max_time(30), workdir=tmp_path / "work", root=root, cwd=root,
-                            site_dirs=env.site_dirs)  # fmt: skip
+    out = run_program_trial(
+        entry,
+        letter="A",
+        chat=lambda messages, n: [_origin_program()] * n,
+        limits=SandboxLimits.for_max_time(30),
+        workdir=tmp_path / "work",
+        root=root,
+        cwd=root,
+        site_dirs=env.site_dirs,
+    )
     assert out == _origin_program()  # the program ran: its import of load_dotenv resolved
     probe = root / "agent" / "probe.py"  # and the module it got is the official environment's
-    probe.write_text("import dotenv\nfrom chatgpt4pcg.models.trial_loop import TrialLoop\n"
-                     "class P(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n        return dotenv.ORIGIN\n")
-    assert run_program_trial(probe, letter="A", chat=lambda m, n: [""] * n, limits=SandboxLimits.for_max_time(30),
-                             workdir=tmp_path / "probe", root=root, cwd=root,
-                             site_dirs=env.site_dirs) == FROM_TEST_WHEEL  # fmt: skip
+    probe.write_text(
+        "import dotenv\nfrom chatgpt4pcg.models.trial_loop import TrialLoop\n"
+        "class P(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n        return dotenv.ORIGIN\n"
+    )
+    assert (
+        run_program_trial(
+            probe,
+            letter="A",
+            chat=lambda m, n: [""] * n,
+            limits=SandboxLimits.for_max_time(30),
+            workdir=tmp_path / "probe",
+            root=root,
+            cwd=root,
+            site_dirs=env.site_dirs,
+        )
+        == FROM_TEST_WHEEL
+    )
 
     def refuse(args: object) -> None:
         raise AssertionError(f"pip was run: {args}")
@@ -109,21 +136,27 @@ def test_own_requirements_go_on_top_of_the_official_environment(no_harness_doten
     assert env.label() == "official 2024 + own requirements.txt"
 
 
-def test_check_mode_names_the_official_line_and_off_mode_gets_the_harness_only(no_harness_dotenv: Path,
-                                                                              tmp_path: Path) -> None:  # fmt: skip
+def test_check_mode_names_the_official_line_and_off_mode_gets_the_harness_only(
+    no_harness_dotenv: Path, tmp_path: Path
+) -> None:
     root, _ = _team(tmp_path / "team")
     sub = detect_folder(root)
     checked = preflight.environment(sub, "check")
-    assert (checked.official_status, checked.problems) == ("checked", [
-        "module 'dotenv' (imported at agent/agent.py:6) is not provided: 2024-pe-examples.txt line 1 "
-        "'python-dotenv~=1.0.0' would install it (not installed: requirements mode is check)"])
+    assert (checked.official_status, checked.problems) == (
+        "checked",
+        [
+            "module 'dotenv' (imported at agent/agent.py:6) is not provided: 2024-pe-examples.txt line 1 "
+            "'python-dotenv~=1.0.0' would install it (not installed: requirements mode is check)"
+        ],
+    )
     assert not no_harness_dotenv.exists()  # nothing installed
     off = preflight.environment(sub, "off")
     assert (off.site_dirs, off.problems, off.label()) == ((), [], "harness only")
 
 
-def test_an_official_line_that_cannot_be_installed_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            no_harness_dotenv: Path) -> None:  # fmt: skip
+def test_an_official_line_that_cannot_be_installed_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_harness_dotenv: Path
+) -> None:
     monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "empty"))
     (tmp_path / "empty").mkdir()
     root, entry = _team(tmp_path / "team")
@@ -131,19 +164,23 @@ def test_an_official_line_that_cannot_be_installed_is_named(tmp_path: Path, monk
     assert env.official_status == "error" and env.site_dirs == ()
     assert len(env.problems) == 1 and env.problems[0].startswith(
         "module 'dotenv' (imported at agent/agent.py:6) is not provided: 2024-pe-examples.txt line 1 "
-        "'python-dotenv~=1.0.0' failed: Could not find a version that satisfies the requirement")
+        "'python-dotenv~=1.0.0' failed: Could not find a version that satisfies the requirement"
+    )
 
 
-def test_a_program_importing_no_third_party_module_builds_nothing(no_harness_dotenv: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_program_importing_no_third_party_module_builds_nothing(
+    no_harness_dotenv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def refuse(args: object) -> None:
         raise AssertionError(f"pip was run: {args}")
 
     monkeypatch.setattr(environments, "_pip", refuse)
     root, entry = _team(tmp_path / "team")
-    entry.write_text(entry.read_text().replace("from dotenv import load_dotenv\n", "import json, re\n")
-                     .replace("    load_dotenv()\n", ""))
+    entry.write_text(
+        entry.read_text()
+        .replace("from dotenv import load_dotenv\n", "import json, re\n")
+        .replace("    load_dotenv()\n", "")
+    )
     env = preflight.environment(detect_folder(root), "install")
     assert (env.problems, env.official_status, env.site_dirs, env.label()) == ([], "unneeded", (), "official 2024")
-    assert "2024-pe-examples.txt: not built (the program imports no third-party " \
-           "module)" in env.summary(root)
+    assert "2024-pe-examples.txt: not built (the program imports no third-party module)" in env.summary(root)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-PROGRAM = '''
+PROGRAM = """
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
 
 
@@ -33,7 +33,7 @@ class ThreeTurns(TrialLoop):
             answer = chat_with_chatgpt(ctx, history)[0]
             history += [{"role": "assistant", "content": answer}, {"role": "user", "content": f"turn {turn}"}]
         return answer
-'''
+"""
 LETTERS, TRIALS = "ABCDE", 2
 
 
@@ -69,14 +69,24 @@ def drive(root: Path, rate: float, run: int) -> None:
                 log.flush()
                 return [answer(messages)] * n
 
-            backend = ScriptedBackend(respond, failures=Faults(rate, seed=zlib.crc32(f'{letter}{trial}{run}'.encode())))
-            chat = TrialChat(key, backend=backend, profile=profile, store=store,
-                             retry=RetryPolicy(max_attempts=30, base=0.001, cap=0.002), sleep=lambda s: None)
+            backend = ScriptedBackend(respond, failures=Faults(rate, seed=zlib.crc32(f"{letter}{trial}{run}".encode())))
+            chat = TrialChat(
+                key,
+                backend=backend,
+                profile=profile,
+                store=store,
+                retry=RetryPolicy(max_attempts=30, base=0.001, cap=0.002),
+                sleep=lambda s: None,
+            )
             with tempfile.TemporaryDirectory() as work:
                 try:
-                    response = run_program_trial(entry, letter=letter, chat=chat.chat,
-                                                 limits=SandboxLimits(wall_time=60, cpu_time=60),
-                                                 workdir=Path(work))
+                    response = run_program_trial(
+                        entry,
+                        letter=letter,
+                        chat=chat.chat,
+                        limits=SandboxLimits(wall_time=60, cpu_time=60),
+                        workdir=Path(work),
+                    )
                     chat.finish(response)
                     results[f"{letter}{trial}"] = response
                 except OfficialFailure as failure:
@@ -93,8 +103,11 @@ def _setup(root: Path) -> Path:
 
 
 def _start(root: Path, rate: float, run: int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, __file__, str(root), str(rate), str(run)], start_new_session=True,
-                            cwd=Path(__file__).parents[2])  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, __file__, str(root), str(rate), str(run)],
+        start_new_session=True,
+        cwd=Path(__file__).parents[2],
+    )
 
 
 def _stored(root: Path) -> set[tuple[str, str]]:
@@ -146,8 +159,14 @@ FAST = {"PCG_TRIAL_DEADLINE": "8"}  # a hung call waits 8 s, not the 3 to 30 min
 
 
 SLOW = pytest.mark.slow
-EVERY_PROBLEM = ["sb2024", "pcgbench", "gameeval", pytest.param("sb2023", marks=SLOW),
-                 pytest.param("sb2025", marks=SLOW), pytest.param("imagegame", marks=SLOW)]  # fmt: skip
+EVERY_PROBLEM = [
+    "sb2024",
+    "pcgbench",
+    "gameeval",
+    pytest.param("sb2023", marks=SLOW),
+    pytest.param("sb2025", marks=SLOW),
+    pytest.param("imagegame", marks=SLOW),
+]
 
 
 @pytest.mark.parametrize("problem", EVERY_PROBLEM)
@@ -193,9 +212,6 @@ def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> N
         assert third.report and third.held == second.held
 
 
-
-
-
 @pytest.mark.parametrize("problem", ["pcgbench", "sb2024", pytest.param("gameeval", marks=SLOW)])
 def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Path, problem: str) -> None:
     """The store's disk fills at the second call: that reply is paid and lost, no later call is paid, the run
@@ -211,8 +227,9 @@ def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Pa
     with loopback_llm.serve(FaultServer(p.answer)) as server:
         first = run_pytest(tmp_path, server, p, args, "out1", env={"PCG_TEST_DISK_FULL_AT": "2"})
         assert first.returncode != 0
-        assert "pytest-pcg stopped the run" in first.output and "could not be written" in first.output, \
-            first.output[-3000:]
+        assert "pytest-pcg stopped the run" in first.output and "could not be written" in first.output, first.output[
+            -3000:
+        ]
         assert first.results is not None and first.report, first.output[-3000:]
         assert first.requests == first.answered == first.recorded + 1  # the one lost, nothing paid after it
         done = outcomes(first.results)

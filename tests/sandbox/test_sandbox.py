@@ -20,7 +20,7 @@ from pcg_plugin.problems.science_birds.editions import program_limits
 from pcg_plugin.sandbox.run import START_METHODS, SandboxLimits, run_program_trial, use_start_method
 
 HOSTILE = Path(__file__).parents[1] / "hostile"
-GOOD = '''
+GOOD = """
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt, run_evaluation
 
 
@@ -32,7 +32,7 @@ class ZeroShot(TrialLoop):
 
 if __name__ == "__main__":
     run_evaluation("team", ZeroShot, 10)
-'''
+"""
 FAST = SandboxLimits(wall_time=20.0, cpu_time=20, memory_bytes=2 << 30)
 
 
@@ -191,7 +191,7 @@ def test_missing_trial_loop_is_a_program_error(tmp_path: Path) -> None:
     assert f.reason == "program_error" and "TrialLoop" in f.message
 
 
-TWO_LOOPS = '''
+TWO_LOOPS = """
 from chatgpt4pcg.competition import TrialLoop, run_evaluation
 
 
@@ -208,7 +208,7 @@ class Final(TrialLoop):
 
 
 run_evaluation("team", Final, 10)
-'''
+"""
 
 
 def test_top_level_run_evaluation_picks_the_loop_among_several(tmp_path: Path) -> None:
@@ -242,8 +242,17 @@ def test_scrubbed_environment_keeps_only_basics(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
     env = _scrubbed_env(tmp_path, tmp_path)
-    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "PYTHONHASHSEED",
-                        "PYTHONIOENCODING"}  # fmt: skip
+    assert set(env) <= {
+        "PATH",
+        "LANG",
+        "LC_ALL",
+        "LC_CTYPE",
+        "TZ",
+        "HOME",
+        "TMPDIR",
+        "PYTHONHASHSEED",
+        "PYTHONIOENCODING",
+    }
     assert os.environ["OPENAI_API_KEY"] == "sk-x"
 
 
@@ -280,8 +289,10 @@ def _processes_in(folder: Path) -> list[int]:
     return pids
 
 
-@pytest.mark.skipif("--kill-child" not in __import__("pcg_plugin.sandbox.run").sandbox.run.network_namespace_prefix(),
-                    reason="no unprivileged PID namespace here: a native fork + setsid can outlive the trial")
+@pytest.mark.skipif(
+    "--kill-child" not in __import__("pcg_plugin.sandbox.run").sandbox.run.network_namespace_prefix(),
+    reason="no unprivileged PID namespace here: a native fork + setsid can outlive the trial",
+)
 def test_native_fork_that_leaves_the_group_dies_with_the_pid_namespace(tmp_path: Path) -> None:
     entry = program(tmp_path, "native_fork")
     assert trial(entry, tmp_path) == "forked natively"  # the audit hook cannot see native code ...
@@ -289,7 +300,7 @@ def test_native_fork_that_leaves_the_group_dies_with_the_pid_namespace(tmp_path:
     assert _processes_in(tmp_path) == []  # ... but the PID namespace took the escapee down with it
 
 
-COUNTS = '''
+COUNTS = """
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
 
 
@@ -299,7 +310,7 @@ class Counts(TrialLoop):
         for _ in range(2):
             chat_with_chatgpt(ctx, [{"role": "user", "content": target_character}])
         return f"{ctx.get_total_token_count()} {ctx.get_trial_number()} {ctx.get_team_name()}"
-'''
+"""
 
 
 def test_context_counters_mirror_the_parents(tmp_path: Path) -> None:
@@ -308,8 +319,7 @@ def test_context_counters_mirror_the_parents(tmp_path: Path) -> None:
         entry = program(tmp_path, "counts", COUNTS)
         work = tmp_path / "w"
         work.mkdir()
-        out = run_program_trial(entry, letter="A", chat=chat.chat, limits=FAST, workdir=work,
-                                team="team_x", trial=7)  # fmt: skip
+        out = run_program_trial(entry, letter="A", chat=chat.chat, limits=FAST, workdir=work, team="team_x", trial=7)
     finally:
         store.close()
     assert out == "60 7 team_x"  # two calls of 10 prompt + 20 completion tokens, counted by the parent
@@ -332,12 +342,16 @@ def test_nested_program_runs_from_the_root_with_its_imports_and_model_name(tmp_p
     carries the model name (2025's run_evaluation passed it)."""
     root = tmp_path / "team"
     for rel, text in {
-        "tot/tot.py": ("from llms4pcg.competition import TrialContext, TrialLoop\nimport sibling, at_root, installed\n"
-                       "class T(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n"
-                       "        return '|'.join([open('tot/prompts/p.txt').read(), sibling.X, at_root.Y, installed.Z,"
-                       " str(ctx.get_model_name())])\n"),
-        "tot/sibling.py": "X = 'sibling'\n", "at_root.py": "Y = 'root'\n", "tot/prompts/p.txt": "prompt",
-    }.items():  # fmt: skip
+        "tot/tot.py": (
+            "from llms4pcg.competition import TrialContext, TrialLoop\nimport sibling, at_root, installed\n"
+            "class T(TrialLoop):\n    @staticmethod\n    def run(ctx, c):\n"
+            "        return '|'.join([open('tot/prompts/p.txt').read(), sibling.X, at_root.Y, installed.Z,"
+            " str(ctx.get_model_name())])\n"
+        ),
+        "tot/sibling.py": "X = 'sibling'\n",
+        "at_root.py": "Y = 'root'\n",
+        "tot/prompts/p.txt": "prompt",
+    }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     site = tmp_path / "site"
@@ -345,6 +359,15 @@ def test_nested_program_runs_from_the_root_with_its_imports_and_model_name(tmp_p
     (site / "installed.py").write_text("Z = 'installed'\n")
     work = tmp_path / "work"
     work.mkdir()
-    out = run_program_trial(root / "tot" / "tot.py", letter="A", chat=echo, limits=FAST,
-                            workdir=work, root=root, cwd=root, site_dirs=(site,), model="qwen2.5:32b")  # fmt: skip
+    out = run_program_trial(
+        root / "tot" / "tot.py",
+        letter="A",
+        chat=echo,
+        limits=FAST,
+        workdir=work,
+        root=root,
+        cwd=root,
+        site_dirs=(site,),
+        model="qwen2.5:32b",
+    )
     assert out == "prompt|sibling|root|installed|qwen2.5:32b"

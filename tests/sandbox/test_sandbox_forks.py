@@ -16,7 +16,7 @@ from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial, use_start_method
 
 FAST = SandboxLimits(wall_time=20.0, cpu_time=20, memory_bytes=2 << 30)
-STATEFUL = '''
+STATEFUL = """
 import os, random
 from chatgpt4pcg.competition import TrialContext, TrialLoop, chat_with_chatgpt
 
@@ -32,8 +32,8 @@ class Stateful(TrialLoop):
         open(os.path.join(os.environ["TMPDIR"], "t.txt"), "w").write(target_character)
         chat_with_chatgpt(ctx, [{"role": "user", "content": target_character}])
         return f"{len(CALLS)}|{sorted(left)}|{random.random()}|{os.getcwd().endswith('submission')}"
-'''
-SPINS_HALF = '''
+"""
+SPINS_HALF = """
 import time
 from chatgpt4pcg.competition import TrialContext, TrialLoop
 
@@ -45,8 +45,8 @@ class Spins(TrialLoop):
         while time.process_time() < end:
             pass
         return "spun"
-'''
-SLEEPS = '''
+"""
+SLEEPS = """
 import time
 from chatgpt4pcg.competition import TrialContext, TrialLoop
 
@@ -56,7 +56,9 @@ class Sleeps(TrialLoop):
     def run(ctx: TrialContext, target_character: str) -> str:
         time.sleep(float(target_character))
         return "slept"
-'''
+"""
+
+
 @pytest.fixture(autouse=True)
 def fork_start() -> Iterator[None]:
     use_start_method("fork")
@@ -118,7 +120,10 @@ def test_a_timed_out_trial_stops_its_server_and_the_next_trial_gets_a_new_one(tm
 
 def test_a_program_that_exits_mid_chat_leaves_nothing_for_the_next_trial(tmp_path: Path) -> None:
     """An answer the dying program never read stays in that trial's own pipe."""
-    leaves = entry_of(tmp_path, "leaves", '''
+    leaves = entry_of(
+        tmp_path,
+        "leaves",
+        """
 import os
 from chatgpt4pcg.competition import TrialContext, TrialLoop
 
@@ -129,7 +134,8 @@ class Leaves(TrialLoop):
         channel = next(c.cell_contents for c in ctx._transport.__closure__ if hasattr(c.cell_contents, "send"))
         channel.send({"op": "chat", "messages": [{"role": "user", "content": "unread"}], "n": 1})
         os._exit(3)
-''')
+""",
+    )
     good = entry_of(tmp_path, "good", STATEFUL)
     with pytest.raises(OfficialFailure) as info:
         run(leaves, tmp_path, "A")
@@ -154,7 +160,7 @@ def test_an_unknown_start_method_is_refused() -> None:
         use_start_method("spawn")
 
 
-KILLS_SERVER = '''
+KILLS_SERVER = """
 import ctypes, os, signal, time
 from chatgpt4pcg.competition import TrialContext, TrialLoop
 
@@ -165,7 +171,7 @@ class KillsServer(TrialLoop):
         ctypes.CDLL(None).kill(os.getppid(), signal.SIGKILL)  # native: the audit hook does not see it
         time.sleep(2)  # in a PID namespace it dies with the server at once; elsewhere it ends here
         os._exit(1)
-'''
+"""
 
 
 def test_a_server_that_dies_during_a_trial_is_an_infrastructure_error_and_is_replaced(tmp_path: Path) -> None:

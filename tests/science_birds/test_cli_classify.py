@@ -33,8 +33,9 @@ def _images(folder: Path, n: int) -> list[Path]:
 
 def test_json_lines_one_per_image_in_order(tmp_path: Path, model_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     paths = _images(tmp_path, 5)
-    rc = main(["classify", *map(str, paths), "--model", str(model_dir), "--device", "cpu", "--json",
-               "--batch-size", "2"])
+    rc = main(
+        ["classify", *map(str, paths), "--model", str(model_dir), "--device", "cpu", "--json", "--batch-size", "2"]
+    )
     assert rc == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["image"] for r in rows] == [str(p) for p in paths]
@@ -44,7 +45,9 @@ def test_json_lines_one_per_image_in_order(tmp_path: Path, model_dir: Path, caps
         assert "embedding" not in r
 
 
-def test_embedding_on_request_and_text_mode(tmp_path: Path, model_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_embedding_on_request_and_text_mode(
+    tmp_path: Path, model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (path,) = _images(tmp_path, 1)
     assert main(["classify", str(path), "--model", str(model_dir), "--json", "--embedding"]) == 0
     row = json.loads(capsys.readouterr().out)
@@ -60,8 +63,18 @@ def test_unreadable_image_is_reported_others_still_classified(
     good = _images(tmp_path, 2)
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"not a png")
-    rc = main(["classify", str(good[0]), str(bad), str(tmp_path / "missing.png"), str(good[1]), "--model",
-               str(model_dir), "--json"])
+    rc = main(
+        [
+            "classify",
+            str(good[0]),
+            str(bad),
+            str(tmp_path / "missing.png"),
+            str(good[1]),
+            "--model",
+            str(model_dir),
+            "--json",
+        ]
+    )
     out = capsys.readouterr()
     assert rc == 1
     assert [json.loads(x)["image"] for x in out.out.splitlines()] == [str(good[0]), str(good[1])]

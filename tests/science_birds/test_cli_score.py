@@ -29,13 +29,18 @@ def rebuild_2023(src: Path, data: Path) -> list[dict[str, str]]:
         grouped.setdefault((r["teamName"], r["character"]), []).append(r)
     for (team, letter), trials in grouped.items():
         trials.sort(key=lambda r: int(r["trial"]))
-        write_stability_json(src / team / "stability" / f"{letter}.json", [
-            {"tag": f"{team}_{letter}_{r['trial']}.xml", "score": float(r["stabilityScore"])} for r in trials
-        ])  # fmt: skip
-        write_similarity_json(src / team / "similarity" / f"{letter}.json", letter, [
-            {"id": f"{team}_{letter}_{r['trial']}.png", "probs": _probs(letter, float(r["similarityScore"]))}
-            for r in trials
-        ])  # fmt: skip
+        write_stability_json(
+            src / team / "stability" / f"{letter}.json",
+            [{"tag": f"{team}_{letter}_{r['trial']}.xml", "score": float(r["stabilityScore"])} for r in trials],
+        )
+        write_similarity_json(
+            src / team / "similarity" / f"{letter}.json",
+            letter,
+            [
+                {"id": f"{team}_{letter}_{r['trial']}.png", "probs": _probs(letter, float(r["similarityScore"]))}
+                for r in trials
+            ],
+        )
     return rows
 
 
@@ -123,12 +128,14 @@ def test_2024_layout_writes_official_columns(tmp_path: Path) -> None:
 
     for team, sta in (("a", 1.0), ("b", 0.5)):
         prog = tmp_path / team
-        write_stability_json(prog / "stability" / "A.json", [
-            {"tag": f"{team}_A_{i}.xml", "score": sta} for i in (2, 1)
-        ])  # fmt: skip
-        write_similarity_json(prog / "similarity" / "A.json", "A", [
-            {"id": f"{team}_A_{i}.png", "probs": _probs("A", 0.5)} for i in (1, 2)
-        ])  # fmt: skip
+        write_stability_json(
+            prog / "stability" / "A.json", [{"tag": f"{team}_A_{i}.xml", "score": sta} for i in (2, 1)]
+        )
+        write_similarity_json(
+            prog / "similarity" / "A.json",
+            "A",
+            [{"id": f"{team}_A_{i}.png", "probs": _probs("A", 0.5)} for i in (1, 2)],
+        )
         write_diversity_json(prog / "diversity" / "A.json", [], [], 0.25)
     (tmp_path / "logs").mkdir()
     assert main(["score", str(tmp_path), "--letters", "A", "--trials", "2"]) == 0
@@ -140,17 +147,25 @@ def test_2024_layout_writes_official_columns(tmp_path: Path) -> None:
     assert ranks[1].startswith('"a",') and ranks[1].endswith(",1")
     const = json.loads((res / "constants.json").read_text())
     # avg sta = (2·1 + 2·0.5)/(2·2) = 0.75 -> 0.25; sim 0.5 -> 0.5; div 0.25 -> 0.75
-    assert const["weights"][0] == {"character": "A", "weight": "0.09375", "weightStability": "0.25",
-                                   "weightSimilarity": "0.5", "weightDiversity": "0.75"}  # fmt: skip
+    assert const["weights"][0] == {
+        "character": "A",
+        "weight": "0.09375",
+        "weightStability": "0.25",
+        "weightSimilarity": "0.5",
+        "weightDiversity": "0.75",
+    }
 
 
-def test_a_program_folder_named_in_bytes_that_are_not_utf8_is_scored_and_written_escaped(tmp_path: Path, capsys) -> None:
+def test_a_program_folder_named_in_bytes_that_are_not_utf8_is_scored_and_written_escaped(
+    tmp_path: Path, capsys
+) -> None:
     import os
 
     for team, sta in (("team_a", 0.5), (os.fsdecode(b"t\xe9am"), 0.9)):
         write_stability_json(tmp_path / team / "stability" / "A.json", [{"tag": "x_A_1.xml", "score": sta}])
-        write_similarity_json(tmp_path / team / "similarity" / "A.json", "A", [{"id": "x_A_1.png",
-                                                                                  "probs": _probs("A", 0.9)}])  # fmt: skip
+        write_similarity_json(
+            tmp_path / team / "similarity" / "A.json", "A", [{"id": "x_A_1.png", "probs": _probs("A", 0.9)}]
+        )
         (tmp_path / team / "diversity").mkdir()
         (tmp_path / team / "diversity" / "A.json").write_text('{"diversityRate": 1}')
     (tmp_path / os.fsdecode(b"t\xe9am") / "prompt.txt").write_text("a short prompt")

@@ -19,7 +19,7 @@ def _run(argv, stdin: str = "", capsys=None, monkeypatch=None):  # type: ignore[
 
 
 def test_extract_stdin_and_no_code(capsys, monkeypatch) -> None:
-    rc, out, _ = _run(["extract", "-"], "```\ndrop_block(\"b11\", 3)\n```", capsys, monkeypatch)
+    rc, out, _ = _run(["extract", "-"], '```\ndrop_block("b11", 3)\n```', capsys, monkeypatch)
     assert (rc, out) == (0, "drop_block('b11', 3)\n")
     rc, out, err = _run(["extract", "-"], "no fence", capsys, monkeypatch)
     assert rc == 1 and out == "" and "Code not found." in err
@@ -62,12 +62,22 @@ def test_module_entry_point_pipes_stages(tmp_path) -> None:
     import subprocess
 
     response = "```\ndrop_block('b13', 4)\ndrop_block('b31', 5)\n```"
-    extracted = subprocess.run([sys.executable, "-m", "pcg_plugin", "extract", "-"], input=response,
-                               capture_output=True, text=True, check=True).stdout
-    subprocess.run([sys.executable, "-m", "pcg_plugin", "convert", "-", "-o", str(tmp_path / "l.xml")],
-                   input=extracted, capture_output=True, text=True, check=True)
-    done = subprocess.run([sys.executable, "-m", "pcg_plugin", "simulate", str(tmp_path / "l.xml"), "--json"],
-                          capture_output=True, text=True, check=True)
+    extracted = subprocess.run(
+        [sys.executable, "-m", "pcg_plugin", "extract", "-"], input=response, capture_output=True, text=True, check=True
+    ).stdout
+    subprocess.run(
+        [sys.executable, "-m", "pcg_plugin", "convert", "-", "-o", str(tmp_path / "l.xml")],
+        input=extracted,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pcg_plugin", "simulate", str(tmp_path / "l.xml"), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout)["total_blocks"] == 2
 
 

@@ -16,8 +16,17 @@ def test_the_facts_of_each_edition():
     assert (e23.function, e23.diversity_vector, e23.pairing, e23.chat_function) == ("ab_drop", None, "position", None)
     assert e23.stages == ("stability", "similarity") and not e23.takes_programs
     assert (e24.function, e24.diversity_vector, e24.pairing, e24.profile.seed) == ("drop_block", "probs", "index", 42)
-    assert (e24.chat_function, e24.official_packages, e24.profile.max_time) == ("chat_with_chatgpt", ("chatgpt4pcg",), 120.0)
-    assert (e25.diversity_vector, e25.profile.seed, e25.profile.max_time, e25.chat_function) == ("embedding", None, 500.0, "chat_with_llm")
+    assert (e24.chat_function, e24.official_packages, e24.profile.max_time) == (
+        "chat_with_chatgpt",
+        ("chatgpt4pcg",),
+        120.0,
+    )
+    assert (e25.diversity_vector, e25.profile.seed, e25.profile.max_time, e25.chat_function) == (
+        "embedding",
+        None,
+        500.0,
+        "chat_with_llm",
+    )
     assert e25.several_models and e25.fixed_seeds_rule and not (e24.several_models or e24.fixed_seeds_rule)
     assert YEARS == ("2023", "2024", "2025") and PROGRAM_YEARS == ("2024", "2025")
 
@@ -40,8 +49,11 @@ def edition_comparisons(source: str) -> list[int]:
 
 def test_no_edition_branch_outside_the_record():
     package = Path(pcg_plugin.__file__).parent
-    found = {str(p.relative_to(package)): edition_comparisons(p.read_text()) for p in sorted(package.rglob("*.py"))
-             if p.name != "editions.py"}  # fmt: skip
+    found = {
+        str(p.relative_to(package)): edition_comparisons(p.read_text())
+        for p in sorted(package.rglob("*.py"))
+        if p.name != "editions.py"
+    }
     assert {k: v for k, v in found.items() if v} == {}
 
 

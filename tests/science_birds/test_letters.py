@@ -48,7 +48,11 @@ def test_stem_is_the_official_file_stem() -> None:
 
 
 def test_the_alphabet_and_its_arithmetic_are_written_once() -> None:
-    found = [f"{path.relative_to(PACKAGE)}:{n}" for path in sorted(PACKAGE.rglob("*.py"))
-             if path.relative_to(PACKAGE).as_posix() not in _HOME
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _SPELLINGS.search(line)]  # fmt: skip
+    found = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix() not in _HOME
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _SPELLINGS.search(line)
+    ]
     assert found == []

@@ -12,9 +12,11 @@ from pcg_plugin.problems.science_birds.settings import resolve
 
 def test_official_trial_paths():
     assert trial_paths("team_x", "A", 3) == {
-        "raw": "team_x/raw/A/team_x_A_3.txt", "code": "team_x/intermediate/A/team_x_A_3.txt",
-        "level": "team_x/levels/A/team_x_A_3.xml", "image": "team_x/images/A/team_x_A_3.png",
-    }  # fmt: skip
+        "raw": "team_x/raw/A/team_x_A_3.txt",
+        "code": "team_x/intermediate/A/team_x_A_3.txt",
+        "level": "team_x/levels/A/team_x_A_3.xml",
+        "image": "team_x/images/A/team_x_A_3.png",
+    }
 
 
 def test_run_ids_sort_by_time_and_differ():

@@ -37,8 +37,23 @@ def test_json_round_trip_is_exact(record):
 @given(records)
 def test_trial_entry_matches_the_schema_keys(record):
     entry = record.trial_entry()
-    assert {"trial", "nodeid", "sta", "sim", "total_blocks", "moving_blocks", "top", "reason", "message", "raw",
-            "code", "level", "image", "probs", "timings"} <= set(entry)  # fmt: skip
+    assert {
+        "trial",
+        "nodeid",
+        "sta",
+        "sim",
+        "total_blocks",
+        "moving_blocks",
+        "top",
+        "reason",
+        "message",
+        "raw",
+        "code",
+        "level",
+        "image",
+        "probs",
+        "timings",
+    } <= set(entry)
     json.dumps(entry, allow_nan=False)
 
 

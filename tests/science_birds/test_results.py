@@ -18,7 +18,7 @@ from pcg_plugin.problems.science_birds.results import ERROR_REASON, Part, Result
 
 # -- documents as the plugin writes them (docs/results-schema.md), drawn independently of the type ---------------
 
-names = st.text("aé\"/:_0 ", min_size=1, max_size=6)
+names = st.text('aé"/:_0 ', min_size=1, max_size=6)
 decimals = st.decimals(min_value=0, max_value=200, places=20).map(lambda d: format(d, "f"))
 floats = st.floats(allow_nan=False, allow_infinity=False)
 maybe = st.none().__or__
@@ -34,13 +34,22 @@ letters = st.lists(st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), min_size=1, ma
 def trials(draw: Any, number: int) -> dict[str, Any]:
     errored = draw(st.booleans())
     row = {
-        "trial": number, "nodeid": draw(names), "sta": draw(maybe(floats)), "sim": draw(maybe(floats)),
-        "total_blocks": draw(maybe(st.integers(0, 99))), "moving_blocks": draw(maybe(st.integers(0, 99))),
-        "top": draw(maybe(st.sampled_from("AZ"))), "reason": ERROR_REASON if errored else draw(maybe(names)),
-        "message": draw(maybe(names)), "raw": draw(maybe(names)), "code": draw(maybe(names)),
-        "level": draw(maybe(names)), "image": draw(maybe(names)),
-        "probs": draw(maybe(st.lists(floats, max_size=4))), "timings": draw(st.dictionaries(names, floats, max_size=2)),
-    }  # fmt: skip
+        "trial": number,
+        "nodeid": draw(names),
+        "sta": draw(maybe(floats)),
+        "sim": draw(maybe(floats)),
+        "total_blocks": draw(maybe(st.integers(0, 99))),
+        "moving_blocks": draw(maybe(st.integers(0, 99))),
+        "top": draw(maybe(st.sampled_from("AZ"))),
+        "reason": ERROR_REASON if errored else draw(maybe(names)),
+        "message": draw(maybe(names)),
+        "raw": draw(maybe(names)),
+        "code": draw(maybe(names)),
+        "level": draw(maybe(names)),
+        "image": draw(maybe(names)),
+        "probs": draw(maybe(st.lists(floats, max_size=4))),
+        "timings": draw(st.dictionaries(names, floats, max_size=2)),
+    }
     if not errored:  # an errored item has no record, hence no seed
         row["seed"] = draw(st.integers(0, 2**31 - 1))
     row["trial_score"] = draw(decimals)
@@ -50,8 +59,13 @@ def trials(draw: Any, number: int) -> dict[str, Any]:
 @st.composite
 def letter_docs(draw: Any) -> dict[str, Any]:
     n = draw(st.integers(0, 3))
-    return {"char_score": draw(decimals), "sta_mean": draw(decimals), "sim_mean": draw(decimals),
-            "diversity": draw(decimals), "trials": [draw(trials(t)) for t in range(1, n + 1)]}  # fmt: skip
+    return {
+        "char_score": draw(decimals),
+        "sta_mean": draw(decimals),
+        "sim_mean": draw(decimals),
+        "diversity": draw(decimals),
+        "trials": [draw(trials(t)) for t in range(1, n + 1)],
+    }
 
 
 def in_order(**parts: Any) -> Any:
@@ -60,8 +74,13 @@ def in_order(**parts: Any) -> Any:
     return st.tuples(*parts.values()).map(lambda values: dict(zip(keys, values)))
 
 
-usage = in_order(prompt_tokens=st.integers(0), completion_tokens=st.integers(0), calls=st.integers(0),
-                 replayed_calls=st.integers(0), cost_usd=maybe(floats))  # fmt: skip
+usage = in_order(
+    prompt_tokens=st.integers(0),
+    completion_tokens=st.integers(0),
+    calls=st.integers(0),
+    replayed_calls=st.integers(0),
+    cost_usd=maybe(floats),
+)
 weights = in_order(weight=decimals, w_sta=decimals, w_sim=decimals, w_div=decimals)
 
 
@@ -74,48 +93,96 @@ def documents(draw: Any) -> dict[str, Any]:
     per_letter = in_order(**{c: letter_docs() for c in run_letters})
     subs = []
     for name in draw(st.lists(names, max_size=3, unique=True)):
-        subs.append({
-            "name": name, "team": draw(names), "format": draw(st.sampled_from(["program-2024", "prompt-2023"])),
-            "path": draw(maybe(names)), "files_hash": draw(maybe(names)), "prompt_length": draw(maybe(st.integers(0))),
-            "prompt_score": draw(decimals), "normalized_score": draw(decimals), "rank": draw(maybe(st.integers(1, 9))),
-            "usage": draw(usage), "letters": {} if several else draw(per_letter),
-        })  # fmt: skip
+        subs.append(
+            {
+                "name": name,
+                "team": draw(names),
+                "format": draw(st.sampled_from(["program-2024", "prompt-2023"])),
+                "path": draw(maybe(names)),
+                "files_hash": draw(maybe(names)),
+                "prompt_length": draw(maybe(st.integers(0))),
+                "prompt_score": draw(decimals),
+                "normalized_score": draw(decimals),
+                "rank": draw(maybe(st.integers(1, 9))),
+                "usage": draw(usage),
+                "letters": {} if several else draw(per_letter),
+            }
+        )
     settings_doc = {
-        "edition": draw(st.sampled_from(["2023", "2024", "2025"])), "letters": run_letters,
-        "trials": draw(st.integers(1, 10)), "backend": draw(names), "offline_default": draw(st.booleans()),
-        "model": ",".join(models) or draw(maybe(names)), "base_url": draw(maybe(names)),
-        "temperature": draw(maybe(floats)), "seed_policy": draw(maybe(names)), "max_time": draw(maybe(st.integers(1))),
-        "token_limit": draw(maybe(st.integers(1))), "record_mode": draw(names),
-        "classifier": draw(json_values), "physics": draw(json_values), "diversity_vector": draw(names),
-        "disable_weights": draw(st.booleans()), "tie_break": draw(maybe(names)),
+        "edition": draw(st.sampled_from(["2023", "2024", "2025"])),
+        "letters": run_letters,
+        "trials": draw(st.integers(1, 10)),
+        "backend": draw(names),
+        "offline_default": draw(st.booleans()),
+        "model": ",".join(models) or draw(maybe(names)),
+        "base_url": draw(maybe(names)),
+        "temperature": draw(maybe(floats)),
+        "seed_policy": draw(maybe(names)),
+        "max_time": draw(maybe(st.integers(1))),
+        "token_limit": draw(maybe(st.integers(1))),
+        "record_mode": draw(names),
+        "classifier": draw(json_values),
+        "physics": draw(json_values),
+        "diversity_vector": draw(names),
+        "disable_weights": draw(st.booleans()),
+        "tie_break": draw(maybe(names)),
         "constrained_decoding": draw(maybe(names)),
-        "unmodified_response": draw(maybe(st.sampled_from(["zero", "off"]))), "notes": draw(st.lists(names, max_size=2)),
-    }  # fmt: skip
+        "unmodified_response": draw(maybe(st.sampled_from(["zero", "off"]))),
+        "notes": draw(st.lists(names, max_size=2)),
+    }
     if several:
         settings_doc["models"] = models
     per_model = None
     if several:
-        per_model = {m: {"competition_score": draw(decimals),
-                         "weights": {c: draw(weights) for c in run_letters},
-                         "submissions": {s["name"]: {
-                             "prompt_score": draw(decimals), "normalized_score": draw(decimals),
-                             "model_normalized_score": draw(decimals), "rank": draw(st.integers(1, 9)),
-                             "usage": draw(usage), "letters": draw(per_letter)} for s in subs}}
-                     for m in models}  # fmt: skip
-    folders = [{"folder": draw(names), "status": draw(st.sampled_from(["submission", "error", "skipped"])),
-                "format": draw(names), "entry": draw(names), "workdir": ".", "requirements": "", "rules": "pass",
-                "message": draw(names), "environment": draw(names)} for _ in range(draw(st.integers(0, 2)))]  # fmt: skip
+        per_model = {
+            m: {
+                "competition_score": draw(decimals),
+                "weights": {c: draw(weights) for c in run_letters},
+                "submissions": {
+                    s["name"]: {
+                        "prompt_score": draw(decimals),
+                        "normalized_score": draw(decimals),
+                        "model_normalized_score": draw(decimals),
+                        "rank": draw(st.integers(1, 9)),
+                        "usage": draw(usage),
+                        "letters": draw(per_letter),
+                    }
+                    for s in subs
+                },
+            }
+            for m in models
+        }
+    folders = [
+        {
+            "folder": draw(names),
+            "status": draw(st.sampled_from(["submission", "error", "skipped"])),
+            "format": draw(names),
+            "entry": draw(names),
+            "workdir": ".",
+            "requirements": "",
+            "rules": "pass",
+            "message": draw(names),
+            "environment": draw(names),
+        }
+        for _ in range(draw(st.integers(0, 2)))
+    ]
     return {
         "schema": results.SCHEMA,
         "run": {"id": draw(names), "started": draw(names), "finished": draw(names), "out_dir": draw(names)},
         "settings": settings_doc,
-        "provenance": {"git_sha": draw(maybe(names)), "versions": draw(st.dictionaries(names, names, max_size=3)),
-                       "platform": draw(names)},  # fmt: skip
-        "competition_score": draw(decimals), "weights": {} if several else {c: draw(weights) for c in run_letters},
-        "submissions": subs, "per_model": per_model,
-        "workers": draw(st.dictionaries(names, json_values, max_size=2)), "folders": folders,
+        "provenance": {
+            "git_sha": draw(maybe(names)),
+            "versions": draw(st.dictionaries(names, names, max_size=3)),
+            "platform": draw(names),
+        },
+        "competition_score": draw(decimals),
+        "weights": {} if several else {c: draw(weights) for c in run_letters},
+        "submissions": subs,
+        "per_model": per_model,
+        "workers": draw(st.dictionaries(names, json_values, max_size=2)),
+        "folders": folders,
         "folder_errors": draw(st.dictionaries(names, names, max_size=2)),
-    }  # fmt: skip
+    }
 
 
 @st.composite
@@ -133,8 +200,9 @@ def reshaped(draw: Any, doc: Any) -> Any:
         keys = draw(st.permutations(keys))
     out = {k: draw(reshaped(doc[k])) for k in keys}
     unknown = st.dictionaries(names, json_values, max_size=2)  # an object: it may land in a mapping of parts
-    for key, value in draw(st.dictionaries(st.text("xyz_", min_size=1, max_size=4).map("new_".__add__), unknown,
-                                           max_size=2)).items():  # fmt: skip
+    for key, value in draw(
+        st.dictionaries(st.text("xyz_", min_size=1, max_size=4).map("new_".__add__), unknown, max_size=2)
+    ).items():
         out[key] = value
     return out
 
@@ -175,9 +243,18 @@ def test_any_document_round_trips_exactly(doc: dict[str, Any]) -> None:
 
 
 def test_attributes_read_what_the_keys_hold() -> None:
-    doc = {"schema": results.SCHEMA, "settings": {"letters": ["A"], "classifier": {"name": "vit", "digest": "d"}},
-           "submissions": [{"name": "x", "rank": 1, "usage": {"calls": 2},
-                            "letters": {"A": {"char_score": "0.5", "trials": [{"trial": 1, "reason": "error"}]}}}]}  # fmt: skip
+    doc = {
+        "schema": results.SCHEMA,
+        "settings": {"letters": ["A"], "classifier": {"name": "vit", "digest": "d"}},
+        "submissions": [
+            {
+                "name": "x",
+                "rank": 1,
+                "usage": {"calls": 2},
+                "letters": {"A": {"char_score": "0.5", "trials": [{"trial": 1, "reason": "error"}]}},
+            }
+        ],
+    }
     typed = Results.from_dict(doc)
     assert typed.settings.letters == ("A",) and typed.settings.classifier_name == "vit"
     assert typed.settings.classifier_digest == "d" and typed.settings.physics_digest is None

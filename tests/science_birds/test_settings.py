@@ -10,9 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds.settings import (
-    COMMON, LETTERS, OFFLINE_LETTERS, OFFLINE_TRIALS, OPTIONS, Settings, parse_bool, parse_letters, parse_trials,
+    COMMON,
+    LETTERS,
+    OFFLINE_LETTERS,
+    OFFLINE_TRIALS,
+    OPTIONS,
+    Settings,
+    parse_bool,
+    parse_letters,
+    parse_trials,
     resolve,
-)  # fmt: skip
+)
 from pcg_plugin.llm.options import is_offline_default
 
 
@@ -78,9 +86,12 @@ def test_scripted_backend_is_never_shrunk(tmp_path):
 
 @pytest.mark.parametrize(
     ("key", "value", "match"),
-    [("pcg_edition", "2022", "--pcg-edition"), ("pcg_record", "sometimes", "--pcg-record"),
-     ("pcg_backend", "carrier-pigeon", "--pcg-backend")],
-)  # fmt: skip
+    [
+        ("pcg_edition", "2022", "--pcg-edition"),
+        ("pcg_record", "sometimes", "--pcg-record"),
+        ("pcg_backend", "carrier-pigeon", "--pcg-backend"),
+    ],
+)
 def test_bad_values_name_the_option(tmp_path, key, value, match):
     with pytest.raises(ValueError, match=match):
         resolve({key: value}, rootdir=tmp_path, env=KEY)
@@ -101,8 +112,18 @@ def test_every_option_has_an_ini_key_named_like_its_dest():
     dests = [o.dest for o in COMMON + OPTIONS]
     assert len(set(dests)) == len(dests)
     assert all(d.startswith("pcg_") for d in dests)
-    assert {"pcg_letters", "pcg_trials", "pcg_edition", "pcg_backend", "pcg_model", "pcg_base_url", "pcg_record",
-            "pcg_out", "pcg_classifier", "pcg_device"} <= set(dests)  # fmt: skip
+    assert {
+        "pcg_letters",
+        "pcg_trials",
+        "pcg_edition",
+        "pcg_backend",
+        "pcg_model",
+        "pcg_base_url",
+        "pcg_record",
+        "pcg_out",
+        "pcg_classifier",
+        "pcg_device",
+    } <= set(dests)
 
 
 def test_ini_and_command_line_precedence(pytester):
@@ -140,20 +161,26 @@ def test_several_models_from_a_comma_or_ini_list(tmp_path):
     from pcg_plugin.problems.science_birds.settings import split_models
 
     assert split_models("a, b\n  c,\n") == ("a", "b", "c") and split_models(None) == ()
-    s = resolve({"pcg_edition": "2025", "pcg_model": "\n qwen2.5:32b\n gemma2:27b", "pcg_base_url": "http://x/v1"},
-                rootdir=tmp_path, env={})  # fmt: skip
+    s = resolve(
+        {"pcg_edition": "2025", "pcg_model": "\n qwen2.5:32b\n gemma2:27b", "pcg_base_url": "http://x/v1"},
+        rootdir=tmp_path,
+        env={},
+    )
     assert (s.model, s.models, s.multi_model) == ("qwen2.5:32b,gemma2:27b", ("qwen2.5:32b", "gemma2:27b"), True)
     assert Settings.from_dict(s.to_dict()).models == s.models
     one = resolve({"pcg_model": "gpt-4o"}, rootdir=tmp_path, env=KEY)
     assert (one.model, one.models, one.multi_model) == ("gpt-4o", ("gpt-4o",), False)  # exactly as before
 
 
-@pytest.mark.parametrize(("raw", "match"), [
-    ({"pcg_model": "a,b", "pcg_base_url": "http://x/v1"}, "several models.*--pcg-edition 2025"),
-    ({"pcg_edition": "2025", "pcg_model": "a,b,a", "pcg_base_url": "http://x/v1"}, "named twice"),
-    ({"pcg_edition": "2025", "pcg_model": "a,b"}, "need a backend that serves them"),
-    ({"pcg_edition": "2025", "pcg_model": "q:1,q/1", "pcg_base_url": "http://x/v1"}, "would share the run folder"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("raw", "match"),
+    [
+        ({"pcg_model": "a,b", "pcg_base_url": "http://x/v1"}, "several models.*--pcg-edition 2025"),
+        ({"pcg_edition": "2025", "pcg_model": "a,b,a", "pcg_base_url": "http://x/v1"}, "named twice"),
+        ({"pcg_edition": "2025", "pcg_model": "a,b"}, "need a backend that serves them"),
+        ({"pcg_edition": "2025", "pcg_model": "q:1,q/1", "pcg_base_url": "http://x/v1"}, "would share the run folder"),
+    ],
+)
 def test_several_models_that_cannot_be_a_2025_run_are_refused(tmp_path, raw, match):
     with pytest.raises(ValueError, match=match):
         resolve(raw, rootdir=tmp_path, env={})
@@ -166,18 +193,22 @@ def test_constrained_decoding_is_on_for_the_offline_default_only(tmp_path):
     assert resolve({"pcg_backend": "transformers", "pcg_model": "./m"}, rootdir=tmp_path, env={}).constrain == "off"
     assert resolve({"pcg_backend": "scripted"}, rootdir=tmp_path, env={}).constrain == "off"
     assert resolve({"pcg_constrain": "off"}, rootdir=tmp_path, env={}).constrain == "off"
-    chosen = resolve({"pcg_backend": "transformers", "pcg_model": "./m", "pcg_constrain": "drop_block"},
-                     rootdir=tmp_path, env={})  # fmt: skip
+    chosen = resolve(
+        {"pcg_backend": "transformers", "pcg_model": "./m", "pcg_constrain": "drop_block"}, rootdir=tmp_path, env={}
+    )
     assert chosen.constrain == "drop_block" and Settings.from_dict(chosen.to_dict()) == chosen
 
 
-@pytest.mark.parametrize("raw", [
-    {"pcg_constrain": "drop_block"},                                             # the official model over HTTP
-    {"pcg_constrain": "drop_block", "pcg_backend": "openai-compatible", "pcg_base_url": "http://x/v1"},
-    {"pcg_constrain": "drop_block", "pcg_backend": "scripted"},
-    {"pcg_constrain": "drop_block", "pcg_backend": "transformers", "pcg_model": "gpt-3.5-turbo-0125"},
-    {"pcg_constrain": "json"},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"pcg_constrain": "drop_block"},  # the official model over HTTP
+        {"pcg_constrain": "drop_block", "pcg_backend": "openai-compatible", "pcg_base_url": "http://x/v1"},
+        {"pcg_constrain": "drop_block", "pcg_backend": "scripted"},
+        {"pcg_constrain": "drop_block", "pcg_backend": "transformers", "pcg_model": "gpt-3.5-turbo-0125"},
+        {"pcg_constrain": "json"},
+    ],
+)
 def test_constrained_decoding_is_refused_where_it_must_not_apply(tmp_path, raw):
     with pytest.raises(ValueError, match="--pcg-constrain"):
         resolve(raw, rootdir=tmp_path, env=KEY)

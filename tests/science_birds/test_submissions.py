@@ -7,9 +7,15 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.problems.science_birds.submissions import (
-    SubmissionError, auto_detect_allowed, defines_trial_loop, detect_folder, detect_prompt_file, files_hash,
-    program_format, prompt_file_allowed,
-)  # fmt: skip
+    SubmissionError,
+    auto_detect_allowed,
+    defines_trial_loop,
+    detect_folder,
+    detect_prompt_file,
+    files_hash,
+    program_format,
+    prompt_file_allowed,
+)
 
 PROGRAM = "from chatgpt4pcg import TrialLoop\nclass Mine(TrialLoop):\n    pass\n"
 
@@ -24,10 +30,14 @@ def make(folder: Path, files: dict[str, str]) -> Path:
 
 @pytest.mark.parametrize(
     ("source", "expected"),
-    [(PROGRAM, True), ("import chatgpt4pcg as c\nclass X(c.TrialLoop): pass\n", True),
-     ("class TrialLoop: pass\n", False), ("x = 'TrialLoop'\n", False),
-     ("class Broken(TrialLoop):\n  def run(:\n", True)],
-)  # fmt: skip
+    [
+        (PROGRAM, True),
+        ("import chatgpt4pcg as c\nclass X(c.TrialLoop): pass\n", True),
+        ("class TrialLoop: pass\n", False),
+        ("x = 'TrialLoop'\n", False),
+        ("class Broken(TrialLoop):\n  def run(:\n", True),
+    ],
+)
 def test_defines_trial_loop(source, expected):
     assert defines_trial_loop(source) is expected
 
@@ -42,7 +52,12 @@ def test_program_folder(tmp_path):
     sub = detect_folder(folder)
     assert sub is not None
     assert (sub.name, sub.team, sub.format, sub.entry.name, sub.prompt) == (
-        "team_x", "team_x", "program-2024", "main.py", None)  # fmt: skip
+        "team_x",
+        "team_x",
+        "program-2024",
+        "main.py",
+        None,
+    )
     assert sub.prompt_length is None and sub.files_hash.startswith("sha256:")
 
 
@@ -68,9 +83,13 @@ def test_two_programs_need_a_manifest(tmp_path):
 
 @pytest.mark.parametrize(
     ("manifest", "match"),
-    [('format = "program-1999"', "format"), ("team = [", "TOML"), ('entry = "missing.py"', "does not exist"),
-     ("team = 3", "string")],
-)  # fmt: skip
+    [
+        ('format = "program-1999"', "format"),
+        ("team = [", "TOML"),
+        ('entry = "missing.py"', "does not exist"),
+        ("team = 3", "string"),
+    ],
+)
 def test_bad_manifest_is_a_clear_error(tmp_path, manifest, match):
     folder = make(tmp_path / "t", {"a.py": PROGRAM, "submission.toml": manifest})
     with pytest.raises(SubmissionError, match=match):
@@ -134,8 +153,11 @@ def test_repo_examples_are_discovered():
     root = Path(__file__).resolve().parents[2] / "submissions"
     found = {p.name: detect_folder(p) for p in root.iterdir() if p.is_dir()}
     formats = {name: sub.format for name, sub in found.items() if sub is not None}
-    assert formats == {"zero_shot": "program-2024", "zero_shot_multi_turn": "program-2024",
-                       "prompt_2023": "prompt-2023"}  # fmt: skip
+    assert formats == {
+        "zero_shot": "program-2024",
+        "zero_shot_multi_turn": "program-2024",
+        "prompt_2023": "prompt-2023",
+    }
 
 
 def test_vanished_or_foreign_folders_are_not_submissions(tmp_path):
@@ -175,8 +197,10 @@ def test_a_folder_holding_a_program_is_never_a_2023_prompt(tmp_path):
 
 def test_requirements_and_readme_txt_are_never_prompts(tmp_path):
     make(tmp_path, {"requirements.txt": "python-dotenv\n", "ReadME.txt": "run it", "LICENSE.txt": "MIT"})
-    assert all(detect_prompt_file(tmp_path / n, require_placeholder=False) is None
-               for n in ("requirements.txt", "ReadME.txt", "LICENSE.txt"))  # fmt: skip
+    assert all(
+        detect_prompt_file(tmp_path / n, require_placeholder=False) is None
+        for n in ("requirements.txt", "ReadME.txt", "LICENSE.txt")
+    )
 
 
 def test_examples_repository_is_a_container_and_a_team_folder_is_a_submission(tmp_path):
@@ -191,25 +215,35 @@ def test_examples_repository_is_a_container_and_a_team_folder_is_a_submission(tm
 def test_vendored_library_does_not_compete_for_the_entry(tmp_path):
     folder = shapes.vendored(tmp_path / "v")
     (folder / "graph_lib" / "controller.py").write_text(
-        "from chatgpt4pcg.models.trial_loop import TrialLoop\n\nclass Base(TrialLoop):\n    pass\n")
+        "from chatgpt4pcg.models.trial_loop import TrialLoop\n\nclass Base(TrialLoop):\n    pass\n"
+    )
     # the library defines a TrialLoop subclass too, but only the program starts a run
     assert find_programs(folder) == [folder / "got_program.py"]
 
 
-@pytest.mark.parametrize(("source", "rank"), [
-    (shapes.program("p.txt"), 0),
-    ("from x import TrialLoop\nclass A(TrialLoop): pass\nif __name__ == '__main__':\n    A()\n", 1),
-    (PROGRAM, 2),
-    ("def run_evaluation(x): pass\nrun_evaluation(1)\n", None),  # someone else's run_evaluation, no loop
-    ("x = 'TrialLoop'\n", None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("source", "rank"),
+    [
+        (shapes.program("p.txt"), 0),
+        ("from x import TrialLoop\nclass A(TrialLoop): pass\nif __name__ == '__main__':\n    A()\n", 1),
+        (PROGRAM, 2),
+        ("def run_evaluation(x): pass\nrun_evaluation(1)\n", None),  # someone else's run_evaluation, no loop
+        ("x = 'TrialLoop'\n", None),
+    ],
+)
 def test_entry_rank(source, rank):
     assert entry_rank(source) == rank
 
 
 def test_program_reading_beside_itself_runs_there_and_manifest_workdir_wins(tmp_path):
-    folder = make(tmp_path / "t", {"sub/p.py": shapes.program("prompts/x.txt"), "sub/prompts/x.txt": "<OBJECT>",
-                                   "README.md": "cd sub; python p.py"})  # fmt: skip
+    folder = make(
+        tmp_path / "t",
+        {
+            "sub/p.py": shapes.program("prompts/x.txt"),
+            "sub/prompts/x.txt": "<OBJECT>",
+            "README.md": "cd sub; python p.py",
+        },
+    )
     sub = detect_folder(folder)
     assert sub.run_folder == folder / "sub" and "workdir sub/" in sub.note
     make(folder, {"submission.toml": 'workdir = "."\n'})

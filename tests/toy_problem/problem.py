@@ -73,8 +73,9 @@ class Spell(BaseProblem):
         return SpellSettings()
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> SpellSettings:
-        return SpellSettings(out=Path(data["out"]) if data["out"] else None, trials=data["trials"],
-                             targets=tuple(data["targets"]))  # fmt: skip
+        return SpellSettings(
+            out=Path(data["out"]) if data["out"] else None, trials=data["trials"], targets=tuple(data["targets"])
+        )
 
     def detect_folder(self, path: Path, roots: Sequence[Path], *, evaluating: bool) -> SpellSubmission | None:
         manifest = path / MANIFEST
@@ -83,19 +84,29 @@ class Spell(BaseProblem):
         try:
             answers = json.loads(manifest.read_text())
         except ValueError as exc:
-            raise SubmissionError(f"{manifest} is not JSON ({exc}); write {{\"cat\": ..., \"dog\": ...}}") from None
+            raise SubmissionError(f'{manifest} is not JSON ({exc}); write {{"cat": ..., "dog": ...}}') from None
         return SpellSubmission(name=path.name, path=path, entry=manifest, answers=answers)
 
-    def run_trial(self, config: pytest.Config, sub: SpellSubmission, target: str, trial: int, nodeid: str,
-                  model: str | None) -> SpellRecord:  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, sub: SpellSubmission, target: str, trial: int, nodeid: str, model: str | None
+    ) -> SpellRecord:
         answer = sub.answers.get(target)
         if answer == "!crash":
             raise InfrastructureError(f"{sub.name} {target} trial {trial}: the speller crashed")
         if answer is None:
             return SpellRecord(nodeid, sub.name, target, trial, 0.0, reason="no_answer")
         # the speller answers as a model would: its call goes into the trial's transcript
-        calls.note(calls.Call([{"role": "user", "content": f"Spell {target}."}], answer, 3, len(answer), 0.01,
-                              replayed=False, model="toy-speller"))  # fmt: skip
+        calls.note(
+            calls.Call(
+                [{"role": "user", "content": f"Spell {target}."}],
+                answer,
+                3,
+                len(answer),
+                0.01,
+                replayed=False,
+                model="toy-speller",
+            )
+        )
         return SpellRecord(nodeid, sub.name, target, trial, spelling_score(answer, target), answer=answer)
 
     def trial_score(self, record: SpellRecord) -> float:
@@ -110,28 +121,38 @@ class Spell(BaseProblem):
     def record_from_json(self, text: str) -> SpellRecord:
         return SpellRecord(**json.loads(text))
 
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]:
         names = sorted({m["name"] for m in collected.items.values()})
         scores = {n: [r.score for r in collected.records.values() if r.submission == n] for n in names}
         settings = config.stash[SETTINGS_KEY]
         means = {n: sum(s) / (len(settings.targets) * settings.trials) for n, s in scores.items()}  # errors: 0
         ranking = sorted(names, key=lambda n: (-means[n], n))
-        doc = {"problem": self.name, "submissions": [{"name": n, "score": means[n], "rank": i + 1}
-                                                      for i, n in enumerate(ranking)],
-               "errors": dict(sorted(collected.errors.items())),
-               "folder_errors": dict(sorted(collected.folder_problems.items()))}  # fmt: skip
+        doc = {
+            "problem": self.name,
+            "submissions": [{"name": n, "score": means[n], "rank": i + 1} for i, n in enumerate(ranking)],
+            "errors": dict(sorted(collected.errors.items())),
+            "folder_errors": dict(sorted(collected.folder_problems.items())),
+        }
         run_dir = Path(run["run_dir"])
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / "results.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         rows = "".join(f"<tr><td>{s['rank']}<td>{s['name']}<td>{s['score']:.3f}" for s in doc["submissions"])
         report = run_dir / "report.html"
-        report.write_text(f'<!doctype html><title>spell</title><body><table class="pcg-sort"><tr><th>rank<th>name'
-                          f"<th>score{rows}</table></body>")  # fmt: skip
+        report.write_text(
+            f'<!doctype html><title>spell</title><body><table class="pcg-sort"><tr><th>rank<th>name'
+            f"<th>score{rows}</table></body>"
+        )
         return doc, report
 
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                      error: str | None) -> list[str]:  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+    ) -> list[str]:
         if results is None:
             return super().summary_lines(results, run_dir, report, error)
         return [f"{s['rank']}. {s['name']} {s['score']:.3f}" for s in results["submissions"]]

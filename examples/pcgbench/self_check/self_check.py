@@ -52,18 +52,25 @@ def grid_prompt(t: dict) -> str:
     legend = "\n".join(f"{code} = {name}" for code, name in t["legend"].items())
     control = ", ".join(f"{k} = {v}" for k, v in t["control"].items())
     cell, codes = ("one code", "codes separated by spaces") if len(t["legend"]) > 10 else ("one digit", "digits")
-    return (f"Design one level of {t['problem']}: a grid of {t['height']} rows and {t['width']} columns, each "
-            f"cell {cell}:\n{legend}\n\n{t['goal']}\n\nThe level must meet: {control}.\n"
-            f"Give it as {t['height']} lines of {t['width']} {codes} in one code block fenced by triple backticks.")
+    return (
+        f"Design one level of {t['problem']}: a grid of {t['height']} rows and {t['width']} columns, each "
+        f"cell {cell}:\n{legend}\n\n{t['goal']}\n\nThe level must meet: {control}.\n"
+        f"Give it as {t['height']} lines of {t['width']} {codes} in one code block fenced by triple backticks."
+    )
 
 
 def json_prompt(t: dict) -> str:
     facts = {k: v for k, v in t.items() if k not in ("problem", "instance", "control", "goal", "examples")}
-    example = (f"\nAn example of the form (not of a good answer):\n```json\n{json.dumps(t['examples'][0])}\n```\n"
-               if t["examples"] else "")
-    return (f"Design one content for the benchmark problem {t['problem']}. Its facts: {json.dumps(facts)}\n\n"
-            f"{t['goal']}\n\nThe content must meet this control: {json.dumps(t['control'])}.\n{example}"
-            "Give the content as JSON in one code block fenced by triple backticks.")
+    example = (
+        f"\nAn example of the form (not of a good answer):\n```json\n{json.dumps(t['examples'][0])}\n```\n"
+        if t["examples"]
+        else ""
+    )
+    return (
+        f"Design one content for the benchmark problem {t['problem']}. Its facts: {json.dumps(facts)}\n\n"
+        f"{t['goal']}\n\nThe content must meet this control: {json.dumps(t['control'])}.\n{example}"
+        "Give the content as JSON in one code block fenced by triple backticks."
+    )
 
 
 class SelfCheck(TrialLoop):
@@ -76,7 +83,9 @@ class SelfCheck(TrialLoop):
         mistake = grid_problem(answer, t["width"], t["height"], set(t["legend"])) if grid else block_problem(answer)
         if mistake:
             what = "level" if grid else "answer"
-            messages += [{"role": "assistant", "content": answer},
-                         {"role": "user", "content": f"That is not a valid {what}: {mistake}. Give the corrected {what}."}]
+            messages += [
+                {"role": "assistant", "content": answer},
+                {"role": "user", "content": f"That is not a valid {what}: {mistake}. Give the corrected {what}."},
+            ]
             answer = chat_with_llm(ctx, messages)[0]
         return answer

@@ -7,7 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-HELP = "one row per trial of a finished run (csv, jsonl or parquet): problem, submission, model, target, trial, score, ..."
+HELP = (
+    "one row per trial of a finished run (csv, jsonl or parquet): problem, submission, model, target, trial, score, ..."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its results.json)")
     parser.add_argument("--format", choices=FORMATS, default="csv", help="default csv")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: standard output; parquet needs it)")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write here (default: standard output; parquet needs it)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

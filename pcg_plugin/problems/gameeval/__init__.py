@@ -12,8 +12,10 @@ GAME_NAMES = ("askguess-easy", "askguess-hard", "spyfall", "tofukingdom")
 """The games, as ``gameeval/<name>`` (``games.GAMES`` holds each one's rules; a test keeps the two equal)."""
 
 
-FAMILY = Family("pcg_plugin.problems.gameeval.problem:GameEvalProblem",
-                variants="pcg_plugin.problems.gameeval:GAME_NAMES",
-                options="pcg_plugin.problems.gameeval.settings:add_options")
+FAMILY = Family(
+    "pcg_plugin.problems.gameeval.problem:GameEvalProblem",
+    variants="pcg_plugin.problems.gameeval:GAME_NAMES",
+    options="pcg_plugin.problems.gameeval.settings:add_options",
+)
 """What the entry point ``gameeval/*`` names, as ``pcgbench/*`` is: one problem per game, listed without
 importing any game."""

@@ -44,15 +44,18 @@ def askguess(records: Iterable[Mapping[str, Any]], n: int = DEFAULT_N) -> dict[s
         for key, value in counts.items():
             avg[key] += value
     if not rounded:
-        raise NoFigure("no word has a round other than 0 (every success at round 0, or no record): the reference "
-                       "divides by zero here")  # fmt: skip
+        raise NoFigure(
+            "no word has a round other than 0 (every success at round 0, or no record): the reference "
+            "divides by zero here"
+        )
     for key in avg:
         avg[key] = avg[key] / rounded if key == "round" else avg[key] / (len(per) * n)
     return {**per, "avg": avg}
 
 
-def spyfall(records: Iterable[tuple[Any, Mapping[str, Any]]],
-            pairs: Iterable[tuple[str, str]] | None = None) -> dict[str, Any]:  # fmt: skip
+def spyfall(
+    records: Iterable[tuple[Any, Mapping[str, Any]]], pairs: Iterable[tuple[str, str]] | None = None
+) -> dict[str, Any]:
     """``records``: (pair, result) in file order; every pair of ``spyfall/labels.txt`` must have a non-exit
     result (the reference divides by zero otherwise)."""
     groups: dict[str, list[Mapping[str, Any]]] = {f"{a}&{b}": [] for a, b in (pairs or spyfall_pairs())}
@@ -66,14 +69,21 @@ def spyfall(records: Iterable[tuple[Any, Mapping[str, Any]]],
         spy = sum(r["winer"] == "spy" for r in recs)
         villager = sum(r["winer"] not in ("exit", "spy") for r in recs)
         if spy + villager == 0:
-            raise NoFigure(f"pair {key} has no spy or villager win (only exits or no episode): the reference "
-                           "divides by zero here")  # fmt: skip
+            raise NoFigure(
+                f"pair {key} has no spy or villager win (only exits or no episode): the reference divides by zero here"
+            )
         rounds = sum(r["round"] for r in recs if r["winer"] != "exit")
-        out[key] = {"cnt_spy": spy, "cnt_villager": villager, "round_avg": rounds / (spy + villager),
-                    "rate": spy / (spy + villager)}  # fmt: skip
+        out[key] = {
+            "cnt_spy": spy,
+            "cnt_villager": villager,
+            "round_avg": rounds / (spy + villager),
+            "rate": spy / (spy + villager),
+        }
     divisor = len(out) - 1  # the reference's len(res_dict) - 1
-    out["avg"] = {"round_avg": sum(v["round_avg"] for v in out.values()) / divisor,
-                  "rate": sum(v["rate"] for v in out.values()) / divisor}  # fmt: skip
+    out["avg"] = {
+        "round_avg": sum(v["round_avg"] for v in out.values()) / divisor,
+        "rate": sum(v["rate"] for v in out.values()) / divisor,
+    }
     return out
 
 

@@ -104,5 +104,6 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
         if mentions(word.lower(), answer.lower()):
             return end("AnswerMentionedError", cnt, f"the answer names the word {word!r}")
         if cnt > ROUND_LIMIT:
-            return end("RoundLimitError", cnt, f"no gameover after {cnt - (1 if setup.mode == 'easy' else 0)} "
-                                               "question(s)")  # fmt: skip
+            return end(
+                "RoundLimitError", cnt, f"no gameover after {cnt - (1 if setup.mode == 'easy' else 0)} question(s)"
+            )

@@ -25,14 +25,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument("game", choices=replay.GAMES, metavar="GAME", help="askguess, spyfall or tofukingdom")
     rep.add_argument("script", metavar="SCRIPT.jsonl", help="one episode per line: setup and replies in call order")
     rep.add_argument("--json", action="store_true", help="one output object per line (the contract)")
-    rep.add_argument("--no-calls", action="store_true",
-                     help="leave each line's calls out (enough for aggregate; large runs print far less)")
+    rep.add_argument(
+        "--no-calls",
+        action="store_true",
+        help="leave each line's calls out (enough for aggregate; large runs print far less)",
+    )
     rep.set_defaults(_action=_replay)
     agg = sub.add_parser("aggregate", help="the reference compute script's figures over replay output lines")
     agg.add_argument("game", choices=replay.GAMES, metavar="GAME", help="askguess, spyfall or tofukingdom")
     agg.add_argument("results", metavar="RESULTS.jsonl", help="replay output objects, one per line")
-    agg.add_argument("--n", type=int, default=aggregate.DEFAULT_N,
-                     help="Ask-Guess: trials per word the rates divide by (default 20, as askguess/compute.py)")
+    agg.add_argument(
+        "--n",
+        type=int,
+        default=aggregate.DEFAULT_N,
+        help="Ask-Guess: trials per word the rates divide by (default 20, as askguess/compute.py)",
+    )
     agg.add_argument("--json", action="store_true", help="print the figures as one JSON object (the contract)")
     agg.set_defaults(_action=_aggregate)
 
@@ -68,8 +75,10 @@ def _replay(args: argparse.Namespace) -> int:
         try:
             out = replay.replay_line(args.game, line)
         except (replay.ScriptError, ValueError) as err:
-            print(f"pcg gameeval replay: {args.script}:{number} (id {line.get('id')!r}): {err}; episode not replayed",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"pcg gameeval replay: {args.script}:{number} (id {line.get('id')!r}): {err}; episode not replayed",
+                file=sys.stderr,
+            )
             failed += 1
             continue
         if args.no_calls:

@@ -68,29 +68,54 @@ def _tofu_role(setup: tofukingdom.Setup, caller: str) -> str:
 
 def _askguess(mode: str) -> Game:
     return Game(
-        name=f"askguess-{mode}", rules="askguess", title=f"Ask-Guess ({mode})", target_label="word",
-        targets=askguess_labels, setup=lambda t, trial, seed: askguess.Setup(t, mode, trial),
-        play=askguess.play, model_roles=askguess.ROLES, model_role=lambda setup, caller: caller,
-        prompt_roles=askguess.ROLES, slots=("word",), default_trials=20, offline_targets=("apple", "bear"),
-    )  # fmt: skip
+        name=f"askguess-{mode}",
+        rules="askguess",
+        title=f"Ask-Guess ({mode})",
+        target_label="word",
+        targets=askguess_labels,
+        setup=lambda t, trial, seed: askguess.Setup(t, mode, trial),
+        play=askguess.play,
+        model_roles=askguess.ROLES,
+        model_role=lambda setup, caller: caller,
+        prompt_roles=askguess.ROLES,
+        slots=("word",),
+        default_trials=20,
+        offline_targets=("apple", "bear"),
+    )
 
 
 GAMES: dict[str, Game] = {
     "askguess-easy": _askguess("easy"),
     "askguess-hard": _askguess("hard"),
     "spyfall": Game(
-        name="spyfall", rules="spyfall", title="SpyFall", target_label="pair",
+        name="spyfall",
+        rules="spyfall",
+        title="SpyFall",
+        target_label="pair",
         targets=lambda: tuple(f"{a}&{b}" for a, b in spyfall_pairs()),
         setup=lambda t, trial, seed: spyfall.draw(rng_for(seed, t, trial), _pair(t), trial=trial),
-        play=spyfall.play, model_roles=spyfall.ROLES, model_role=lambda setup, caller: setup.role(caller),
-        prompt_roles=spyfall.ROLES, slots=("name", "phrase"), default_trials=1, offline_targets=("tiger&lion",),
+        play=spyfall.play,
+        model_roles=spyfall.ROLES,
+        model_role=lambda setup, caller: setup.role(caller),
+        prompt_roles=spyfall.ROLES,
+        slots=("name", "phrase"),
+        default_trials=1,
+        offline_targets=("tiger&lion",),
     ),
     "tofukingdom": Game(
-        name="tofukingdom", rules="tofukingdom", title="TofuKingdom", target_label="draw",
+        name="tofukingdom",
+        rules="tofukingdom",
+        title="TofuKingdom",
+        target_label="draw",
         targets=lambda: tuple(f"game/{i}" for i in range(TOFU_GAMES)),
         setup=lambda t, trial, seed: tofukingdom.draw(rng_for(seed, t, trial), trial=trial),
-        play=tofukingdom.play, model_roles=("prince", "queen", "spy"), model_role=_tofu_role,
-        prompt_roles=tofukingdom.PROMPT_ROLES, slots=("name",), default_trials=1, offline_targets=("game/0",),
+        play=tofukingdom.play,
+        model_roles=("prince", "queen", "spy"),
+        model_role=_tofu_role,
+        prompt_roles=tofukingdom.PROMPT_ROLES,
+        slots=("name",),
+        default_trials=1,
+        offline_targets=("game/0",),
         prompt_owner=lambda role: "prince" if role == tofukingdom.PRINCE else tofukingdom.CAMPS[role].lower(),
     ),
-}  # fmt: skip
+}

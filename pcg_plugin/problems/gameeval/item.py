@@ -30,8 +30,9 @@ def trial_states(record: EpisodeRecord) -> list[dict[str, Any]]:
     in the calls' messages)."""
     states: list[dict[str, Any]] = []
     if record.setup:
-        states.append({"title": "setup", "after_call": 0,
-                       "lines": [f"{k}: {_plain(v)}" for k, v in record.setup.items()]})  # fmt: skip
+        states.append(
+            {"title": "setup", "after_call": 0, "lines": [f"{k}: {_plain(v)}" for k, v in record.setup.items()]}
+        )
     calls, lines, title = 0, [], ""
 
     def flush(at: int | None) -> None:
@@ -81,18 +82,34 @@ class Chats:
     def get(self, name: str | None) -> TrialChat:
         key_model = self.ctx.key_model(name)
         if key_model not in self.open:
-            key = TrialKey(f"gameeval/{self.game.name}/{REFERENCE}", key_model, self.sub.name, self.sub.files_hash,
-                           self.target, self.trial)  # fmt: skip
-            self.open[key_model] = TrialChat(key, backend=self.ctx.backend(name), profile=self.ctx.profile(name),
-                                             store=self.ctx.store(), mode=self.ctx.settings.record)  # fmt: skip
+            key = TrialKey(
+                f"gameeval/{self.game.name}/{REFERENCE}",
+                key_model,
+                self.sub.name,
+                self.sub.files_hash,
+                self.target,
+                self.trial,
+            )
+            self.open[key_model] = TrialChat(
+                key,
+                backend=self.ctx.backend(name),
+                profile=self.ctx.profile(name),
+                store=self.ctx.store(),
+                mode=self.ctx.settings.record,
+            )
         return self.open[key_model]
 
     def usage(self) -> dict[str, int]:
         total = {"calls": 0, "replayed_calls": 0, "paid_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
         for chat in self.open.values():
             u = chat.usage
-            for ours, theirs in (("calls", "calls"), ("replayed_calls", "replayed"), ("paid_calls", "paid"),
-                                 ("prompt_tokens", "prompt_tokens"), ("completion_tokens", "completion_tokens")):
+            for ours, theirs in (
+                ("calls", "calls"),
+                ("replayed_calls", "replayed"),
+                ("paid_calls", "paid"),
+                ("prompt_tokens", "prompt_tokens"),
+                ("completion_tokens", "completion_tokens"),
+            ):
                 total[ours] += u[theirs]
         return total
 
@@ -102,13 +119,26 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
     official reason is the reference's ``None`` reply; anything else raises, and a rerun resumes."""
     setup = game.setup(target, trial, ctx.settings.seed)
     names = {role: ctx.model_name(sub.model_for(role)) for role in game.model_roles}
-    if ctx.settings.backend not in ("offline", "scripted") and not ctx.settings.offline_default \
-            and not all(names.values()):  # fmt: skip
-        raise InfrastructureError(f"{sub.name}: no model for role(s) {', '.join(r for r, n in names.items() if not n)}"
-                                  f"; name one in {sub.path}/gameeval.toml or pass --pcg-model")  # fmt: skip
+    if (
+        ctx.settings.backend not in ("offline", "scripted")
+        and not ctx.settings.offline_default
+        and not all(names.values())
+    ):
+        raise InfrastructureError(
+            f"{sub.name}: no model for role(s) {', '.join(r for r, n in names.items() if not n)}"
+            f"; name one in {sub.path}/gameeval.toml or pass --pcg-model"
+        )
     chats = Chats(ctx, sub, game, target, trial)
-    base = dict(nodeid=nodeid, submission=sub.name, game=game.name, target=target, trial=trial, role=sub.role,
-                models={r: ctx.key_model(n) for r, n in names.items()}, setup=setup_dict(setup))  # fmt: skip
+    base = dict(
+        nodeid=nodeid,
+        submission=sub.name,
+        game=game.name,
+        target=target,
+        trial=trial,
+        role=sub.role,
+        models={r: ctx.key_model(n) for r, n in names.items()},
+        setup=setup_dict(setup),
+    )
 
     def model(caller: str, stage: str, messages: list[dict[str, str]]) -> str | None:
         chat = chats.get(names[game.model_role(setup, caller)])
@@ -124,8 +154,13 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
         except OfficialFailure as failure:
             for chat in chats.open.values():
                 chat.finish(f"{PROGRAM_FAILED}: {failure.reason}")
-            return EpisodeRecord(**base, outcome=None, reason=PROGRAM_FAILED,
-                                 message=f"{failure.reason}: {failure.message}", usage=chats.usage())  # fmt: skip
+            return EpisodeRecord(
+                **base,
+                outcome=None,
+                reason=PROGRAM_FAILED,
+                message=f"{failure.reason}: {failure.message}",
+                usage=chats.usage(),
+            )
         played = game.play(setup, model, overrides)
     except BaseException:
         for chat in chats.open.values():
@@ -134,12 +169,21 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
     for chat in chats.open.values():
         chat.finish(played.outcome)
     events = played.events_json(messages=False)  # the exact requests are in the response store
-    return EpisodeRecord(**base, outcome=played.outcome, rounds=played.rounds, result=played.result, why=played.why,
-                         exception=played.exception, events=events, usage=chats.usage())  # fmt: skip
+    return EpisodeRecord(
+        **base,
+        outcome=played.outcome,
+        rounds=played.rounds,
+        result=played.result,
+        why=played.why,
+        exception=played.exception,
+        events=events,
+        usage=chats.usage(),
+    )
 
 
-def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats, names: dict[str, str | None],
-                trial: int) -> dict[str, str] | None:  # fmt: skip
+def role_prompt(
+    ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats, names: dict[str, str | None], trial: int
+) -> dict[str, str] | None:
     """The participant's prompt for their role: the file's text, or what their program returns (run in the
     sandbox, its chat calls through the role's model's stored chat first)."""
     if sub.role is None:
@@ -151,11 +195,20 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
 
     owner = names[game.prompt_owner(sub.role)]
     chat = chats.get(owner)
+
     def run() -> str:
         with owned_temp_dir("gameeval") as work:
-            return run_program_trial(sub.entry, letter=game.target_text(setup, sub.role), chat=chat.chat,
-                                     workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                     site_dirs=ctx.site_dirs(sub), model=ctx.key_model(owner))  # fmt: skip
+            return run_program_trial(
+                sub.entry,
+                letter=game.target_text(setup, sub.role),
+                chat=chat.chat,
+                workdir=Path(work),
+                team=sub.name,
+                trial=trial,
+                root=sub.path,
+                site_dirs=ctx.site_dirs(sub),
+                model=ctx.key_model(owner),
+            )
 
     text = chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
     try:
@@ -163,4 +216,3 @@ def role_prompt(ctx: Any, sub: Submission, game: Game, setup: Any, chats: Chats,
     except SubmissionError as exc:
         raise OfficialFailure(str(exc), reason=Reason.BAD_RETURN) from None
     return {sub.role: text}
-

@@ -21,8 +21,13 @@ from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.problems.gameeval.records import EpisodeRecord
 from pcg_plugin.problems.gameeval.tofukingdom import winning_camp
 
-ASKGUESS_COLUMNS = (("ST", "SuccessfulTrial"), ("EE", "EndingError"), ("RLE", "RoundLimitError"),
-                    ("AME", "AnswerMentionedError"), ("CE", "ChatError"))  # fmt: skip
+ASKGUESS_COLUMNS = (
+    ("ST", "SuccessfulTrial"),
+    ("EE", "EndingError"),
+    ("RLE", "RoundLimitError"),
+    ("AME", "AnswerMentionedError"),
+    ("CE", "ChatError"),
+)
 
 
 def pct(part: float, whole: float) -> float | None:
@@ -49,9 +54,13 @@ def spyfall_figures(records: Sequence[EpisodeRecord], side: str) -> dict[str, An
     counts = {k: sum(r.outcome == k for r in records) for k in ("spy", "villager", "exit", CRASH)}
     won = counts["spy"] + counts["villager"]
     rounds = [r.rounds for r in records if r.outcome in ("spy", "villager") and r.rounds is not None]
-    out: dict[str, Any] = {"episodes": len(records), **counts, "Spy win %": pct(counts["spy"], won),
-                           "Villager win %": pct(counts["villager"], won),
-                           "Rounds": round(sum(rounds) / len(rounds), 2) if rounds else None}  # fmt: skip
+    out: dict[str, Any] = {
+        "episodes": len(records),
+        **counts,
+        "Spy win %": pct(counts["spy"], won),
+        "Villager win %": pct(counts["villager"], won),
+        "Rounds": round(sum(rounds) / len(rounds), 2) if rounds else None,
+    }
     try:
         ref = aggregate.spyfall([(r.target.split("&"), r.result) for r in records if r.result is not None])
         out["reference avg"] = {"rate": ref["avg"]["rate"], "round_avg": ref["avg"]["round_avg"]}
@@ -73,8 +82,13 @@ def tofukingdom_figures(records: Sequence[EpisodeRecord], side: str) -> dict[str
             models[model] = models.get(model, 0) + 1
         elif r.outcome is not None:
             errors[r.outcome] = errors.get(r.outcome, 0) + 1
-    return {"episodes": len(records), "camps": camps, "wins per model": models, "errors": errors,
-            "score": pct(camps[side], len(records))}  # fmt: skip
+    return {
+        "episodes": len(records),
+        "camps": camps,
+        "wins per model": models,
+        "errors": errors,
+        "score": pct(camps[side], len(records)),
+    }
 
 
 def side_of(game: Game, role: str | None) -> str:
@@ -93,8 +107,13 @@ def figures(game: Game, records: Sequence[EpisodeRecord], trials: int, role: str
     return tofukingdom_figures(records, side_of(game, role))
 
 
-def rows(game: Game, records: Iterable[EpisodeRecord], trials: int, errors: Mapping[str, int],
-         submissions: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:  # fmt: skip
+def rows(
+    game: Game,
+    records: Iterable[EpisodeRecord],
+    trials: int,
+    errors: Mapping[str, int],
+    submissions: Mapping[str, Mapping[str, Any]],
+) -> list[dict[str, Any]]:
     """One row per submission (every collected one, even with no episode), best score first. Its role and models
     are its own (``submissions``: name -> the item metadata, its manifest's ``role`` and ``models``), so an entry
     whose every episode errored still shows the role it plays, not self-play. Equal scores share a rank (1, 1, 3),
@@ -109,8 +128,16 @@ def rows(game: Game, records: Iterable[EpisodeRecord], trials: int, errors: Mapp
         models = next((r.models for r in recs), meta.get("models") or {})
         fig = figures(game, recs, trials, role)
         failed = sum(r.reason is not None for r in recs)
-        out.append({"submission": name, "role": role, "models": models, "figures": fig,
-                    "program_failed": failed, "errors": errors.get(name, 0)})  # fmt: skip
+        out.append(
+            {
+                "submission": name,
+                "role": role,
+                "models": models,
+                "figures": fig,
+                "program_failed": failed,
+                "errors": errors.get(name, 0),
+            }
+        )
     out.sort(key=lambda row: (-(row["figures"].get("score") or 0), row["submission"]))
     ranks = tied_ranks(range(len(out)), lambda i: out[i]["figures"].get("score") or 0)
     for i, row in enumerate(out):

@@ -40,24 +40,36 @@ class GameEvalProblem(EpisodeProblem):
         return settings_mod.from_config(config, self.game)
 
     def markers(self) -> Sequence[str]:
-        return ("gameeval_model: a GameEval episode of a model entry (the reference's prompts, self-play)",
-                "gameeval_prompt: a GameEval episode with a participant's prompt for one role",
-                "gameeval_program: a GameEval episode with a participant's program writing a role's prompt")  # fmt: skip
+        return (
+            "gameeval_model: a GameEval episode of a model entry (the reference's prompts, self-play)",
+            "gameeval_prompt: a GameEval episode with a participant's prompt for one role",
+            "gameeval_program: a GameEval episode with a participant's program writing a role's prompt",
+        )
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        return self.header(f"{self.name} ({self.game.title}, {REFERENCE}), {len(settings.targets)} "
-                           f"{self.game.target_label}(s) x {settings.trials} trial(s), seed {settings.seed}",
-                           settings, run)  # fmt: skip
+        return self.header(
+            f"{self.name} ({self.game.title}, {REFERENCE}), {len(settings.targets)} "
+            f"{self.game.target_label}(s) x {settings.trials} trial(s), seed {settings.seed}",
+            settings,
+            run,
+        )
 
     def detect(self, path: Path) -> Any:
         return submission_mod.detect(path, self.game)
 
     def submission_meta(self, sub: Any) -> dict[str, Any]:
-        return {"name": sub.name, "format": sub.format, "model": sub.model, "models": dict(sub.models),
-                "role": sub.role, "files_hash": sub.files_hash}  # fmt: skip
+        return {
+            "name": sub.name,
+            "format": sub.format,
+            "model": sub.model,
+            "models": dict(sub.models),
+            "role": sub.role,
+            "files_hash": sub.files_hash,
+        }
 
-    def run_trial(self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str,
-                  model: str | None) -> Any:  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
+    ) -> Any:
         return item.run_trial(context(config), sub, self.game, target, trial, nodeid)
 
     def describe(self, record: Any) -> str:
@@ -66,12 +78,18 @@ class GameEvalProblem(EpisodeProblem):
     def trial_states(self, record: Any) -> list[dict[str, Any]]:
         return item.trial_states(record)
 
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]:
         return report.finish_run(self.game, run, collected, self)
 
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None,
-                      error: str | None) -> list[str]:  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None, error: str | None
+    ) -> list[str]:
         return report.summary_lines(self.game, results, run_dir, report_path, error)
 
     # -- the run read back (core.runs) ---------------------------------------------------------------------------

@@ -9,8 +9,10 @@ from typing import Any
 from pcg_plugin._util import jsontext
 
 PROGRAM_FAILED = "role_program_failed"
-CONSEQUENCE = {PROGRAM_FAILED: "the participant's program gave no prompt: the episode was not played, and it "
-                               "counts as a loss for the submission's role (no outcome)"}  # fmt: skip
+CONSEQUENCE = {
+    PROGRAM_FAILED: "the participant's program gave no prompt: the episode was not played, and it "
+    "counts as a loss for the submission's role (no outcome)"
+}
 
 
 @dataclass(frozen=True)

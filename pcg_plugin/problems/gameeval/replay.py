@@ -20,8 +20,14 @@ def setup_of(game: str, line: Mapping[str, Any]) -> Any:
         if game == "askguess":
             return askguess.Setup(str(line["word"]), str(line["mode"]), trial)
         if game == "spyfall":
-            return spyfall.Setup((line["pair"][0], line["pair"][1]), tuple(line["players"]), int(line["spy_index"]),
-                                 line.get("spy_llm", "gpt4"), line.get("villager_llm", "gpt3"), trial)  # fmt: skip
+            return spyfall.Setup(
+                (line["pair"][0], line["pair"][1]),
+                tuple(line["players"]),
+                int(line["spy_index"]),
+                line.get("spy_llm", "gpt4"),
+                line.get("villager_llm", "gpt3"),
+                trial,
+            )
         if game == "tofukingdom":
             seats = tuple(tofukingdom.Seat(s["name"], s["role"]) for s in line["seating"])
             return tofukingdom.Setup(seats, trial)
@@ -62,8 +68,15 @@ def replay_line(game: str, line: Mapping[str, Any]) -> dict[str, Any]:
     played = play(game, setup_of(game, line), model)
     if used[0] != len(replies):
         raise ScriptError(f"the episode ended ({played.outcome}) after {used[0]} of {len(replies)} replies")
-    out = {"id": line.get("id"), "game": game, "outcome": played.outcome, "rounds": played.rounds,
-           "result": played.result, "calls": played.calls_json(), "why": played.why}  # fmt: skip
+    out = {
+        "id": line.get("id"),
+        "game": game,
+        "outcome": played.outcome,
+        "rounds": played.rounds,
+        "result": played.result,
+        "calls": played.calls_json(),
+        "why": played.why,
+    }
     if played.exception:
         out["exception"] = played.exception
     out.update(echo(game, line))

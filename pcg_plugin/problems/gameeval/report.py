@@ -27,35 +27,56 @@ COLUMNS = {
 }
 LEGEND = {
     "askguess": "Round = mean rounds to success per word (never-solved words count as 30), ST/EE/RLE/AME/CE = "
-                "SuccessfulTrial, EndingError, RoundLimitError, AnswerMentionedError, ChatError in % of words x "
-                "trials, as askguess/compute.py computes them.",
+    "SuccessfulTrial, EndingError, RoundLimitError, AnswerMentionedError, ChatError in % of words x "
+    "trials, as askguess/compute.py computes them.",
     "spyfall": "Win rates over the games with a winner (exits, where the vote named no living player, are left out "
-               "as compute_adversarial.py does); crash = the reference raises on that reply.",
+    "as compute_adversarial.py does); crash = the reference raises on that reply.",
     "tofukingdom": "Wins per camp: Prince (the Princess named), Queen (the Queen named), Spy (anyone else, the Chef "
-                   "included); errors = the reference's error strings and crashes.",
-}  # fmt: skip
+    "included); errors = the reference's error strings and crashes.",
+}
 
 
 def episode_row(r: EpisodeRecord) -> dict[str, Any]:
     """What results.json keeps per episode (the whole transcript stays in the record and report.html)."""
-    return {"submission": r.submission, "target": r.target, "trial": r.trial, "outcome": r.outcome,
-            "rounds": r.rounds, "result": r.result, "why": r.why, "exception": r.exception, "role": r.role,
-            "models": r.models, "setup": r.setup, "reason": r.reason, "message": r.message, "usage": r.usage,
-            "calls": sum(e["kind"] == "call" for e in r.events)}  # fmt: skip
+    return {
+        "submission": r.submission,
+        "target": r.target,
+        "trial": r.trial,
+        "outcome": r.outcome,
+        "rounds": r.rounds,
+        "result": r.result,
+        "why": r.why,
+        "exception": r.exception,
+        "role": r.role,
+        "models": r.models,
+        "setup": r.setup,
+        "reason": r.reason,
+        "message": r.message,
+        "usage": r.usage,
+        "calls": sum(e["kind"] == "call" for e in r.events),
+    }
 
 
 def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results: list[EpisodeRecord] = list(collected.records.values())
     trials = int(run.get("settings", {}).get("trials", 1))
-    board = rows(game, results, trials, errors_by_submission(collected), {m["name"]: m for m in collected.items.values()})
+    board = rows(
+        game, results, trials, errors_by_submission(collected), {m["name"]: m for m in collected.items.values()}
+    )
     ordered = sorted(results, key=lambda r: (r.submission, r.target, r.trial))
-    doc = {"schema": SCHEMA, "problem": f"gameeval/{game.name}", "reference": REFERENCE,
-           "game": {"name": game.name, "title": game.title},
-           "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run}, "settings": run.get("settings", {}),
-           "leaderboard": board, "episodes": [episode_row(r) for r in ordered],
-           "errors": dict(sorted(collected.errors.items())),
-           "folder_errors": dict(sorted(collected.folder_problems.items())),
-           "provenance": provenance.collect(REPO_ROOT)}  # fmt: skip
+    doc = {
+        "schema": SCHEMA,
+        "problem": f"gameeval/{game.name}",
+        "reference": REFERENCE,
+        "game": {"name": game.name, "title": game.title},
+        "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run},
+        "settings": run.get("settings", {}),
+        "leaderboard": board,
+        "episodes": [episode_row(r) for r in ordered],
+        "errors": dict(sorted(collected.errors.items())),
+        "folder_errors": dict(sorted(collected.folder_problems.items())),
+        "provenance": provenance.collect(REPO_ROOT),
+    }
     return write_run(run, doc, problem, lambda doc: render(game, doc, ordered))
 
 
@@ -85,12 +106,20 @@ def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> 
     env.filters["fmt"] = _fmt
     episodes = [{"r": r, "chat": chat_lines(r)} for r in results]
     template = env.from_string(template_source(TEMPLATE))
-    return str(template.render(doc=doc, episodes=episodes, columns=COLUMNS[game.rules], legend=LEGEND[game.rules],
-                               banner=unofficial(doc.get("settings", {}))))  # fmt: skip
+    return str(
+        template.render(
+            doc=doc,
+            episodes=episodes,
+            columns=COLUMNS[game.rules],
+            legend=LEGEND[game.rules],
+            banner=unofficial(doc.get("settings", {})),
+        )
+    )
 
 
-def summary_lines(game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                  error: str | None) -> list[str]:  # fmt: skip
+def summary_lines(
+    game: Game, doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+) -> list[str]:
     return episode_summary(doc, run_dir, report, error, partial(_table, game))
 
 
@@ -101,10 +130,14 @@ def _table(game: Game, doc: Mapping[str, Any]) -> list[str]:
     for row in doc["leaderboard"]:
         figs = "  ".join(_fmt(row["figures"].get(c)) for c in columns)
         extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("program_failed", "errors") if row[k])
-        lines.append(f"{row['rank']}. [95% rank {rank_text(row.get('rank_interval'))}] {row['submission']} "
-                     f"{row['role'] or 'self-play'} | {figs}{extra}")
+        lines.append(
+            f"{row['rank']}. [95% rank {rank_text(row.get('rank_interval'))}] {row['submission']} "
+            f"{row['role'] or 'self-play'} | {figs}{extra}"
+        )
     crashes = [e for e in doc["episodes"] if e["outcome"] == "crash" or e["reason"]]
     for e in crashes[:10]:
-        lines.append(f"  {e['submission']} {e['target']} trial {e['trial']}: {e['outcome'] or e['reason']}: "
-                     f"{e['why'] or e['message']}")  # fmt: skip
+        lines.append(
+            f"  {e['submission']} {e['target']} trial {e['trial']}: {e['outcome'] or e['reason']}: "
+            f"{e['why'] or e['message']}"
+        )
     return lines

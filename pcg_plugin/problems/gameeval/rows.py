@@ -17,9 +17,15 @@ from pcg_plugin.problems.gameeval.leaderboard import figures
 
 def _record(e: Mapping[str, Any]) -> Any:
     """What ``leaderboard.figures`` reads of an episode, from its results.json row."""
-    return SimpleNamespace(result=e.get("result"), outcome=e.get("outcome"), rounds=e.get("rounds"),
-                           target=e["target"], models=e.get("models") or {}, role=e.get("role"),
-                           reason=e.get("reason"))  # fmt: skip
+    return SimpleNamespace(
+        result=e.get("result"),
+        outcome=e.get("outcome"),
+        rounds=e.get("rounds"),
+        target=e["target"],
+        models=e.get("models") or {},
+        role=e.get("role"),
+        reason=e.get("reason"),
+    )
 
 
 def _score(game: Game, records: list[Any], trials_n: int, role: str | None) -> float | None:
@@ -32,12 +38,26 @@ def _model(e: Mapping[str, Any]) -> str | None:
 
 
 def trial_rows(game: Game, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [trials.row(problem=doc["problem"], submission=e["submission"], model=_model(e), target=e["target"],
-                       trial=e["trial"], score=_score(game, [_record(e)], 1, e.get("role")), reason=e.get("reason"),
-                       usage={**(e.get("usage") or {}), "calls": e.get("calls")},
-                       own={"outcome": e.get("outcome"), "rounds": e.get("rounds"), "role": e.get("role"),
-                            "why": e.get("why"), "message": e.get("message")})
-            for e in doc.get("episodes", [])]  # fmt: skip
+    return [
+        trials.row(
+            problem=doc["problem"],
+            submission=e["submission"],
+            model=_model(e),
+            target=e["target"],
+            trial=e["trial"],
+            score=_score(game, [_record(e)], 1, e.get("role")),
+            reason=e.get("reason"),
+            usage={**(e.get("usage") or {}), "calls": e.get("calls")},
+            own={
+                "outcome": e.get("outcome"),
+                "rounds": e.get("rounds"),
+                "role": e.get("role"),
+                "why": e.get("why"),
+                "message": e.get("message"),
+            },
+        )
+        for e in doc.get("episodes", [])
+    ]
 
 
 def scores(game: Game, doc: Mapping[str, Any], pick: Any) -> dict[str, float]:

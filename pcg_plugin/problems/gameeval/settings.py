@@ -20,13 +20,19 @@ DEFAULT_SEED = 0
 OFFLINE_MAX_TOKENS = 48  # the offline default's reply cap: a question, an answer or a short JSON reply
 
 OPTIONS: tuple[Option, ...] = (
-    Option("--pcg-gameeval-targets", "what to play, comma-separated, or all (default all): Ask-Guess words "
-           "(apple, lawn_mower), SpyFall pairs (tiger&lion), TofuKingdom draws (game/0 to game/19); with the "
-           "offline default LLM one or two"),
+    Option(
+        "--pcg-gameeval-targets",
+        "what to play, comma-separated, or all (default all): Ask-Guess words "
+        "(apple, lawn_mower), SpyFall pairs (tiger&lion), TofuKingdom draws (game/0 to game/19); with the "
+        "offline default LLM one or two",
+    ),
     Option("--pcg-gameeval-seed", f"seed of the seatings and role draws (default {DEFAULT_SEED})"),
-    Option("--pcg-gameeval-max-tokens", f"max_tokens of every reply (default: not sent, as the reference; "
-           f"{OFFLINE_MAX_TOKENS} with the offline default LLM)"),
-)  # fmt: skip
+    Option(
+        "--pcg-gameeval-max-tokens",
+        f"max_tokens of every reply (default: not sent, as the reference; "
+        f"{OFFLINE_MAX_TOKENS} with the offline default LLM)",
+    ),
+)
 
 
 add_options = run_options.problem_options(OPTIONS)
@@ -64,8 +70,14 @@ def _int(name: str, text: str | None, default: int | None) -> int | None:
         raise ValueError(f"--{name}: {text!r} is not a whole number") from None
 
 
-def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path | None = None,
-            env: Mapping[str, str] | None = None) -> Settings:  # fmt: skip
+def resolve(
+    game: Game,
+    raw: Mapping[str, str | None],
+    *,
+    rootdir: Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
     """Raw option strings -> Settings; a ValueError names the bad option."""
     cwd = rootdir if cwd is None else cwd
 
@@ -75,8 +87,10 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
     offline = run.offline
     models = run_options.split_models(get("pcg_model"))
     if len(models) > 1:
-        raise ValueError(f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
-                         f"models to roles), got {','.join(models)}")  # fmt: skip
+        raise ValueError(
+            f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
+            f"models to roles), got {','.join(models)}"
+        )
     known, notes = game.targets(), []
     picked = run_options.chosen(raw, "pcg_gameeval_targets", f"name {game.target_label}s, or all")
     targets = parse_targets(picked, known, game.target_label) if picked else known
@@ -90,19 +104,35 @@ def resolve(game: Game, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Pa
     max_tokens = run_options.positive("pcg_gameeval_max_tokens", get("pcg_gameeval_max_tokens"), None)
     if offline and max_tokens is None:
         max_tokens = OFFLINE_MAX_TOKENS
-        notes.append(f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "
-                     "(set --pcg-gameeval-max-tokens to change)")
-    return Settings(game=game.name, targets=targets, trials=trials, backend=run.backend,
-                    model=models[0] if models else None, base_url=run.base_url, record=run.record,
-                    out=run.out, store=run.store, device=run.device,
-                    seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
-                    max_tokens=max_tokens,
-                    offline_default=offline, notes=tuple(notes))  # fmt: skip
+        notes.append(
+            f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "
+            "(set --pcg-gameeval-max-tokens to change)"
+        )
+    return Settings(
+        game=game.name,
+        targets=targets,
+        trials=trials,
+        backend=run.backend,
+        model=models[0] if models else None,
+        base_url=run.base_url,
+        record=run.record,
+        out=run.out,
+        store=run.store,
+        device=run.device,
+        seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
+        max_tokens=max_tokens,
+        offline_default=offline,
+        notes=tuple(notes),
+    )
 
 
 def from_config(config: pytest.Config, game: Game) -> Settings:
     try:
-        return resolve(game, run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),
-                       cwd=Path(config.invocation_params.dir))  # fmt: skip
+        return resolve(
+            game,
+            run_options.raw_options(config, COMMON + OPTIONS),
+            rootdir=Path(config.rootpath),
+            cwd=Path(config.invocation_params.dir),
+        )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -72,8 +72,10 @@ def parse_description(reply: str | None) -> tuple[Any, dict[str, Any]]:
         parsed["thought"]
         speak = parsed["speak"]
     except Exception as exc:  # the reference catches everything here, then reads an unbound name
-        raise Crash("UnboundLocalError", f"the description is not a JSON object with thought and speak "
-                                         f"({type(exc).__name__}: {reply!r:.80})") from None  # fmt: skip
+        raise Crash(
+            "UnboundLocalError",
+            f"the description is not a JSON object with thought and speak ({type(exc).__name__}: {reply!r:.80})",
+        ) from None
     return speak, parsed
 
 
@@ -104,8 +106,14 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
     spy = setup.spy_name
 
     def result(winner: str, round_: int) -> dict[str, Any]:
-        return {"winer": winner, "players": list(setup.players), "llms": [setup.llm(s) for s in setup.players],
-                "spy_index": setup.spy_index, "round": round_, "log": f"{setup.trial}.log"}  # fmt: skip
+        return {
+            "winer": winner,
+            "players": list(setup.players),
+            "llms": [setup.llm(s) for s in setup.players],
+            "spy_index": setup.spy_index,
+            "round": round_,
+            "log": f"{setup.trial}.log",
+        }
 
     def end(winner: str, round_: int, why: str) -> Played:
         table.events.append(Ended(winner, why))
@@ -150,7 +158,10 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
             table.tell("host", fill(host["now_living"], living=json.dumps(table.living)))
             if len(table.living) <= SPY_WINS_AT:
                 left = len(table.living)
-                return end("spy", round_, f"round {round_}: {chosen} was voted out, {left} players are left, "
-                                          f"the spy {spy} among them")  # fmt: skip
+                return end(
+                    "spy",
+                    round_,
+                    f"round {round_}: {chosen} was voted out, {left} players are left, the spy {spy} among them",
+                )
     except (Crash, RecursionError) as exc:
         return crashed(table, exc)

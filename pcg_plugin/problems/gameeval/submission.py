@@ -51,8 +51,10 @@ class Submission(ManifestSubmission):
 def check_slots(text: str, game: Game, where: str) -> None:
     unknown = sorted(set(_SLOT.findall(text)) - set(game.slots))
     if unknown:
-        raise SubmissionError(f"{where}: unknown placeholder(s) {', '.join('<<' + u + '>>' for u in unknown)} "
-                              f"({game.title} knows {', '.join('<<' + s + '>>' for s in game.slots)})")  # fmt: skip
+        raise SubmissionError(
+            f"{where}: unknown placeholder(s) {', '.join('<<' + u + '>>' for u in unknown)} "
+            f"({game.title} knows {', '.join('<<' + s + '>>' for s in game.slots)})"
+        )
 
 
 def detect(path: Path, game: Game) -> Submission | None:
@@ -67,14 +69,18 @@ def detect(path: Path, game: Game) -> Submission | None:
         raise SubmissionError(f"{manifest}: [models] maps roles to model names, got {models!r}")
     bad = sorted(set(models) - set(game.model_roles))
     if bad:
-        raise SubmissionError(f"{manifest}: [models] role(s) {', '.join(bad)} are not {game.title}'s "
-                              f"(its roles: {', '.join(game.model_roles)})")  # fmt: skip
+        raise SubmissionError(
+            f"{manifest}: [models] role(s) {', '.join(bad)} are not {game.title}'s "
+            f"(its roles: {', '.join(game.model_roles)})"
+        )
     role = data.get("role")
     entry, fmt, prompt, files = manifest, "gameeval_model", None, [manifest]
     if "prompt" in data or "program" in data:
         if role not in game.prompt_roles:
-            raise SubmissionError(f"{manifest}: role must name whose prompt this replaces, one of "
-                                  f"{', '.join(game.prompt_roles)}; got {role!r}")  # fmt: skip
+            raise SubmissionError(
+                f"{manifest}: role must name whose prompt this replaces, one of "
+                f"{', '.join(game.prompt_roles)}; got {role!r}"
+            )
         if "prompt" in data:
             entry, fmt = file_inside(path, data["prompt"], "prompt", manifest), "gameeval_prompt"
             prompt = entry.read_text(encoding="utf-8")
@@ -87,11 +93,22 @@ def detect(path: Path, game: Game) -> Submission | None:
     elif role is not None:
         raise SubmissionError(f"{manifest}: role = {role!r} needs a prompt or a program for that role")
     name = shown(data.get("name") or path.name)  # text: a folder name that is not UTF-8 shown escaped
-    return Submission(str(name), path, entry, fmt, model.strip() if model else None,
-                      {k: v.strip() for k, v in models.items()}, role, prompt, files_hash(files))  # fmt: skip
+    return Submission(
+        str(name),
+        path,
+        entry,
+        fmt,
+        model.strip() if model else None,
+        {k: v.strip() for k, v in models.items()},
+        role,
+        prompt,
+        files_hash(files),
+    )
 
 
 def not_a_submission(path: Path) -> str:
-    return (f"{path} holds no {MANIFEST} (and no folder below it does): a GameEval submission is a folder with "
-            f"{MANIFEST}, e.g. model = \"gpt-4o\", or role = \"questioner\" and prompt = \"q.txt\"; see "
-            "examples/gameeval/")
+    return (
+        f"{path} holds no {MANIFEST} (and no folder below it does): a GameEval submission is a folder with "
+        f'{MANIFEST}, e.g. model = "gpt-4o", or role = "questioner" and prompt = "q.txt"; see '
+        "examples/gameeval/"
+    )

@@ -22,8 +22,15 @@ from pcg_plugin.errors import GaveUp as _GaveUp
 PRINCE = "Prince"
 NAMES = ("Nancy", "Tom", "Cindy", "Jack", "Rose", "Edward", "Robert")
 ROLES = ("Princess", "Chef", "Spy", "Maid", "Guard", "Queen", "Minister")
-CAMPS = {"Princess": "Prince", "Chef": "Prince", "Queen": "Queen", "Minister": "Queen", "Guard": "Queen",
-         "Spy": "Spy", "Maid": "Spy"}  # fmt: skip
+CAMPS = {
+    "Princess": "Prince",
+    "Chef": "Prince",
+    "Queen": "Queen",
+    "Minister": "Queen",
+    "Guard": "Queen",
+    "Spy": "Spy",
+    "Maid": "Spy",
+}
 TRIES = 3  # calls per JSON reply before giving up
 PROMPT_ROLES = (PRINCE, *ROLES)  # whose prompt a participant may write
 
@@ -82,21 +89,33 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
         try:
             return value[name]
         except (KeyError, TypeError, IndexError) as exc:
-            raise Crash(type(exc).__name__, f"the {stage} reply {json.dumps(value)[:80]} has no {name!r} "
-                                            "(the reference raises here)") from None  # fmt: skip
+            raise Crash(
+                type(exc).__name__,
+                f"the {stage} reply {json.dumps(value)[:80]} has no {name!r} (the reference raises here)",
+            ) from None
 
     def prince(stage: str, instruction: str, with_game: bool) -> Any:
         head = [{"role": "system", "content": t["game_prompt"]}] if with_game else []
-        messages = head + [{"role": "system", "content": own.get(PRINCE, t["prince_role"])}, *table.histories[PRINCE],
-                           {"role": "system", "content": instruction}]  # fmt: skip
+        messages = head + [
+            {"role": "system", "content": own.get(PRINCE, t["prince_role"])},
+            *table.histories[PRINCE],
+            {"role": "system", "content": instruction},
+        ]
         return ask_json(PRINCE, stage, messages)
 
     def answer(seat: Seat, stage: str) -> tuple[Any, Any]:
-        system = fill(t["player_system"], game_prompt=t["game_prompt"], name=seat.name,
-                      role_prompt=fill(own.get(seat.role, t["roles"][seat.role]), name=seat.name),
-                      identities=identities)  # fmt: skip
-        messages = [{"role": "system", "content": system}, *table.histories[seat.name],
-                    {"role": "system", "content": t["player_instruction"]}]  # fmt: skip
+        system = fill(
+            t["player_system"],
+            game_prompt=t["game_prompt"],
+            name=seat.name,
+            role_prompt=fill(own.get(seat.role, t["roles"][seat.role]), name=seat.name),
+            identities=identities,
+        )
+        messages = [
+            {"role": "system", "content": system},
+            *table.histories[seat.name],
+            {"role": "system", "content": t["player_instruction"]},
+        ]
         parsed = ask_json(seat.role, stage, messages)
         return key(parsed, "answer", stage), parsed
 

@@ -25,8 +25,9 @@ class Context(EpisodeContext):
         if offline and not model and key not in self._cache and s.max_tokens:
             from pcg_plugin.llm.transformers_backend import offline_default
 
-            self._cache[key] = offline_default(device=s.device, max_new_tokens=s.max_tokens,
-                                               threads=threads_per_worker(self.workers))  # fmt: skip
+            self._cache[key] = offline_default(
+                device=s.device, max_new_tokens=s.max_tokens, threads=threads_per_worker(self.workers)
+            )
         return super().backend(model)
 
 

@@ -13,6 +13,9 @@ PINNED_VERSION = "2.0.0"
 PINNED_COMMIT = "82b9d87"
 GAME_NAME = "imagegame"
 
-PROBLEM = Entry("imagegame", "pcg_plugin.problems.imagegame.problem:ImageGame",
-                options="pcg_plugin.problems.imagegame.settings:add_options")
+PROBLEM = Entry(
+    "imagegame",
+    "pcg_plugin.problems.imagegame.problem:ImageGame",
+    options="pcg_plugin.problems.imagegame.settings:add_options",
+)
 """What the entry point ``imagegame`` names (the implementation is imported when a run chooses it)."""

@@ -89,7 +89,9 @@ def _check_readable(interactions: dict[str, Any], instance: rules.Instance, wher
             return  # aborted here
 
 
-def score_interactions(interactions: dict[str, Any], instance: rules.Instance, where: str = "episode") -> dict[str, Any]:
+def score_interactions(
+    interactions: dict[str, Any], instance: rules.Instance, where: str = "episode"
+) -> dict[str, Any]:
     """The scores.json object clembench 2.0.0 wrote for these interactions."""
     replies = replies_by_position(interactions, where)
     _check_readable(interactions, instance, where)
@@ -172,7 +174,9 @@ def from_interactions(interactions: dict[str, Any], experiment: str, game_id: in
         giver_prompt, giver_reply = message(sent.get((P1, "send message"))), message(got.get(P1))
         if giver_prompt is None or giver_reply is None:
             raise EpisodeFolderError(f"{experiment} episode {game_id}: a turn without the Giver's messages")
-        turns.append(TurnRecord(giver_prompt, giver_reply, message(sent.get((P2, "send message"))), message(got.get(P2))))
+        turns.append(
+            TurnRecord(giver_prompt, giver_reply, message(sent.get((P2, "send message"))), message(got.get(P2)))
+        )
     players = interactions.get("players", {})
     return EpisodeRecord(experiment, game_id, players.get("Player_1", ""), players.get("Player_2", ""), tuple(turns))
 

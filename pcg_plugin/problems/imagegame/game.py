@@ -51,8 +51,13 @@ class ImageGameMaster:
         if follower.kind == "invalid":
             assert follower.reason is not None
             return abort(follower.reason)
-        return Step(valid=True, parsed=follower.grid, next_role=GIVER,
-                    next_message=rules.giver_next_message(self.instance), turn_complete=True)  # fmt: skip
+        return Step(
+            valid=True,
+            parsed=follower.grid,
+            next_role=GIVER,
+            next_message=rules.giver_next_message(self.instance),
+            turn_complete=True,
+        )
 
 
 def episode_record(transcript: Transcript, instance: rules.Instance, player_1: str, player_2: str) -> EpisodeRecord:
@@ -75,8 +80,14 @@ def episode_record(transcript: Transcript, instance: rules.Instance, player_1: s
         # scorer then sees the abort the transcript records.
         giver = parts["giver_prompt"]
         follower = parts.get("follower_prompt")
-        turns.append(TurnRecord(giver, parts.get("giver_reply", Message("", giver.timestamp)), follower,
-                                None if follower is None else parts.get("follower_reply", Message("", follower.timestamp))))
+        turns.append(
+            TurnRecord(
+                giver,
+                parts.get("giver_reply", Message("", giver.timestamp)),
+                follower,
+                None if follower is None else parts.get("follower_reply", Message("", follower.timestamp)),
+            )
+        )
     return EpisodeRecord(instance.experiment, instance.game_id, player_1, player_2, tuple(turns))
 
 

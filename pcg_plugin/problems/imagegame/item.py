@@ -40,24 +40,43 @@ def run_trial(ctx: Context, sub: Submission, instance: rules.Instance, trial: in
     write its clembench episode folder. Official failures become the record's reason; anything else raises."""
     name = ctx.model_name(sub.model)
     if ctx.settings.backend not in ("offline", "scripted") and not ctx.settings.offline_default and not name:
-        raise InfrastructureError(f"{sub.name}: no model to play with; name one in {sub.path}/imagegame.toml "
-                                  "(model = ...) or pass --pcg-model")  # fmt: skip
+        raise InfrastructureError(
+            f"{sub.name}: no model to play with; name one in {sub.path}/imagegame.toml "
+            "(model = ...) or pass --pcg-model"
+        )
     player = ctx.key_model(name)
     key = TrialKey(store_edition(ctx.settings.variant), player, sub.name, sub.files_hash, instance_id(instance), trial)
-    chat = TrialChat(key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(), mode=ctx.settings.record)
-    base = dict(nodeid=nodeid, submission=sub.name, instance=instance_id(instance), experiment=instance.experiment,
-                game_id=instance.game_id, trial=trial, target=instance.target_grid, player_model=player)  # fmt: skip
+    chat = TrialChat(
+        key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(), mode=ctx.settings.record
+    )
+    base = dict(
+        nodeid=nodeid,
+        submission=sub.name,
+        instance=instance_id(instance),
+        experiment=instance.experiment,
+        game_id=instance.game_id,
+        trial=trial,
+        target=instance.target_grid,
+        player_model=player,
+    )
     try:
         try:
             opening = giver_opening(sub, instance, chat, ctx, trial)
         except OfficialFailure as failure:
             chat.finish(f"{PROGRAM_FAILED}: {failure.reason}")
-            return EpisodeResult(**base, outcome=ABORTED, turns=0, reason=PROGRAM_FAILED,
-                                 message=f"{failure.reason}: {failure.message}", usage=usage(chat))  # fmt: skip
+            return EpisodeResult(
+                **base,
+                outcome=ABORTED,
+                turns=0,
+                reason=PROGRAM_FAILED,
+                message=f"{failure.reason}: {failure.message}",
+                usage=usage(chat),
+            )
         master = ImageGameMaster(instance, giver_opening=opening)
         speak = chat_speaker(chat)
-        transcript = play(master, {GIVER: speak, FOLLOWER: speak},
-                          turn_limit=rules.turn_limit(instance, ctx.settings.variant))  # fmt: skip
+        transcript = play(
+            master, {GIVER: speak, FOLLOWER: speak}, turn_limit=rules.turn_limit(instance, ctx.settings.variant)
+        )
     except BaseException:
         chat.close()  # an unfinished episode is released; a rerun resumes from its stored turns
         raise
@@ -76,16 +95,30 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
 
         def run() -> str:
             with owned_temp_dir("imagegame") as work:
-                return run_program_trial(sub.entry, letter=instance.target_grid, chat=chat.chat, workdir=Path(work),
-                                         team=sub.name, trial=trial, root=sub.path, site_dirs=ctx.site_dirs(sub),
-                                         model=ctx.key_model(ctx.model_name(sub.model)))  # fmt: skip
+                return run_program_trial(
+                    sub.entry,
+                    letter=instance.target_grid,
+                    chat=chat.chat,
+                    workdir=Path(work),
+                    team=sub.name,
+                    trial=trial,
+                    root=sub.path,
+                    site_dirs=ctx.site_dirs(sub),
+                    model=ctx.key_model(ctx.model_name(sub.model)),
+                )
 
         return chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
     return None
 
 
-def scored(base: dict[str, Any], transcript: Transcript, instance: rules.Instance, ctx: Context, player: str,
-           used: dict[str, int]) -> EpisodeResult:  # fmt: skip
+def scored(
+    base: dict[str, Any],
+    transcript: Transcript,
+    instance: rules.Instance,
+    ctx: Context,
+    player: str,
+    used: dict[str, int],
+) -> EpisodeResult:
     """clembench's scores of the played episode, and its folder in clembench's layout."""
     from pcg_plugin.problems.imagegame import clembench_io, outputs
 
@@ -93,15 +126,25 @@ def scored(base: dict[str, Any], transcript: Transcript, instance: rules.Instanc
     reason = ABORTED if transcript.aborted else None
     message = abort_message(transcript)
     try:  # scored through clembench's own layout: one code path for our episodes and published ones
-        scores: dict[str, Any] | None = clembench_io.score_interactions(clembench_io.to_interactions(record, instance),
-                                                                        instance, base["nodeid"])  # fmt: skip
+        scores: dict[str, Any] | None = clembench_io.score_interactions(
+            clembench_io.to_interactions(record, instance), instance, base["nodeid"]
+        )
     except scoring.NotScorable as exc:
         scores, reason, message = None, NOT_SCORED, str(exc)
     folder = outputs.write_episode(ctx.run_dir, base["submission"], base["trial"], record, instance, transcript)
     commands = [e.parsed or "" for e in transcript.events if e.kind == "accepted" and e.role == GIVER]
-    return EpisodeResult(**base, outcome=transcript.outcome, turns=transcript.turns, reason=reason, message=message,
-                         scores=scores, drawn=drawn_grids(transcript), commands=commands, episode_dir=folder,
-                         usage=used)  # fmt: skip
+    return EpisodeResult(
+        **base,
+        outcome=transcript.outcome,
+        turns=transcript.turns,
+        reason=reason,
+        message=message,
+        scores=scores,
+        drawn=drawn_grids(transcript),
+        commands=commands,
+        episode_dir=folder,
+        usage=used,
+    )
 
 
 QUOTE_CHARS = 80  # enough of a malformed reply to recognise it; the whole one is in interactions.json
@@ -129,8 +172,9 @@ def trial_states(record: EpisodeResult) -> list[dict[str, Any]]:
     the Follower's), with the command and that turn's scores."""
     from pcg_plugin.problems.imagegame import grid
 
-    states: list[dict[str, Any]] = [{"title": "the target grid (the Giver sees it)", "after_call": 0,
-                                     "grid": grid.rows(record.target)}]  # fmt: skip
+    states: list[dict[str, Any]] = [
+        {"title": "the target grid (the Giver sees it)", "after_call": 0, "grid": grid.rows(record.target)}
+    ]
     turn_scores = list(((record.scores or {}).get("turn scores") or {}).values())
     for i, drawn in enumerate(record.drawn):
         command = record.commands[i] if i < len(record.commands) else ""
@@ -138,8 +182,14 @@ def trial_states(record: EpisodeResult) -> list[dict[str, Any]]:
         if i < len(turn_scores):
             sc = turn_scores[i]
             lines.append(f"precision {sc.get('Precision')} · recall {sc.get('Recall')} · F1 {sc.get('F1')}")
-        states.append({"title": f"turn {i + 1}: the grid drawn", "after_call": 2 * (i + 1), "lines": lines,
-                       "grid": grid.rows(drawn) if drawn.strip() else []})  # fmt: skip
+        states.append(
+            {
+                "title": f"turn {i + 1}: the grid drawn",
+                "after_call": 2 * (i + 1),
+                "lines": lines,
+                "grid": grid.rows(drawn) if drawn.strip() else [],
+            }
+        )
     end = [f"{record.outcome} after {record.turns} turn(s)"]
     if record.reason:
         end.append(f"{record.reason}: {one_line(record.message or '')} -> {CONSEQUENCE[record.reason]}")
@@ -151,5 +201,10 @@ def trial_states(record: EpisodeResult) -> list[dict[str, Any]]:
 
 def usage(chat: TrialChat) -> dict[str, int]:
     u = chat.usage
-    return {"calls": u["calls"], "replayed_calls": u["replayed"], "paid_calls": u["paid"],
-            "prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"]}  # fmt: skip
+    return {
+        "calls": u["calls"],
+        "replayed_calls": u["replayed"],
+        "paid_calls": u["paid"],
+        "prompt_tokens": u["prompt_tokens"],
+        "completion_tokens": u["completion_tokens"],
+    }

@@ -44,13 +44,19 @@ class Figures:
             return None
         agg = scoring.aggregate(scores)
         success = scoring.pandas_round(100 * sum(s["Success"] for s in scores) / len(scores), 2)
-        return cls(len(scores), agg["% Played"], agg["Quality Score"], agg["Quality Score (std)"], agg["clemscore"],
-                   success)  # fmt: skip
+        return cls(
+            len(scores), agg["% Played"], agg["Quality Score"], agg["Quality Score (std)"], agg["clemscore"], success
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"episodes": self.episodes, "% Played": _plain(self.played_pct), "Quality Score": _plain(self.quality),
-                "Quality Score (std)": _plain(self.quality_std), "clemscore": _plain(self.clemscore),
-                "Success (%)": _plain(self.success_pct)}  # fmt: skip
+        return {
+            "episodes": self.episodes,
+            "% Played": _plain(self.played_pct),
+            "Quality Score": _plain(self.quality),
+            "Quality Score (std)": _plain(self.quality_std),
+            "clemscore": _plain(self.clemscore),
+            "Success (%)": _plain(self.success_pct),
+        }
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,16 @@ class Row:
     rank: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "submission": self.submission, "model": self.model,
-                "overall": self.overall.to_dict() if self.overall else None,
-                "experiments": {k: v.to_dict() if v else None for k, v in self.experiments.items()},
-                "aborted": self.aborted, "not_scored": self.not_scored, "errors": self.errors}  # fmt: skip
+        return {
+            "rank": self.rank,
+            "submission": self.submission,
+            "model": self.model,
+            "overall": self.overall.to_dict() if self.overall else None,
+            "experiments": {k: v.to_dict() if v else None for k, v in self.experiments.items()},
+            "aborted": self.aborted,
+            "not_scored": self.not_scored,
+            "errors": self.errors,
+        }
 
 
 def _plain(x: float) -> float | None:
@@ -83,8 +95,12 @@ def _key(row: Row) -> tuple[Any, ...]:
     return (clem, played, row.submission)
 
 
-def rows(results: Sequence[EpisodeResult], experiments: Sequence[str], errors: dict[str, int] | None = None,
-         submissions: Sequence[str] = ()) -> list[Row]:  # fmt: skip
+def rows(
+    results: Sequence[EpisodeResult],
+    experiments: Sequence[str],
+    errors: dict[str, int] | None = None,
+    submissions: Sequence[str] = (),
+) -> list[Row]:
     """One row per submission (those with no episode at all included, from ``submissions``), best clemscore
     first (NaN last); equal clemscore and % Played share a rank (1, 1, 3), listed by name."""
     errors = errors or {}
@@ -93,10 +109,17 @@ def rows(results: Sequence[EpisodeResult], experiments: Sequence[str], errors: d
     for name in names:
         mine = [r for r in results if r.submission == name]
         model = ",".join(sorted({r.player_model for r in mine})) or "–"
-        out.append(Row(name, model, Figures.of(mine),
-                       {e: Figures.of(r for r in mine if r.experiment == e) for e in experiments},
-                       aborted=sum(r.played is False for r in mine), not_scored=sum(r.played is None for r in mine),
-                       errors=errors.get(name, 0)))  # fmt: skip
+        out.append(
+            Row(
+                name,
+                model,
+                Figures.of(mine),
+                {e: Figures.of(r for r in mine if r.experiment == e) for e in experiments},
+                aborted=sum(r.played is False for r in mine),
+                not_scored=sum(r.played is None for r in mine),
+                errors=errors.get(name, 0),
+            )
+        )
     ranked = sorted(out, key=_key)
     ranks = tied_ranks(range(len(ranked)), lambda i: _key(ranked[i])[:2])
     return [Row(**{**r.__dict__, "rank": ranks[i]}) for i, r in enumerate(ranked)]

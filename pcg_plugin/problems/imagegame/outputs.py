@@ -26,6 +26,7 @@ TEMPERATURE_TAG = "t0.0"
 
 def model_pair(player_1: str, player_2: str) -> str:
     """clembench's folder name of a model pair (``<A>-t0.0--<B>-t0.0``); any character outside A-Za-z0-9._+- becomes "-"."""
+
     def clean(name: str) -> str:
         return re.sub(r"[^A-Za-z0-9._+-]", "-", name) or "model"
 
@@ -37,14 +38,16 @@ def game_folder(submission: str, trial: int, player_1: str, player_2: str) -> st
     return "/".join(("episodes", submission, f"trial_{trial}", model_pair(player_1, player_2), GAME_NAME))
 
 
-def write_episode(run_dir: Path, submission: str, trial: int, record: EpisodeRecord, instance: rules.Instance,
-                  transcript: Transcript) -> str:  # fmt: skip
+def write_episode(
+    run_dir: Path, submission: str, trial: int, record: EpisodeRecord, instance: rules.Instance, transcript: Transcript
+) -> str:
     """Write one episode's folder (clembench's interactions.json and scores.json, and our transcript.json);
     returns its path relative to the run folder."""
     from pcg_plugin.problems.imagegame import clembench_io
 
-    folder = clembench_io.write_episode(run_dir / game_folder(submission, trial, record.player_1, record.player_2),
-                                        record, instance)  # fmt: skip
+    folder = clembench_io.write_episode(
+        run_dir / game_folder(submission, trial, record.player_1, record.player_2), record, instance
+    )
     atomic_write(folder / "transcript.json", jsontext.dumps(transcript.to_dict(), indent=1) + "\n")
     return folder.relative_to(run_dir).as_posix()
 
@@ -60,8 +63,20 @@ def episode_rows(results: list[EpisodeResult]) -> list[dict[str, Any]]:
     out = []
     for r in sorted(results, key=lambda r: (r.submission, r.experiment, r.game_id, r.trial)):
         ep = {k: _plain(v) for k, v in (r.episode or {}).items()}
-        out.append({"nodeid": r.nodeid, "submission": r.submission, "instance": r.instance, "trial": r.trial,
-                    "model": r.player_model, "outcome": r.outcome, "turns": r.turns, "reason": r.reason,
-                    "message": r.message, "episode scores": ep or None, "episode_dir": r.episode_dir,
-                    "usage": r.usage})  # fmt: skip
+        out.append(
+            {
+                "nodeid": r.nodeid,
+                "submission": r.submission,
+                "instance": r.instance,
+                "trial": r.trial,
+                "model": r.player_model,
+                "outcome": r.outcome,
+                "turns": r.turns,
+                "reason": r.reason,
+                "message": r.message,
+                "episode scores": ep or None,
+                "episode_dir": r.episode_dir,
+                "usage": r.usage,
+            }
+        )
     return out

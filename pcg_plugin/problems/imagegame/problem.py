@@ -42,19 +42,26 @@ class ImageGame(EpisodeProblem):
         return settings_mod.from_config(config, tuple(v2_instances()))
 
     def markers(self) -> Sequence[str]:
-        return ("imagegame_model: a picture-game episode of a model entry (standard prompts, self-play)",
-                "imagegame_prompt: a picture-game episode with a participant's Giver prompt",
-                "imagegame_program: a picture-game episode with a participant's Giver program")  # fmt: skip
+        return (
+            "imagegame_model: a picture-game episode of a model entry (standard prompts, self-play)",
+            "imagegame_prompt: a picture-game episode with a participant's Giver prompt",
+            "imagegame_program: a picture-game episode with a participant's Giver program",
+        )
 
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
-        return self.header(f"imagegame (clembench 2.0.0, variant {settings.variant}), {len(settings.instances)} "
-                           f"instance(s) x {settings.trials} trial(s)", settings, run)  # fmt: skip
+        return self.header(
+            f"imagegame (clembench 2.0.0, variant {settings.variant}), {len(settings.instances)} "
+            f"instance(s) x {settings.trials} trial(s)",
+            settings,
+            run,
+        )
 
     def submission_meta(self, sub: Any) -> dict[str, Any]:
         return {"name": sub.name, "format": sub.format, "model": sub.model, "files_hash": sub.files_hash}
 
-    def run_trial(self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str,
-                  model: str | None) -> Any:  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
+    ) -> Any:
         return item.run_trial(context(config), sub, v2_instances()[target], trial, nodeid)
 
     def describe(self, record: Any) -> str:
@@ -68,12 +75,18 @@ class ImageGame(EpisodeProblem):
     def trial_states(self, record: Any) -> list[dict[str, Any]]:
         return item.trial_states(record)
 
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]:
         return report.finish_run(run, collected, self)
 
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None,
-                      error: str | None) -> list[str]:  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None, error: str | None
+    ) -> list[str]:
         return report.summary_lines(results, run_dir, report_path, error)
 
     # -- the run read back (core.runs) ---------------------------------------------------------------------------

@@ -22,14 +22,21 @@ TEMPLATE = "imagegame_report.html.j2"
 SCHEMA = "pytest-pcg/imagegame-results/1"
 
 
-def results_document(run: Mapping[str, Any], results: list[EpisodeResult], board: list[Row],
-                     collected: Any) -> dict[str, Any]:  # fmt: skip
-    return {"schema": SCHEMA, "problem": "imagegame", "clembench": {"version": PINNED_VERSION, "commit": PINNED_COMMIT},
-            "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run}, "settings": run.get("settings", {}),
-            "leaderboard": [r.to_dict() for r in board], "episodes": episode_rows(results),
-            "errors": dict(sorted(collected.errors.items())),
-            "folder_errors": dict(sorted(collected.folder_problems.items())),
-            "provenance": provenance.collect(REPO_ROOT)}  # fmt: skip
+def results_document(
+    run: Mapping[str, Any], results: list[EpisodeResult], board: list[Row], collected: Any
+) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "problem": "imagegame",
+        "clembench": {"version": PINNED_VERSION, "commit": PINNED_COMMIT},
+        "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run},
+        "settings": run.get("settings", {}),
+        "leaderboard": [r.to_dict() for r in board],
+        "episodes": episode_rows(results),
+        "errors": dict(sorted(collected.errors.items())),
+        "folder_errors": dict(sorted(collected.folder_problems.items())),
+        "provenance": provenance.collect(REPO_ROOT),
+    }
 
 
 def finish_run(run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
@@ -52,27 +59,34 @@ def zero_line(episode: Mapping[str, Any]) -> str:
     """One episode that was not played, naming submission, instance and trial, why (the message's first line: a
     program's traceback is in results.json and report.html) and what that does to the figures."""
     first = (episode["message"] or "").split("\n", 1)[0]
-    return (f"{episode['submission']} instance {episode['instance']} trial {episode['trial']}: {episode['reason']}: "
-            f"{first} -> {CONSEQUENCE[episode['reason']]}")
+    return (
+        f"{episode['submission']} instance {episode['instance']} trial {episode['trial']}: {episode['reason']}: "
+        f"{first} -> {CONSEQUENCE[episode['reason']]}"
+    )
 
 
-def summary_lines(doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                  error: str | None) -> list[str]:  # fmt: skip
+def summary_lines(
+    doc: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+) -> list[str]:
     return episode_summary(doc, run_dir, report, error, _table)
 
 
 def _table(doc: Mapping[str, Any]) -> list[str]:
     banner = unofficial(doc.get("settings", {}))
-    lines = ([banner] if banner else []) + ["rank submission [95% rank]  model  episodes  %Played  Quality  "
-                                            "clemscore  Success%  | compact %P/Q | random %P/Q"]
+    lines = ([banner] if banner else []) + [
+        "rank submission [95% rank]  model  episodes  %Played  Quality  "
+        "clemscore  Success%  | compact %P/Q | random %P/Q"
+    ]
     for row in doc["leaderboard"]:
         o = row["overall"] or {}
         per = [row["experiments"].get(e) or {} for e in rules.EXPERIMENTS]
         cols = " | ".join(f"{_fmt(p.get('% Played'))}/{_fmt(p.get('Quality Score'))}" for p in per)
         extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("aborted", "not_scored", "errors") if row[k])
-        lines.append(f"{row['rank']}. {row['submission']} [{rank_text(row.get('rank_interval'))}]  {row['model']}  {o.get('episodes', 0)}  "
-                     f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
-                     f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}")  # fmt: skip
+        lines.append(
+            f"{row['rank']}. {row['submission']} [{rank_text(row.get('rank_interval'))}]  {row['model']}  {o.get('episodes', 0)}  "
+            f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
+            f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}"
+        )
     zeros = [e for e in doc["episodes"] if e["reason"]]
     lines.extend(f"  {zero_line(e)}" for e in zeros[:MAX_ZERO_LINES])
     if len(zeros) > MAX_ZERO_LINES:
@@ -98,8 +112,21 @@ def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
     for r in sorted(results, key=lambda r: (r.submission, r.experiment, r.game_id, r.trial)):
         turn_scores = (r.scores or {}).get("turn scores", {})
         scores = list(turn_scores.values())
-        turns = [{"command": r.commands[i] if i < len(r.commands) else "", "cells": _cells(drawn),
-                  "scores": scores[i] if i < len(scores) else {}} for i, drawn in enumerate(r.drawn)]  # fmt: skip
+        turns = [
+            {
+                "command": r.commands[i] if i < len(r.commands) else "",
+                "cells": _cells(drawn),
+                "scores": scores[i] if i < len(scores) else {},
+            }
+            for i, drawn in enumerate(r.drawn)
+        ]
         episodes.append({"r": r, "target": _cells(r.target), "turns": turns, "episode": r.episode or {}})
-    return str(_template().render(doc=doc, episodes=episodes, experiments=rules.EXPERIMENTS,
-                                 consequence=CONSEQUENCE, banner=unofficial(doc.get("settings", {}))))  # fmt: skip
+    return str(
+        _template().render(
+            doc=doc,
+            episodes=episodes,
+            experiments=rules.EXPERIMENTS,
+            consequence=CONSEQUENCE,
+            banner=unofficial(doc.get("settings", {})),
+        )
+    )

@@ -29,12 +29,25 @@ def _main(e: Mapping[str, Any]) -> float | None:
 
 
 def trial_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [trials.row(problem="imagegame", submission=e["submission"], model=e.get("model") or None,
-                       target=e["instance"], trial=e["trial"], score=_main(e), reason=e.get("reason"),
-                       usage=e.get("usage"),
-                       own={"outcome": e.get("outcome"), "turns": e.get("turns"), "message": e.get("message"),
-                            "nodeid": e.get("nodeid")})
-            for e in doc.get("episodes", [])]  # fmt: skip
+    return [
+        trials.row(
+            problem="imagegame",
+            submission=e["submission"],
+            model=e.get("model") or None,
+            target=e["instance"],
+            trial=e["trial"],
+            score=_main(e),
+            reason=e.get("reason"),
+            usage=e.get("usage"),
+            own={
+                "outcome": e.get("outcome"),
+                "turns": e.get("turns"),
+                "message": e.get("message"),
+                "nodeid": e.get("nodeid"),
+            },
+        )
+        for e in doc.get("episodes", [])
+    ]
 
 
 def scores(doc: Mapping[str, Any], pick: Any) -> dict[str, float]:

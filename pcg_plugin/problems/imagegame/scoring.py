@@ -131,11 +131,17 @@ def score_episode(turns: Sequence[tuple[str, str | None]], instance: rules.Insta
     if aborted:
         nan = math.nan
         episode: dict[str, Any] = {
-            "Precision": nan, "Recall": nan, "F1": nan, "Main Score": nan,
-            "Average Changed Cell Count": nan, "Average Generated Instruction Length": nan,
+            "Precision": nan,
+            "Recall": nan,
+            "F1": nan,
+            "Main Score": nan,
+            "Average Changed Cell Count": nan,
+            "Average Generated Instruction Length": nan,
             "Average Generated Expression Number of Tokens": nan,
-            "Success": 0, "Lose": 0, "Aborted": 1,
-        }  # fmt: skip
+            "Success": 0,
+            "Lose": 0,
+            "Aborted": 1,
+        }
     else:
         if counted == 0:
             raise NotScorable(
@@ -144,12 +150,17 @@ def score_episode(turns: Sequence[tuple[str, str | None]], instance: rules.Insta
             )
         success = 1 if f1 >= SUCCESS_F1 else 0
         episode = {
-            "Precision": precision, "Recall": recall, "F1": f1, "Main Score": f1,
+            "Precision": precision,
+            "Recall": recall,
+            "F1": f1,
+            "Main Score": f1,
             "Average Changed Cell Count": round(changed_sum / float(counted), 4),
             "Average Generated Instruction Length": round(length_sum / float(counted), 4),
             "Average Generated Expression Number of Tokens": round(tokens_sum / float(counted), 4),
-            "Success": success, "Lose": 1 - success, "Aborted": 0,
-        }  # fmt: skip
+            "Success": success,
+            "Lose": 1 - success,
+            "Aborted": 0,
+        }
     episode["Request Count"] = requests
     episode["Violated Request Count"] = violated
     episode["Parsed Request Count"] = parsed

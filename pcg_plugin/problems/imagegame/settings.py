@@ -19,13 +19,19 @@ OFFLINE_INSTANCES = ("compact_grids/0", "random_grids/1")
 MAX_TOKENS = 300  # clemcore's default max_tokens per reply
 
 OPTIONS: tuple[Option, ...] = (
-    Option("--pcg-imagegame-instances", "instances to play: ids (compact_grids/3), experiments (random_grids) or "
-           "all, comma-separated (default all 59 of clembench v2.0; compact_grids/0,random_grids/1 with the "
-           "offline default LLM)"),
-    Option("--pcg-imagegame-variant", "turn limit: v2.0 (25 turns, clembench 2.0.0, pinned) or head (50 rounds, "
-           "clembench HEAD) (default v2.0)", VARIANTS),
+    Option(
+        "--pcg-imagegame-instances",
+        "instances to play: ids (compact_grids/3), experiments (random_grids) or "
+        "all, comma-separated (default all 59 of clembench v2.0; compact_grids/0,random_grids/1 with the "
+        "offline default LLM)",
+    ),
+    Option(
+        "--pcg-imagegame-variant",
+        "turn limit: v2.0 (25 turns, clembench 2.0.0, pinned) or head (50 rounds, clembench HEAD) (default v2.0)",
+        VARIANTS,
+    ),
     Option("--pcg-imagegame-max-tokens", f"max_tokens of every reply (default {MAX_TOKENS}, clemcore's)"),
-)  # fmt: skip
+)
 
 
 add_options = run_options.problem_options(OPTIONS)
@@ -57,16 +63,24 @@ def parse_instances(text: str, known: tuple[str, ...]) -> tuple[str, ...]:
             continue
         matches = [k for k in known if k == part or k.startswith(part + "/")]
         if not matches:
-            raise ValueError(f"--pcg-imagegame-instances: no instance {part!r} (ids look like compact_grids/3 or "
-                             f"random_grids/10; experiments: {', '.join(sorted({k.split('/')[0] for k in known}))})")
+            raise ValueError(
+                f"--pcg-imagegame-instances: no instance {part!r} (ids look like compact_grids/3 or "
+                f"random_grids/10; experiments: {', '.join(sorted({k.split('/')[0] for k in known}))})"
+            )
         chosen.update(matches)
     if not chosen:
         raise ValueError("--pcg-imagegame-instances: no instance given")
     return tuple(k for k in known if k in chosen)
 
 
-def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, ...], cwd: Path | None = None,
-            env: Mapping[str, str] | None = None) -> Settings:  # fmt: skip
+def resolve(
+    raw: Mapping[str, str | None],
+    *,
+    rootdir: Path,
+    known: tuple[str, ...],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
     """Raw option strings -> Settings; a ValueError names the bad option."""
     cwd = rootdir if cwd is None else cwd
 
@@ -79,8 +93,9 @@ def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, .
     models = run_options.split_models(get("pcg_model"))
     if len(models) > 1:
         raise ValueError(f"--pcg-model: the picture game plays one model at a time (self-play), got {','.join(models)}")
-    picked = run_options.chosen(raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments "
-                                "(random_grids) or all")
+    picked = run_options.chosen(
+        raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments (random_grids) or all"
+    )
     trials_raw = get("pcg_trials")
     notes: list[str] = []
     instances = parse_instances(picked, known) if picked else known
@@ -89,15 +104,30 @@ def resolve(raw: Mapping[str, str | None], *, rootdir: Path, known: tuple[str, .
         instances = tuple(i for i in OFFLINE_INSTANCES if i in known)
         notes.append(f"offline default LLM: playing {','.join(instances)} (set --pcg-imagegame-instances for more)")
     max_tokens = run_options.positive("pcg_imagegame_max_tokens", get("pcg_imagegame_max_tokens"), MAX_TOKENS)
-    return Settings(instances=instances, trials=trials, backend=run.backend, model=models[0] if models else None,
-                    base_url=run.base_url, record=run.record, out=run.out, store=run.store, device=run.device,
-                    variant=variant, max_tokens=max_tokens or MAX_TOKENS,
-                    offline_default=offline, notes=tuple(notes))  # fmt: skip
+    return Settings(
+        instances=instances,
+        trials=trials,
+        backend=run.backend,
+        model=models[0] if models else None,
+        base_url=run.base_url,
+        record=run.record,
+        out=run.out,
+        store=run.store,
+        device=run.device,
+        variant=variant,
+        max_tokens=max_tokens or MAX_TOKENS,
+        offline_default=offline,
+        notes=tuple(notes),
+    )
 
 
 def from_config(config: pytest.Config, known: tuple[str, ...]) -> Settings:
     try:
-        return resolve(run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),
-                       known=known, cwd=Path(config.invocation_params.dir))  # fmt: skip
+        return resolve(
+            run_options.raw_options(config, COMMON + OPTIONS),
+            rootdir=Path(config.rootpath),
+            known=known,
+            cwd=Path(config.invocation_params.dir),
+        )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -55,8 +55,10 @@ def detect(path: Path) -> Submission | None:
         entry, fmt = file_inside(path, data["giver_prompt"], "giver_prompt", manifest), "imagegame_prompt"
         prompt = entry.read_text(encoding="utf-8")
         if TARGET_GRID not in prompt:
-            raise SubmissionError(f"{entry}: the Giver's prompt never shows the target grid; put {TARGET_GRID} where "
-                                  "it goes (placeholders: <TARGET_GRID>, <GRID_DIMENSION>, <QUESTION>)")  # fmt: skip
+            raise SubmissionError(
+                f"{entry}: the Giver's prompt never shows the target grid; put {TARGET_GRID} where "
+                "it goes (placeholders: <TARGET_GRID>, <GRID_DIMENSION>, <QUESTION>)"
+            )
         files.append(entry)
     elif "giver_program" in data:
         entry, fmt = file_inside(path, data["giver_program"], "giver_program", manifest), "imagegame_program"
@@ -67,10 +69,15 @@ def detect(path: Path) -> Submission | None:
 
 def fill_prompt(template: str, target_grid: str, dimension: int, question: str) -> str:
     """The participant's Giver prompt for one instance (plain replacement, no other escaping)."""
-    return (template.replace(TARGET_GRID, target_grid).replace(GRID_DIMENSION, f"{dimension} by {dimension}")
-            .replace(QUESTION, question))  # fmt: skip
+    return (
+        template.replace(TARGET_GRID, target_grid)
+        .replace(GRID_DIMENSION, f"{dimension} by {dimension}")
+        .replace(QUESTION, question)
+    )
 
 
 def not_a_submission(path: Path) -> str:
-    return (f"{path} holds no {MANIFEST} (and no folder below it does): a picture-game submission is a folder with "
-            f"{MANIFEST}, e.g. model = \"gpt-4o\" or giver_prompt = \"giver.txt\"; see examples/imagegame/")
+    return (
+        f"{path} holds no {MANIFEST} (and no folder below it does): a picture-game submission is a folder with "
+        f'{MANIFEST}, e.g. model = "gpt-4o" or giver_prompt = "giver.txt"; see examples/imagegame/'
+    )

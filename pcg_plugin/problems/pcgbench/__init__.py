@@ -13,8 +13,10 @@ from pcg_plugin.core.problem import Family
 
 PINNED_COMMIT = "00b96f5"
 
-FAMILY = Family("pcg_plugin.problems.pcgbench.problem:PcgBenchProblem",
-                variants="pcg_plugin.problems.pcgbench.bench.registry:names",
-                options="pcg_plugin.problems.pcgbench.settings:add_options")
+FAMILY = Family(
+    "pcg_plugin.problems.pcgbench.problem:PcgBenchProblem",
+    variants="pcg_plugin.problems.pcgbench.bench.registry:names",
+    options="pcg_plugin.problems.pcgbench.settings:add_options",
+)
 """What the entry point ``pcgbench/*`` names: every variant of ``bench/registry.py`` as ``pcgbench/<variant>``
 (listed without importing any game; the harness adapter ``problem.PcgBenchProblem`` is imported when chosen)."""

@@ -33,24 +33,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="pcgbench_command", required=True, metavar="ACTION")
     ev = sub.add_parser("eval", help="score a JSONL of contents: one output line per input line, then diversity")
     ev.add_argument("problem", type=variant, metavar="VARIANT", help="e.g. zelda-large-v0 or pcgbench/zelda-large-v0")
-    ev.add_argument("file", help='JSONL, one {"content": ..., "control": ...} per line in the benchmark\'s own JSON '
-                    '(e.g. talakat {"bullets": [90, 98, 79, 91, 79]}, arcade the layout as rows of 0/1; control '
-                    'optional), or - for stdin')
+    ev.add_argument(
+        "file",
+        help='JSONL, one {"content": ..., "control": ...} per line in the benchmark\'s own JSON '
+        '(e.g. talakat {"bullets": [90, 98, 79, 91, 79]}, arcade the layout as rows of 0/1; control '
+        "optional), or - for stdin",
+    )
     ev.add_argument("--json", action="store_true", help="JSON lines (the contract); default: a short text table")
     ev.set_defaults(_action=_eval)
-    rnd = sub.add_parser("random", help="best quality of uniform samples at generations 0, 50, 100, 200",
-                         description="The paper's Random baseline (its Fig. 2): each run draws 100 uniform contents "
-                                     "per generation and reports the best quality found so far, after generations "
-                                     "0, 50, 100, 200 (those up to --generations) and the last; printed as the "
-                                     "mean over the runs.")
-    rnd.add_argument("problem", type=variant, metavar="VARIANT", help="e.g. zelda-v0 or pcgbench/zelda-v0 "
-                     "(`pcg pcgbench list` names every variant)")
+    rnd = sub.add_parser(
+        "random",
+        help="best quality of uniform samples at generations 0, 50, 100, 200",
+        description="The paper's Random baseline (its Fig. 2): each run draws 100 uniform contents "
+        "per generation and reports the best quality found so far, after generations "
+        "0, 50, 100, 200 (those up to --generations) and the last; printed as the "
+        "mean over the runs.",
+    )
+    rnd.add_argument(
+        "problem",
+        type=variant,
+        metavar="VARIANT",
+        help="e.g. zelda-v0 or pcgbench/zelda-v0 (`pcg pcgbench list` names every variant)",
+    )
     rnd.add_argument("--runs", type=int, default=10, metavar="R", help="independent runs to average (default 10)")
-    rnd.add_argument("--generations", type=int, default=200, metavar="G",
-                     help="generations per run, 100 contents each: 100·(G+1) samples a run (default 200)")
+    rnd.add_argument(
+        "--generations",
+        type=int,
+        default=200,
+        metavar="G",
+        help="generations per run, 100 contents each: 100·(G+1) samples a run (default 200)",
+    )
     rnd.add_argument("--seed", type=int, default=0, metavar="S", help="run r uses seed S + r (default 0)")
-    rnd.add_argument("--json", action="store_true", help="print one JSON object (mean_best and per_run_best per "
-                     "generation, feasible_samples, samples) instead of one line")
+    rnd.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (mean_best and per_run_best per "
+        "generation, feasible_samples, samples) instead of one line",
+    )
     rnd.set_defaults(_action=_random)
     ls = sub.add_parser("list", help="every registered variant, one a line")
     ls.set_defaults(_action=_list)
@@ -77,8 +96,11 @@ def _eval(args: argparse.Namespace) -> int:
         if args.json:
             line = json.dumps(record)
         elif "diversity" in record:
-            line = (f"diversity failed: {record['error']}" if record["diversity"] is None else
-                    f"diversity {record['diversity']:.3f} over {len(record['per_item'])} valid item(s)")  # fmt: skip
+            line = (
+                f"diversity failed: {record['error']}"
+                if record["diversity"] is None
+                else f"diversity {record['diversity']:.3f} over {len(record['per_item'])} valid item(s)"
+            )
         elif record["valid"]:
             ctrl = record["controllability"]
             line = f"{n}: quality {record['quality']:.4f}" + ("" if ctrl is None else f" controllability {ctrl:.4f}")
@@ -97,7 +119,9 @@ def _random(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         cells = "  ".join(f"gen {g}: {v:.3f}" for g, v in result["mean_best"].items())
-        print(f"{result['problem']} ({args.runs} runs): {cells}  feasible {result['feasible_samples']}/{result['samples']}")
+        print(
+            f"{result['problem']} ({args.runs} runs): {cells}  feasible {result['feasible_samples']}/{result['samples']}"
+        )
     return 0
 
 

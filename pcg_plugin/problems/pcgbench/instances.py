@@ -40,8 +40,7 @@ def instances(problem: BenchProblem, count: int, seed: int = 0) -> list[Instance
     """`count` distinct control values of `problem`, in draw order; a ValueError when the space is smaller."""
     size = space_size(problem)
     if count > size:
-        raise ValueError(f"--pcg-grid-instances: {problem.name} has only {size} distinct control values, "
-                         f"{count} asked")  # fmt: skip
+        raise ValueError(f"--pcg-grid-instances: {problem.name} has only {size} distinct control values, {count} asked")
     rngs = control_rngs(seed, problem.control_space)
     own = np.random.default_rng(seed)  # a variant with its own control sampler (building) draws from one RNG
     found: dict[str, Instance] = {}
@@ -56,8 +55,10 @@ def instances(problem: BenchProblem, count: int, seed: int = 0) -> list[Instance
         if ident not in found:
             found[ident] = Instance(ident, problem.native_control(control))
     if len(found) < count:
-        raise ValueError(f"--pcg-grid-instances: {count} distinct controls of {problem.name} not found in "
-                         f"{MAX_DRAWS} draws; ask for fewer")  # fmt: skip
+        raise ValueError(
+            f"--pcg-grid-instances: {count} distinct controls of {problem.name} not found in "
+            f"{MAX_DRAWS} draws; ask for fewer"
+        )
     return list(found.values())
 
 

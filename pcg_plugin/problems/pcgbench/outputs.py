@@ -28,15 +28,26 @@ FILE = "results.json"
 
 
 def _trial(record: BenchRecord, unique: bool) -> dict[str, Any]:
-    return {"trial": record.trial, "reason": record.reason, "message": record.message,
-            "quality": record.quality, "controllability": record.controllability,
-            "feasible": record.feasible, "controlled": record.controlled, "unique": unique,
-            "content": record.content, "info": record.info, "response": record.response, "usage": record.usage,
-            "timings": {k: round(v, 4) for k, v in record.timings.items()}}  # fmt: skip
+    return {
+        "trial": record.trial,
+        "reason": record.reason,
+        "message": record.message,
+        "quality": record.quality,
+        "controllability": record.controllability,
+        "feasible": record.feasible,
+        "controlled": record.controlled,
+        "unique": unique,
+        "content": record.content,
+        "info": record.info,
+        "response": record.response,
+        "usage": record.usage,
+        "timings": {k: round(v, 4) for k, v in record.timings.items()},
+    }
 
 
-def _instance(score: InstanceScore, control: Any, records: list[BenchRecord],
-              errors: Mapping[int, str]) -> dict[str, Any]:  # fmt: skip
+def _instance(
+    score: InstanceScore, control: Any, records: list[BenchRecord], errors: Mapping[int, str]
+) -> dict[str, Any]:
     by_trial = {r.trial: r for r in records}
     trials = []
     for n in range(1, score.trials + 1):
@@ -44,13 +55,27 @@ def _instance(score: InstanceScore, control: Any, records: list[BenchRecord],
             trials.append(_trial(by_trial[n], n in score.unique_trials))
         else:  # errored: no record, a zero
             trials.append({"trial": n, "reason": "error", "message": errors.get(n, "no record (the item did not run)")})
-    return {"id": score.instance, "control": control, "score": score.score,
-            "valid": score.valid, "feasible": score.feasible, "controlled": score.controlled, "unique": score.unique,
-            "passed": score.passed, "diversity": score.diversity, "trials": trials}  # fmt: skip
+    return {
+        "id": score.instance,
+        "control": control,
+        "score": score.score,
+        "valid": score.valid,
+        "feasible": score.feasible,
+        "controlled": score.controlled,
+        "unique": score.unique,
+        "passed": score.passed,
+        "diversity": score.diversity,
+        "trials": trials,
+    }
 
 
-def results_document(settings: BenchSettings, run: Mapping[str, Any], collected: Any, facts: Mapping[str, Any],
-                     provenance: Mapping[str, Any]) -> dict[str, Any]:  # fmt: skip
+def results_document(
+    settings: BenchSettings,
+    run: Mapping[str, Any],
+    collected: Any,
+    facts: Mapping[str, Any],
+    provenance: Mapping[str, Any],
+) -> dict[str, Any]:
     """The whole document: what ran, each submission's scores down to every trial, what failed."""
     problem = get_problem(settings.problem)
     insts = instances(problem, settings.instance_count, settings.seed)
@@ -72,21 +97,39 @@ def results_document(settings: BenchSettings, run: Mapping[str, Any], collected:
             errs = {t: m for (n, i, t), m in errors.items() if n == s.name and i == inst.id}
             per.append(_instance(score, inst.control, mine, errs))
         meta = metas[s.name]
-        subs.append({"rank": s.rank, "name": s.name, "format": meta.get("format"), "path": meta.get("path"),
-                     "score": s.score, "feasible": s.fraction("feasible"),
-                     "controlled": s.fraction("controlled"), "unique": s.fraction("unique"),
-                     "diversity_all": s.diversity_all,
-                     "diversity_instance_mean": sum(i.diversity for i in s.instances) / len(s.instances),
-                     "zero_reasons": s.reasons, "errored_trials": sum(1 for k in errors if k[0] == s.name),
-                     "instances": per})  # fmt: skip
+        subs.append(
+            {
+                "rank": s.rank,
+                "name": s.name,
+                "format": meta.get("format"),
+                "path": meta.get("path"),
+                "score": s.score,
+                "feasible": s.fraction("feasible"),
+                "controlled": s.fraction("controlled"),
+                "unique": s.fraction("unique"),
+                "diversity_all": s.diversity_all,
+                "diversity_instance_mean": sum(i.diversity for i in s.instances) / len(s.instances),
+                "zero_reasons": s.reasons,
+                "errored_trials": sum(1 for k in errors if k[0] == s.name),
+                "instances": per,
+            }
+        )
     return {
         "schema": SCHEMA,
         "problem": f"pcgbench/{problem.name}",
-        "benchmark": {"name": problem.name, "source": "amidos2006/pcg_benchmark", "commit": PINNED_COMMIT,
-                      **problem.content.facts(),
-                      "control_space": problem.control_ranges()},
-        "run": {"id": run["id"], "started": run["started"], "out_dir": run["run_dir"],
-                "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+        "benchmark": {
+            "name": problem.name,
+            "source": "amidos2006/pcg_benchmark",
+            "commit": PINNED_COMMIT,
+            **problem.content.facts(),
+            "control_space": problem.control_ranges(),
+        },
+        "run": {
+            "id": run["id"],
+            "started": run["started"],
+            "out_dir": run["run_dir"],
+            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        },
         "settings": {**settings.to_dict(), "backend_used": facts.get("backend"), "model_used": facts.get("model")},
         "scoring": "score = mean over instances of (trials feasible AND controlled AND unique) / trials",
         "instances": [{"id": i.id, "control": i.control} for i in insts],
@@ -94,7 +137,7 @@ def results_document(settings: BenchSettings, run: Mapping[str, Any], collected:
         "errors": dict(sorted(collected.errors.items())),
         "folder_errors": dict(sorted(collected.folder_problems.items())),
         "provenance": dict(provenance),
-    }  # fmt: skip
+    }
 
 
 def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[str, Any]) -> dict[str, Any]:
@@ -105,8 +148,9 @@ def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[s
     return out
 
 
-def finish_run(config: Any, run: Mapping[str, Any], collected: Any,
-               worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+def finish_run(
+    config: Any, run: Mapping[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
+) -> tuple[dict[str, Any], Path | None]:
     from pcg_plugin._util import provenance
     from pcg_plugin.core import runs
     from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
@@ -129,28 +173,38 @@ ZERO_LINES = 40  # zero trials listed one per line in the terminal; the rest are
 
 def zero_lines(results: Mapping[str, Any], limit: int = ZERO_LINES) -> list[str]:
     """One line per trial that scored 0, naming submission, instance, trial, reason and what was wrong."""
-    zeros = [f"ZERO {s['name']} instance {i['id']} trial {t['trial']}: {t['reason']} (scored 0): {t['message']}"
-             for s in results["submissions"] for i in s["instances"] for t in i["trials"]
-             if t.get("reason") and t["reason"] != "error"]  # fmt: skip
+    zeros = [
+        f"ZERO {s['name']} instance {i['id']} trial {t['trial']}: {t['reason']} (scored 0): {t['message']}"
+        for s in results["submissions"]
+        for i in s["instances"]
+        for t in i["trials"]
+        if t.get("reason") and t["reason"] != "error"
+    ]
     if len(zeros) > limit:
-        zeros = zeros[:limit] + [f"... and {len(zeros) - limit} more trials scored 0 (each in results.json and the report)"]
+        zeros = zeros[:limit] + [
+            f"... and {len(zeros) - limit} more trials scored 0 (each in results.json and the report)"
+        ]
     return zeros
 
 
-def summary_lines(results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                  error: str | None) -> list[str]:  # fmt: skip
+def summary_lines(
+    results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+) -> list[str]:
     """The leaderboard under `pytest-pcg leaderboard`: one line per submission, each trial that scored 0, what
     was not evaluated or errored (scored 0 too), then where the run lies."""
     if error is not None or results is None:
         return [f"scoring the run failed: {error}", f"run folder: {run_dir}"]
     banner = unofficial(results.get("settings", {}))
     lines = ([banner] if banner else []) + [
-        f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"]
+        f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"
+    ]
     for s in results["submissions"]:
         zeros = ", ".join(f"{k} {v}" for k, v in s["zero_reasons"].items())
-        lines.append(f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
-                     f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
-                     f"trials){'; zeros: ' + zeros if zeros else ''}")  # fmt: skip
+        lines.append(
+            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
+            f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
+            f"trials){'; zeros: ' + zeros if zeros else ''}"
+        )
     lines += zero_lines(results)
     lines += [f"ERRORED {node} (missing, scored 0): {why}" for node, why in results["errors"].items()]
     lines += [f"NOT EVALUATED {node}: {why}" for node, why in results["folder_errors"].items()]

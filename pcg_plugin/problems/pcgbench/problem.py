@@ -45,8 +45,10 @@ class PcgBenchProblem(BaseProblem):
 
     def header_lines(self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any]) -> list[str]:
         model = settings.model or ("the offline default LLM" if settings.offline_default else "?")
-        lines = [f"pcg: problem {self.name} (pcg_benchmark 00b96f5 semantics), {len(settings.targets)} instances "
-                 f"({', '.join(settings.targets)}) x {settings.trials} trials; model {model}"]
+        lines = [
+            f"pcg: problem {self.name} (pcg_benchmark 00b96f5 semantics), {len(settings.targets)} instances "
+            f"({', '.join(settings.targets)}) x {settings.trials} trials; model {model}"
+        ]
         return lines + [f"pcg: {note}" for note in settings.notes]
 
     @property
@@ -63,16 +65,18 @@ class PcgBenchProblem(BaseProblem):
 
     # -- every process -----------------------------------------------------------------------------------------
 
-    def start_process(self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any], workers: int,
-                      service: str | None) -> None:  # fmt: skip
+    def start_process(
+        self, config: pytest.Config, settings: BenchSettings, run: Mapping[str, Any], workers: int, service: str | None
+    ) -> None:
         config.stash[CONTEXT_KEY] = BenchContext(settings, Path(run["run_dir"]), workers=workers)
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
         ctx = config.stash.get(CONTEXT_KEY, None)
         return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
 
-    def run_trial(self, config: pytest.Config, sub: Any, target: str, number: int, nodeid: str,
-                  model: str | None) -> BenchRecord:  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, sub: Any, target: str, number: int, nodeid: str, model: str | None
+    ) -> BenchRecord:
         ctx = bench_context(config)
         s = ctx.settings
         instance = instance_by_id(get_problem(s.problem), s.instance_count, s.seed, target)
@@ -93,12 +97,18 @@ class PcgBenchProblem(BaseProblem):
 
     # -- controller, after the run -----------------------------------------------------------------------------
 
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]:
         return outputs.finish_run(config, run, collected, worker_stats)
 
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                      error: str | None) -> list[str]:  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+    ) -> list[str]:
         return outputs.summary_lines(results, run_dir, report, error)
 
     # -- the run read back (core.runs) ---------------------------------------------------------------------------

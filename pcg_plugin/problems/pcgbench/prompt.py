@@ -34,8 +34,9 @@ NO_EXAMPLES = "(no example level for this variant)"
 def control_text(control: Control) -> str:
     """A control in words: `key = value` per key (a list as JSON); a map (arcade's layout) as rows of 0/1."""
     if isinstance(control, Mapping):
-        return ", ".join(f"{key} = {json.dumps(value) if isinstance(value, list) else value}"
-                         for key, value in control.items())
+        return ", ".join(
+            f"{key} = {json.dumps(value) if isinstance(value, list) else value}" for key, value in control.items()
+        )
     return "\n".join("".join(str(v) for v in row) for row in control)
 
 
@@ -54,9 +55,13 @@ def render_prompt(text: str, problem: BenchProblem, control: Control) -> str:
     """The prompt file with every placeholder replaced for one instance (`<EXAMPLES>` is computed only if used)."""
     kind = problem.content.placeholder_values()
     shown = problem.show_control or control_text
-    values = {"<PROBLEM>": lambda: problem.name, "<CONTROL>": lambda: shown(control),
-              "<GOAL>": lambda: problem.goal, "<EXAMPLES>": lambda: examples_text(problem),
-              **{key: (lambda v=value: v) for key, value in kind.items()}}  # fmt: skip
+    values = {
+        "<PROBLEM>": lambda: problem.name,
+        "<CONTROL>": lambda: shown(control),
+        "<GOAL>": lambda: problem.goal,
+        "<EXAMPLES>": lambda: examples_text(problem),
+        **{key: (lambda v=value: v) for key, value in kind.items()},
+    }
     for placeholder, value in values.items():
         if placeholder in text:
             text = text.replace(placeholder, value())
@@ -65,6 +70,13 @@ def render_prompt(text: str, problem: BenchProblem, control: Control) -> str:
 
 def task_json(problem: BenchProblem, instance: str, control: Control) -> str:
     """The `task` string a TrialLoop program's `run(ctx, task)` receives."""
-    return json.dumps({"problem": problem.name, "instance": instance, "control": control,
-                       **problem.content.facts(), "goal": problem.goal,
-                       "examples": list(problem.examples)})  # fmt: skip
+    return json.dumps(
+        {
+            "problem": problem.name,
+            "instance": instance,
+            "control": control,
+            **problem.content.facts(),
+            "goal": problem.goal,
+            "examples": list(problem.examples),
+        }
+    )

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-
 @dataclass(frozen=True)
 class BenchRecord:
     """A trial: the content read from the response (None when none was), the benchmark's info (the content itself
@@ -70,8 +69,10 @@ def describe(record: BenchRecord) -> str:
 def trial_states(record: BenchRecord) -> list[dict[str, Any]]:
     """After the last call: the content read from the response (a grid as rows of tile numbers, anything else as
     JSON), its quality and controllability, or why it scored zero."""
-    lines = [f"quality {record.quality:.4g} · controllability {record.controllability:.4g} · control "
-             f"{json.dumps(record.control)}"]  # fmt: skip
+    lines = [
+        f"quality {record.quality:.4g} · controllability {record.controllability:.4g} · control "
+        f"{json.dumps(record.control)}"
+    ]
     if record.reason:
         lines.append(f"scored 0: {record.reason}: {record.message or ''}")
     state: dict[str, Any] = {"title": f"the content for {record.instance}", "lines": lines}

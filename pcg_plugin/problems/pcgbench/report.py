@@ -31,8 +31,9 @@ def context(doc: Mapping[str, Any]) -> dict[str, Any]:
     for s in doc["submissions"]:
         insts = []
         for inst in s["instances"]:
-            trials = [{**t, "svg": kind.draw(t["content"]) if t.get("content") is not None else None}
-                      for t in inst["trials"]]  # fmt: skip
+            trials = [
+                {**t, "svg": kind.draw(t["content"]) if t.get("content") is not None else None} for t in inst["trials"]
+            ]
             insts.append({**inst, "trials": trials, "control_text": control_text(inst["control"])})
         subs.append({**s, "instances": insts})
     banner = unofficial(doc["settings"])

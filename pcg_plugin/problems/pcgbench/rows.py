@@ -30,12 +30,27 @@ def trial_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
         for inst in sub.get("instances", []):
             for t in inst.get("trials", []):
                 seconds = sum(float(v) for v in (t.get("timings") or {}).values()) if t.get("timings") else None
-                out.append(trials.row(
-                    problem=doc["problem"], submission=sub["name"], model=_model(doc), target=inst["id"],
-                    trial=t["trial"], score=_passed(t), reason=t.get("reason"), seconds=seconds, usage=t.get("usage"),
-                    own={"quality": t.get("quality"), "controllability": t.get("controllability"),
-                         "feasible": t.get("feasible"), "controlled": t.get("controlled"), "unique": t.get("unique"),
-                         "message": t.get("message")}))  # fmt: skip
+                out.append(
+                    trials.row(
+                        problem=doc["problem"],
+                        submission=sub["name"],
+                        model=_model(doc),
+                        target=inst["id"],
+                        trial=t["trial"],
+                        score=_passed(t),
+                        reason=t.get("reason"),
+                        seconds=seconds,
+                        usage=t.get("usage"),
+                        own={
+                            "quality": t.get("quality"),
+                            "controllability": t.get("controllability"),
+                            "feasible": t.get("feasible"),
+                            "controlled": t.get("controlled"),
+                            "unique": t.get("unique"),
+                            "message": t.get("message"),
+                        },
+                    )
+                )
     return out
 
 

@@ -61,14 +61,22 @@ def score_instance(problem: BenchProblem, instance: str, records: Sequence[Bench
     diversity = set_diversity(problem, infos)[0] if infos else 0.0
     kept = {valid[i].trial for i in head_survivors(infos, problem.diversity)}
     passed = [r for r in valid if r.feasible and r.controlled and r.trial in kept]
-    return InstanceScore(instance=instance, trials=trials, valid=len(valid),
-                         feasible=sum(r.feasible for r in valid), controlled=sum(r.controlled for r in valid),
-                         unique=len(kept), passed=len(passed), diversity=diversity,
-                         unique_trials=tuple(sorted(kept)))  # fmt: skip
+    return InstanceScore(
+        instance=instance,
+        trials=trials,
+        valid=len(valid),
+        feasible=sum(r.feasible for r in valid),
+        controlled=sum(r.controlled for r in valid),
+        unique=len(kept),
+        passed=len(passed),
+        diversity=diversity,
+        unique_trials=tuple(sorted(kept)),
+    )
 
 
-def score_submission(problem: BenchProblem, name: str, records: Iterable[BenchRecord], instances: Sequence[str],
-                     trials: int) -> SubmissionScore:  # fmt: skip
+def score_submission(
+    problem: BenchProblem, name: str, records: Iterable[BenchRecord], instances: Sequence[str], trials: int
+) -> SubmissionScore:
     mine = [r for r in records if r.submission == name]
     per = tuple(score_instance(problem, i, [r for r in mine if r.instance == i], trials) for i in instances)
     valid = sorted((r for r in mine if r.valid), key=lambda r: (instances.index(r.instance), r.trial))
@@ -78,7 +86,9 @@ def score_submission(problem: BenchProblem, name: str, records: Iterable[BenchRe
         if r.reason:
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
     score = sum(i.score for i in per) / len(per) if per else 0.0
-    return SubmissionScore(name=name, score=score, instances=per, diversity_all=every, reasons=dict(sorted(reasons.items())))
+    return SubmissionScore(
+        name=name, score=score, instances=per, diversity_all=every, reasons=dict(sorted(reasons.items()))
+    )
 
 
 def rank(scores: Iterable[SubmissionScore]) -> list[SubmissionScore]:

@@ -24,11 +24,14 @@ OFFLINE_TRIALS = 2
 DEFAULT_SEED = 0
 
 OPTIONS: tuple[Option, ...] = (
-    Option("--pcg-grid-instances", "PCG Benchmark problems: how many control values (instances) to evaluate, drawn "
-           "with a seeded RNG from the problem's control space (default 3; 2 with the offline default LLM)"),
+    Option(
+        "--pcg-grid-instances",
+        "PCG Benchmark problems: how many control values (instances) to evaluate, drawn "
+        "with a seeded RNG from the problem's control space (default 3; 2 with the offline default LLM)",
+    ),
     Option("--pcg-grid-seed", "PCG Benchmark problems: seed of the instance draw (default 0)"),
     run_options.CONSTRAIN,
-)  # fmt: skip
+)
 
 
 add_options = run_options.problem_options(OPTIONS)
@@ -61,8 +64,14 @@ def _whole(name: str, text: str, low: int) -> int:
     return value
 
 
-def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path | None = None,
-            env: Mapping[str, str] | None = None) -> BenchSettings:  # fmt: skip
+def resolve(
+    problem: str,
+    raw: Mapping[str, str | None],
+    *,
+    rootdir: Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> BenchSettings:
     """Raw option strings -> settings; raises ValueError naming the bad option."""
     from pcg_plugin.problems.pcgbench.instances import instances
     from pcg_plugin.problems.pcgbench.bench.registry import get_problem
@@ -82,14 +91,18 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
     if offline and backend in (None, "auto") and not (count_raw and trials_raw):
         count = count if count_raw else OFFLINE_INSTANCES
         trials = trials if trials_raw else OFFLINE_TRIALS
-        notes.append(f"offline default LLM: evaluating {count} instances x {trials} trials "
-                     "(set --pcg-grid-instances/--pcg-trials for more)")  # fmt: skip
+        notes.append(
+            f"offline default LLM: evaluating {count} instances x {trials} trials "
+            "(set --pcg-grid-instances/--pcg-trials for more)"
+        )
     model = get("pcg_model")
     if model and "," in model:
         raise ValueError("--pcg-model: the PCG Benchmark problems evaluate one model per run")
     if not offline and not model:
-        raise ValueError(f"--pcg-model: the PCG Benchmark problems have no official model; name the one "
-                         f"--pcg-backend {backend or 'auto'} should ask")  # fmt: skip
+        raise ValueError(
+            f"--pcg-model: the PCG Benchmark problems have no official model; name the one "
+            f"--pcg-backend {backend or 'auto'} should ask"
+        )
     from pcg_plugin.llm.constrain import resolve_mode
 
     constrain = resolve_mode(get("pcg_constrain"), backend=backend, offline=offline, model=model, on="content")
@@ -98,19 +111,38 @@ def resolve(problem: str, raw: Mapping[str, str | None], *, rootdir: Path, cwd: 
             raise ValueError(f"--pcg-constrain content: {problem} has no answer grammar")
         constrain = "off"
     if constrain == "content":
-        notes.append("answers of the in-process model are generated under the variant's answer grammar "
-                     "(--pcg-constrain content; off: --pcg-constrain off)")  # fmt: skip
+        notes.append(
+            "answers of the in-process model are generated under the variant's answer grammar "
+            "(--pcg-constrain content; off: --pcg-constrain off)"
+        )
     ids = tuple(i.id for i in instances(get_problem(problem), count, seed))
-    return BenchSettings(problem=problem, instance_ids=ids, instance_count=count, seed=seed, trials=trials,
-                        backend=backend, model=model, base_url=run.base_url, record=run.record, out=run.out,
-                        store=run.store, device=run.device, offline_default=offline, constrain=constrain,
-                        notes=tuple(notes))  # fmt: skip
+    return BenchSettings(
+        problem=problem,
+        instance_ids=ids,
+        instance_count=count,
+        seed=seed,
+        trials=trials,
+        backend=backend,
+        model=model,
+        base_url=run.base_url,
+        record=run.record,
+        out=run.out,
+        store=run.store,
+        device=run.device,
+        offline_default=offline,
+        constrain=constrain,
+        notes=tuple(notes),
+    )
 
 
 def from_config(problem: str, config: pytest.Config) -> BenchSettings:
     """The run's settings; a bad value is a usage error naming the option, never a traceback."""
     try:
-        return resolve(problem, run_options.raw_options(config, COMMON + OPTIONS), rootdir=Path(config.rootpath),
-                       cwd=Path(config.invocation_params.dir))  # fmt: skip
+        return resolve(
+            problem,
+            run_options.raw_options(config, COMMON + OPTIONS),
+            rootdir=Path(config.rootpath),
+            cwd=Path(config.invocation_params.dir),
+        )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None

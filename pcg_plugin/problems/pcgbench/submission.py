@@ -65,28 +65,41 @@ def _entry(folder: Path, placeholders: Sequence[str], top_only: bool = False) ->
     programs = [p for p in find_programs(folder) if not top_only or p.parent == folder]
     if len(programs) > 1:
         names = ", ".join(p.relative_to(folder).as_posix() for p in programs)
-        raise SubmissionError(f"{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = \"...\"")
+        raise SubmissionError(f'{folder}: several TrialLoop programs ({names}); add {MANIFEST} with entry = "..."')
     if programs:
         return programs[0], PROGRAM, team
     prompts = _prompts(folder, placeholders)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)
-        raise SubmissionError(f"{folder}: several prompt files ({names}); add {MANIFEST} with entry = \"...\"")
+        raise SubmissionError(f'{folder}: several prompt files ({names}); add {MANIFEST} with entry = "..."')
     return (prompts[0], PROMPT, team) if prompts else None
 
 
-def _build(path: Path, entry: Path, fmt: str, team: str | None, name: str, placeholders: Sequence[str]) -> BenchSubmission:
+def _build(
+    path: Path, entry: Path, fmt: str, team: str | None, name: str, placeholders: Sequence[str]
+) -> BenchSubmission:
     prompt = _read(entry) if fmt == PROMPT else None
     if prompt is not None and not any(p in prompt for p in placeholders):
-        raise SubmissionError(f"{entry}: a prompt must use at least one of {', '.join(placeholders)} (it would ask "
-                              "every instance the same question)")  # fmt: skip
+        raise SubmissionError(
+            f"{entry}: a prompt must use at least one of {', '.join(placeholders)} (it would ask "
+            "every instance the same question)"
+        )
     unfilled = [p for p in KIND_PLACEHOLDERS if prompt is not None and p in prompt and p not in placeholders]
     if unfilled:
-        raise SubmissionError(f"{entry}: uses {', '.join(unfilled)}, which this variant does not fill (it fills "
-                              f"{', '.join(placeholders)}): a prompt for other variants")  # fmt: skip
+        raise SubmissionError(
+            f"{entry}: uses {', '.join(unfilled)}, which this variant does not fill (it fills "
+            f"{', '.join(placeholders)}): a prompt for other variants"
+        )
     name = shown(name)  # text: a folder name that is not UTF-8 shown escaped
-    return BenchSubmission(name=name, path=path, entry=entry, format=fmt, files_hash=files_hash(path),
-                          team=shown(team or name), prompt=prompt)  # fmt: skip
+    return BenchSubmission(
+        name=name,
+        path=path,
+        entry=entry,
+        format=fmt,
+        files_hash=files_hash(path),
+        team=shown(team or name),
+        prompt=prompt,
+    )
 
 
 def _ours(folder: Path) -> bool:
@@ -95,8 +108,10 @@ def _ours(folder: Path) -> bool:
 
 
 def not_a_submission(folder: Path, placeholders: Sequence[str]) -> str:
-    return (f"{folder}: not a PCG Benchmark submission: no TrialLoop program and no .txt prompt using one of "
-            f"{', '.join(placeholders)}; add one, or {MANIFEST} with entry = \"...\"")
+    return (
+        f"{folder}: not a PCG Benchmark submission: no TrialLoop program and no .txt prompt using one of "
+        f'{", ".join(placeholders)}; add one, or {MANIFEST} with entry = "..."'
+    )
 
 
 def detect_folder(path: Path, roots: Sequence[Path], placeholders: Sequence[str]) -> BenchSubmission | None:

@@ -39,21 +39,36 @@ def judge(problem: BenchProblem, record: BenchRecord, response: str) -> BenchRec
     ev = evaluate_item(problem, content, record.control)
     if not ev["valid"]:
         return replace(record, reason=reason_code(ev["reason"]), message=ev["reason"])
-    return replace(record, content=content, info=shown_info(ev["info"]), quality=ev["quality"],
-                   controllability=ev["controllability"])  # fmt: skip
+    return replace(
+        record,
+        content=content,
+        info=shown_info(ev["info"]),
+        quality=ev["quality"],
+        controllability=ev["controllability"],
+    )
 
 
 def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str, ctx: BenchContext) -> BenchRecord:
     """The whole trial; official failures (a program's error, a guard) are a zero with a reason, anything else
     raises (the item errors and the trial is reported missing)."""
-    record = BenchRecord(nodeid=nodeid, submission=sub.name, instance=instance.id, control=instance.control,
-                        trial=trial, format=sub.format)  # fmt: skip
+    record = BenchRecord(
+        nodeid=nodeid,
+        submission=sub.name,
+        instance=instance.id,
+        control=instance.control,
+        trial=trial,
+        format=sub.format,
+    )
     t = time.perf_counter()
     try:
         response, usage = generate(sub, instance, trial, ctx)
     except OfficialFailure as failure:
-        return replace(record, reason=str(failure.reason), message=f"generate: {failure.message}",
-                       timings={"generate": time.perf_counter() - t})  # fmt: skip
+        return replace(
+            record,
+            reason=str(failure.reason),
+            message=f"generate: {failure.message}",
+            timings={"generate": time.perf_counter() - t},
+        )
     timings = {"generate": time.perf_counter() - t}
     rel = response_path(sub.name, instance.id, trial)
     atomic_write(ctx.run_dir / rel, response, newline="")
@@ -79,10 +94,17 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
 
             def run() -> str:
                 with owned_temp_dir("grid-trial") as work:
-                    return run_program_trial(sub.entry, letter=task_json(problem, instance.id, instance.control),
-                                             chat=chat.chat, limits=SandboxLimits.for_max_time(MAX_TIME),
-                                             workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                             model=ctx.key_model())  # fmt: skip
+                    return run_program_trial(
+                        sub.entry,
+                        letter=task_json(problem, instance.id, instance.control),
+                        chat=chat.chat,
+                        limits=SandboxLimits.for_max_time(MAX_TIME),
+                        workdir=Path(work),
+                        team=sub.name,
+                        trial=trial,
+                        root=sub.path,
+                        model=ctx.key_model(),
+                    )
 
             response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
     except BaseException:
@@ -90,6 +112,10 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
         raise
     chat.finish(response)
     u = chat.usage
-    return response, {"prompt_tokens": int(u.get("prompt_tokens", 0)),
-                      "completion_tokens": int(u.get("completion_tokens", 0)), "calls": int(u.get("calls", 0)),
-                      "replayed_calls": int(u.get("replayed", 0)), "paid_calls": int(u.get("paid", 0))}  # fmt: skip
+    return response, {
+        "prompt_tokens": int(u.get("prompt_tokens", 0)),
+        "completion_tokens": int(u.get("completion_tokens", 0)),
+        "calls": int(u.get("calls", 0)),
+        "replayed_calls": int(u.get("replayed", 0)),
+        "paid_calls": int(u.get("paid", 0)),
+    }

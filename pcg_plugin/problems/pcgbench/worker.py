@@ -62,13 +62,21 @@ class BenchContext:
             # room for the longest answer the variant's language allows (free or constrained), never less than
             # the default; a kind without a language (arcade's rule set) gets the room of its JSON object
             tokens = max(160, answer_budget(language) if language else FREE_ANSWER_TOKENS)
-            return offline_default(device=s.device, threads=threads, max_new_tokens=tokens, constrain=s.constrain,
-                                   answer_regex=regex)  # fmt: skip
+            return offline_default(
+                device=s.device, threads=threads, max_new_tokens=tokens, constrain=s.constrain, answer_regex=regex
+            )
         from pcg_plugin.llm import make_backend
 
         backend = None if s.backend in (None, "auto") else s.backend
-        return make_backend(backend, model=s.model, base_url=s.base_url, device=s.device, threads=threads,
-                            constrain=s.constrain, answer_regex=regex)  # fmt: skip
+        return make_backend(
+            backend,
+            model=s.model,
+            base_url=s.base_url,
+            device=s.device,
+            threads=threads,
+            constrain=s.constrain,
+            answer_regex=regex,
+        )
 
     def key_model(self) -> str:
         """The model that really answers (a scripted double is never replayed as a real model)."""
@@ -82,8 +90,16 @@ class BenchContext:
         """What every request sends and the guards enforce (see the constants above)."""
         from pcg_plugin.llm.profiles import Profile
 
-        return Profile(self.store_edition, self.key_model(), TEMPERATURE, None, CLIENT_TIMEOUT, MAX_TIME,
-                       TOKEN_LIMIT, base_url=self.settings.base_url)  # fmt: skip
+        return Profile(
+            self.store_edition,
+            self.key_model(),
+            TEMPERATURE,
+            None,
+            CLIENT_TIMEOUT,
+            MAX_TIME,
+            TOKEN_LIMIT,
+            base_url=self.settings.base_url,
+        )
 
     @cached_property
     def store(self) -> Any:
@@ -105,10 +121,14 @@ class BenchContext:
         if "backend" not in self.__dict__:  # no trial ran here: nothing loaded
             return {}
         be = self.backend
-        return {"backend": {"name": getattr(be, "name", type(be).__name__),
-                            "offline_default": bool(getattr(be, "is_offline_default", False)),
-                            "constrain": getattr(be, "constrain", "off")},
-                "model": self.key_model()}  # fmt: skip
+        return {
+            "backend": {
+                "name": getattr(be, "name", type(be).__name__),
+                "offline_default": bool(getattr(be, "is_offline_default", False)),
+                "constrain": getattr(be, "constrain", "off"),
+            },
+            "model": self.key_model(),
+        }
 
 
 def bench_context(config: pytest.Config) -> BenchContext:

@@ -6,5 +6,8 @@ implementation (``problem.ScienceBirds``) is imported when a run chooses it.
 
 from pcg_plugin.core.problem import Entry
 
-PROBLEM = Entry("science-birds", "pcg_plugin.problems.science_birds.problem:ScienceBirds",
-                options="pcg_plugin.problems.science_birds.settings:add_options")
+PROBLEM = Entry(
+    "science-birds",
+    "pcg_plugin.problems.science_birds.problem:ScienceBirds",
+    options="pcg_plugin.problems.science_birds.settings:add_options",
+)

@@ -61,18 +61,47 @@ EDITIONS: dict[str, Edition] = {
     # response-gathering-script: openai v3, 'gpt-3.5-turbo', no temperature/seed, no time or token limit;
     # the 2023 scripts extracted ab_drop(...) and scored no diversity, pairing trials by array position.
     # A trial is one call: its deadline is the client's default timeout (600 s), so a stuck server holds it once.
-    "2023": Edition("2023", "ab_drop", None, "position", None, (), False, False,
-                    Profile("2023", "gpt-3.5-turbo", None, None, None, NO_TIME_LIMIT, NO_TOKEN_LIMIT,
-                            deadline=CLIENT_DEFAULT_TIMEOUT)),
+    "2023": Edition(
+        "2023",
+        "ab_drop",
+        None,
+        "position",
+        None,
+        (),
+        False,
+        False,
+        Profile(
+            "2023", "gpt-3.5-turbo", None, None, None, NO_TIME_LIMIT, NO_TOKEN_LIMIT, deadline=CLIENT_DEFAULT_TIMEOUT
+        ),
+    ),
     # chatgpt4pcg 1.2.2: T=1, seed 42, client timeout 60 s, max_time 120 s, 25 000 tokens.
-    "2024": Edition("2024", "drop_block", "probs", "index", "chat_with_chatgpt", ("chatgpt4pcg",), False, False,
-                    Profile("2024", OFFICIAL_2024_MODEL, 1.0, 42, 60.0, 120.0, 25_000), "2024-pe-examples.txt"),
+    "2024": Edition(
+        "2024",
+        "drop_block",
+        "probs",
+        "index",
+        "chat_with_chatgpt",
+        ("chatgpt4pcg",),
+        False,
+        False,
+        Profile("2024", OFFICIAL_2024_MODEL, 1.0, 42, 60.0, 120.0, 25_000),
+        "2024-pe-examples.txt",
+    ),
     # llms4pcg 2.0.1: model/base URL chosen, T=1, seed commented out, no client timeout, 500 s, 25 000 tokens;
     # diversity over the ViT's CLS embedding; prompt scores summed over the models.
-    "2025": Edition("2025", "drop_block", "embedding", "index", "chat_with_llm", ("llms4pcg", "llm4pcg"), True, True,
-                    Profile("2025", OFFICIAL_2024_MODEL, 1.0, None, None, 500.0, 25_000),
-                    "2025-llms4pcg-pe-examples.txt"),
-}  # fmt: skip
+    "2025": Edition(
+        "2025",
+        "drop_block",
+        "embedding",
+        "index",
+        "chat_with_llm",
+        ("llms4pcg", "llm4pcg"),
+        True,
+        True,
+        Profile("2025", OFFICIAL_2024_MODEL, 1.0, None, None, 500.0, 25_000),
+        "2025-llms4pcg-pe-examples.txt",
+    ),
+}
 YEARS = tuple(EDITIONS)
 PROGRAM_YEARS = tuple(y for y, e in EDITIONS.items() if e.takes_programs)
 DEFAULT = "2024"

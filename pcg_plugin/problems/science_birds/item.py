@@ -21,8 +21,9 @@ def describe(record: TrialRecord) -> str:
     """One human line per trial (report section; -rA shows it)."""
     if record.reason:
         return f"score 0: {record.reason}: {record.message or ''}".strip()
-    return (f"sta={record.sta} sim={record.sim} top={record.top} blocks={record.total_blocks} "
-            f"moving={record.moving_blocks}")  # fmt: skip
+    return (
+        f"sta={record.sta} sim={record.sim} top={record.top} blocks={record.total_blocks} moving={record.moving_blocks}"
+    )
 
 
 def trial_score(record: TrialRecord) -> float:
@@ -34,12 +35,22 @@ def trial_score(record: TrialRecord) -> float:
 def trial_states(record: TrialRecord) -> list[dict[str, Any]]:
     """After the last call: the level built (the image that was classified, shown; the stability animation; the
     files), or why none was."""
-    links = [[label, record.paths[key]] for key, label in (("raw", "response"), ("code", "code"),
-             ("level", "level XML"), ("animation", "stability animation")) if record.paths.get(key)]  # fmt: skip
+    links = [
+        [label, record.paths[key]]
+        for key, label in (
+            ("raw", "response"),
+            ("code", "code"),
+            ("level", "level XML"),
+            ("animation", "stability animation"),
+        )
+        if record.paths.get(key)
+    ]
     lines = []
     if record.sta is not None:
-        lines.append(f"stability {record.sta:.4g}: {record.moving_blocks} of {record.total_blocks} blocks moved "
-                     "in the 10 s test (red in the animation)")
+        lines.append(
+            f"stability {record.sta:.4g}: {record.moving_blocks} of {record.total_blocks} blocks moved "
+            "in the 10 s test (red in the animation)"
+        )
     if record.sim is not None:
         lines.append(f"similarity to {record.letter}: {record.sim:.4g}; the classifier's top letter: {record.top}")
     if record.reason:
@@ -48,8 +59,9 @@ def trial_states(record: TrialRecord) -> list[dict[str, Any]]:
     if record.paths.get("image"):
         states[0]["image"] = record.paths["image"]
     if record.paths.get("animation"):
-        states.append({"title": "the stability test replayed (from the run that scored it)",
-                       "image": record.paths["animation"]})
+        states.append(
+            {"title": "the stability test replayed (from the run that scored it)", "image": record.paths["animation"]}
+        )
     return states
 
 
@@ -60,8 +72,15 @@ def run_trial(
     ``model`` is the item's model in a several-model run (None: the run's one model)."""
     paths = outputs.trial_paths(sub.name, letter, trial, model)
     paths["animation"] = outputs.animation_rel(paths["image"])
-    record = TrialRecord(nodeid=nodeid, submission=sub.name, letter=letter, trial=trial, format=sub.format,
-                         seed=trial_seed(sub.name, letter, trial), model=model)  # fmt: skip
+    record = TrialRecord(
+        nodeid=nodeid,
+        submission=sub.name,
+        letter=letter,
+        trial=trial,
+        format=sub.format,
+        seed=trial_seed(sub.name, letter, trial),
+        model=model,
+    )
     timings: dict[str, float] = {}
     kept: dict[str, str] = {}
     stage = "generate"
@@ -96,8 +115,9 @@ def run_trial(
         if outputs.write_animation(ctx.run_dir, paths["animation"], build.level, ev.frames, ctx.physics):
             kept["animation"] = paths["animation"]
             timings["animate"] = time.perf_counter() - t
-        record = replace(record, sta=float(ev.stability), total_blocks=int(ev.total_blocks),
-                         moving_blocks=int(ev.moving_blocks))  # fmt: skip
+        record = replace(
+            record, sta=float(ev.stability), total_blocks=int(ev.total_blocks), moving_blocks=int(ev.moving_blocks)
+        )
         if ev.image is None:
             raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason=Reason.NO_BLOCKS)
         outputs.write_image(ctx.run_dir, paths["image"], ev.image)
@@ -111,8 +131,9 @@ def run_trial(
         if len(probs) != 26:
             raise InfrastructureError(f"classifier returned {len(probs)} probabilities, expected 26")
         embedding = tuple(float(v) for v in result.embedding) if ctx.wants_embedding else None
-        record = replace(record, probs=probs, embedding=embedding, sim=probs[letter_index(letter)],
-                         top=top_letter(probs))  # fmt: skip
+        record = replace(
+            record, probs=probs, embedding=embedding, sim=probs[letter_index(letter)], top=top_letter(probs)
+        )
     except OfficialFailure as failure:
         record = replace(record, reason=failure.reason, message=f"{stage}: {failure.message}")
     return replace(record, timings=timings, paths=kept)
@@ -142,11 +163,19 @@ def generate(
 
             def run() -> str:
                 with owned_temp_dir("trial") as work:
-                    return run_program_trial(sub.entry, letter=letter, chat=log.chat,
-                                             limits=program_limits(ctx.settings.edition),
-                                             workdir=Path(work), team=sub.name, trial=trial, root=sub.path,
-                                             cwd=sub.run_folder, site_dirs=ctx.site_dirs(sub),
-                                             model=ctx.key_model(model) if sub.format == "program-2025" else None)  # fmt: skip
+                    return run_program_trial(
+                        sub.entry,
+                        letter=letter,
+                        chat=log.chat,
+                        limits=program_limits(ctx.settings.edition),
+                        workdir=Path(work),
+                        team=sub.name,
+                        trial=trial,
+                        root=sub.path,
+                        cwd=sub.run_folder,
+                        site_dirs=ctx.site_dirs(sub),
+                        model=ctx.key_model(model) if sub.format == "program-2025" else None,
+                    )
 
             response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again
             log.answers.extend(chat.reused_answers)  # what the program was answered when it ran

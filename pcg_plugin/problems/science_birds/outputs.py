@@ -84,19 +84,27 @@ def settings_document(settings: Any, facts: Mapping[str, Any]) -> ResultsSetting
     elif "seed" in profile:
         seed_policy = f"fixed:{profile['seed']}" if profile["seed"] is not None else "none"
     return ResultsSettings(
-        edition=settings.edition, letters=tuple(settings.letters), trials=settings.trials,
+        edition=settings.edition,
+        letters=tuple(settings.letters),
+        trials=settings.trials,
         backend=backend.get("name") or settings.backend or "auto",
         offline_default=bool(backend.get("offline_default", settings.offline_default)),
-        model=facts.get("model") or profile.get("model") or settings.model, base_url=profile.get("base_url") or settings.base_url,
-        temperature=profile.get("temperature"), seed_policy=seed_policy,
-        max_time=profile.get("max_time"), token_limit=profile.get("token_limit"),
-        record_mode=settings.record, classifier=facts.get("classifier"), physics=facts.get("physics"),
+        model=facts.get("model") or profile.get("model") or settings.model,
+        base_url=profile.get("base_url") or settings.base_url,
+        temperature=profile.get("temperature"),
+        seed_policy=seed_policy,
+        max_time=profile.get("max_time"),
+        token_limit=profile.get("token_limit"),
+        record_mode=settings.record,
+        classifier=facts.get("classifier"),
+        physics=facts.get("physics"),
         diversity_vector=edition(settings.edition).diversity_vector or "probs",
-        disable_weights=settings.disable_weights, tie_break=settings.tie_break,
+        disable_weights=settings.disable_weights,
+        tie_break=settings.tie_break,
         constrained_decoding=constrained_decoding(backend.get("constrain", settings.constrain)),
         unmodified_response=settings.unmodified_response,
         notes=tuple(settings.notes),
-    )  # fmt: skip
+    )
 
 
 def constrained_decoding(mode: str | None) -> str | None:
@@ -121,8 +129,10 @@ def with_rank_intervals(doc: Results, reps: int = 100) -> Results:
     from pcg_plugin.problems.science_birds.report.html import rank_intervals
 
     found = rank_intervals(doc, reps=reps)
-    subs = tuple(replace(s, extra={**s.extra, "rank_interval": list(found[s.name]) if s.name in found else None})
-                 for s in doc.submissions)  # fmt: skip
+    subs = tuple(
+        replace(s, extra={**s.extra, "rank_interval": list(found[s.name]) if s.name in found else None})
+        for s in doc.submissions
+    )
     return replace(doc, submissions=subs)
 
 
@@ -147,16 +157,26 @@ def finish_run(
     several = settings.multi_model
     score = aggregate.score_models if several else aggregate.score
     result, _numbers, letters = score(collected, settings)
-    run_doc = Run(id=run["id"], started=run["started"],
-                  finished=datetime.now(timezone.utc).isoformat(timespec="seconds"), out_dir=str(run_dir))  # fmt: skip
+    run_doc = Run(
+        id=run["id"],
+        started=run["started"],
+        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        out_dir=str(run_dir),
+    )
     settings_doc = settings_document(settings, facts)
     if several:
         settings_doc = replace(settings_doc, models=tuple(result.per_model))
     doc = aggregate.results_document(
-        collected, settings, run=run_doc, settings_doc=settings_doc,
-        provenance=provenance.collect(REPO_ROOT), result=result, letters=letters,
-        workers=worker_stats, folders=run.get("folders", ()),
-    )  # fmt: skip
+        collected,
+        settings,
+        run=run_doc,
+        settings_doc=settings_doc,
+        provenance=provenance.collect(REPO_ROOT),
+        result=result,
+        letters=letters,
+        workers=worker_stats,
+        folders=run.get("folders", ()),
+    )
     if several:  # the official layout once per model: <model folder>/<team>/..., <model folder>/result/
         for model, model_result in result.per_model.items():
             model_dir = run_dir / model_folder(model)

@@ -73,8 +73,9 @@ def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[
     return list(dict.fromkeys(out))
 
 
-def detect(path: Path, *, require_placeholder: bool = True,
-           limits: zips.ZipLimits = zips.ZipLimits()) -> tuple[collect.Submission | None, str]:  # fmt: skip
+def detect(
+    path: Path, *, require_placeholder: bool = True, limits: zips.ZipLimits = zips.ZipLimits()
+) -> tuple[collect.Submission | None, str]:
     """The submission at ``path``, or None and why it is not evaluated (skipped names say so too); a zip is
     the folder it unpacks to (``zips``)."""
     if path.name in SKIP_NAMES:
@@ -105,8 +106,14 @@ def environment(sub: collect.Submission, mode: str) -> Environment:
     from pcg_plugin.problems.science_birds.editions import edition
 
     year = sub.format.rsplit("-", 1)[1]
-    return environments.prepare(sub.path, sub.entry, sub.import_paths, mode=mode,
-                                official=edition(year).requirements, official_name=f"official {year}")  # fmt: skip
+    return environments.prepare(
+        sub.path,
+        sub.entry,
+        sub.import_paths,
+        mode=mode,
+        official=edition(year).requirements,
+        official_name=f"official {year}",
+    )
 
 
 def rule_verdict(sub: collect.Submission) -> str:
@@ -134,22 +141,40 @@ def _rel(path: Path, folder: Path) -> str:
         return str(path)
 
 
-def row_for(path: Path, sub: collect.Submission | None, problem: str, *, display: str, rules: str = "",
-            requirements: str = "", problems: Sequence[str] = (), environment: str = "") -> FolderRow:  # fmt: skip
+def row_for(
+    path: Path,
+    sub: collect.Submission | None,
+    problem: str,
+    *,
+    display: str,
+    rules: str = "",
+    requirements: str = "",
+    problems: Sequence[str] = (),
+    environment: str = "",
+) -> FolderRow:
     """``problems``: why the submission's items will error (its requirements), shown under its row. A folder
     that is not evaluated always says why; its own path in the reason is shown as ``display``."""
     if sub is None:
         status = "skipped" if problem.startswith("skipped") else "error"
         for shown in (str(path), str(path.resolve())):
             if problem.startswith(shown):
-                problem = display + problem[len(shown):]
+                problem = display + problem[len(shown) :]
                 break
         return FolderRow(display, status, message=problem or "not a submission (no reason was given)")
     folder = sub.path if sub.path.is_dir() else sub.path.parent
     workdir = _rel(sub.run_folder, folder) if sub.format != "prompt-2023" else ""
     message = "; ".join([sub.note] * bool(sub.note) + [f"WILL ERROR: {p}" for p in problems])
-    return FolderRow(display, "submission", sub.format, _rel(sub.entry, folder), workdir, requirements, rules,
-                     message=message, environment=environment)  # fmt: skip
+    return FolderRow(
+        display,
+        "submission",
+        sub.format,
+        _rel(sub.entry, folder),
+        workdir,
+        requirements,
+        rules,
+        message=message,
+        environment=environment,
+    )
 
 
 def display_name(path: Path, base: Path, roots: Sequence[Path] = ()) -> str:
@@ -184,6 +209,8 @@ def table(rows: Sequence[FolderRow]) -> list[str]:
         if row.message:
             lines.append(f"    {row.message}")
     counts = {s: sum(r.status == s for r in rows) for s in ("submission", "error", "skipped")}
-    lines.append(f"pre-flight: {len(rows)} folder(s): {counts['submission']} submission(s), "
-                 f"{counts['error']} not evaluated, {counts['skipped']} skipped")  # fmt: skip
+    lines.append(
+        f"pre-flight: {len(rows)} folder(s): {counts['submission']} submission(s), "
+        f"{counts['error']} not evaluated, {counts['skipped']} skipped"
+    )
     return lines

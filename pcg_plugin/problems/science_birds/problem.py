@@ -43,8 +43,11 @@ class ScienceBirds(BaseProblem):
         return Settings.from_dict(data)
 
     def markers(self) -> Sequence[str]:
-        return ("program_2024: a 2024 TrialLoop program trial", "program_2025: a 2025 TrialLoop program trial",
-                "prompt_2023: a 2023 prompt-file trial")  # fmt: skip
+        return (
+            "program_2024: a 2024 TrialLoop program trial",
+            "program_2025: a 2025 TrialLoop program trial",
+            "prompt_2023: a 2023 prompt-file trial",
+        )
 
     # -- controller, before collection -------------------------------------------------------------------------
 
@@ -63,8 +66,18 @@ class ScienceBirds(BaseProblem):
                 env = preflight.environment(sub, settings.requirements)
                 envs[sub.name] = {"site_dirs": [str(d) for d in env.site_dirs], "problems": env.problems}
                 requirements, problems, label = env.summary(sub.path), env.problems, env.label()
-            rows.append(preflight.row_for(path, sub, problem, display=display, rules=verdict, requirements=requirements,
-                                          problems=problems, environment=label).to_dict())  # fmt: skip
+            rows.append(
+                preflight.row_for(
+                    path,
+                    sub,
+                    problem,
+                    display=display,
+                    rules=verdict,
+                    requirements=requirements,
+                    problems=problems,
+                    environment=label,
+                ).to_dict()
+            )
         return {"folders": rows, "environments": envs, "prompt_chars": prompts}
 
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
@@ -72,8 +85,13 @@ class ScienceBirds(BaseProblem):
         ``--pcg-classify-mode service``); workers get it through workerinput, ``stop_services`` stops it."""
         if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
             return None
-        handle = cs.start_service(model=settings.classifier, device=settings.device, run_dir=run_dir,
-                                  export_env=False, listen=os.environ.get(SERVICE_LISTEN_ENV) or None)  # fmt: skip
+        handle = cs.start_service(
+            model=settings.classifier,
+            device=settings.device,
+            run_dir=run_dir,
+            export_env=False,
+            listen=os.environ.get(SERVICE_LISTEN_ENV) or None,
+        )
         config.stash[SERVICE_HANDLE] = handle
         return handle.info.to_env()  # type: ignore[no-any-return]
 
@@ -85,8 +103,10 @@ class ScienceBirds(BaseProblem):
     def header_lines(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any]) -> list[str]:
         lines = terminal.header_lines(settings)
         if any(r["format"].startswith("program") for r in run.get("folders", [])):
-            lines.append(f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
-                         "are served by the harness's stand-ins, never installed")  # fmt: skip
+            lines.append(
+                f"pcg: requirements {settings.requirements}; the official packages chatgpt4pcg/llms4pcg "
+                "are served by the harness's stand-ins, never installed"
+            )
         return lines
 
     def session_lines(self, run: Mapping[str, Any]) -> list[str]:
@@ -130,8 +150,13 @@ class ScienceBirds(BaseProblem):
         return sub
 
     def submission_meta(self, sub: collect.Submission) -> dict[str, Any]:
-        return {"name": sub.name, "format": sub.format, "team": sub.team, "prompt_length": sub.prompt_length,
-                "files_hash": sub.files_hash}  # fmt: skip
+        return {
+            "name": sub.name,
+            "format": sub.format,
+            "team": sub.team,
+            "prompt_length": sub.prompt_length,
+            "files_hash": sub.files_hash,
+        }
 
     def checks_collector(self, folder: bool) -> Any:
         """Rule checks and dry runs (``--pcg-rules``, ``--pcg-dry-run``: ``rules.plugin``)."""
@@ -139,11 +164,16 @@ class ScienceBirds(BaseProblem):
 
     # -- every process -----------------------------------------------------------------------------------------
 
-    def start_process(self, config: pytest.Config, settings: Settings, run: Mapping[str, Any], workers: int,
-                      service: str | None) -> None:  # fmt: skip
-        config.stash[CONTEXT_KEY] = WorkerContext(settings, Path(run["run_dir"]), workers=workers,
-                                                  classify_service=service,
-                                                  environments=run.get("environments", {}))  # fmt: skip
+    def start_process(
+        self, config: pytest.Config, settings: Settings, run: Mapping[str, Any], workers: int, service: str | None
+    ) -> None:
+        config.stash[CONTEXT_KEY] = WorkerContext(
+            settings,
+            Path(run["run_dir"]),
+            workers=workers,
+            classify_service=service,
+            environments=run.get("environments", {}),
+        )
 
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
         ctx = config.stash.get(CONTEXT_KEY, None)
@@ -158,11 +188,14 @@ class ScienceBirds(BaseProblem):
             return
         except EnvironmentProblem as exc:
             problem = str(exc)
-        pytest.fail(f"requirements of {sub.name} cannot be met, so its trials were not run (no model "
-                    f"call): {problem}", pytrace=False)  # fmt: skip
+        pytest.fail(
+            f"requirements of {sub.name} cannot be met, so its trials were not run (no model call): {problem}",
+            pytrace=False,
+        )
 
-    def run_trial(self, config: pytest.Config, sub: collect.Submission, target: str, trial: int, nodeid: str,
-                  model: str | None) -> Any:  # fmt: skip
+    def run_trial(
+        self, config: pytest.Config, sub: collect.Submission, target: str, trial: int, nodeid: str, model: str | None
+    ) -> Any:
         # the model only where there is a model level: a one-model item calls run_trial exactly as before
         extra = {"model": model} if model is not None else {}
         return item.run_trial(sub, target, trial, nodeid, worker_context(config), **extra)
@@ -181,12 +214,18 @@ class ScienceBirds(BaseProblem):
 
     # -- controller, after the run -----------------------------------------------------------------------------
 
-    def finish_run(self, config: pytest.Config, run: Mapping[str, Any], collected: Any,
-                   worker_stats: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], Path | None]:  # fmt: skip
+    def finish_run(
+        self,
+        config: pytest.Config,
+        run: Mapping[str, Any],
+        collected: Any,
+        worker_stats: Mapping[str, Mapping[str, Any]],
+    ) -> tuple[dict[str, Any], Path | None]:
         return finish_run(config, dict(run), collected, worker_stats)
 
-    def summary_lines(self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None,
-                      error: str | None) -> list[str]:  # fmt: skip
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+    ) -> list[str]:
         return terminal.summary_lines(results, run_dir, report, error)
 
     # -- the run read back (core.runs) ---------------------------------------------------------------------------
@@ -197,10 +236,10 @@ class ScienceBirds(BaseProblem):
     def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
         return rows.scores(results, pick)
 
-    def rank_intervals(self, results: Mapping[str, Any], *, reps: int = 100, seed: int = 0
-                       ) -> dict[str, tuple[int, int]]:  # fmt: skip
+    def rank_intervals(
+        self, results: Mapping[str, Any], *, reps: int = 100, seed: int = 0
+    ) -> dict[str, tuple[int, int]]:
         """The official ranking of each draw (its tie-break included), as the report's rank column."""
         from pcg_plugin.problems.science_birds.report.html import rank_intervals
 
         return rank_intervals(results, reps=reps, seed=seed)
-

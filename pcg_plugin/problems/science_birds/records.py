@@ -10,6 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.paths import stem
 from pcg_plugin.problems.science_birds.letters import letter_at
+
 OUTCOMES = ("ok", "zero")
 
 
@@ -74,13 +75,23 @@ class TrialRecord:
     def trial_entry(self) -> dict[str, Any]:
         """The per-trial object of results.json (schema pytest-pcg/results/1), without the score."""
         return {
-            "trial": self.trial, "nodeid": self.nodeid, "sta": self.sta, "sim": self.sim,
-            "total_blocks": self.total_blocks, "moving_blocks": self.moving_blocks, "top": self.top,
-            "reason": self.reason, "message": self.message,
-            "raw": self.paths.get("raw"), "code": self.paths.get("code"), "level": self.paths.get("level"),
-            "image": self.paths.get("image"), "probs": list(self.probs) if self.probs is not None else None,
-            "timings": dict(self.timings), "seed": self.seed,
-        }  # fmt: skip
+            "trial": self.trial,
+            "nodeid": self.nodeid,
+            "sta": self.sta,
+            "sim": self.sim,
+            "total_blocks": self.total_blocks,
+            "moving_blocks": self.moving_blocks,
+            "top": self.top,
+            "reason": self.reason,
+            "message": self.message,
+            "raw": self.paths.get("raw"),
+            "code": self.paths.get("code"),
+            "level": self.paths.get("level"),
+            "image": self.paths.get("image"),
+            "probs": list(self.probs) if self.probs is not None else None,
+            "timings": dict(self.timings),
+            "seed": self.seed,
+        }
 
 
 def trial_seed(submission: str, letter: str, trial: int) -> int:

@@ -42,21 +42,36 @@ def _part(cls: type[Part], **kw: Any) -> Any:
 
 
 def _parts(cls: type[Part]) -> Any:
-    return field(default=(), metadata={
-        "read": lambda v, where: tuple(cls.read(x, f"{where}[{i}]") for i, x in enumerate(_seq(v, where))),
-        "write": lambda ps: [p.to_dict() for p in ps]})  # fmt: skip
+    return field(
+        default=(),
+        metadata={
+            "read": lambda v, where: tuple(cls.read(x, f"{where}[{i}]") for i, x in enumerate(_seq(v, where))),
+            "write": lambda ps: [p.to_dict() for p in ps],
+        },
+    )
 
 
 def _part_map(cls: type[Part], default: Any = MISSING) -> Any:
     kw = {"default_factory": dict} if default is MISSING else {"default": default}
-    return field(metadata={
-        "read": lambda v, where: None if v is None else {k: cls.read(x, f"{where}.{k}") for k, x in _map(v, where).items()},
-        "write": lambda ps: None if ps is None else {k: p.to_dict() for k, p in ps.items()}}, **kw)  # fmt: skip
+    return field(
+        metadata={
+            "read": lambda v, where: (
+                None if v is None else {k: cls.read(x, f"{where}.{k}") for k, x in _map(v, where).items()}
+            ),
+            "write": lambda ps: None if ps is None else {k: p.to_dict() for k, p in ps.items()},
+        },
+        **kw,
+    )
 
 
 def _tuple(default: Any = ()) -> Any:
-    return field(default=default, metadata={"read": lambda v, where: None if v is None else tuple(_seq(v, where)),
-                                            "write": lambda v: None if v is None else list(v)})  # fmt: skip
+    return field(
+        default=default,
+        metadata={
+            "read": lambda v, where: None if v is None else tuple(_seq(v, where)),
+            "write": lambda v: None if v is None else list(v),
+        },
+    )
 
 
 def _map(value: Any, where: str) -> Mapping[str, Any]:
@@ -325,9 +340,11 @@ class Results(Part):
         ``schema``, as tests and hand-made documents write, is read as this one and written back without it)."""
         schema = _map(data, "the document").get("schema", SCHEMA)
         if schema != SCHEMA:
-            raise ResultsError(f"not a {SCHEMA} document (its schema is {schema!r}): this pytest-pcg reads only "
-                               f"the results.json of its own version; re-run, or read it with the version that "
-                               f"wrote it")  # fmt: skip
+            raise ResultsError(
+                f"not a {SCHEMA} document (its schema is {schema!r}): this pytest-pcg reads only "
+                f"the results.json of its own version; re-run, or read it with the version that "
+                f"wrote it"
+            )
         return cls.read(data, "results")
 
     def letter_sets(self) -> list[Mapping[str, Letter]]:
@@ -342,8 +359,9 @@ class Results(Part):
         if not self.per_model:
             sub = next((s for s in self.submissions if s.name == name), Submission())
             return [(None, sub.letters)]
-        return [(model, m.submissions[name].letters if name in m.submissions else {})
-                for model, m in self.per_model.items()]  # fmt: skip
+        return [
+            (model, m.submissions[name].letters if name in m.submissions else {}) for model, m in self.per_model.items()
+        ]
 
 
 def coerce(results: Results | Mapping[str, Any]) -> Results:

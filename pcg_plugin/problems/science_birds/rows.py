@@ -30,11 +30,20 @@ def trial_rows(results: Results | Mapping[str, Any]) -> list[dict[str, Any]]:
         for letter, data in letters.items():
             for t in data.trials:
                 seconds = sum(float(v) for v in (t.timings or {}).values()) if t.timings else None
-                out.append(trials.row(
-                    problem="science-birds", submission=name, model=m, target=letter, trial=int(t.trial or 0),
-                    score=float(t.trial_score) if t.trial_score is not None else None, reason=t.reason,
-                    seconds=seconds, usage=_usage(t),
-                    own={"sta": t.sta, "sim": t.sim, "top": t.top, "message": t.message, "nodeid": t.nodeid}))
+                out.append(
+                    trials.row(
+                        problem="science-birds",
+                        submission=name,
+                        model=m,
+                        target=letter,
+                        trial=int(t.trial or 0),
+                        score=float(t.trial_score) if t.trial_score is not None else None,
+                        reason=t.reason,
+                        seconds=seconds,
+                        usage=_usage(t),
+                        own={"sta": t.sta, "sim": t.sim, "top": t.top, "message": t.message, "nodeid": t.nodeid},
+                    )
+                )
     return out
 
 
@@ -51,15 +60,26 @@ def scores(results: Results | Mapping[str, Any], pick: Any) -> dict[str, float]:
 
     def drawn(model: str | None, subs: Mapping[str, Mapping[str, Letter]]) -> dict[str, Any]:
         prepared = prepare(subs, setup.letters)
-        return {name: {c: letter_input([lt.trials[i] for i in pick((name, model, c), len(lt.trials))], lt.diversity)
-                       for c, lt in per.items()} for name, per in prepared.items()}  # fmt: skip
+        return {
+            name: {
+                c: letter_input([lt.trials[i] for i in pick((name, model, c), len(lt.trials))], lt.diversity)
+                for c, lt in per.items()
+            }
+            for name, per in prepared.items()
+        }
 
     if doc.per_model:
-        per_model = {m: drawn(m, {n: s.letters for n, s in part.submissions.items()})
-                     for m, part in doc.per_model.items()}  # fmt: skip
+        per_model = {
+            m: drawn(m, {n: s.letters for n, s in part.submissions.items()}) for m, part in doc.per_model.items()
+        }
         res = score_models(per_model, trials=setup.trials, letters=setup.letters, disable_weights=setup.disable_weights)
         return {name: float(v) for name, v in res.normalized.items()}
     subs = {str(s.name): s.letters for s in doc.submissions if s.name is not None}
-    one = score(drawn(None, subs), edition=setup.edition, trials=setup.trials, letters=setup.letters,
-                disable_weights=setup.disable_weights)  # fmt: skip
+    one = score(
+        drawn(None, subs),
+        edition=setup.edition,
+        trials=setup.trials,
+        letters=setup.letters,
+        disable_weights=setup.disable_weights,
+    )
     return {name: float(p.normalized_score) for name, p in one.programs.items()}

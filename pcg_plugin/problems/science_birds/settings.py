@@ -30,18 +30,36 @@ DEFAULT_SETTLE_TIME = 0.6  # physics.PhysicsSettings.settle_time (tests/science_
 OPTIONS: tuple[Option, ...] = (
     Option("--pcg-letters", "letters to evaluate, e.g. A,I,L (default A-Z; I,L with the offline default LLM)"),
     Option("--pcg-edition", "competition edition: model, temperature, seed, limits (default 2024)", YEARS),
-    Option("--pcg-classifier", "classifier model id or folder (default: the embedded pcg-letters approximation; official: "
-           "pittawat/vit-base-uppercase-english-characters)"),
-    Option("--pcg-classify-mode", "classifier placement: auto | service | local (default auto)", ("auto", "service", "local")),
+    Option(
+        "--pcg-classifier",
+        "classifier model id or folder (default: the embedded pcg-letters approximation; official: "
+        "pittawat/vit-base-uppercase-english-characters)",
+    ),
+    Option(
+        "--pcg-classify-mode",
+        "classifier placement: auto | service | local (default auto)",
+        ("auto", "service", "local"),
+    ),
     Option("--pcg-disable-weights", "score with all weights 1 (the official DISABLE_WEIGHTS switch): true/false"),
     Option("--pcg-tie-break", "optional ranking tie-break the official script lacks: prompt-length (as `pcg score`)"),
-    Option("--pcg-requirements", "each submission's requirements.txt: install (into its own cached environment), "
-           "check (report only) or off (default install)", REQUIREMENTS_MODES),
-    Option("--pcg-physics-settle", "stability test: stop once every block has rested this many seconds (default "
-           f"{DEFAULT_SETTLE_TIME}; 0 runs all 500 steps, the recipe before the stop was added)"),
-    Option("--pcg-unmodified-response", "a final response that is not one of the model's answers: zero (score 0, "
-           "reason modified_response, as the rules disqualify it; default) or off (scored like any response, as the "
-           "official runner wrote it)", CHECK_MODES),
+    Option(
+        "--pcg-requirements",
+        "each submission's requirements.txt: install (into its own cached environment), "
+        "check (report only) or off (default install)",
+        REQUIREMENTS_MODES,
+    ),
+    Option(
+        "--pcg-physics-settle",
+        "stability test: stop once every block has rested this many seconds (default "
+        f"{DEFAULT_SETTLE_TIME}; 0 runs all 500 steps, the recipe before the stop was added)",
+    ),
+    Option(
+        "--pcg-unmodified-response",
+        "a final response that is not one of the model's answers: zero (score 0, "
+        "reason modified_response, as the rules disqualify it; default) or off (scored like any response, as the "
+        "official runner wrote it)",
+        CHECK_MODES,
+    ),
     run_options.CONSTRAIN,
 )
 
@@ -104,8 +122,6 @@ def parse_letters(text: str) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-
-
 def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, offline: bool) -> None:
     """Several models are the 2025 edition's evaluation (scores summed over models); refuse what cannot be that."""
     if len(models) < 2:
@@ -113,20 +129,18 @@ def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, 
     if len(set(models)) != len(models):
         raise ValueError(f"--pcg-model: a model is named twice in {','.join(models)}")
     if not edition_record(edition).several_models:
-        raise ValueError(f"--pcg-model: several models ({','.join(models)}) are the 2025 evaluation (prompt scores "
-                         f"summed over models); add --pcg-edition 2025 (this run is {edition})")
+        raise ValueError(
+            f"--pcg-model: several models ({','.join(models)}) are the 2025 evaluation (prompt scores "
+            f"summed over models); add --pcg-edition 2025 (this run is {edition})"
+        )
     if offline:
-        raise ValueError("--pcg-model: several models need a backend that serves them (--pcg-base-url or "
-                         f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}")
+        raise ValueError(
+            "--pcg-model: several models need a backend that serves them (--pcg-base-url or "
+            f"--pcg-backend openai/openai-compatible/transformers/scripted), not {backend or 'the offline default'}"
+        )
     from pcg_plugin.problems.science_birds.report.official_layout import model_folders
 
     model_folders(models)  # two names that would share a folder of the official layout are refused here
-
-
-
-
-
-
 
 
 def resolve(
@@ -187,18 +201,38 @@ def resolve(
     check_models(split_models(model), edition=edition, backend=backend, offline=offline)
     from pcg_plugin.llm.constrain import resolve_mode
 
-    constrain = resolve_mode(get("pcg_constrain"), backend=backend, offline=offline, model=get("pcg_model"),
-                             official_model=edition_record(edition).profile.model, edition=edition)  # fmt: skip
+    constrain = resolve_mode(
+        get("pcg_constrain"),
+        backend=backend,
+        offline=offline,
+        model=get("pcg_model"),
+        official_model=edition_record(edition).profile.model,
+        edition=edition,
+    )
     return Settings(
-        edition=edition, letters=letters, trials=trials, backend=backend, model=model,
-        base_url=run.base_url, record=run.record, out=run.out, store=run.store,
-        classifier=get("pcg_classifier"), device=run.device,
+        edition=edition,
+        letters=letters,
+        trials=trials,
+        backend=backend,
+        model=model,
+        base_url=run.base_url,
+        record=run.record,
+        out=run.out,
+        store=run.store,
+        classifier=get("pcg_classifier"),
+        device=run.device,
         classify_mode=get("pcg_classify_mode") or "auto",
-        disable_weights=parse_bool(disable) if disable else False, tie_break=tie_break, requirements=requirements,
-        letters_explicit=letters_raw is not None, trials_explicit=trials_raw is not None,
-        offline_default=offline, settle_time=settle_time, constrain=constrain, unmodified_response=unmodified,
+        disable_weights=parse_bool(disable) if disable else False,
+        tie_break=tie_break,
+        requirements=requirements,
+        letters_explicit=letters_raw is not None,
+        trials_explicit=trials_raw is not None,
+        offline_default=offline,
+        settle_time=settle_time,
+        constrain=constrain,
+        unmodified_response=unmodified,
         notes=tuple(notes),
-    )  # fmt: skip
+    )
 
 
 def raw_options(config: pytest.Config) -> dict[str, str | None]:
@@ -216,4 +250,3 @@ def from_config(config: pytest.Config) -> Settings:
 
 def with_out(settings: Settings, out: Path) -> Settings:
     return replace(settings, out=out)
-

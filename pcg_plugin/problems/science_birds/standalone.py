@@ -34,10 +34,18 @@ def _program_hash(fn: type) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
-def run_evaluation(team_name: str, fn: type[TrialLoop], num_trials: int = 10, characters: list[str] | None = None,
-                   model_name: str | None = None, local_model_base_url: str | None = None, *,
-                   edition: str | None = None, backend: Any = None,
-                   store_path: Path | None = None) -> dict[str, int]:  # fmt: skip
+def run_evaluation(
+    team_name: str,
+    fn: type[TrialLoop],
+    num_trials: int = 10,
+    characters: list[str] | None = None,
+    model_name: str | None = None,
+    local_model_base_url: str | None = None,
+    *,
+    edition: str | None = None,
+    backend: Any = None,
+    store_path: Path | None = None,
+) -> dict[str, int]:
     """Run every trial like py-pkg 1.2.2 / llms4pcg 2.0.x and return ``{"succeeded", "failed", "skipped"}``.
 
     Layout: ``<team>/raw/<C>/<team>_<C>_<n>.txt`` and ``logs/<team>_raw_<stamp>_.log`` beside ``<team>``;
@@ -68,15 +76,26 @@ def run_evaluation(team_name: str, fn: type[TrialLoop], num_trials: int = 10, ch
             (team / "raw" / c).mkdir(parents=True, exist_ok=True)
             for n in range(1, num_trials + 1):
                 key = TrialKey(edition, profile.model, team.name, digest, c, n)
-                counts[_one_trial(team, c, n, log, fn, TrialChat(key, backend=backend, profile=profile, store=store),
-                                  model_name, local_model_base_url)] += 1  # fmt: skip
+                counts[
+                    _one_trial(
+                        team,
+                        c,
+                        n,
+                        log,
+                        fn,
+                        TrialChat(key, backend=backend, profile=profile, store=store),
+                        model_name,
+                        local_model_base_url,
+                    )
+                ] += 1
     finally:
         store.close()
     return counts
 
 
-def _one_trial(team: Path, c: str, n: int, log: Path, fn: type[TrialLoop], chat: Any,
-               model_name: str | None, base_url: str | None) -> str:  # fmt: skip
+def _one_trial(
+    team: Path, c: str, n: int, log: Path, fn: type[TrialLoop], chat: Any, model_name: str | None, base_url: str | None
+) -> str:
     out = team / "raw" / c / f"{stem(team.name, c, n)}.txt"
     if out.exists():
         chat.close()

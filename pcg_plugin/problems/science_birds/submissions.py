@@ -19,9 +19,21 @@ from pcg_plugin.sandbox.official_api.programs import defines_trial_loop, entry_r
 from pcg_plugin.sandbox.official_api.programs import parse as _parse
 from pcg_plugin._util.names import shown
 
-__all__ = ["MANIFEST", "Submission", "defines_trial_loop", "detect_folder", "detect_prompt_file",
-           "entry_rank", "files_hash", "find_programs", "folder_role", "is_prompt_name", "looks_like_test_folder",
-           "program_format", "prompt_file_allowed"]  # what other modules and the tests use from here
+__all__ = [
+    "MANIFEST",
+    "Submission",
+    "defines_trial_loop",
+    "detect_folder",
+    "detect_prompt_file",
+    "entry_rank",
+    "files_hash",
+    "find_programs",
+    "folder_role",
+    "is_prompt_name",
+    "looks_like_test_folder",
+    "program_format",
+    "prompt_file_allowed",
+]  # what other modules and the tests use from here
 
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
 PLACEHOLDER = "<OBJECT>"
@@ -116,8 +128,13 @@ def _relative_paths(source: str) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
-            if 0 < len(text) < 200 and not text.startswith(("/", "~", "http")) and "\n" not in text and " " not in text \
-                    and ("/" in text or Path(text).suffix.lower() in (".txt", ".json", ".md", ".csv")):
+            if (
+                0 < len(text) < 200
+                and not text.startswith(("/", "~", "http"))
+                and "\n" not in text
+                and " " not in text
+                and ("/" in text or Path(text).suffix.lower() in (".txt", ".json", ".md", ".csv"))
+            ):
                 out.add(text)
     return out
 
@@ -135,8 +152,16 @@ def guess_workdir(folder: Path, entry: Path) -> tuple[Path, str]:
     return folder, ""
 
 
-def _build(folder: Path, name: str, fmt: str, entry: Path, team: str | None, require_placeholder: bool = True,
-           workdir: Path | None = None, note: str = "") -> Submission:  # fmt: skip
+def _build(
+    folder: Path,
+    name: str,
+    fmt: str,
+    entry: Path,
+    team: str | None,
+    require_placeholder: bool = True,
+    workdir: Path | None = None,
+    note: str = "",
+) -> Submission:
     if not entry.is_file():
         raise SubmissionError(f"{folder}: entry {_rel_or_name(entry, folder)!r} does not exist")
     prompt = _read(entry) if fmt == "prompt-2023" else None
@@ -145,8 +170,17 @@ def _build(folder: Path, name: str, fmt: str, entry: Path, team: str | None, req
     if prompt is None and workdir is None:
         workdir, why = guess_workdir(folder, entry)
         note = "; ".join(x for x in (note, why) if x)
-    return Submission(name=name, path=folder, format=fmt, entry=entry, prompt=prompt, files_hash=files_hash(folder),
-                      team=team or name, workdir=workdir, note=note)  # fmt: skip
+    return Submission(
+        name=name,
+        path=folder,
+        format=fmt,
+        entry=entry,
+        prompt=prompt,
+        files_hash=files_hash(folder),
+        team=team or name,
+        workdir=workdir,
+        note=note,
+    )
 
 
 def _rel_or_name(path: Path, folder: Path) -> str:
@@ -159,7 +193,7 @@ def _rel_or_name(path: Path, folder: Path) -> str:
 def _one_program(folder: Path, programs: list[Path]) -> Path:
     if len(programs) > 1:
         names = ", ".join(_rel(p, folder) for p in programs)
-        raise SubmissionError(f"{folder}: several entry programs ({names}); add {MANIFEST} with entry = \"...\"")
+        raise SubmissionError(f'{folder}: several entry programs ({names}); add {MANIFEST} with entry = "..."')
     return programs[0]
 
 
@@ -173,10 +207,10 @@ def _from_manifest(folder: Path, require_placeholder: bool) -> Submission:
         prompts = top_level_prompts(folder, require_placeholder)
         if fmt == "prompt-2023" or (fmt is None and prompts and not programs):
             if len(prompts) != 1:
-                raise SubmissionError(f"{folder / MANIFEST}: set entry = \"<prompt>.txt\" ({len(prompts)} prompts)")
+                raise SubmissionError(f'{folder / MANIFEST}: set entry = "<prompt>.txt" ({len(prompts)} prompts)')
             entry = prompts[0]
         elif not programs:
-            raise SubmissionError(f"{folder / MANIFEST}: set entry = \"<program>.py\" (no TrialLoop program found)")
+            raise SubmissionError(f'{folder / MANIFEST}: set entry = "<program>.py" (no TrialLoop program found)')
         else:
             entry = _one_program(folder, programs)
         note = ""
@@ -186,7 +220,9 @@ def _from_manifest(folder: Path, require_placeholder: bool) -> Submission:
     if "workdir" in data:
         workdir = (folder / data["workdir"]).resolve()
         if not workdir.is_dir() or not workdir.is_relative_to(folder.resolve()):
-            raise SubmissionError(f"{folder / MANIFEST}: workdir {data['workdir']!r} is not a folder inside the submission")
+            raise SubmissionError(
+                f"{folder / MANIFEST}: workdir {data['workdir']!r} is not a folder inside the submission"
+            )
         note = "; ".join(x for x in (note, f"workdir from {MANIFEST}") if x)
     return _build(folder, shown(folder.name), fmt, entry, data.get("team"), require_placeholder, workdir, note)
 
@@ -196,9 +232,11 @@ def not_a_submission(folder: Path) -> str:
     py = [p for p in _walk(folder) if p.suffix == ".py"]
     txt = [p for p in _walk(folder) if p.suffix.lower() == ".txt"]
     found = f"{len(py)} .py file(s), {len(txt)} .txt file(s)" if py or txt else "no .py or .txt file"
-    return (f"{folder}: not a submission: no program defining a TrialLoop subclass and no 2023 prompt (.txt with "
-            f"{PLACEHOLDER}) ({found}); a program must subclass TrialLoop and call the model through "
-            f"chat_with_chatgpt / chat_with_llm, or add {MANIFEST}")
+    return (
+        f"{folder}: not a submission: no program defining a TrialLoop subclass and no 2023 prompt (.txt with "
+        f"{PLACEHOLDER}) ({found}); a program must subclass TrialLoop and call the model through "
+        f"chat_with_chatgpt / chat_with_llm, or add {MANIFEST}"
+    )
 
 
 def detect_folder(folder: Path, *, manifest_only: bool = False, require_placeholder: bool = True) -> Submission | None:
@@ -223,7 +261,7 @@ def detect_folder(folder: Path, *, manifest_only: bool = False, require_placehol
     prompts = top_level_prompts(folder, require_placeholder)
     if len(prompts) > 1:
         names = ", ".join(p.name for p in prompts)
-        raise SubmissionError(f"{folder}: several 2023 prompts ({names}); add {MANIFEST} with entry = \"...\"")
+        raise SubmissionError(f'{folder}: several 2023 prompts ({names}); add {MANIFEST} with entry = "..."')
     if prompts:
         return _build(folder, shown(folder.name), "prompt-2023", prompts[0], None, require_placeholder)
     return None
@@ -240,8 +278,15 @@ def detect_prompt_file(path: Path, *, require_placeholder: bool = True) -> Submi
     text = _read(path)
     if require_placeholder and not is_prompt_text(text):
         return None
-    return Submission(name=shown(path.stem), path=path, format="prompt-2023", entry=path, prompt=text,
-                      files_hash=files_hash(path), team=shown(path.stem))  # fmt: skip
+    return Submission(
+        name=shown(path.stem),
+        path=path,
+        format="prompt-2023",
+        entry=path,
+        prompt=text,
+        files_hash=files_hash(path),
+        team=shown(path.stem),
+    )
 
 
 def root_is_container(folder: Path, require_placeholder: bool = True) -> bool:

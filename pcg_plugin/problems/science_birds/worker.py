@@ -75,9 +75,14 @@ class WorkerContext:
             from pcg_plugin.problems.science_birds.classify import classifier_for_run
 
             s = self.settings
-            return classifier_for_run(model=s.classifier, device=s.device, mode=s.classify_mode,  # type: ignore[arg-type]
-                                      workers=self.workers, run_dir=self.run_dir,
-                                      service=self.classify_service)  # fmt: skip
+            return classifier_for_run(
+                model=s.classifier,
+                device=s.device,
+                mode=s.classify_mode,  # type: ignore[arg-type]
+                workers=self.workers,
+                run_dir=self.run_dir,
+                service=self.classify_service,
+            )
 
         return self._once("classifier", make)
 
@@ -103,9 +108,15 @@ class WorkerContext:
             from pcg_plugin.llm import make_backend
 
             kind = None if s.backend in (None, "auto") else s.backend
-            return make_backend(kind, model=name, base_url=s.base_url, device=s.device,
-                                threads=threads_per_worker(self.workers), constrain=s.constrain,
-                                function=self.function_prefix)  # fmt: skip
+            return make_backend(
+                kind,
+                model=name,
+                base_url=s.base_url,
+                device=s.device,
+                threads=threads_per_worker(self.workers),
+                constrain=s.constrain,
+                function=self.function_prefix,
+            )
 
         return self._once(self._key("backend", model), make)
 
@@ -145,9 +156,15 @@ class WorkerContext:
         prompt, completion = int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0))
         paid = int(u.get("paid", 0))
         cost = usage_cost(self.key_model(model), prompt, completion) if paid else 0.0
-        return {"prompt_tokens": prompt, "completion_tokens": completion, "calls": int(u.get("calls", 0)),
-                "replayed_calls": int(u.get("replayed", 0)), "paid_calls": paid, "retries": int(u.get("retries", 0)),
-                "cost_usd": cost}  # fmt: skip
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "calls": int(u.get("calls", 0)),
+            "replayed_calls": int(u.get("replayed", 0)),
+            "paid_calls": paid,
+            "retries": int(u.get("retries", 0)),
+            "cost_usd": cost,
+        }
 
     def key_model(self, model: str | None = None) -> str:
         """The model that really answers, so stored responses of the offline default or a scripted double are
@@ -166,8 +183,11 @@ class WorkerContext:
             out["classifier"] = {"name": getattr(clf, "name", None), "digest": getattr(clf, "digest", None)}
         if "physics" in self._cache:
             phys = self._cache["physics"]
-            out["physics"] = {"digest": phys.digest(), "damage": bool(getattr(phys, "damage", False)),
-                              "settle_time": phys.settle_time}
+            out["physics"] = {
+                "digest": phys.digest(),
+                "damage": bool(getattr(phys, "damage", False)),
+                "settle_time": phys.settle_time,
+            }
         models = self.settings.models if self.settings.multi_model else ()
         lead = models[0] if models else None  # several models share all but the model: the first stands for them
         prof = self._cache.get(self._key("profile", lead))
@@ -175,10 +195,12 @@ class WorkerContext:
             out["profile"] = {k: _plain(getattr(prof, k, None)) for k in PROFILE_FIELDS}
         be = self._cache.get(self._key("backend", lead))
         if be is not None:
-            out["backend"] = {"name": getattr(be, "name", type(be).__name__),
-                              "offline_default": bool(getattr(be, "is_offline_default", False)),
-                              "per_trial_seed": bool(getattr(be, "accepts_seed", False)),
-                              "constrain": getattr(be, "constrain", "off")}  # fmt: skip
+            out["backend"] = {
+                "name": getattr(be, "name", type(be).__name__),
+                "offline_default": bool(getattr(be, "is_offline_default", False)),
+                "per_trial_seed": bool(getattr(be, "accepts_seed", False)),
+                "constrain": getattr(be, "constrain", "off"),
+            }
             out["model"] = self.key_model(lead)
             if models:
                 out["models"] = {m: self.key_model(m) for m in models}

@@ -30,8 +30,10 @@ def credit(ctx: Any, prompt: int, completion: int) -> None:
     """Mirror the official counters on ``ctx`` (programs may read them) and log them like the package."""
     ctx.add_prompt_token_count(prompt)
     ctx.add_output_token_count(completion)
-    write_log(ctx.get_log_file_path(), f"Prompt tokens: {prompt}, Output tokens: {completion}, "
-                                       f"Total tokens: {ctx.get_total_token_count()}")  # fmt: skip
+    write_log(
+        ctx.get_log_file_path(),
+        f"Prompt tokens: {prompt}, Output tokens: {completion}, Total tokens: {ctx.get_total_token_count()}",
+    )
 
 
 def guarded(chat: Callable[[list, int], list], messages: list, n: int, ctx: Any = None) -> list[str]:

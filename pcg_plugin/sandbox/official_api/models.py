@@ -29,9 +29,17 @@ class TrialContext:
     matter are the parent's, so a program that changes them changes nothing.
     """
 
-    def __init__(self, team_name: str, character: str, trial_number: int, log_file_path: Path | None,
-                 model_name: str | None = None, local_model_base_url: str | None = None, *,
-                 transport: Transport | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        team_name: str,
+        character: str,
+        trial_number: int,
+        log_file_path: Path | None,
+        model_name: str | None = None,
+        local_model_base_url: str | None = None,
+        *,
+        transport: Transport | None = None,
+    ) -> None:
         self.__team_name = team_name
         self.__character = character
         self.__trial_number = trial_number
@@ -81,8 +89,10 @@ class TrialContext:
         return self.__local_model_base_url
 
     def __str__(self) -> str:
-        return (f"TrialContext(team_name={self.__team_name}, character={self.__character}, "
-                f"trial_number={self.__trial_number}, log_file_path={self.__log_file_path}, "
-                f"start_time={self.__start_time}, prompt_token_count={self.__prompt_token_count}, "
-                f"output_token_count={self.__output_token_count}, model_name={self.__model_name}, "
-                f"local_model_base_url={self.__local_model_base_url})")  # fmt: skip
+        return (
+            f"TrialContext(team_name={self.__team_name}, character={self.__character}, "
+            f"trial_number={self.__trial_number}, log_file_path={self.__log_file_path}, "
+            f"start_time={self.__start_time}, prompt_token_count={self.__prompt_token_count}, "
+            f"output_token_count={self.__output_token_count}, model_name={self.__model_name}, "
+            f"local_model_base_url={self.__local_model_base_url})"
+        )

@@ -25,7 +25,8 @@ def _loop_classes(tree: ast.Module) -> list[str]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and any(
-            (isinstance(b, ast.Name) and b.id == "TrialLoop") or (isinstance(b, ast.Attribute) and b.attr == "TrialLoop")
+            (isinstance(b, ast.Name) and b.id == "TrialLoop")
+            or (isinstance(b, ast.Attribute) and b.attr == "TrialLoop")
             for b in node.bases
         ):
             out.append(node.name)

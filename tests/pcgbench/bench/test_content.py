@@ -1,7 +1,13 @@
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.bench.problem import check_keyed_control
-from pcg_plugin.problems.pcgbench.bench.content import check_grid, content_rng, control_rngs, sample_control, sample_grid
+from pcg_plugin.problems.pcgbench.bench.content import (
+    check_grid,
+    content_rng,
+    control_rngs,
+    sample_control,
+    sample_grid,
+)
 
 
 def test_check_grid_reasons():

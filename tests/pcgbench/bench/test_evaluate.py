@@ -34,8 +34,9 @@ def test_any_content_of_the_content_space_evaluates(name):
     check()
 
 
-@pytest.mark.parametrize("name,level", [("binary-v0", BINARY_README), ("sokoban-v0", SOKOBAN_MICROBAN),
-                                        ("zelda-v0", ZELDA_README)])
+@pytest.mark.parametrize(
+    "name,level", [("binary-v0", BINARY_README), ("sokoban-v0", SOKOBAN_MICROBAN), ("zelda-v0", ZELDA_README)]
+)
 def test_readme_levels_pass_and_identical_copies_are_not_diverse(name, level):
     problem = get_problem(name)
     record = evaluate_item(problem, level)
@@ -50,8 +51,13 @@ def test_readme_levels_pass_and_identical_copies_are_not_diverse(name, level):
 def test_bad_content_is_a_named_zero_never_a_crash():
     binary = get_problem("binary-v0")
     record = evaluate_item(binary, [[1] * 14] * 13, {"path": 50})
-    assert record == {"valid": False, "reason": "wrong shape: 13 rows, expected 14", "info": None,
-                      "quality": 0.0, "controllability": 0.0}
+    assert record == {
+        "valid": False,
+        "reason": "wrong shape: 13 rows, expected 14",
+        "info": None,
+        "quality": 0.0,
+        "controllability": 0.0,
+    }
     assert evaluate_item(binary, [[2] * 14] * 14)["reason"].startswith("wrong alphabet")
     assert "lacks the key(s) ['path']" in evaluate_item(binary, BINARY_README, {"crates": 2})["reason"]
 
@@ -62,8 +68,11 @@ def test_old_greedy_is_an_option():
     assert set_diversity(zelda, [inf] * 3, version="8ad18b6") == (pytest.approx(1 / 3), [0.0, 0.0, 1.0])
 
 
-@given(st.lists(st.sampled_from([BINARY_README, [[0] * 14] * 14, [[1] * 14] * 14]), min_size=2, max_size=6)
-       .filter(lambda xs: len({str(x) for x in xs}) < len(xs)))
+@given(
+    st.lists(st.sampled_from([BINARY_README, [[0] * 14] * 14, [[1] * 14] * 14]), min_size=2, max_size=6).filter(
+        lambda xs: len({str(x) for x in xs}) < len(xs)
+    )
+)
 @settings(max_examples=20, deadline=None)
 def test_a_batch_with_duplicates_has_diversity_below_one(levels):
     binary = get_problem("binary-v0")

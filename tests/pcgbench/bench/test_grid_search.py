@@ -2,7 +2,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.bench.grid_search import (
-    bfs_distances, count_regions, first_tile_distance, first_tile_path, longest_path, walk_back)
+    bfs_distances,
+    count_regions,
+    first_tile_distance,
+    first_tile_path,
+    longest_path,
+    walk_back,
+)
 
 
 def test_bfs_distances_and_unreachable():
@@ -37,8 +43,9 @@ def test_walk_back_of_the_start_is_empty():
     assert walk_back([[0, 1]], (0, 0)) == []
 
 
-grids = st.integers(1, 6).flatmap(lambda w: st.lists(st.lists(st.integers(0, 1), min_size=w, max_size=w),
-                                                      min_size=1, max_size=6))
+grids = st.integers(1, 6).flatmap(
+    lambda w: st.lists(st.lists(st.integers(0, 1), min_size=w, max_size=w), min_size=1, max_size=6)
+)
 
 
 @given(grids)
@@ -56,8 +63,13 @@ def test_longest_path_bounded_by_tiles_and_paths_are_adjacent(grid):
 
 def test_walk_back_prefers_left_over_right_on_a_ring():
     ring = [[1, 1, 1], [1, 0, 1], [1, 1, 1]]
-    assert first_tile_path([[1, 2, 1], [1, 0, 1], [1, 3, 1]], (2,), (3,), (1, 2, 3)) == \
-        [(1, 0), (0, 0), (0, 1), (0, 2), (1, 2)]
+    assert first_tile_path([[1, 2, 1], [1, 0, 1], [1, 3, 1]], (2,), (3,), (1, 2, 3)) == [
+        (1, 0),
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 2),
+    ]
     assert walk_back(bfs_distances(ring, (1, 0), (1,)), (1, 2))[1] == (0, 0)
 
 

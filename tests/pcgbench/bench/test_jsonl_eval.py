@@ -7,8 +7,13 @@ from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 
 def test_one_record_per_line_then_diversity_over_valid_items():
-    lines = [json.dumps({"content": ZELDA_README, "control": {"player_key": 14, "key_door": 11}}), "",
-             "{not json", json.dumps([1, 2]), json.dumps({"content": ZELDA_README})]
+    lines = [
+        json.dumps({"content": ZELDA_README, "control": {"player_key": 14, "key_door": 11}}),
+        "",
+        "{not json",
+        json.dumps([1, 2]),
+        json.dumps({"content": ZELDA_README}),
+    ]
     out = list(evaluate_lines(get_problem("zelda-v0"), lines))
     assert len(out) == 5  # 4 non-blank lines + summary
     assert out[0]["valid"] and out[0]["quality"] == 1.0 and round(out[0]["controllability"], 4) == 0.9583

@@ -31,8 +31,10 @@ def test_parser_never_crashes(text):
     assert (grid is None) != (reason is None)
 
 
-@given(st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=12), min_size=1, max_size=12),
-       st.sampled_from(["", " ", ","]))
+@given(
+    st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=12), min_size=1, max_size=12),
+    st.sampled_from(["", " ", ","]),
+)
 def test_round_trip(grid, sep):
     body = "\n".join(sep.join(map(str, row)) for row in grid)
     assert parse_grid(f"Here:\n```\n{body}\n```") == (grid, None)

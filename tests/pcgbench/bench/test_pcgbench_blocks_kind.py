@@ -15,8 +15,9 @@ KIND = BlocksKind(7, 7, 12, 3)
 
 
 def drops(kind):
-    one = st.fixed_dictionaries({"x": st.integers(0, kind.width - 1), "y": st.integers(0, kind.length - 1),
-                                 "type": st.integers(0, 3)})  # fmt: skip
+    one = st.fixed_dictionaries(
+        {"x": st.integers(0, kind.width - 1), "y": st.integers(0, kind.length - 1), "type": st.integers(0, 3)}
+    )
     return st.lists(one, min_size=kind.count, max_size=kind.count)
 
 
@@ -31,12 +32,28 @@ def test_what_show_writes_parse_reads_back_and_the_grammar_accepts(data, kind):
 
 
 def test_every_reason_is_named():
-    messages = [KIND.parse("no block here")[1], KIND.parse("```\n1 2\n```")[1], KIND.parse("```\n[1, 2\n```")[1],
-                KIND.check("abc"), KIND.check([{"x": 0, "y": 0, "type": 0}]),
-                KIND.check([{"x": 0, "y": 0}] * 3), KIND.check([{"x": 0, "y": 0, "type": True}] * 3),
-                KIND.check([{"x": 7, "y": 0, "type": 0}] * 3), KIND.check([{"x": 0, "y": 0, "type": 4}] * 3)]
-    assert [reason_code(m) for m in messages] == ["no_block", "not_blocks", "not_blocks", "not_blocks", "wrong_count",
-                                                  "not_blocks", "not_blocks", "out_of_range", "out_of_range"]
+    messages = [
+        KIND.parse("no block here")[1],
+        KIND.parse("```\n1 2\n```")[1],
+        KIND.parse("```\n[1, 2\n```")[1],
+        KIND.check("abc"),
+        KIND.check([{"x": 0, "y": 0, "type": 0}]),
+        KIND.check([{"x": 0, "y": 0}] * 3),
+        KIND.check([{"x": 0, "y": 0, "type": True}] * 3),
+        KIND.check([{"x": 7, "y": 0, "type": 0}] * 3),
+        KIND.check([{"x": 0, "y": 0, "type": 4}] * 3),
+    ]
+    assert [reason_code(m) for m in messages] == [
+        "no_block",
+        "not_blocks",
+        "not_blocks",
+        "not_blocks",
+        "wrong_count",
+        "not_blocks",
+        "not_blocks",
+        "out_of_range",
+        "out_of_range",
+    ]
     assert {reason_code(m) for m in messages} == set(KIND.reasons)
 
 
@@ -56,6 +73,12 @@ def test_the_drawing_shows_the_front_and_the_top_and_the_kind_is_complete():
     tower = kind.draw([{"x": 0, "y": 0, "type": 0}] * 40)
     front = re.findall(rf'fill="{COLOURS[0]}"', tower)
     assert len(front) == 12  # one 1x1 column 12 high seen from the front (28 drops failed)
-    assert kind.facts() == {"kind": "blocks", "width": 7, "length": 7, "height": 12, "blocks": 40,
-                            "types": {"0": "1x1", "1": "1x3", "2": "3x1", "3": "3x3"}}  # fmt: skip
+    assert kind.facts() == {
+        "kind": "blocks",
+        "width": 7,
+        "length": 7,
+        "height": 12,
+        "blocks": 40,
+        "types": {"0": "1x1", "1": "1x3", "2": "3x1", "3": "3x3"},
+    }
     assert "<TYPES>" in problem.placeholders and "3 = 3x3" in kind.placeholder_values()["<TYPES>"]

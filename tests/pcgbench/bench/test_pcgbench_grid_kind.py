@@ -51,8 +51,9 @@ def test_prompt_values_and_facts(name):
 @given(st.data(), st.integers(1, 6), st.integers(1, 6), st.integers(2, 14))
 def test_what_show_writes_parse_reads_back_and_the_grammar_accepts(data, rows, cols, alphabet):
     kind = GridKind(rows, cols, tuple(f"t{i}" for i in range(alphabet)))
-    grid = data.draw(st.lists(st.lists(st.integers(0, alphabet - 1), min_size=cols, max_size=cols),
-                              min_size=rows, max_size=rows))
+    grid = data.draw(
+        st.lists(st.lists(st.integers(0, alphabet - 1), min_size=cols, max_size=cols), min_size=rows, max_size=rows)
+    )
     shown = kind.show(grid)
     assert kind.parse("Here it is:\n" + shown) == (grid, None)
     assert re.fullmatch(kind.answer_regex(), "Here it is:\n" + shown)
@@ -68,6 +69,11 @@ def test_the_grammar_refuses_a_wrong_shape_or_code():
 
 def test_every_reason_a_grid_gives_is_named():
     kind = GridKind(2, 2, ("a", "b"))
-    messages = [kind.parse("nothing")[1], kind.parse("```\nxy\n```")[1], kind.check([[0, 1]]), kind.check([[0, 1], [1, 5]])]
+    messages = [
+        kind.parse("nothing")[1],
+        kind.parse("```\nxy\n```")[1],
+        kind.check([[0, 1]]),
+        kind.check([[0, 1], [1, 5]]),
+    ]
     assert [reason_code(m) for m in messages] == ["no_block", "not_a_grid", "wrong_shape", "wrong_alphabet"]
     assert set(kind.reasons) == {"no_block", "not_a_grid", "wrong_shape", "wrong_alphabet"}

@@ -18,8 +18,17 @@ def test_every_variant_is_made_from_its_line_and_named_by_it():
 
 
 def test_the_benchmark_variants_of_binary_sokoban_zelda_are_registered():
-    assert {"binary-v0", "binary-wide-v0", "binary-large-v0", "sokoban-v0", "sokoban-complex-v0",
-            "sokoban-large-v0", "zelda-v0", "zelda-enemies-v0", "zelda-large-v0"} <= set(REGISTRY)
+    assert {
+        "binary-v0",
+        "binary-wide-v0",
+        "binary-large-v0",
+        "sokoban-v0",
+        "sokoban-complex-v0",
+        "sokoban-large-v0",
+        "zelda-v0",
+        "zelda-enemies-v0",
+        "zelda-large-v0",
+    } <= set(REGISTRY)
 
 
 def test_an_unknown_variant_names_the_known_ones():

@@ -22,7 +22,9 @@ from pcg_plugin.problems.pcgbench.games.arcade.engine import MOVES
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "arcade"
 TOL = 1e-9
 QUICK = 6
-VARIANTS = {name: kwargs for name, (_, kwargs) in REGISTRY.items() if maker(name) is arcade.make}  # golden items checked by the default run; the slow test checks them all
+VARIANTS = {
+    name: kwargs for name, (_, kwargs) in REGISTRY.items() if maker(name) is arcade.make
+}  # golden items checked by the default run; the slow test checks them all
 
 
 @cache
@@ -61,11 +63,16 @@ def check_items(variant: str, indices) -> dict[int, dict]:
 def quick_indices(variant: str) -> list[int]:
     """The fastest reference items that still reach the deep code: an MCTS win, a near-duplicate pair."""
     items = golden(variant)["items"]
-    near = next(i for i, it in enumerate(items) if "near" in it and
-                golden(variant)["diversity"] and any(d[1] == i and d[2] > 0 for d in golden(variant)["diversity"]))
+    near = next(
+        i
+        for i, it in enumerate(items)
+        if "near" in it
+        and golden(variant)["diversity"]
+        and any(d[1] == i and d[2] > 0 for d in golden(variant)["diversity"])
+    )
     won = [i for i, it in enumerate(items) if "summary" in it and it["summary"]["flat_mcts"][1:2] == [True]]
     won.sort(key=lambda i: items[i]["seconds"])
-    return sorted({items[near]["near"], near, *won[:QUICK - 2]})
+    return sorted({items[near]["near"], near, *won[: QUICK - 2]})
 
 
 def test_layout_is_the_reference_one():
@@ -92,15 +99,18 @@ def test_choice_of_five_moves_is_integers_below_five():
         assert [moves.index(a.choice(moves)) for _ in range(200)] == [int(b.integers(0, 5)) for _ in range(200)]
 
 
-@pytest.mark.parametrize("mutate, reason", [
-    (lambda c: c.pop("seed"), "wrong keys: missing ['seed']"),
-    (lambda c: c.update(x=7), "wrong value: x is 7"),
-    (lambda c: c.update(red=True), "wrong value: red is True"),
-    (lambda c: c["greenStart"].update(num=5), "wrong value: greenStart.num"),
-    (lambda c: c["greenStart"].update(x=[0, 0, 0]), "wrong value: greenStart.x"),
-    (lambda c: c["red-green"].update(score=4), "wrong value: red-green"),
-    (lambda c: c.update({"player-red": [0, 0]}), "wrong value: player-red"),
-])
+@pytest.mark.parametrize(
+    "mutate, reason",
+    [
+        (lambda c: c.pop("seed"), "wrong keys: missing ['seed']"),
+        (lambda c: c.update(x=7), "wrong value: x is 7"),
+        (lambda c: c.update(red=True), "wrong value: red is True"),
+        (lambda c: c["greenStart"].update(num=5), "wrong value: greenStart.num"),
+        (lambda c: c["greenStart"].update(x=[0, 0, 0]), "wrong value: greenStart.x"),
+        (lambda c: c["red-green"].update(score=4), "wrong value: red-green"),
+        (lambda c: c.update({"player-red": [0, 0]}), "wrong value: player-red"),
+    ],
+)
 def test_check_names_the_reason(mutate, reason):
     p = problem("arcade-v0")
     content = p.content.sample(np.random.default_rng(0))
@@ -114,6 +124,7 @@ def test_control_sampler_gives_one_region_drawn_packed_and_given_as_the_map():
     """The harness draws a layout packed in one integer (what instance ids name); everything a user reads or
     gives is the benchmark's own control, the map as rows of 0/1."""
     from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
+
     for variant, kw in VARIANTS.items():
         p = problem(variant)
         drawn = p.sample_control(np.random.default_rng(1))
@@ -151,8 +162,13 @@ def test_diversity_never_reaches_one():
 def rule_sets(width: int, height: int):
     """Every content of the benchmark's content space, as plain JSON."""
     ints = st.integers
-    start = st.fixed_dictionaries({"num": ints(0, 4), "x": st.lists(ints(0, width - 1), min_size=4, max_size=4),
-                                   "y": st.lists(ints(0, height - 1), min_size=4, max_size=4)})
+    start = st.fixed_dictionaries(
+        {
+            "num": ints(0, 4),
+            "x": st.lists(ints(0, width - 1), min_size=4, max_size=4),
+            "y": st.lists(ints(0, height - 1), min_size=4, max_size=4),
+        }
+    )
     fields = {"x": ints(0, width - 1), "y": ints(0, height - 1), "seed": ints(0, 10**6 - 1), "win": ints(0, 3)}
     for colour in ("red", "yellow", "green"):
         fields[colour] = ints(0, 7)

@@ -8,8 +8,16 @@ from pcg_plugin.problems.pcgbench.games.building.problem import Building, orient
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
-README = [{"x": 2, "y": 2, "type": 3}] + [{"x": 3, "y": 3, "type": 0}] * 7 + [
-    {"x": 1, "y": 3, "type": 1}, {"x": 3, "y": 3, "type": 2}, {"x": 3, "y": 1, "type": 2}, {"x": 3, "y": 3, "type": 1}]
+README = (
+    [{"x": 2, "y": 2, "type": 3}]
+    + [{"x": 3, "y": 3, "type": 0}] * 7
+    + [
+        {"x": 1, "y": 3, "type": 1},
+        {"x": 3, "y": 3, "type": 2},
+        {"x": 3, "y": 1, "type": 2},
+        {"x": 3, "y": 3, "type": 1},
+    ]
+)
 
 
 def test_the_readme_example_in_a_12_block_variant():
@@ -76,8 +84,10 @@ def test_the_control_sampler_sums_to_the_blocks_and_is_seeded():
     assert b.sample_control(np.random.default_rng(3)) == draws[3]
 
 
-@pytest.mark.parametrize("name,cerror,levels", [("building-v0", 2, 4), ("building-large-v0", 9, 4),
-                                                 ("building-tall-v0", 4, 9), ("building-huge-v0", 18, 9)])
+@pytest.mark.parametrize(
+    "name,cerror,levels",
+    [("building-v0", 2, 4), ("building-large-v0", 9, 4), ("building-tall-v0", 4, 9), ("building-huge-v0", 18, 9)],
+)
 def test_variant_constants(name, cerror, levels):
     """Spec pcgbench-problems §3's table."""
     problem = get_problem(name)

@@ -126,8 +126,9 @@ def test_any_content_evaluates_within_bounds(data):
         for x, y in cells_with_diamonds[2:]:
             grid[y][x] = 1
         grid = [[1 if v in (2, 3, 5) else v for v in row] for row in grid]
-        cells = data.draw(st.lists(st.tuples(st.integers(0, cols - 1), st.integers(0, rows - 1)),
-                                   min_size=3, max_size=3, unique=True))
+        cells = data.draw(
+            st.lists(st.tuples(st.integers(0, cols - 1), st.integers(0, rows - 1)), min_size=3, max_size=3, unique=True)
+        )
         for (x, y), tile in zip(cells, (2, 3, 5)):
             grid[y][x] = tile
     control = {k: data.draw(st.integers(lo, hi - 1)) for k, (lo, hi) in bench.control_space.items()}
@@ -154,8 +155,13 @@ def test_the_readme_level_as_the_reference_scores_it():
     won with 3 jumps, all 11 diamonds reachable, quality 0.99048 (11 diamonds > min(W, H) = 7 costs a little)."""
     golden = golden_matrix.load("ddave", "ddave-v0")
     readme, control = golden["contents"][0], golden["controls"][0]
-    assert readme[6] == [2, 1, 1, 1, 1, 1, 1, 0, 3, 1, 1] and control == {"sx": 0, "sy": 6, "ex": 3, "ey": 0,
-                                                                          "diamonds": 4}
+    assert readme[6] == [2, 1, 1, 1, 1, 1, 1, 0, 3, 1, 1] and control == {
+        "sx": 0,
+        "sy": 6,
+        "ex": 3,
+        "ey": 0,
+        "diamonds": 4,
+    }
     inf = V0.info(readme)
     assert (inf["heuristic"], inf["status"], inf["num_jumps"], inf["diamonds"]) == (0, "win", 3, 11)
     assert inf["diamond_reachable"] == [0] * 11

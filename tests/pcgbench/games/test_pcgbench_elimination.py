@@ -67,14 +67,17 @@ def test_diversity_is_difflib_on_the_letters():
     assert V0.diversity(a, b) == pytest.approx((1 - 14 / 16) / (0.6 + 1e-8), abs=1e-12)
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ("stranger", "not letters"),
-    ([0] * 7, "wrong shape: 7 letters, expected 8"),
-    ([0] * 7 + [26], "wrong alphabet: letter 7"),
-    ([0] * 7 + [-1], "wrong alphabet"),
-    ([0] * 7 + [False], "wrong alphabet"),
-    ([0] * 7 + [1.0], "wrong alphabet"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ("stranger", "not letters"),
+        ([0] * 7, "wrong shape: 7 letters, expected 8"),
+        ([0] * 7 + [26], "wrong alphabet: letter 7"),
+        ([0] * 7 + [-1], "wrong alphabet"),
+        ([0] * 7 + [False], "wrong alphabet"),
+        ([0] * 7 + [1.0], "wrong alphabet"),
+    ],
+)
 def test_check_names_the_problem(bad, reason):
     assert reason in V0.content.check(bad)
 
@@ -108,24 +111,30 @@ def test_show_parses_back_and_matches_the_answer_grammar(content):
     assert re.fullmatch(kind.answer_regex(), reply)
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("```\nS T R A N G E R\n```", codes("stranger")),
-    ("```text\ns,t,r,a,n,g,e,r\n```", codes("stranger")),
-    ("```json\n[18, 19, 17, 0, 13, 6, 4, 17]\n```", codes("stranger")),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("```\nS T R A N G E R\n```", codes("stranger")),
+        ("```text\ns,t,r,a,n,g,e,r\n```", codes("stranger")),
+        ("```json\n[18, 19, 17, 0, 13, 6, 4, 17]\n```", codes("stranger")),
+    ],
+)
 def test_parse_accepts_the_written_forms(reply, expected):
     assert V0.content.parse(reply) == (expected, None)
 
 
-@pytest.mark.parametrize("reply, code", [
-    ("stranger", "no_block"),
-    ("```\nstr4nger\n```", "not_letters"),
-    ("```\n\n```", "not_letters"),
-    ("```\n[1, 2\n```", "not_letters"),
-    ("```\n[[1], 2, 3, 4, 5, 6, 7, 8]\n```", "wrong_alphabet"),
-    ("```\nstrange\n```", "wrong_shape"),
-    ("```\n" + "s" * 21 + "\n```", "too_long"),
-])
+@pytest.mark.parametrize(
+    "reply, code",
+    [
+        ("stranger", "no_block"),
+        ("```\nstr4nger\n```", "not_letters"),
+        ("```\n\n```", "not_letters"),
+        ("```\n[1, 2\n```", "not_letters"),
+        ("```\n[[1], 2, 3, 4, 5, 6, 7, 8]\n```", "wrong_alphabet"),
+        ("```\nstrange\n```", "wrong_shape"),
+        ("```\n" + "s" * 21 + "\n```", "too_long"),
+    ],
+)
 def test_a_bad_reply_is_a_named_zero(reply, code):
     content, message = V0.content.parse(reply)
     if message is None:
@@ -147,7 +156,7 @@ def test_extra_letters_are_scored_as_the_benchmark_scores_them():
 @given(st.text(alphabet="etaoinshrdlucmpbgx", max_size=12))
 def test_the_pruned_search_finds_what_trying_every_subset_finds(letters):
     n, words, found = len(letters), dictionary(), []
-    for mask in range(2 ** n):  # the benchmark's own enumeration
+    for mask in range(2**n):  # the benchmark's own enumeration
         bits = format(mask, f"0{n}b")
         if bits.count("1") > n - 2:
             continue

@@ -10,8 +10,13 @@ from pcg_plugin.problems.pcgbench.games.isaac import problem as isaac
 
 VARIANTS = variants("isaac")
 V0 = VARIANTS["isaac-v0"]
-README = {"layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0],
-          "start": 6, "boss": 8, "shop": 13, "treasure": 1}
+README = {
+    "layout": [0, 8, 12, 9, 0, 14, 11, 10, 4, 15, 7, 3, 0, 2, 0, 0],
+    "start": 6,
+    "boss": 8,
+    "shop": 13,
+    "treasure": 1,
+}
 
 
 def test_golden_vectors_from_the_reference():
@@ -73,16 +78,19 @@ def test_diversity_normalisation_is_zero_above_wh():
     assert V0.diversity(a, b) == pytest.approx(0.25 / (0.6 + 1e-8), abs=1e-12)
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ([1, 2], "not a floor plan"),
-    ({"layout": [0] * 16, "start": 0, "boss": 0, "shop": 0}, "missing treasure"),
-    ({**README, "layout": [0] * 15}, "wrong shape"),
-    ({**README, "layout": [0] * 17}, "cannot reshape"),
-    ({**README, "layout": [16] + [0] * 15}, "wrong alphabet"),
-    ({**README, "layout": [True] + [0] * 15}, "wrong alphabet"),
-    ({**README, "boss": 16}, "wrong position: boss"),
-    ({**README, "shop": "3"}, "wrong position: shop"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ([1, 2], "not a floor plan"),
+        ({"layout": [0] * 16, "start": 0, "boss": 0, "shop": 0}, "missing treasure"),
+        ({**README, "layout": [0] * 15}, "wrong shape"),
+        ({**README, "layout": [0] * 17}, "cannot reshape"),
+        ({**README, "layout": [16] + [0] * 15}, "wrong alphabet"),
+        ({**README, "layout": [True] + [0] * 15}, "wrong alphabet"),
+        ({**README, "boss": 16}, "wrong position: boss"),
+        ({**README, "shop": "3"}, "wrong position: shop"),
+    ],
+)
 def test_check_names_the_problem(bad, reason):
     assert reason in V0.content.check(bad)
 
@@ -133,11 +141,14 @@ def test_show_parses_back_and_matches_the_answer_grammar(name, data):
     assert re.fullmatch(kind.answer_regex(), reply)
 
 
-@pytest.mark.parametrize("reply, code", [
-    ("no block here", "no_block"),
-    ("```\n{not json\n```", "not_a_floor_plan"),
-    ("```\n[1, 2]\n```", "not_a_floor_plan"),
-])
+@pytest.mark.parametrize(
+    "reply, code",
+    [
+        ("no block here", "no_block"),
+        ("```\n{not json\n```", "not_a_floor_plan"),
+        ("```\n[1, 2]\n```", "not_a_floor_plan"),
+    ],
+)
 def test_parse_names_each_failure(reply, code):
     content, message = V0.content.parse(reply)
     assert content is None and _reason(message) == code and code in V0.content.reasons

@@ -6,7 +6,14 @@ from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.games.loderunner import tile as loderunnertile
 from pcg_plugin.problems.pcgbench.games.loderunner.play import (
-    DATA, horizontal_histogram, js_distance, play, read_level, reference_histograms, vertical_histogram)
+    DATA,
+    horizontal_histogram,
+    js_distance,
+    play,
+    read_level,
+    reference_histograms,
+    vertical_histogram,
+)
 
 VARIANTS = variants("loderunnertile")
 V0 = VARIANTS["loderunnertile-v0"]
@@ -43,7 +50,7 @@ def test_histogram_counts_distance_from_the_first_member_not_run_lengths():
 
 def test_js_distance_of_an_empty_histogram_is_sqrt_half():
     ref = reference_histograms()["walking"]
-    assert js_distance([0.0] * len(ref), ref) == pytest.approx(0.5 ** 0.5, abs=1e-12)
+    assert js_distance([0.0] * len(ref), ref) == pytest.approx(0.5**0.5, abs=1e-12)
     assert js_distance(ref, ref) == 0.0
     assert all(abs(sum(h) - 1) < 1e-12 for h in reference_histograms().values())
 
@@ -62,7 +69,7 @@ def test_a_second_player_or_none_skips_the_play():
     level[0][0] = 2
     inf = V0.info(level)
     assert inf["player"] == 2 and all(v == 0 for row in inf["exploration"] for v in row)
-    assert inf["walking"] == pytest.approx(0.5 ** 0.5)
+    assert inf["walking"] == pytest.approx(0.5**0.5)
 
 
 def test_control_space_and_cerror():
@@ -72,11 +79,14 @@ def test_control_space_and_cerror():
     assert V0.controllability(inf, {"ladder": 54, "rope": 20}) < 1.0
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ([[1] * 32] * 22, "wrong shape: 22 rows"),
-    ([[1] * 31] + [[1] * 32] * 20, "wrong shape: row 0"),
-    ([[7] + [1] * 31] + [[1] * 32] * 20, "wrong alphabet"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ([[1] * 32] * 22, "wrong shape: 22 rows"),
+        ([[1] * 31] + [[1] * 32] * 20, "wrong shape: row 0"),
+        ([[7] + [1] * 31] + [[1] * 32] * 20, "wrong alphabet"),
+    ],
+)
 def test_check_names_the_problem(bad, reason):
     assert reason in V0.content.check(bad)
 

@@ -115,8 +115,9 @@ def _gated(grid: list[list[int]]) -> list[list[int]]:
             if (nx, ny) not in keep and 0 <= ny < len(grid) and 0 <= nx < len(grid[0]) and grid[ny][nx]:
                 keep.add((nx, ny))
                 todo.append((nx, ny))
-    out = [[(1 if v in (2, 3) else v) if (x, y) in keep else 0 for x, v in enumerate(row)]
-           for y, row in enumerate(grid)]
+    out = [
+        [(1 if v in (2, 3) else v) if (x, y) in keep else 0 for x, v in enumerate(row)] for y, row in enumerate(grid)
+    ]
     region = sorted(keep, key=lambda p: (p[1], p[0]))
     if len(region) >= 2:
         (px, py), (ex, ey) = region[0], region[-1]

@@ -35,8 +35,9 @@ def close(a, b) -> bool:
 
 
 def test_every_variant_registered():
-    assert sorted(VARIANTS) == sorted(f"{p}-{s}" for p in ("smb", "smbtile")
-                                      for s in ("v0", "medium-v0", "small-v0", "scene-v0"))
+    assert sorted(VARIANTS) == sorted(
+        f"{p}-{s}" for p in ("smb", "smbtile") for s in ("v0", "medium-v0", "small-v0", "scene-v0")
+    )
 
 
 ASTAR = sorted(p.name.removesuffix("-astar.json.gz") for p in FIXTURES.glob("*-astar.json.gz"))
@@ -47,8 +48,9 @@ def test_golden_vectors(variant):
     check_golden(variant, golden(variant))
 
 
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=pytest.mark.slow) if v == "smb-small-v0" else v
-                                     for v in ASTAR])
+@pytest.mark.parametrize(
+    "variant", [pytest.param(v, marks=pytest.mark.slow) if v == "smb-small-v0" else v for v in ASTAR]
+)
 def test_golden_astar_levels(variant):
     """Sparse levels the heuristic agent cannot finish: A* replans, mostly without reaching the flag."""
     g = golden(f"{variant}-astar")

@@ -52,8 +52,9 @@ def test_golden_vectors(variant):
         if ref["actions"]:
             played += 1
         else:  # not played: the whole info is the static one, so quality is ours end to end
-            assert {k: v for k, v in ours.items() if k != "height"} == {k: v for k, v in ref.items()
-                                                                          if k != "height"}, idx
+            assert {k: v for k, v in ours.items() if k != "height"} == {
+                k: v for k, v in ref.items() if k != "height"
+            }, idx
         assert abs(smb.quality(ours if not ref["actions"] else ref) - item["quality"]) <= TOL, idx
         for control, want in item["controllability"]:
             assert abs(smb.controllability(ref, control, width) - want) <= TOL, (idx, control)

@@ -76,15 +76,18 @@ def test_spec_measured_values():
     assert got == [(0.247, 0.5, 0.0617), (1.0, 0.1, 0.626), (1.0, 0.2, 0.8557)]
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ("rows", "not spawner rows"),
-    ([[0] * 100] * 4, "wrong shape: 4 rows"),
-    ([[0] * 99] + [[0] * 100] * 4, "wrong shape: row 0 has 99"),
-    ([[0] * 100] * 4 + [[0] * 99 + [100]], "wrong value: row 4 position 99"),
-    ([[0] * 100] * 4 + [[0] * 99 + [True]], "wrong value"),
-    ([[0] * 100] * 4 + [[0] * 99 + [1.0]], "wrong value"),
-    ([[0] * 100] * 4 + [[3] * 100], "endless pattern: row 4"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ("rows", "not spawner rows"),
+        ([[0] * 100] * 4, "wrong shape: 4 rows"),
+        ([[0] * 99] + [[0] * 100] * 4, "wrong shape: row 0 has 99"),
+        ([[0] * 100] * 4 + [[0] * 99 + [100]], "wrong value: row 4 position 99"),
+        ([[0] * 100] * 4 + [[0] * 99 + [True]], "wrong value"),
+        ([[0] * 100] * 4 + [[0] * 99 + [1.0]], "wrong value"),
+        ([[0] * 100] * 4 + [[3] * 100], "endless pattern: row 4"),
+    ],
+)
 def test_check_names_the_reason(bad, reason):
     assert problem("talakat-simple-v0").content.check(bad).startswith(reason)
 
@@ -108,8 +111,10 @@ def test_sample_and_control_are_in_the_spaces():
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(st.integers(0, 99), min_size=100, max_size=100), min_size=5, max_size=5),
-       st.lists(st.integers(-10, 300), min_size=5, max_size=5))
+@given(
+    st.lists(st.lists(st.integers(0, 99), min_size=100, max_size=100), min_size=5, max_size=5),
+    st.lists(st.integers(-10, 300), min_size=5, max_size=5),
+)
 def test_any_content_evaluates(content, targets):
     p = problem("talakat-simple-v0")
     reason = p.content.check(content)
@@ -133,8 +138,11 @@ def test_reply_round_trip_and_any_reply_is_named(content, noise):
     assert kind.parse(noise.replace("`", "") + "\n" + shown) == (content, None)
     value, reason = kind.parse(noise)
     assert reason is None or reason.split(":")[0] in ("no block", "not spawner rows")
-    assert reason is not None or kind.check(value) is None or kind.check(value).split(":")[0].replace(" ", "_") \
-        in kind.reasons
+    assert (
+        reason is not None
+        or kind.check(value) is None
+        or kind.check(value).split(":")[0].replace(" ", "_") in kind.reasons
+    )
 
 
 def test_drawing_shows_the_bullets():

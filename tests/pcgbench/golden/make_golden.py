@@ -13,12 +13,32 @@ from pathlib import Path
 import numpy as np
 import pcg_benchmark
 
-VARIANTS = ["binary-v0", "binary-wide-v0", "binary-large-v0", "sokoban-v0", "sokoban-complex-v0",
-            "sokoban-large-v0", "zelda-v0", "zelda-enemies-v0", "zelda-large-v0", "building-v0",
-            "building-large-v0", "building-tall-v0", "building-huge-v0"]
+VARIANTS = [
+    "binary-v0",
+    "binary-wide-v0",
+    "binary-large-v0",
+    "sokoban-v0",
+    "sokoban-complex-v0",
+    "sokoban-large-v0",
+    "zelda-v0",
+    "zelda-enemies-v0",
+    "zelda-large-v0",
+    "building-v0",
+    "building-large-v0",
+    "building-tall-v0",
+    "building-huge-v0",
+]
 # The building README's example (12 drops in the 7x7x12 space), scored by a 12-block variant registered here.
-BUILDING_README = [{"x": 2, "y": 2, "type": 3}] + [{"x": 3, "y": 3, "type": 0}] * 7 + [
-    {"x": 1, "y": 3, "type": 1}, {"x": 3, "y": 3, "type": 2}, {"x": 3, "y": 1, "type": 2}, {"x": 3, "y": 3, "type": 1}]
+BUILDING_README = (
+    [{"x": 2, "y": 2, "type": 3}]
+    + [{"x": 3, "y": 3, "type": 0}] * 7
+    + [
+        {"x": 1, "y": 3, "type": 1},
+        {"x": 3, "y": 3, "type": 2},
+        {"x": 3, "y": 1, "type": 2},
+        {"x": 3, "y": 3, "type": 1},
+    ]
+)
 README_VARIANT = ("building-readme-v0", {"width": 7, "length": 7, "height": 12, "blocks": 12})
 SOKOBAN_MICROBAN = [[0, 1, 4, 0, 0], [0, 1, 1, 0, 0], [0, 4, 3, 2, 1], [0, 1, 1, 3, 1], [0, 1, 1, 0, 0]]
 
@@ -48,14 +68,20 @@ def grid(rng, rows, cols, floor, pieces):
 def contents(name, p, rng):
     if name.startswith("building"):
         w, l, b = p._width, p._length, p._target
-        uniform = [[{"x": int(rng.integers(w)), "y": int(rng.integers(l)), "type": int(rng.integers(4))}
-                    for _ in range(b)] for _ in range(6)]
+        uniform = [
+            [{"x": int(rng.integers(w)), "y": int(rng.integers(l)), "type": int(rng.integers(4))} for _ in range(b)]
+            for _ in range(6)
+        ]
         # towers: drops piled on a few spots, so that pieces land high, reach the top or fail
         towers = []
         for spots in (1, 2, 3, 4, 6, 9):
             xy = [(int(rng.integers(w)), int(rng.integers(l))) for _ in range(spots)]
-            towers.append([{"x": xy[i % spots][0], "y": xy[i % spots][1], "type": int(rng.choice([0, 3, 3, 1, 2]))}
-                           for i in range(b)])
+            towers.append(
+                [
+                    {"x": xy[i % spots][0], "y": xy[i % spots][1], "type": int(rng.choice([0, 3, 3, 1, 2]))}
+                    for i in range(b)
+                ]
+            )
         # disjoint 3x3 squares at x, y in {0, 4, 8, ...}, piled evenly: all land when B / squares <= H
         squares = [(x, y) for y in range(0, l - 2, 4) for x in range(0, w - 2, 4)]
         piles = [{"x": squares[i % len(squares)][0], "y": squares[i % len(squares)][1], "type": 3} for i in range(b)]
@@ -98,12 +124,23 @@ def main(out_dir):
             info = p.info(c)
             infos.append(info)
             shown = {k: plain(v) for k, v in info.items() if k != "content" and not k.startswith("lvl_")}
-            items.append({"content": c, "control": ctrl, "info": shown, "quality": float(p.quality(info)),
-                          "controllability": float(p.controlability(info, ctrl))})
+            items.append(
+                {
+                    "content": c,
+                    "control": ctrl,
+                    "info": shown,
+                    "quality": float(p.quality(info)),
+                    "controllability": float(p.controlability(info, ctrl)),
+                }
+            )
         pairs = [[float(p.diversity(a, b)) for b in infos] for a in infos]
         fraction, per_item, _ = env.diversity(infos)
-        doc = {"variant": name, "items": items, "pairwise_diversity": pairs,
-               "set_diversity": {"fraction": float(fraction), "per_item": plain(per_item)}}
+        doc = {
+            "variant": name,
+            "items": items,
+            "pairwise_diversity": pairs,
+            "set_diversity": {"fraction": float(fraction), "per_item": plain(per_item)},
+        }
         (Path(out_dir) / f"{name}.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
         print(name, len(items), "items", sum(it["quality"] >= 1 for it in items), "feasible", flush=True)
 

@@ -20,5 +20,10 @@ def gen0(env, seed):
 if __name__ == "__main__":
     name, runs = sys.argv[1], int(sys.argv[2])
     env = pcg_benchmark.make(name)
-    print(name, "unseeded", round(float(np.mean([gen0(env, None) for _ in range(runs)])), 3),
-          "seeded", round(float(np.mean([gen0(env, s) for s in range(runs)])), 3))
+    print(
+        name,
+        "unseeded",
+        round(float(np.mean([gen0(env, None) for _ in range(runs)])), 3),
+        "seeded",
+        round(float(np.mean([gen0(env, s) for s in range(runs)])), 3),
+    )

@@ -40,7 +40,10 @@ class _Counting:
 
     def classify(self, images: Any) -> list[_C]:
         self.calls.append(len(images))
-        return [_C(tuple(float(b) / 255 for b in im.tobytes()[:26]), (float(zlib.crc32(im.tobytes())), 0.5)) for im in images]
+        return [
+            _C(tuple(float(b) / 255 for b in im.tobytes()[:26]), (float(zlib.crc32(im.tobytes())), 0.5))
+            for im in images
+        ]
 
 
 def _image(seed: int) -> Image.Image:

@@ -83,10 +83,16 @@ def _save_tiny_vit(path: Path) -> Path:
 
     torch.manual_seed(0)
     cfg = ViTConfig(
-        image_size=32, patch_size=8, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=64, num_labels=26, id2label={i: chr(65 + i) for i in range(26)},
+        image_size=32,
+        patch_size=8,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=26,
+        id2label={i: chr(65 + i) for i in range(26)},
         label2id={chr(65 + i): i for i in range(26)},
-    )  # fmt: skip
+    )
     ViTForImageClassification(cfg).save_pretrained(path)
     ViTImageProcessor(size={"height": 32, "width": 32}).save_pretrained(path)
     return path
@@ -155,9 +161,7 @@ def test_mode_policy(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def service(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
     run_dir = tmp_path_factory.mktemp("run")
-    handle = cs.start_service(
-        model=tiny_model, device="cpu", run_dir=run_dir, max_wait_ms=20, export_env=False
-    )
+    handle = cs.start_service(model=tiny_model, device="cpu", run_dir=run_dir, max_wait_ms=20, export_env=False)
     yield handle
     handle.stop()
     assert _wait_gone(handle.info.pid), "service outlived stop()"
@@ -256,8 +260,9 @@ def test_chatty_loader_cannot_corrupt_or_block_the_service(
     tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [TESTS_DIR, os.environ.get("PYTHONPATH")])))
-    with cs.start_service(model=tiny_model, device="cpu", loader="test_classify_service:_Chatty.load",
-                          run_dir=tmp_path, export_env=False) as handle:  # fmt: skip
+    with cs.start_service(
+        model=tiny_model, device="cpu", loader="test_classify_service:_Chatty.load", run_dir=tmp_path, export_env=False
+    ) as handle:
         for _ in range(3):
             assert len(cs.connect(handle.info).classify(IMAGES[:2])) == 2
     assert "loading..." in (tmp_path / "classify-service.log").read_text()
@@ -310,8 +315,9 @@ def test_a_lazily_started_service_that_dies_is_restarted(
     tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(cs.ENV_VAR, raising=False)
-    client = classify.classifier_for_run(model=tiny_model, device="cpu", mode="service", workers=1, run_dir=tmp_path,
-                                         cache=False)  # type: ignore[arg-type]  # fmt: skip
+    client = classify.classifier_for_run(
+        model=tiny_model, device="cpu", mode="service", workers=1, run_dir=tmp_path, cache=False
+    )  # type: ignore[arg-type]
     first = client.info.pid  # type: ignore[attr-defined]
     try:
         os.kill(first, signal.SIGKILL)
@@ -361,9 +367,7 @@ def test_item(i):
 """
 
 
-def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
-    tiny_model: Path, tmp_path: Path
-) -> None:
+def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(tiny_model: Path, tmp_path: Path) -> None:
     suite, run = tmp_path / "suite", tmp_path / "run"
     suite.mkdir()
     run.mkdir()
@@ -371,10 +375,29 @@ def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
     env = {k: v for k, v in os.environ.items() if k != cs.ENV_VAR and not k.startswith("PYTEST_")}
     env.update(T_RUN=str(run), T_MODEL=str(tiny_model))
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "-p", "no:pcg",
-         "-p", "no:pcg_rules", str(suite / "test_suite.py"), "--rootdir", str(suite)],
-        cwd=suite, env=env, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "2",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:pcg",
+            "-p",
+            "no:pcg_rules",
+            str(suite / "test_suite.py"),
+            "--rootdir",
+            str(suite),
+        ],
+        cwd=suite,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     tail = proc.stdout[-2000:]
     assert "1 failed" in tail and "11 passed" in tail, tail  # only the crashed item fails; nobody hangs
     pids = {int(p.read_text()) for p in run.glob("pid-*")}
@@ -386,8 +409,9 @@ def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(
 def test_a_tcp_service_serves_a_client_that_only_has_its_address(tiny_model: Path, tmp_path: Path) -> None:
     """``listen="tcp:HOST"`` (a cluster's GPU node serving its CPU-only nodes): the address names host and port,
     a client with the service's info alone classifies as in-process, pre-resized; a wrong authkey is refused."""
-    with cs.start_service(model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False,
-                          listen="tcp:127.0.0.1") as handle:  # fmt: skip
+    with cs.start_service(
+        model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False, listen="tcp:127.0.0.1"
+    ) as handle:
         assert handle.info.address.startswith("tcp:127.0.0.1:")
         client = cs.connect(handle.info.to_dict())
         _assert_close(client.classify(IMAGES), _in_process(tiny_model).classify(IMAGES), tol=1e-5)
@@ -424,8 +448,9 @@ def test_a_tcp_service_unpickles_nothing_from_a_client_without_the_key(tiny_mode
 
     planted = tmp_path / "planted"
     payload = pickle.dumps(("classify", _Planted(str(planted))))
-    with cs.start_service(model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False,
-                          listen="tcp:127.0.0.1") as handle:  # fmt: skip
+    with cs.start_service(
+        model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False, listen="tcp:127.0.0.1"
+    ) as handle:
         for _ in range(2):  # before and instead of answering the challenge
             with socket.create_connection(_tcp_address(handle.info), timeout=10) as raw:
                 raw.sendall(struct.pack("!i", len(payload)) + payload)
@@ -444,13 +469,15 @@ def test_a_client_that_never_answers_holds_up_no_other_client(tiny_model: Path, 
     client from being admitted and served; it is dropped after the handshake's time limit."""
     import socket
 
-    with cs.start_service(model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False,
-                          listen="tcp:127.0.0.1") as handle:  # fmt: skip
+    with cs.start_service(
+        model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False, listen="tcp:127.0.0.1"
+    ) as handle:
         silent = socket.create_connection(_tcp_address(handle.info), timeout=30)
         try:
             served: list[int] = []
-            worker = threading.Thread(target=lambda: served.append(len(cs.connect(handle.info.to_dict())
-                                                                        .classify(IMAGES[:2]))), daemon=True)  # fmt: skip
+            worker = threading.Thread(
+                target=lambda: served.append(len(cs.connect(handle.info.to_dict()).classify(IMAGES[:2]))), daemon=True
+            )
             worker.start()
             worker.join(8)  # under the handshake's 10 s: served while the silent one still waits
             assert served == [2], "a silent client held up the next one"

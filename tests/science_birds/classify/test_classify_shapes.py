@@ -11,8 +11,21 @@ from pcg_plugin.problems.science_birds.level import glyphs, pipeline, render
 
 # Glyph programs that collapse under our physics (stability < 0.3; measured, and checked again below), spread over
 # letters, training variants and held-out variants (4, 9).
-COLLAPSED = (("A", 0), ("B", 7), ("C", 4), ("F", 6), ("J", 9), ("K", 11), ("O", 0), ("P", 1), ("R", 0), ("S", 6),
-             ("U", 9), ("X", 3), ("Z", 8))
+COLLAPSED = (
+    ("A", 0),
+    ("B", 7),
+    ("C", 4),
+    ("F", 6),
+    ("J", 9),
+    ("K", 11),
+    ("O", 0),
+    ("P", 1),
+    ("R", 0),
+    ("S", 6),
+    ("U", 9),
+    ("X", 3),
+    ("Z", 8),
+)
 # Glyph variants: 1..3 the 5x7 font with stroke columns 1, 3 and 2 cells wide; 14 and 19 Pillow's font widened
 # x1.15 and x1.3, variants held out from training.
 WIDTHS = {1: "5x7-stroke1", 2: "5x7-stroke3", 3: "5x7-stroke2", 14: "held-out-wide", 19: "held-out-wider"}
@@ -59,4 +72,3 @@ def test_clean_block_letters_of_several_widths_read_right(clf: classify.Classifi
     tops = "".join(r.top for r in clf.classify(images))
     wrong = [f"{c}->{t}" for c, t in zip(glyphs.LETTERS, tops, strict=True) if c != t]
     assert len(wrong) <= MAX_WRONG, wrong
-

@@ -25,17 +25,20 @@ def test_every_golden_case_extracts_exactly(reference) -> None:
         assert extract_code(case["input"]) == case["extracted"], name
 
 
-@pytest.mark.parametrize(("response", "expected"), [
-    ("```\n# drop_block('b11', 6)\n```", "drop_block('b11', 6)\n"),  # comments are not skipped
-    ("```\ndrop_block('b11', 1) drop_block(\"b31\", 2)\n```", "drop_block('b11', 1)\ndrop_block('b31', 2)\n"),
-    ("```\ndrop_block('b11',\t1)\n```", None),  # tab after the comma does not match
-    ("```\ndrop_block('b11', 4.0)\n```", None),
-    ("```\ndrop_block('b11', -1)\n```", None),
-    ("```\ndrop_block('b11', x=1)\n```", None),
-    ("```\ndrop_block('b11', \u0663)\n```", None),  # JavaScript \d is ASCII only
-    ("```a```\n```\ndrop_block('b11', 2)\n```", "drop_block('b11', 2)\n"),
-    ("```\ndrop_block('b11', 2)\n```\n```\nno calls\n```", None),  # last block wins even without calls
-])
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("```\n# drop_block('b11', 6)\n```", "drop_block('b11', 6)\n"),  # comments are not skipped
+        ("```\ndrop_block('b11', 1) drop_block(\"b31\", 2)\n```", "drop_block('b11', 1)\ndrop_block('b31', 2)\n"),
+        ("```\ndrop_block('b11',\t1)\n```", None),  # tab after the comma does not match
+        ("```\ndrop_block('b11', 4.0)\n```", None),
+        ("```\ndrop_block('b11', -1)\n```", None),
+        ("```\ndrop_block('b11', x=1)\n```", None),
+        ("```\ndrop_block('b11', \u0663)\n```", None),  # JavaScript \d is ASCII only
+        ("```a```\n```\ndrop_block('b11', 2)\n```", "drop_block('b11', 2)\n"),
+        ("```\ndrop_block('b11', 2)\n```\n```\nno calls\n```", None),  # last block wins even without calls
+    ],
+)
 def test_official_quirks(response: str, expected: str | None) -> None:
     assert extract_code(response) == expected
 

@@ -31,8 +31,9 @@ def test_few_shot_unshifted_positions(reference) -> None:
     cases = json.loads((reference / "official-golden/few_shot_levels_golden.json").read_text())
     for name, case in cases.items():
         grid = drop_blocks(case["extracted"])
-        assert [(b.type, b.raw_col, b.row) for b in grid.blocks] == \
-            [(b["id"], b["x"], b["y"]) for b in case["blocks"]], name
+        assert [(b.type, b.raw_col, b.row) for b in grid.blocks] == [
+            (b["id"], b["x"], b["y"]) for b in case["blocks"]
+        ], name
 
 
 def test_shift_and_overlap_quirk() -> None:
@@ -44,11 +45,16 @@ def test_shift_and_overlap_quirk() -> None:
     assert grid.blocks[-1].row == 15  # placed overlapping the b11 in row 15, no error
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ("drop_block('b33', 5)", TYPE_ERROR), ("drop_block('b31', 19)", WIDTH_ERROR),
-    ("drop_block('b11', 20)", HEIGHT_ERROR), ("drop_block('b11', -1)", HEIGHT_ERROR),
-    ("drop_block('b11', )", HEIGHT_ERROR),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("drop_block('b33', 5)", TYPE_ERROR),
+        ("drop_block('b31', 19)", WIDTH_ERROR),
+        ("drop_block('b11', 20)", HEIGHT_ERROR),
+        ("drop_block('b11', -1)", HEIGHT_ERROR),
+        ("drop_block('b11', )", HEIGHT_ERROR),
+    ],
+)
 def test_single_line_errors(line: str, message: str) -> None:
     with pytest.raises(ConversionError, match=message.replace(".", r"\.")):
         drop_blocks(line + "\n")
@@ -79,8 +85,11 @@ def test_any_sequence_errors_officially_or_never_overlaps(code: str) -> None:
         return
     seen: set[tuple[int, int]] = set()
     for b in grid.blocks:
-        cells = {"b11": [(b.row, b.raw_col)], "b31": [(b.row, b.raw_col + d) for d in (-1, 0, 1)],
-                 "b13": [(b.row + d, b.raw_col) for d in (0, 1, 2)]}[b.type]
+        cells = {
+            "b11": [(b.row, b.raw_col)],
+            "b31": [(b.row, b.raw_col + d) for d in (-1, 0, 1)],
+            "b13": [(b.row + d, b.raw_col) for d in (0, 1, 2)],
+        }[b.type]
         if b.row == 15 and b.type == "b31":
             continue  # the official row-15 overlap quirk
         assert not seen & set(cells)

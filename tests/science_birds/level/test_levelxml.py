@@ -57,11 +57,16 @@ def test_reads_other_tools_levels() -> None:
     assert level.blocks[1].rotation == 0.0 and level.width == "2"
 
 
-@pytest.mark.parametrize("xml", [
-    "not xml", "<Foo/>", '<Level><GameObjects><Block type="SquareTiny" material="gold" x="1" y="1"/></GameObjects></Level>',
-    '<Level><GameObjects><Block type="SquareTiny" x="nan" y="1"/></GameObjects></Level>',
-    '<Level><GameObjects><Block type="SquareTiny" y="1"/></GameObjects></Level>',
-])
+@pytest.mark.parametrize(
+    "xml",
+    [
+        "not xml",
+        "<Foo/>",
+        '<Level><GameObjects><Block type="SquareTiny" material="gold" x="1" y="1"/></GameObjects></Level>',
+        '<Level><GameObjects><Block type="SquareTiny" x="nan" y="1"/></GameObjects></Level>',
+        '<Level><GameObjects><Block type="SquareTiny" y="1"/></GameObjects></Level>',
+    ],
+)
 def test_bad_xml_is_a_clear_error(xml: str) -> None:
     with pytest.raises(ConversionError, match="level XML"):
         parse_level(xml)
@@ -70,8 +75,19 @@ def test_bad_xml_is_a_clear_error(xml: str) -> None:
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 
 
-@given(st.lists(st.builds(Block, st.sampled_from(["SquareTiny", "RectSmall", "RectBig", "Circle"]),
-                          st.sampled_from(["wood", "ice", "stone"]), finite, finite, finite), max_size=8))
+@given(
+    st.lists(
+        st.builds(
+            Block,
+            st.sampled_from(["SquareTiny", "RectSmall", "RectBig", "Circle"]),
+            st.sampled_from(["wood", "ice", "stone"]),
+            finite,
+            finite,
+            finite,
+        ),
+        max_size=8,
+    )
+)
 def test_write_read_write_identical(blocks) -> None:  # type: ignore[no-untyped-def]
     xml = level_to_xml(Level(tuple(blocks)))
     assert level_to_xml(parse_level(xml)) == xml

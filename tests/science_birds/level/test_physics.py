@@ -98,8 +98,14 @@ def test_unknown_block_type_is_clear() -> None:
 
 
 def test_other_catalogue_blocks_and_materials_simulate() -> None:
-    level = Level((Block("RectBig", "stone", 2.0, -3.38, 0), Block("Circle", "ice", 2.0, -2.88, 0),
-                   Block("TNT", "", 4.0, -3.16, 0), Block("Triangle", "wood", 6, -3.08, 0)))
+    level = Level(
+        (
+            Block("RectBig", "stone", 2.0, -3.38, 0),
+            Block("Circle", "ice", 2.0, -2.88, 0),
+            Block("TNT", "", 4.0, -3.16, 0),
+            Block("Triangle", "wood", 6, -3.08, 0),
+        )
+    )
     sim = simulate(level)
     assert sim.total_blocks == 4 and 0 <= sim.moving_blocks <= 4
 
@@ -169,8 +175,9 @@ def _column(block: str, size: float, n: int) -> Level:
     return Level(tuple(Block(block, "wood", 0.0, GROUND + size / 2 + size * k, 0) for k in range(n)))
 
 
-@pytest.mark.parametrize(("block", "size", "n"), [("SquareSmall", 0.45, 16), ("SquareSmall", 0.45, 24),
-                                                  ("SquareTiny", 0.23, 20)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("block", "size", "n"), [("SquareSmall", 0.45, 16), ("SquareSmall", 0.45, 24), ("SquareTiny", 0.23, 20)]
+)
 def test_tall_aligned_columns_stand(block: str, size: float, n: int) -> None:
     """Box2D with 100 solver iterations holds a straight column still; 10 iterations let the 16- and 20-high
     ones crumble, and without the angular-drag correction (angular drag = the linear 1.0) the 24-high one loses
@@ -201,6 +208,10 @@ def test_ground_friction_sets_how_far_a_landing_ice_plank_ends() -> None:
     def x(settings: PhysicsSettings) -> float:
         return simulate(plank, settings).final_level.blocks[0].x
 
-    default, low, high = x(PhysicsSettings()), x(PhysicsSettings(ground_friction=0.2)), x(PhysicsSettings(ground_friction=1.0))
+    default, low, high = (
+        x(PhysicsSettings()),
+        x(PhysicsSettings(ground_friction=0.2)),
+        x(PhysicsSettings(ground_friction=1.0)),
+    )
     assert default == x(PhysicsSettings(ground_friction=0.4))
     assert low + 0.03 < default < high - 0.05

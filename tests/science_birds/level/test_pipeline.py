@@ -29,7 +29,9 @@ def test_golden_cases_through_build_level(reference) -> None:
 def test_evaluate_is_deterministic_and_timed() -> None:
     level = build_level("```\ndrop_block('b31', 5)\ndrop_block('b11', 4)\ndrop_block('b11', 6)\n```").level
     a, b = evaluate_level(level), evaluate_level(level)
-    assert (a.total_blocks, a.moving_blocks, a.stability) == (b.total_blocks, b.moving_blocks, b.stability) == (3, 0, 1.0)
+    assert (
+        (a.total_blocks, a.moving_blocks, a.stability) == (b.total_blocks, b.moving_blocks, b.stability) == (3, 0, 1.0)
+    )
     assert a.image.tobytes() == b.image.tobytes()
     assert set(a.timings) == {"physics", "render"}
 

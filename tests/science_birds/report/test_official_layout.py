@@ -42,15 +42,17 @@ def test_trial_index_of_any_team_name(team: str, n: int) -> None:
 
 
 def _write(prog: Path, letter: str, sta: list[tuple[int, float]], sim: list[tuple[int, float]], rate: float) -> None:
-    ol.write_stability_json(prog / "stability" / f"{letter}.json", [
-        {"tag": f"{prog.name}_{letter}_{i}.xml", "score": s} for i, s in sta
-    ])  # fmt: skip
+    ol.write_stability_json(
+        prog / "stability" / f"{letter}.json", [{"tag": f"{prog.name}_{letter}_{i}.xml", "score": s} for i, s in sta]
+    )
     probs = [[0.0] * 26 for _ in sim]
     for p, (_, v) in zip(probs, sim):
         p[ord(letter) - 65] = v
-    ol.write_similarity_json(prog / "similarity" / f"{letter}.json", letter, [
-        {"id": f"{prog.name}_{letter}_{i}.png", "probs": p} for (i, _), p in zip(sim, probs)
-    ])  # fmt: skip
+    ol.write_similarity_json(
+        prog / "similarity" / f"{letter}.json",
+        letter,
+        [{"id": f"{prog.name}_{letter}_{i}.png", "probs": p} for (i, _), p in zip(sim, probs)],
+    )
     ol.write_diversity_json(prog / "diversity" / f"{letter}.json", [], [], rate)
 
 
@@ -94,8 +96,17 @@ def _record(team: str, letter: str, trial: int, sta: float | None, sim: float | 
     if sim is not None:
         rest = (1 - sim) / 25
         probs = tuple(sim if i == ord(letter) - 65 else rest for i in range(26))
-    return TrialRecord(nodeid=f"{team}-{letter}-{trial}", submission=team, letter=letter, trial=trial, sta=sta,
-                       sim=sim, probs=probs, total_blocks=4, moving_blocks=0)  # fmt: skip
+    return TrialRecord(
+        nodeid=f"{team}-{letter}-{trial}",
+        submission=team,
+        letter=letter,
+        trial=trial,
+        sta=sta,
+        sim=sim,
+        probs=probs,
+        total_blocks=4,
+        moving_blocks=0,
+    )
 
 
 def test_stage_files_from_records_round_trip_into_the_scorer(tmp_path: Path) -> None:
@@ -110,11 +121,17 @@ def test_stage_files_from_records_round_trip_into_the_scorer(tmp_path: Path) -> 
         ol.write_stage_files(tmp_path / team, team, "A", rs, 3)
     read = ol.read_layout(tmp_path, ["A"])
     direct = {
-        team: {"A": LetterInput(
-            stability=tuple((r.trial, D(repr(r.sta))) for r in sorted(rs, key=lambda r: r.trial) if r.sta is not None),
-            similarity=tuple((r.trial, D(repr(r.sim))) for r in sorted(rs, key=lambda r: r.trial) if r.sim is not None),
-            diversity=D(repr(diversity([r.probs for r in sorted(rs, key=lambda r: r.trial) if r.probs], 3))),
-        )}  # fmt: skip
+        team: {
+            "A": LetterInput(
+                stability=tuple(
+                    (r.trial, D(repr(r.sta))) for r in sorted(rs, key=lambda r: r.trial) if r.sta is not None
+                ),
+                similarity=tuple(
+                    (r.trial, D(repr(r.sim))) for r in sorted(rs, key=lambda r: r.trial) if r.sim is not None
+                ),
+                diversity=D(repr(diversity([r.probs for r in sorted(rs, key=lambda r: r.trial) if r.probs], 3))),
+            )
+        }
         for team, rs in recs.items()
     }
     assert read == direct
@@ -165,8 +182,10 @@ def test_result_csv_headers_are_the_official_columns(tmp_path: Path) -> None:
     """Spec §6.2 outputs: the v2.0.0 column names, in order (a reader of the official files looks them up)."""
     li = LetterInput(((1, D(1)),), ((1, D("0.5")),), D("0.5"))
     ol.write_results(tmp_path, score({"a": {"A": li}}, letters=["A"], trials=1))
-    header = {name: (tmp_path / name).read_bytes().decode().split("\r\n")[0]
-              for name in ("trial_scores.csv", "character_scores.csv", "prompt_scores_ranks.csv")}  # fmt: skip
+    header = {
+        name: (tmp_path / name).read_bytes().decode().split("\r\n")[0]
+        for name in ("trial_scores.csv", "character_scores.csv", "prompt_scores_ranks.csv")
+    }
     assert header == {
         "trial_scores.csv": '"teamName","character","trial","trial_score","stabilityScore","similarityScore",'
         '"diversityScore"',

@@ -28,14 +28,24 @@ def make_run(run_dir: Path, *, offline: bool = False, classifier: str = OFFICIAL
                 stem = f"{name}_{c}_{t}"
                 failed = name == "team <b>" and t == 2
                 entry = {
-                    "trial": t, "nodeid": f"submissions/{name}::{c}::{t}", "sta": None if failed else 1.0,
-                    "sim": None if failed else 0.9, "trial_score": "0" if failed else "0.25",
-                    "total_blocks": 4, "moving_blocks": 0, "top": None if failed else c,
+                    "trial": t,
+                    "nodeid": f"submissions/{name}::{c}::{t}",
+                    "sta": None if failed else 1.0,
+                    "sim": None if failed else 0.9,
+                    "trial_score": "0" if failed else "0.25",
+                    "total_blocks": 4,
+                    "moving_blocks": 0,
+                    "top": None if failed else c,
                     "reason": "conversion_error" if failed else None,
                     "message": "Invalid block type <x>" if failed else None,
-                    "raw": f"{name}/raw/{c}/{stem}.txt", "code": None, "level": None, "image": None,
-                    "probs": None, "timings": {"simulate": 0.01}, "seed": 42,
-                }  # fmt: skip
+                    "raw": f"{name}/raw/{c}/{stem}.txt",
+                    "code": None,
+                    "level": None,
+                    "image": None,
+                    "probs": None,
+                    "timings": {"simulate": 0.01},
+                    "seed": 42,
+                }
                 (run_dir / name / "raw" / c).mkdir(parents=True, exist_ok=True)
                 (run_dir / name / "raw" / c / f"{stem}.txt").write_text(f"RESPONSE {stem} <script>alert(1)</script>")
                 if not failed:
@@ -48,29 +58,57 @@ def make_run(run_dir: Path, *, offline: bool = False, classifier: str = OFFICIAL
                     (run_dir / entry["image"]).parent.mkdir(parents=True, exist_ok=True)
                     Image.new("L", (64, 64), 255).save(run_dir / entry["image"])
                 trials.append(entry)
-            letters[c] = {"char_score": "0.1", "sta_mean": "1", "sim_mean": "0.9", "diversity": "0.4",
-                          "trials": trials}  # fmt: skip
-        subs.append({
-            "name": name, "format": "program-2024", "path": f"submissions/{name}", "prompt_length": None,
-            "prompt_score": "0.1" if rank == 1 else "0.05", "normalized_score": "66.6667" if rank == 1 else "33.3333",
-            "rank": rank, "usage": {"prompt_tokens": 10, "completion_tokens": 5, "calls": 4, "replayed_calls": 0,
-                                    "cost_usd": 0.0012}, "letters": letters,
-        })  # fmt: skip
+            letters[c] = {"char_score": "0.1", "sta_mean": "1", "sim_mean": "0.9", "diversity": "0.4", "trials": trials}
+        subs.append(
+            {
+                "name": name,
+                "format": "program-2024",
+                "path": f"submissions/{name}",
+                "prompt_length": None,
+                "prompt_score": "0.1" if rank == 1 else "0.05",
+                "normalized_score": "66.6667" if rank == 1 else "33.3333",
+                "rank": rank,
+                "usage": {
+                    "prompt_tokens": 10,
+                    "completion_tokens": 5,
+                    "calls": 4,
+                    "replayed_calls": 0,
+                    "cost_usd": 0.0012,
+                },
+                "letters": letters,
+            }
+        )
     return {
         "schema": "pytest-pcg/results/1",
-        "run": {"id": "20261122-180000-ab12cd", "started": "2026-11-22T18:00:00+00:00",
-                "finished": "2026-11-22T18:05:00+00:00", "out_dir": str(run_dir)},
-        "settings": {"edition": "2024", "letters": ["A", "I"], "trials": 2, "backend": "offline" if offline else "openai",
-                     "offline_default": offline, "model": "SmolLM2-360M" if offline else "gpt-3.5-turbo-0125",
-                     "base_url": None, "temperature": 1, "seed_policy": "fixed:42", "record_mode": "once",
-                     "classifier": {"name": classifier, "digest": "sha256:abc"},
-                     "physics": {"digest": "sha256:def", "damage": False}, "diversity_vector": "probs",
-                     "disable_weights": False, "tie_break": None},
+        "run": {
+            "id": "20261122-180000-ab12cd",
+            "started": "2026-11-22T18:00:00+00:00",
+            "finished": "2026-11-22T18:05:00+00:00",
+            "out_dir": str(run_dir),
+        },
+        "settings": {
+            "edition": "2024",
+            "letters": ["A", "I"],
+            "trials": 2,
+            "backend": "offline" if offline else "openai",
+            "offline_default": offline,
+            "model": "SmolLM2-360M" if offline else "gpt-3.5-turbo-0125",
+            "base_url": None,
+            "temperature": 1,
+            "seed_policy": "fixed:42",
+            "record_mode": "once",
+            "classifier": {"name": classifier, "digest": "sha256:abc"},
+            "physics": {"digest": "sha256:def", "damage": False},
+            "diversity_vector": "probs",
+            "disable_weights": False,
+            "tie_break": None,
+        },
         "provenance": {"git_sha": "0123abc", "versions": {"python": "3.11.7", "torch": "2.13.0"}},
         "competition_score": "0.15",
         "weights": {c: {"weight": "0.2", "w_sta": "0.5", "w_sim": "0.5", "w_div": "0.8"} for c in "AI"},
-        "submissions": subs, "per_model": None,
-    }  # fmt: skip
+        "submissions": subs,
+        "per_model": None,
+    }
 
 
 def test_report_content(tmp_path: Path) -> None:
@@ -113,8 +151,12 @@ def test_write_report(tmp_path: Path) -> None:
 def test_screenshot_in_a_real_browser(tmp_path: Path) -> None:
     write_report(make_run(tmp_path), tmp_path)
     png = tmp_path / "shot.png"
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "screenshot_report.py"), str(tmp_path / "report.html"),
-                           str(png)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "screenshot_report.py"), str(tmp_path / "report.html"), str(png)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     from PIL import Image
 
@@ -153,8 +195,12 @@ def test_several_models_show_per_model_weights_letters_and_trials(tmp_path: Path
     for model, share in (("qwen2.5:32b", "40"), ("phi3:14b", "26.6667")):
         subs = {}
         for s in one["submissions"]:
-            subs[s["name"]] = {"prompt_score": s["prompt_score"], "normalized_score": share, "rank": s["rank"],
-                               "letters": copy.deepcopy(s["letters"])}  # fmt: skip
+            subs[s["name"]] = {
+                "prompt_score": s["prompt_score"],
+                "normalized_score": share,
+                "rank": s["rank"],
+                "letters": copy.deepcopy(s["letters"]),
+            }
         results["per_model"][model] = {"competition_score": "0.15", "weights": one["weights"], "submissions": subs}
     subs["team_x"]["letters"]["A"]["char_score"] = "0.0123456"  # only phi3's part carries this number
     for s in results["submissions"]:
@@ -225,8 +271,13 @@ def test_report_of_a_2600_trial_run_stays_small(tmp_path: Path) -> None:
         for t in range(1, 11):
             entry = dict(template["letters"]["A"]["trials"][0])
             stem = f"team_x_{c}_{t}"
-            entry.update(trial=t, raw=f"team_x/raw/{c}/{stem}.txt", code=f"team_x/intermediate/{c}/{stem}.txt",
-                         level=f"team_x/levels/{c}/{stem}.xml", image=f"team_x/images/{c}/{stem}.png")
+            entry.update(
+                trial=t,
+                raw=f"team_x/raw/{c}/{stem}.txt",
+                code=f"team_x/intermediate/{c}/{stem}.txt",
+                level=f"team_x/levels/{c}/{stem}.xml",
+                image=f"team_x/images/{c}/{stem}.png",
+            )
             trials.append(entry)
         letters[c] = {**template["letters"]["A"], "trials": trials}
     run["submissions"] = [{**template, "name": f"team_{i}", "rank": i + 1, "letters": letters} for i in range(10)]

@@ -31,11 +31,21 @@ def test_header_names_the_classifier_that_really_runs(tmp_path):
 
 
 SUBS = [
-    {"name": "b", "rank": 2, "normalized_score": "25.5", "prompt_score": "0.1",
-     "letters": {"A": {"trials": [{"reason": None}, {"reason": "no_code"}]}}},
-    {"name": "a", "rank": 1, "normalized_score": "74.5", "prompt_score": "0.3",
-     "letters": {"A": {"trials": [{"reason": "error"}, {"reason": "no_code"}]}}},
-]  # fmt: skip
+    {
+        "name": "b",
+        "rank": 2,
+        "normalized_score": "25.5",
+        "prompt_score": "0.1",
+        "letters": {"A": {"trials": [{"reason": None}, {"reason": "no_code"}]}},
+    },
+    {
+        "name": "a",
+        "rank": 1,
+        "normalized_score": "74.5",
+        "prompt_score": "0.3",
+        "letters": {"A": {"trials": [{"reason": "error"}, {"reason": "no_code"}]}},
+    },
+]
 
 
 DOC = {"submissions": SUBS, "competition_score": "0.4", "settings": {}}
@@ -82,12 +92,22 @@ def test_several_models_get_a_per_model_table_and_all_their_trials_counted(tmp_p
     from pcg_plugin.problems.science_birds.report.terminal import per_model_table
 
     letters = {"A": {"trials": [{"reason": None}, {"reason": "no_code"}]}}
-    per_model = {m: {"submissions": {n: {"normalized_score": v, "prompt_score": "0.1", "rank": r, "letters": letters}
-                                     for n, v, r in (("a", "30", 1), ("b", "20", 2))}} for m in ("qwen2.5:32b", "phi3")}
-    subs = [{"name": "a", "rank": 1, "normalized_score": "60", "prompt_score": "0.2", "letters": {}},
-            {"name": "b", "rank": 2, "normalized_score": "40", "prompt_score": "0.2", "letters": {}}]  # fmt: skip
-    lines = summary_lines({"submissions": subs, "per_model": per_model, "competition_score": "0.4", "settings": {}},
-                          tmp_path, None)  # fmt: skip
+    per_model = {
+        m: {
+            "submissions": {
+                n: {"normalized_score": v, "prompt_score": "0.1", "rank": r, "letters": letters}
+                for n, v, r in (("a", "30", 1), ("b", "20", 2))
+            }
+        }
+        for m in ("qwen2.5:32b", "phi3")
+    }
+    subs = [
+        {"name": "a", "rank": 1, "normalized_score": "60", "prompt_score": "0.2", "letters": {}},
+        {"name": "b", "rank": 2, "normalized_score": "40", "prompt_score": "0.2", "letters": {}},
+    ]
+    lines = summary_lines(
+        {"submissions": subs, "per_model": per_model, "competition_score": "0.4", "settings": {}}, tmp_path, None
+    )
     assert lines[1].split()[-3:] == ["4", "2", "0"]  # 2 models x 2 trials, one zero each
     table = per_model_table(Results.from_dict({"per_model": per_model}).per_model, ["a", "b"])
     assert table[1].split() == ["model", "submission", "normalized", "prompt", "score", "model", "rank"]
@@ -99,8 +119,13 @@ def test_preflight_once_per_model(tmp_path):
     from pcg_plugin.problems.science_birds.report.terminal import preflight_line
 
     ids = [f"submissions/a::{m}::{c}::1" for m in ("m:1", "m:2") for c in "AB"] + ["submissions/b::m:2::A::1"]
-    paid = resolve({"pcg_trials": "1", "pcg_store": str(tmp_path), "pcg_edition": "2025", "pcg_model": "m:1,m:2"},
-                   rootdir=tmp_path, env={"OPENAI_API_KEY": "k"})  # fmt: skip
+    paid = resolve(
+        {"pcg_trials": "1", "pcg_store": str(tmp_path), "pcg_edition": "2025", "pcg_model": "m:1,m:2"},
+        rootdir=tmp_path,
+        env={"OPENAI_API_KEY": "k"},
+    )
     lines = preflight_line(paid, ids).splitlines()
-    assert "1 submissions x 2 letters x 1 trials" in lines[0] and lines[0].endswith("m:1: unknown price (local or unlisted model)")
+    assert "1 submissions x 2 letters x 1 trials" in lines[0] and lines[0].endswith(
+        "m:1: unknown price (local or unlisted model)"
+    )
     assert "2 submissions x 2 letters x 1 trials" in lines[1] and "on m:2:" in lines[1]

@@ -28,7 +28,10 @@ def test_prompt_json_records_and_exit_codes(prompts_2023: Path, capsys: pytest.C
     assert {"path", "word_count", "disallowed_characters", "has_placeholder", "passed", "rules"} <= set(record)
     assert (record["word_count"], record["disallowed_characters"], record["has_placeholder"]) == (61, [], True)
     assert record["passed"] and [r["rule"] for r in record["rules"]] == [
-        "prompt-length", "prompt-characters", "prompt-placeholder"]  # fmt: skip
+        "prompt-length",
+        "prompt-characters",
+        "prompt-placeholder",
+    ]
     assert {"rule", "title", "passed", "message", "findings"} <= set(record["rules"][0])
 
     rc, out, _ = _run(["rules", "--json", str(prompts / "pixelArt.txt"), str(prompts / "BirdsTeam.TXT")], capsys)
@@ -129,13 +132,17 @@ def test_a_program_file_alone_is_checked_alone(tmp_path: Path, capsys: pytest.Ca
     assert "  PASS program-chat-only: " in out and f"       warning: {tmp_path / 'other.py'}:1:1: network module" in out
 
 
-def test_a_folder_that_is_not_a_submission_fails_with_the_reason(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_folder_that_is_not_a_submission_fails_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.md").write_text("# our team\n")
     rc, out, _ = _run(["rules", str(tmp_path / "empty")], capsys)
     assert rc == 1
-    assert "  FAIL submission [not an official rule]: " in out and "not a submission: no program defining a TrialLoop subclass" in out
+    assert (
+        "  FAIL submission [not an official rule]: " in out
+        and "not a submission: no program defining a TrialLoop subclass" in out
+    )
     assert out.splitlines()[-1].startswith("FAIL: 1 checked, 1 breaking a rule")
     rc, out, _ = _run(["rules", "--json", str(tmp_path / "empty")], capsys)
     record = json.loads(out)
@@ -143,14 +150,16 @@ def test_a_folder_that_is_not_a_submission_fails_with_the_reason(tmp_path: Path,
     assert [r["rule"] for r in record["rules"]] == ["submission"]
 
 
-def test_stand_alone_scripts_calling_a_client_fail_naming_the_rules(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_stand_alone_scripts_calling_a_client_fail_naming_the_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     team = tmp_path / "team"
     team.mkdir()
     for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
         (team / f"generate_{letter}.py").write_text(
             "from openai import OpenAI\n\nclient = OpenAI()\nreply = client.chat.completions.create(model='gpt-4o', "
-            f"messages=[{{'role': 'user', 'content': 'Draw {letter}'}}])\nprint(reply.choices[0].message.content)\n")
+            f"messages=[{{'role': 'user', 'content': 'Draw {letter}'}}])\nprint(reply.choices[0].message.content)\n"
+        )
     rc, out, _ = _run(["rules", "--json", str(team)], capsys)
     record = json.loads(out)
     failed = [r["rule"] for r in record["rules"] if not r["passed"]]
@@ -176,14 +185,17 @@ def test_real_shapes_get_the_organizers_verdicts(tmp_path: Path, capsys: pytest.
     assert rc == 1 and sorted(records) == sorted(shapes.SHAPES) and "logs: skipped" in err
     for name, (_build, entry, _workdir, verdict) in shapes.SHAPES.items():
         record = records[name]
-        assert record["passed"] == (verdict == "pass"), (name, [r["message"] for r in record["rules"]
-                                                                 if not r["passed"]])  # fmt: skip
+        assert record["passed"] == (verdict == "pass"), (
+            name,
+            [r["message"] for r in record["rules"] if not r["passed"]],
+        )
         assert record["format"] == ("program-2024" if entry else "scripts")
         if entry:
             assert Path(record["entry"]) == subs / name / entry
     chat = next(r for r in records["vendored"]["rules"] if r["rule"] == "program-chat-only")
     assert [Path(w["path"]).relative_to(subs).as_posix() for w in chat["warnings"]] == [
-        "vendored/graph_lib/language_models/chatgpt.py"]  # fmt: skip
+        "vendored/graph_lib/language_models/chatgpt.py"
+    ]
     failed = [r["rule"] for r in records["standalone_scripts"]["rules"] if not r["passed"]]
     assert failed == ["program-trial-loop", "program-chat-only"]
 
@@ -197,12 +209,17 @@ def test_official_examples_pass_as_they_are(official_examples: Path, capsys: pyt
     assert all(not r["warnings"] for rec in records for r in rec["rules"])
 
 
-CODE_RULES = ("program-chat-only", "program-no-hardcoded-assistant", "program-no-tampering",
-              "program-unmodified-response")  # fmt: skip
+CODE_RULES = (
+    "program-chat-only",
+    "program-no-hardcoded-assistant",
+    "program-no-tampering",
+    "program-unmodified-response",
+)
 
 
-def test_a_program_that_does_not_parse_passes_no_rule_it_could_not_run(tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_program_that_does_not_parse_passes_no_rule_it_could_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The code rules cannot look into a file that does not parse: NOT RUN, never PASS (the size rule, which
     reads the folder, still runs)."""
     team = tmp_path / "team"
@@ -220,8 +237,9 @@ def test_a_program_that_does_not_parse_passes_no_rule_it_could_not_run(tmp_path:
     assert (by_rule["program-size"]["passed"], by_rule["program-size"]["ran"]) == (True, True)
 
 
-def test_an_imported_file_that_does_not_parse_leaves_clean_rules_unrun(tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_an_imported_file_that_does_not_parse_leaves_clean_rules_unrun(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The entry parses and imports a helper that does not: a finding in the entry still breaks its rule; a rule
     that found nothing there was not run on the helper, so it is not a PASS either."""
     team = tmp_path / "team"
@@ -235,6 +253,8 @@ def test_an_imported_file_that_does_not_parse_leaves_clean_rules_unrun(tmp_path:
     assert (by_rule["program-chat-only"]["passed"], by_rule["program-chat-only"]["ran"]) == (False, True)
     tampering = by_rule["program-no-tampering"]
     assert (tampering["passed"], tampering["ran"]) == (False, False)
-    assert tampering["message"] == (f"not checked: {team / 'helper.py'} does not parse (see program-parses); "
-                                    "nothing found in the 1 file(s) that parse")  # fmt: skip
+    assert tampering["message"] == (
+        f"not checked: {team / 'helper.py'} does not parse (see program-parses); "
+        "nothing found in the 1 file(s) that parse"
+    )
     assert by_rule["program-unmodified-response"]["passed"]  # the entry's run method parses: judged

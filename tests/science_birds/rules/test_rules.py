@@ -27,11 +27,16 @@ from pcg_plugin.problems.science_birds.rules.checks import (
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = json.loads((Path(__file__).parents[2] / "data" / "wordcount_golden.json").read_text(encoding="utf-8"))
 HOSTILE = Path(__file__).parents[2] / "hostile"
-DISQUALIFIED_2023 = {"BirdBirdBird.txt": "prompt-length", "BirdsTeam.TXT": "prompt-length",
-                     "pixelArt.txt": "prompt-characters"}  # fmt: skip
-ALLOWED_ASCII = "".join(sorted(set(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;? \n\r\t"
-)))  # fmt: skip
+DISQUALIFIED_2023 = {
+    "BirdBirdBird.txt": "prompt-length",
+    "BirdsTeam.TXT": "prompt-length",
+    "pixelArt.txt": "prompt-characters",
+}
+ALLOWED_ASCII = "".join(
+    sorted(
+        set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;? \n\r\t")
+    )
+)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -95,19 +100,22 @@ def test_2023_prompts_through_the_collector(prompts_2023: Path) -> None:
         assert all(r.passed for r in results) == (path.name not in DISQUALIFIED_2023), path.name
 
 
-@pytest.mark.parametrize(("text", "count"), [
-    ("drop_block('b11', 3)", 4),  # spec worked examples
-    ("a\nb\nc d", 4),
-    ("100 200,300", 2),
-    ("don't stop-now", 3),
-    ("- \n -", 2),  # tokens with no letter or digit count 1 each
-    ("- -\n-", 2),  # only the FIRST whitespace run becomes a space: "-\n-" stays one token
-    ("-\n- -", 3),  # ... here the first run is the newline
-    ("\u00d7\u00f7", 1),  # multiplication/division signs sit in the Latin-1 letter range
-    ("a\u200bb", 1),  # U+2000-U+206F is deleted, joining the two letters
-    ("\u0661\u0662\u0663", 1),  # JavaScript \d is ASCII only
-    ("\u6c49\u5b57", 2),  # one word per CJK character
-])
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("drop_block('b11', 3)", 4),  # spec worked examples
+        ("a\nb\nc d", 4),
+        ("100 200,300", 2),
+        ("don't stop-now", 3),
+        ("- \n -", 2),  # tokens with no letter or digit count 1 each
+        ("- -\n-", 2),  # only the FIRST whitespace run becomes a space: "-\n-" stays one token
+        ("-\n- -", 3),  # ... here the first run is the newline
+        ("\u00d7\u00f7", 1),  # multiplication/division signs sit in the Latin-1 letter range
+        ("a\u200bb", 1),  # U+2000-U+206F is deleted, joining the two letters
+        ("\u0661\u0662\u0663", 1),  # JavaScript \d is ASCII only
+        ("\u6c49\u5b57", 2),  # one word per CJK character
+    ],
+)
 def test_word_count_quirks(text: str, count: int) -> None:
     assert word_count(text) == count
 
@@ -122,8 +130,12 @@ def test_whitespace_disallowed_only_inside_the_remainder() -> None:
 
 def test_prompt_summary_shape() -> None:
     assert prompt_summary("Draw <OBJECT> caf\u00e9 caf\u00e9") == {
-        "word_count": 4, "disallowed_characters": ["\u00e9"], "has_placeholder": True, "passed": False,
-        "first_failure": "prompt-characters"}  # fmt: skip
+        "word_count": 4,
+        "disallowed_characters": ["\u00e9"],
+        "has_placeholder": True,
+        "passed": False,
+        "first_failure": "prompt-characters",
+    }
     assert prompt_summary("")["first_failure"] == "prompt-placeholder"
     assert prompt_summary("word " * 901 + "<OBJECT>")["first_failure"] == "prompt-length"
 
@@ -141,8 +153,11 @@ def test_word_count_never_crashes(text: str) -> None:
     assert 0 <= n <= len(text)
 
 
-_MIXED = st.text(alphabet=st.sampled_from(list(ALLOWED_ASCII) + ["\u00a0", "\u00e9", "\u3000", "\ufeff", "\u00b0",
-                                                                  "\U0001f600", "\x0b", "\u2028"]))  # fmt: skip
+_MIXED = st.text(
+    alphabet=st.sampled_from(
+        list(ALLOWED_ASCII) + ["\u00a0", "\u00e9", "\u3000", "\ufeff", "\u00b0", "\U0001f600", "\x0b", "\u2028"]
+    )
+)
 
 
 @given(st.one_of(st.text(), _MIXED))
@@ -172,8 +187,10 @@ def _program(tmp_path: Path, run_body: str, prelude: str = "", header: str = HEA
     folder = tmp_path / "team"
     folder.mkdir(exist_ok=True)
     body = textwrap.indent(textwrap.dedent(run_body).strip("\n"), " " * 8)
-    source = (header + textwrap.dedent(prelude) + "\n\nclass Loop(TrialLoop):\n    @staticmethod\n"
-              "    def run(ctx: TrialContext, target_character: str) -> str:\n" + body + "\n")  # fmt: skip
+    source = (
+        header + textwrap.dedent(prelude) + "\n\nclass Loop(TrialLoop):\n    @staticmethod\n"
+        "    def run(ctx: TrialContext, target_character: str) -> str:\n" + body + "\n"
+    )
     entry = folder / "main.py"
     entry.write_text(source, encoding="utf-8")
     return entry
@@ -202,21 +219,24 @@ def _hostile(tmp_path: Path, name: str) -> Path:
     return folder / "main.py"
 
 
-@pytest.mark.parametrize(("name", "rule", "line"), [
-    ("opens_socket.py.txt", "program-chat-only", 2),
-    ("catches_violation.py.txt", "program-chat-only", 1),
-    ("forks.py.txt", "program-chat-only", 9),
-    ("spawns.py.txt", "program-chat-only", 1),
-    ("native_fork.py.txt", "program-chat-only", 1),
-    ("patches_counter.py.txt", "program-chat-only", 3),  # imports the harness's internals
-    ("patches_counter.py.txt", "program-no-tampering", 11),
-    ("syntax_error.py.txt", "program-parses", 3),
-    ("huge_response.py.txt", "program-unmodified-response", 7),
-    ("returns_bytes.py.txt", "program-unmodified-response", 7),
-    ("reads_key.py.txt", "program-unmodified-response", 10),
-    ("reads_parent_env.py.txt", "program-unmodified-response", 10),
-    ("writes_outside.py.txt", "program-unmodified-response", 12),
-])
+@pytest.mark.parametrize(
+    ("name", "rule", "line"),
+    [
+        ("opens_socket.py.txt", "program-chat-only", 2),
+        ("catches_violation.py.txt", "program-chat-only", 1),
+        ("forks.py.txt", "program-chat-only", 9),
+        ("spawns.py.txt", "program-chat-only", 1),
+        ("native_fork.py.txt", "program-chat-only", 1),
+        ("patches_counter.py.txt", "program-chat-only", 3),  # imports the harness's internals
+        ("patches_counter.py.txt", "program-no-tampering", 11),
+        ("syntax_error.py.txt", "program-parses", 3),
+        ("huge_response.py.txt", "program-unmodified-response", 7),
+        ("returns_bytes.py.txt", "program-unmodified-response", 7),
+        ("reads_key.py.txt", "program-unmodified-response", 10),
+        ("reads_parent_env.py.txt", "program-unmodified-response", 10),
+        ("writes_outside.py.txt", "program-unmodified-response", 12),
+    ],
+)
 def test_hostile_programs_fail_the_right_rule(tmp_path: Path, name: str, rule: str, line: int) -> None:
     result = _by_rule(_hostile(tmp_path, name))[rule]
     assert not result.passed
@@ -229,8 +249,9 @@ def test_patches_counter_every_tampering_found(tmp_path: Path) -> None:
     assert [f.line for f in result.findings] == [11, 12, 15]
 
 
-@pytest.mark.parametrize("name", ["sleeps.py.txt", "spins.py.txt", "floods_stdout.py.txt", "catches_guard.py.txt",
-                                  "allocates.py.txt"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["sleeps.py.txt", "spins.py.txt", "floods_stdout.py.txt", "catches_guard.py.txt", "allocates.py.txt"]
+)
 def test_runtime_only_hostiles_pass_statically(tmp_path: Path, name: str) -> None:
     # Time, tokens and memory are run-time rules (RUNTIME_RULES): the sandbox and the guards catch these.
     assert _failed(_hostile(tmp_path, name)) == set()
@@ -256,7 +277,9 @@ def test_failures_name_file_line_col(tmp_path: Path) -> None:
 
 
 def test_multi_turn_echo_of_the_model_passes(tmp_path: Path) -> None:
-    entry = _program(tmp_path, """
+    entry = _program(
+        tmp_path,
+        """
         messages = [{"role": "user", "content": "Build " + target_character}]
         reply = ""
         for turn in ("again", "format"):
@@ -268,20 +291,26 @@ def test_multi_turn_echo_of_the_model_passes(tmp_path: Path) -> None:
         messages.append(dict(role="assistant", content=answers[-1]))
         messages.append({"role": "assistant", "content": f"{reply}"})
         return chat_with_chatgpt(ctx, messages)[0]
-    """)
+    """,
+    )
     assert _failed(entry) == set()
 
 
-@pytest.mark.parametrize(("prelude", "body"), [
-    ("", 'm = [{"role": "assistant", "content": "drop_block(\'b11\', 3)"}]'),
-    ('EXAMPLE = """```\\ndrop_block(\'b31\', 10)\\n```"""', 'm = [{"role": "assistant", "content": EXAMPLE}]'),
-    ('SHOTS = (("I", "drop_block(\'b13\', 5)"), ("L", "drop_block(\'b11\', 5)"))',
-     'm = []\nfor q, a in SHOTS:\n    m += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]'),
-    ("", 'm = [dict(role="assistant", content=f"drop_block({1}, 2)")]'),
-    ("", 'm = [{"role": "assistant", "content": "drop_block(" + "\'b11\', 3)"}]'),
-    ("", 'm = [{"role": "assistant", "content": open("answer.txt").read()}]'),
-    ('ROLE = "assistant"', 'm = [{"content": "x", "role": ROLE}]'),
-])
+@pytest.mark.parametrize(
+    ("prelude", "body"),
+    [
+        ("", 'm = [{"role": "assistant", "content": "drop_block(\'b11\', 3)"}]'),
+        ('EXAMPLE = """```\\ndrop_block(\'b31\', 10)\\n```"""', 'm = [{"role": "assistant", "content": EXAMPLE}]'),
+        (
+            'SHOTS = (("I", "drop_block(\'b13\', 5)"), ("L", "drop_block(\'b11\', 5)"))',
+            'm = []\nfor q, a in SHOTS:\n    m += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]',
+        ),
+        ("", 'm = [dict(role="assistant", content=f"drop_block({1}, 2)")]'),
+        ("", 'm = [{"role": "assistant", "content": "drop_block(" + "\'b11\', 3)"}]'),
+        ("", 'm = [{"role": "assistant", "content": open("answer.txt").read()}]'),
+        ('ROLE = "assistant"', 'm = [{"content": "x", "role": ROLE}]'),
+    ],
+)
 def test_hand_made_assistant_content_fails(tmp_path: Path, prelude: str, body: str) -> None:
     entry = _program(tmp_path, body + "\nreturn chat_with_chatgpt(ctx, m)[0]", prelude)
     result = _by_rule(entry)["program-no-hardcoded-assistant"]
@@ -290,29 +319,35 @@ def test_hand_made_assistant_content_fails(tmp_path: Path, prelude: str, body: s
 
 def test_assistant_content_with_a_runtime_part_passes(tmp_path: Path) -> None:
     # Undecidable by construction: the letter makes it differ per trial, so only hand inspection can judge it.
-    entry = _program(tmp_path, """
+    entry = _program(
+        tmp_path,
+        """
         m = [{"role": "assistant", "content": f"I will draw {target_character}"}]
         return chat_with_chatgpt(ctx, m)[0]
-    """)
+    """,
+    )
     assert _by_rule(entry)["program-no-hardcoded-assistant"].passed
 
 
 # --- tampering ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("prelude", "body"), [
-    ("", "ctx._TrialContext__prompt_token_count = 0"),
-    ("", 'setattr(ctx, "_TrialContext__start_time", 0.0)'),
-    ("", "print(ctx._TrialContext__output_token_count)"),
-    ("", "ctx.add_output_token_count(-500)"),
-    ("", "TrialContext.get_total_token_count = lambda self: 0"),
-    ("", "ctx.__dict__['x'] = 1"),
-    ("import time", "time.perf_counter = lambda: 0.0"),
-    ("import time as t", "t.time = lambda: 0.0"),
-    ("", "chat_with_chatgpt = lambda ctx, m, n=1: ['x']"),
-    ("import chatgpt4pcg.competition as comp", "comp.chat_with_chatgpt = None"),
-    ("import sys", "sys.modules['chatgpt4pcg.competition'] = None"),
-])
+@pytest.mark.parametrize(
+    ("prelude", "body"),
+    [
+        ("", "ctx._TrialContext__prompt_token_count = 0"),
+        ("", 'setattr(ctx, "_TrialContext__start_time", 0.0)'),
+        ("", "print(ctx._TrialContext__output_token_count)"),
+        ("", "ctx.add_output_token_count(-500)"),
+        ("", "TrialContext.get_total_token_count = lambda self: 0"),
+        ("", "ctx.__dict__['x'] = 1"),
+        ("import time", "time.perf_counter = lambda: 0.0"),
+        ("import time as t", "t.time = lambda: 0.0"),
+        ("", "chat_with_chatgpt = lambda ctx, m, n=1: ['x']"),
+        ("import chatgpt4pcg.competition as comp", "comp.chat_with_chatgpt = None"),
+        ("import sys", "sys.modules['chatgpt4pcg.competition'] = None"),
+    ],
+)
 def test_tampering_fails(tmp_path: Path, prelude: str, body: str) -> None:
     entry = _program(tmp_path, body + "\nreturn chat_with_chatgpt(ctx, [])[0]", prelude)
     result = _by_rule(entry)["program-no-tampering"]
@@ -320,44 +355,54 @@ def test_tampering_fails(tmp_path: Path, prelude: str, body: str) -> None:
 
 
 def test_reading_the_counters_is_fine(tmp_path: Path) -> None:
-    entry = _program(tmp_path, """
+    entry = _program(
+        tmp_path,
+        """
         answer = chat_with_chatgpt(ctx, [{"role": "user", "content": target_character}])[0]
         if ctx.get_total_token_count() < 20000 and ctx.get_start_time() > 0:
             answer = chat_with_chatgpt(ctx, [{"role": "user", "content": answer}])[0]
         return answer
-    """, prelude="class Timer:\n    def __init__(self):\n        self.__start_time = 0\n")
+    """,
+        prelude="class Timer:\n    def __init__(self):\n        self.__start_time = 0\n",
+    )
     assert _failed(entry) == set()
 
 
 # --- unmodified response -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("body", [
-    "response = chat_with_chatgpt(ctx, [])[0]\nreturn response.strip()",
-    "r = chat_with_chatgpt(ctx, [])[0]\nreturn '```\\n' + r + '\\n```'",
-    "r = chat_with_chatgpt(ctx, [])[0]\nreturn f'```{r}```'",
-    "r = chat_with_chatgpt(ctx, [])[0]\nreturn '%s' % r",
-    "r = chat_with_chatgpt(ctx, [])\nreturn '\\n'.join(r)",
-    "r = chat_with_chatgpt(ctx, [])[0]\nreturn '{}'.format(r)",
-    "answer = chat_with_chatgpt(ctx, [])[0]\nanswer += '\\n```'\nreturn answer",
-    "fixed = chat_with_chatgpt(ctx, [])[0].replace('b31', 'b11')\nreturn fixed",
-    "chat_with_chatgpt(ctx, [])\nreturn \"```\\ndrop_block('b11', 1)\\n```\"",
-    "r = chat_with_chatgpt(ctx, [])[0]\nreturn r if 'drop' in r else 'drop_block(\\'b11\\', 1)'",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "response = chat_with_chatgpt(ctx, [])[0]\nreturn response.strip()",
+        "r = chat_with_chatgpt(ctx, [])[0]\nreturn '```\\n' + r + '\\n```'",
+        "r = chat_with_chatgpt(ctx, [])[0]\nreturn f'```{r}```'",
+        "r = chat_with_chatgpt(ctx, [])[0]\nreturn '%s' % r",
+        "r = chat_with_chatgpt(ctx, [])\nreturn '\\n'.join(r)",
+        "r = chat_with_chatgpt(ctx, [])[0]\nreturn '{}'.format(r)",
+        "answer = chat_with_chatgpt(ctx, [])[0]\nanswer += '\\n```'\nreturn answer",
+        "fixed = chat_with_chatgpt(ctx, [])[0].replace('b31', 'b11')\nreturn fixed",
+        "chat_with_chatgpt(ctx, [])\nreturn \"```\\ndrop_block('b11', 1)\\n```\"",
+        "r = chat_with_chatgpt(ctx, [])[0]\nreturn r if 'drop' in r else 'drop_block(\\'b11\\', 1)'",
+    ],
+)
 def test_modified_responses_fail(tmp_path: Path, body: str) -> None:
     result = _by_rule(_program(tmp_path, body))["program-unmodified-response"]
     assert not result.passed and "unmodified" in result.message
     assert f"main.py:{result.findings[0].line}:" in result.message
 
 
-@pytest.mark.parametrize("body", [
-    "return chat_with_chatgpt(ctx, [])[0]",
-    "responses = chat_with_chatgpt(ctx, [], n=2)\nreturn responses[len(responses[0]) < len(responses[1])]",
-    "reply = ''\nfor _ in range(2):\n    reply = chat_with_chatgpt(ctx, [])[0]\nreturn reply",
-    "try:\n    return chat_with_chatgpt(ctx, [])[0]\nexcept ValueError:\n    return ''",
-    "return pick(chat_with_chatgpt(ctx, [], n=3))",
-    "best = max(chat_with_chatgpt(ctx, [], n=2), key=len)\nreturn best",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return chat_with_chatgpt(ctx, [])[0]",
+        "responses = chat_with_chatgpt(ctx, [], n=2)\nreturn responses[len(responses[0]) < len(responses[1])]",
+        "reply = ''\nfor _ in range(2):\n    reply = chat_with_chatgpt(ctx, [])[0]\nreturn reply",
+        "try:\n    return chat_with_chatgpt(ctx, [])[0]\nexcept ValueError:\n    return ''",
+        "return pick(chat_with_chatgpt(ctx, [], n=3))",
+        "best = max(chat_with_chatgpt(ctx, [], n=2), key=len)\nreturn best",
+    ],
+)
 def test_returning_a_chat_result_passes(tmp_path: Path, body: str) -> None:
     entry = _program(tmp_path, body, prelude="def pick(xs):\n    return xs[0]\n")
     result = _by_rule(entry)["program-unmodified-response"]
@@ -367,23 +412,38 @@ def test_returning_a_chat_result_passes(tmp_path: Path, body: str) -> None:
 # --- chat only ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("prelude", [
-    "import openai", "from anthropic import Anthropic", "import requests", "import urllib.request",
-    "from langchain_openai import ChatOpenAI", "import google.generativeai as genai", "from google import generativeai",
-    "import httpx", "from os import system", "import importlib\nmod = importlib.import_module('so' + 'cket')",
-    "sock = __import__('socket')", "from chatgpt4pcg.utils import count_tokens",
-    "import chatgpt4pcg\nX = chatgpt4pcg.utils",
-    "import litellm", "import ollama", "import os\nos.popen('ls')",
-])
+@pytest.mark.parametrize(
+    "prelude",
+    [
+        "import openai",
+        "from anthropic import Anthropic",
+        "import requests",
+        "import urllib.request",
+        "from langchain_openai import ChatOpenAI",
+        "import google.generativeai as genai",
+        "from google import generativeai",
+        "import httpx",
+        "from os import system",
+        "import importlib\nmod = importlib.import_module('so' + 'cket')",
+        "sock = __import__('socket')",
+        "from chatgpt4pcg.utils import count_tokens",
+        "import chatgpt4pcg\nX = chatgpt4pcg.utils",
+        "import litellm",
+        "import ollama",
+        "import os\nos.popen('ls')",
+    ],
+)
 def test_other_ways_to_the_model_fail(tmp_path: Path, prelude: str) -> None:
     result = _by_rule(_program(tmp_path, "return chat_with_chatgpt(ctx, [])[0]", prelude))["program-chat-only"]
     assert not result.passed and "main.py:" in result.message and "chat_with_chatgpt" in result.message
 
 
 def test_chat_only_allows_the_official_api_and_harmless_modules(tmp_path: Path) -> None:
-    prelude = ("import os, re, json, math, itertools\nfrom urllib.parse import quote\n"
-               "from chatgpt4pcg.models.trial_loop import TrialLoop as Base\n"
-               "from chatgpt4pcg import competition\nimport chatgpt4pcg.models.trial_context as tc\n")  # fmt: skip
+    prelude = (
+        "import os, re, json, math, itertools\nfrom urllib.parse import quote\n"
+        "from chatgpt4pcg.models.trial_loop import TrialLoop as Base\n"
+        "from chatgpt4pcg import competition\nimport chatgpt4pcg.models.trial_context as tc\n"
+    )
     entry = _program(tmp_path, "x = os.path.join('a', 'b')\nreturn competition.chat_with_chatgpt(ctx, [])[0]", prelude)
     assert _failed(entry) == set()
 
@@ -411,8 +471,9 @@ def test_chat_only_judges_what_the_entry_imports_and_warns_about_the_rest(tmp_pa
 
 
 def test_2025_must_use_chat_with_llm(tmp_path: Path) -> None:
-    entry = _program(tmp_path, "return chat_with_chatgpt(ctx, [])[0]", header=HEADER_2024.replace(
-        "chatgpt4pcg", "llms4pcg"))  # fmt: skip
+    entry = _program(
+        tmp_path, "return chat_with_chatgpt(ctx, [])[0]", header=HEADER_2024.replace("chatgpt4pcg", "llms4pcg")
+    )
     result = _by_rule(entry, "2025")["program-chat-only"]
     assert not result.passed and "chat_with_llm" in result.message
 
@@ -465,22 +526,25 @@ def test_size_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # --- fixed seeds (2025) ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("prelude", "body", "ok"), [
-    ("import random", "random.choice('ab')", False),
-    ("import random\nrandom.seed(42)", "random.choice('ab')", True),
-    ("import random\nSEED = 7\nrandom.seed(SEED)", "random.shuffle([1])", True),
-    ("import random\nrandom.seed()", "random.random()", False),
-    ("from random import choice", "choice('ab')", False),
-    ("import random", "random.Random().random()", False),
-    ("import random", "random.Random(3).random()", True),
-    ("import numpy as np", "np.random.default_rng().random()", False),
-    ("import numpy as np", "np.random.default_rng(0).random()", True),
-    ("import numpy as np", "np.random.rand(3)", False),
-    ("import numpy as np\nnp.random.seed(0)", "np.random.rand(3)", True),
-    ("import torch", "torch.rand(2)", False),
-    ("import torch\ntorch.manual_seed(0)", "torch.randn(2)", True),
-    ("import random\nrandom.seed(42)", "import numpy\nnumpy.random.choice([1])", False),  # one family seeded only
-])
+@pytest.mark.parametrize(
+    ("prelude", "body", "ok"),
+    [
+        ("import random", "random.choice('ab')", False),
+        ("import random\nrandom.seed(42)", "random.choice('ab')", True),
+        ("import random\nSEED = 7\nrandom.seed(SEED)", "random.shuffle([1])", True),
+        ("import random\nrandom.seed()", "random.random()", False),
+        ("from random import choice", "choice('ab')", False),
+        ("import random", "random.Random().random()", False),
+        ("import random", "random.Random(3).random()", True),
+        ("import numpy as np", "np.random.default_rng().random()", False),
+        ("import numpy as np", "np.random.default_rng(0).random()", True),
+        ("import numpy as np", "np.random.rand(3)", False),
+        ("import numpy as np\nnp.random.seed(0)", "np.random.rand(3)", True),
+        ("import torch", "torch.rand(2)", False),
+        ("import torch\ntorch.manual_seed(0)", "torch.randn(2)", True),
+        ("import random\nrandom.seed(42)", "import numpy\nnumpy.random.choice([1])", False),  # one family seeded only
+    ],
+)
 def test_fixed_seeds_2025(tmp_path: Path, prelude: str, body: str, ok: bool) -> None:
     entry = _program(tmp_path, body + "\nreturn chat_with_llm(ctx, [])[0]", prelude, HEADER_2025)
     result = _by_rule(entry, "2025")["program-fixed-seeds"]
@@ -511,8 +575,14 @@ def test_check_submission_dispatch(tmp_path: Path) -> None:
 def test_runtime_rules_are_listed() -> None:
     ids = [rule for rule, _ in RUNTIME_RULES]
     assert len(ids) == len(set(ids))
-    assert {"time-limit", "token-limit", "no-network", "api-key-hidden", "unmodified-response",
-            "fixed-model-parameters"} <= set(ids)  # fmt: skip
+    assert {
+        "time-limit",
+        "token-limit",
+        "no-network",
+        "api-key-hidden",
+        "unmodified-response",
+        "fixed-model-parameters",
+    } <= set(ids)
     assert all(how.strip() for _, how in RUNTIME_RULES)
 
 

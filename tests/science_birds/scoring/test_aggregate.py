@@ -8,17 +8,21 @@ from hypothesis import strategies as st
 from decimal import Decimal
 
 from pcg_plugin.problems.science_birds.scoring.aggregate import (
-    diversity_vectors, group, run_letters, scoring_inputs, submissions_meta, trial_entries,
+    diversity_vectors,
+    group,
+    run_letters,
+    scoring_inputs,
+    submissions_meta,
+    trial_entries,
     usage_totals,
-)  # fmt: skip
+)
 from pcg_plugin.core.controller import Collected
 from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.problems.science_birds.results import ERROR_REASON, Usage
 
 
 def rec(sub="a", letter="A", trial=1, **kw):
-    return TrialRecord(nodeid=f"submissions/{sub}::{letter}::{trial}", submission=sub, letter=letter, trial=trial,
-                       **kw)  # fmt: skip
+    return TrialRecord(nodeid=f"submissions/{sub}::{letter}::{trial}", submission=sub, letter=letter, trial=trial, **kw)
 
 
 @given(st.permutations([rec(s, letter, t) for s in "ab" for letter in "AB" for t in (1, 2, 3)]))
@@ -31,8 +35,12 @@ def test_group_is_order_independent(shuffled):
 
 def test_diversity_vectors_only_from_images():
     p = tuple([1 / 26] * 26)
-    rs = [rec(trial=1, sim=0.1, probs=p), rec(trial=2, reason="no_code"), rec(trial=3, sta=1.0, reason="no_blocks"),
-          rec(trial=4, sim=0.2, probs=p, embedding=(1.0, 0.0))]  # fmt: skip
+    rs = [
+        rec(trial=1, sim=0.1, probs=p),
+        rec(trial=2, reason="no_code"),
+        rec(trial=3, sta=1.0, reason="no_blocks"),
+        rec(trial=4, sim=0.2, probs=p, embedding=(1.0, 0.0)),
+    ]
     assert diversity_vectors(rs, use_embedding=False) == [p, p]
     assert diversity_vectors(rs, use_embedding=True) == [(1.0, 0.0)]
 
@@ -69,8 +77,10 @@ def test_submissions_meta_from_items_or_records():
 
 
 def test_usage_totals():
-    rs = [rec(usage={"prompt_tokens": 10, "completion_tokens": 5, "calls": 1}),
-          rec(trial=2, usage={"prompt_tokens": 1, "calls": 2, "replayed_calls": 2, "cost_usd": 0.5})]  # fmt: skip
+    rs = [
+        rec(usage={"prompt_tokens": 10, "completion_tokens": 5, "calls": 1}),
+        rec(trial=2, usage={"prompt_tokens": 1, "calls": 2, "replayed_calls": 2, "cost_usd": 0.5}),
+    ]
     total = usage_totals(rs)
     assert total == Usage(prompt_tokens=11, completion_tokens=5, calls=3, replayed_calls=2, cost_usd=0.5)
     assert usage_totals([]).cost_usd is None
@@ -92,17 +102,41 @@ def test_several_models_scored_per_model_and_summed():
         for t, sim, emb in ((1, s1, e1), (2, s2, e2)):
             nodeid = f"submissions/{sub}::{model}::A::{t}"
             col.add_item(nodeid, {"name": sub, "letter": "A", "trial": t, "model": model, "format": "program-2025"})
-            col.add_record(TrialRecord(nodeid=nodeid, submission=sub, letter="A", trial=t, sta=1.0, sim=sim,
-                                       probs=tuple([0.0] * 26), embedding=emb, model=model))  # fmt: skip
+            col.add_record(
+                TrialRecord(
+                    nodeid=nodeid,
+                    submission=sub,
+                    letter="A",
+                    trial=t,
+                    sta=1.0,
+                    sim=sim,
+                    probs=tuple([0.0] * 26),
+                    embedding=emb,
+                    model=model,
+                )
+            )
     col.add_item("submissions/b::m2::A::3", {"name": "b", "letter": "A", "trial": 3, "model": "m2"})
     col.add_error("submissions/b::m2::A::3", "call: boom")
     settings = SimpleNamespace(letters=("A",), trials=2, models=("m2", "m1"), disable_weights=False, tie_break=None)
     result, _, letters = score_models(col, settings)
     d = lambda x: Decimal(repr(x))  # noqa: E731
-    expected = official({m: {s: {"A": LetterInput(stability=((1, d(1.0)), (2, d(1.0))),
-                                                  similarity=((1, d(sims[m, s][0])), (2, d(sims[m, s][1]))),
-                                                  diversity=d(1.0))} for s in "ab"} for m in ("m2", "m1")},
-                        trials=2, letters=("A",))  # fmt: skip
+    expected = official(
+        {
+            m: {
+                s: {
+                    "A": LetterInput(
+                        stability=((1, d(1.0)), (2, d(1.0))),
+                        similarity=((1, d(sims[m, s][0])), (2, d(sims[m, s][1]))),
+                        diversity=d(1.0),
+                    )
+                }
+                for s in "ab"
+            }
+            for m in ("m2", "m1")
+        },
+        trials=2,
+        letters=("A",),
+    )
     assert list(result.per_model) == ["m2", "m1"] and letters == ["A"]
     assert result.totals == expected.totals and result.normalized == expected.normalized
     assert result.per_model_normalized == expected.per_model_normalized
@@ -119,9 +153,11 @@ def test_scoring_inputs_by_hand():
     with nothing is all zero, never dropped."""
     x, y = (1.0, 0.0), (0.0, 1.0)  # orthogonal: cosine distance 1
     records = [
-        rec(trial=1, sta=1.0, sim=0.5, probs=x, embedding=y), rec(trial=2, sta=0.25, sim=0.125, probs=y, embedding=y),
-        rec(trial=3, sta=0.5, reason="no_image"), rec(trial=4, reason="no_code"),
-    ]  # fmt: skip
+        rec(trial=1, sta=1.0, sim=0.5, probs=x, embedding=y),
+        rec(trial=2, sta=0.25, sim=0.125, probs=y, embedding=y),
+        rec(trial=3, sta=0.5, reason="no_image"),
+        rec(trial=4, reason="no_code"),
+    ]
     inputs, numbers = scoring_inputs(group(records), ["a", "b"], ["A", "B"], 4, use_embedding=False)
     a = inputs["a"]["A"]
     assert a.stability == ((1, Decimal("1")), (2, Decimal("0.25")), (3, Decimal("0.5")))
@@ -149,10 +185,23 @@ def _competition(entries, fmt="program-2024"):  # type: ignore[no-untyped-def]
         for letter, trials in per_letter.items():
             for t, (sta, sim, probs, emb) in enumerate(trials, 1):
                 nodeid = f"submissions/{name}::{letter}::{t}"
-                col.add_item(nodeid, {"name": name, "letter": letter, "trial": t, "format": fmt,
-                                      "prompt_length": length, "team": name})  # fmt: skip
-                col.add_record(TrialRecord(nodeid=nodeid, submission=name, letter=letter, trial=t, format=fmt,
-                                           sta=sta, sim=sim, probs=probs, embedding=emb))  # fmt: skip
+                col.add_item(
+                    nodeid,
+                    {"name": name, "letter": letter, "trial": t, "format": fmt, "prompt_length": length, "team": name},
+                )
+                col.add_record(
+                    TrialRecord(
+                        nodeid=nodeid,
+                        submission=name,
+                        letter=letter,
+                        trial=t,
+                        format=fmt,
+                        sta=sta,
+                        sim=sim,
+                        probs=probs,
+                        embedding=emb,
+                    )
+                )
     return col
 
 
@@ -170,8 +219,15 @@ def _user_view(col, tmp_path, **options):  # type: ignore[no-untyped-def]
     raw = {"pcg_" + key: value for key, value in options.items()}
     settings = resolve({"pcg_backend": "scripted", **raw}, rootdir=tmp_path, env={})
     result, _numbers, letters = score(col, settings)
-    doc = results_document(col, settings, run=results.Run(id="r"), settings_doc=settings_document(settings, {}),
-                           provenance={}, result=result, letters=letters)  # fmt: skip
+    doc = results_document(
+        col,
+        settings,
+        run=results.Run(id="r"),
+        settings_doc=settings_document(settings, {}),
+        provenance={},
+        result=result,
+        letters=letters,
+    )
     results.write(tmp_path / results.FILE, doc)
     table = ranking_table(doc.submissions)
     return json.loads((tmp_path / results.FILE).read_text(encoding="utf-8")), table
@@ -194,18 +250,28 @@ def test_2025_diversity_compares_the_cls_embeddings_not_the_probabilities(tmp_pa
     So `emb_varied` has diversity 1 and the whole score, `probs_varied` diversity 0 and nothing; read from
     probabilities the ranking would be the reverse."""
     same, x, y = _one_hot(0), (1.0, 0.0), (0.0, 1.0)
-    col = _competition({
-        "emb_varied": (10, {"A": [(1.0, 0.5, same, x), (1.0, 0.5, same, y)]}),
-        "probs_varied": (10, {"A": [(1.0, 0.5, _one_hot(0), x), (1.0, 0.5, _one_hot(1), x)]}),
-    }, fmt="program-2025")  # fmt: skip
+    col = _competition(
+        {
+            "emb_varied": (10, {"A": [(1.0, 0.5, same, x), (1.0, 0.5, same, y)]}),
+            "probs_varied": (10, {"A": [(1.0, 0.5, _one_hot(0), x), (1.0, 0.5, _one_hot(1), x)]}),
+        },
+        fmt="program-2025",
+    )
     doc, table = _user_view(col, tmp_path, edition="2025", letters="A", trials="2")
     assert doc["settings"]["diversity_vector"] == "embedding"
     assert _ranking(doc) == [("emb_varied", 1), ("probs_varied", 2)]
     by_name = {s["name"]: s for s in doc["submissions"]}
-    numbers = {(n, key): Decimal(s[key] if key != "diversity" else s["letters"]["A"][key])
-               for n, s in by_name.items() for key in ("diversity", "normalized_score")}  # fmt: skip
-    assert numbers == {("emb_varied", "diversity"): 1, ("emb_varied", "normalized_score"): 100,
-                       ("probs_varied", "diversity"): 0, ("probs_varied", "normalized_score"): 0}  # fmt: skip
+    numbers = {
+        (n, key): Decimal(s[key] if key != "diversity" else s["letters"]["A"][key])
+        for n, s in by_name.items()
+        for key in ("diversity", "normalized_score")
+    }
+    assert numbers == {
+        ("emb_varied", "diversity"): 1,
+        ("emb_varied", "normalized_score"): 100,
+        ("probs_varied", "diversity"): 0,
+        ("probs_varied", "normalized_score"): 0,
+    }
     assert _table_order(table) == ["emb_varied", "probs_varied"]
 
 
@@ -216,14 +282,21 @@ def test_tie_break_option_ranks_the_shorter_prompt_first(tmp_path):
     0.15625, trials 0.15625 · 0.5 and 0.15625 · 0.125, char = prompt = their mean 0.048828125."""
     trials = [(1.0, 0.5, _one_hot(0), None), (0.5, 0.25, _one_hot(1), None)]
     entries = {"aa_long": (60, {"A": trials, "B": trials}), "zz_short": (15, {"A": trials, "B": trials})}
-    doc, table = _user_view(_competition(entries, fmt="prompt-2023"), tmp_path, edition="2023", letters="A,B",
-                            trials="2", tie_break="prompt-length")  # fmt: skip
+    doc, table = _user_view(
+        _competition(entries, fmt="prompt-2023"),
+        tmp_path,
+        edition="2023",
+        letters="A,B",
+        trials="2",
+        tie_break="prompt-length",
+    )
     assert doc["settings"]["tie_break"] == "prompt-length"
     assert [Decimal(s["prompt_score"]) for s in doc["submissions"]] == [Decimal("0.048828125")] * 2
     assert _ranking(doc) == [("zz_short", 1), ("aa_long", 2)]
     assert _table_order(table) == ["zz_short", "aa_long"]
-    plain, _ = _user_view(_competition(entries, fmt="prompt-2023"), tmp_path / "plain", edition="2023",
-                          letters="A,B", trials="2")  # fmt: skip
+    plain, _ = _user_view(
+        _competition(entries, fmt="prompt-2023"), tmp_path / "plain", edition="2023", letters="A,B", trials="2"
+    )
     assert _ranking(plain) == [("aa_long", 1), ("zz_short", 2)]
 
 
@@ -236,14 +309,21 @@ def test_disable_weights_option_scores_every_letter_alike(tmp_path):
     def letter(sim: float) -> list:
         return [(1.0, sim, _one_hot(0), None), (1.0, sim, _one_hot(1), None)]
 
-    entries = {"a": (10, {"A": letter(0.9), "B": letter(0.0)}), "b": (10, {"A": letter(0.0), "B": letter(0.5)}),
-               "c": (10, {"A": letter(0.75), "B": letter(0.0)})}  # fmt: skip
-    doc, table = _user_view(_competition(entries), tmp_path, edition="2024", letters="A,B", trials="2",
-                            disable_weights="true")  # fmt: skip
+    entries = {
+        "a": (10, {"A": letter(0.9), "B": letter(0.0)}),
+        "b": (10, {"A": letter(0.0), "B": letter(0.5)}),
+        "c": (10, {"A": letter(0.75), "B": letter(0.0)}),
+    }
+    doc, table = _user_view(
+        _competition(entries), tmp_path, edition="2024", letters="A,B", trials="2", disable_weights="true"
+    )
     assert doc["settings"]["disable_weights"] is True
     assert {c: w["weight"] for c, w in doc["weights"].items()} == {"A": "1", "B": "1"}
     assert [(s["name"], s["rank"], s["prompt_score"]) for s in doc["submissions"]] == [
-        ("a", 1, "0.45"), ("c", 2, "0.375"), ("b", 3, "0.25")]
+        ("a", 1, "0.45"),
+        ("c", 2, "0.375"),
+        ("b", 3, "0.25"),
+    ]
     assert _table_order(table) == ["a", "c", "b"]
     weighted, _ = _user_view(_competition(entries), tmp_path / "weighted", edition="2024", letters="A,B", trials="2")
     assert _ranking(weighted) == [("b", 1), ("a", 2), ("c", 3)]

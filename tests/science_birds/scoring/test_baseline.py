@@ -43,12 +43,25 @@ DIVERSITY = {"A": 0.5, "B": 0.25}
 
 def make_settings(**overrides: Any) -> dict[str, Any]:
     settings = {
-        "edition": "2024", "letters": list(LETTERS), "trials": TRIALS, "backend": "openai", "offline_default": False,
-        "model": "gpt-3.5-turbo-0125", "base_url": None, "temperature": 1, "seed_policy": "fixed:42",
-        "record_mode": "none", "classifier": {"name": "pcg-letters", "digest": "sha256:" + "ab12" * 16},
-        "physics": {"digest": "0123456789abcdef", "damage": False}, "diversity_vector": "probs",
-        "disable_weights": False, "tie_break": None, "max_time": 60, "token_limit": 4096, "notes": [],
-    }  # fmt: skip
+        "edition": "2024",
+        "letters": list(LETTERS),
+        "trials": TRIALS,
+        "backend": "openai",
+        "offline_default": False,
+        "model": "gpt-3.5-turbo-0125",
+        "base_url": None,
+        "temperature": 1,
+        "seed_policy": "fixed:42",
+        "record_mode": "none",
+        "classifier": {"name": "pcg-letters", "digest": "sha256:" + "ab12" * 16},
+        "physics": {"digest": "0123456789abcdef", "damage": False},
+        "diversity_vector": "probs",
+        "disable_weights": False,
+        "tie_break": None,
+        "max_time": 60,
+        "token_limit": 4096,
+        "notes": [],
+    }
     settings.update(overrides)
     return settings
 
@@ -61,15 +74,22 @@ def make_results(values: Trials = NOISY, **settings_overrides: Any) -> dict[str,
         name: {
             c: LetterInput(
                 stability=tuple((i, to_decimal(sta)) for i, (sta, _) in enumerate(per_letter[c], 1) if sta is not None),
-                similarity=tuple((i, to_decimal(sim)) for i, (_, sim) in enumerate(per_letter[c], 1) if sim is not None),
+                similarity=tuple(
+                    (i, to_decimal(sim)) for i, (_, sim) in enumerate(per_letter[c], 1) if sim is not None
+                ),
                 diversity=to_decimal(DIVERSITY.get(c, 0.5)),
-            )  # fmt: skip
+            )
             for c in letters
         }
         for name, per_letter in values.items()
     }
-    res = score(programs, edition=settings["edition"], trials=settings["trials"], letters=letters,
-                disable_weights=settings["disable_weights"])  # fmt: skip
+    res = score(
+        programs,
+        edition=settings["edition"],
+        trials=settings["trials"],
+        letters=letters,
+        disable_weights=settings["disable_weights"],
+    )
     subs = []
     for name, prog in res.programs.items():
         letters_doc = {}
@@ -77,28 +97,57 @@ def make_results(values: Trials = NOISY, **settings_overrides: Any) -> dict[str,
             ch = prog.letters[c]
             scores = dict(ch.trial_scores)
             letters_doc[c] = {
-                "char_score": format(ch.char_score, "f"), "sta_mean": format(ch.sta_mean, "f"),
-                "sim_mean": format(ch.sim_mean, "f"), "diversity": None if ch.diversity is None else format(ch.diversity, "f"),
-                "trials": [{"trial": i, "nodeid": f"submissions/{name}::{c}::{i}", "sta": sta, "sim": sim,
-                            "trial_score": format(scores.get(i, D(0)), "f"), "top": c,
-                            "reason": None if sta is not None else "no_code", "message": None, "probs": None}
-                           for i, (sta, sim) in enumerate(values[name][c], 1)],
-            }  # fmt: skip
-        subs.append({
-            "name": name, "team": name, "format": "program-2024", "path": f"submissions/{name}",
-            "files_hash": f"sha256:{name}", "prompt_length": None, "prompt_score": format(prog.prompt_score, "f"),
-            "normalized_score": format(prog.normalized_score, "f"), "rank": prog.rank, "usage": {}, "letters": letters_doc,
-        })  # fmt: skip
+                "char_score": format(ch.char_score, "f"),
+                "sta_mean": format(ch.sta_mean, "f"),
+                "sim_mean": format(ch.sim_mean, "f"),
+                "diversity": None if ch.diversity is None else format(ch.diversity, "f"),
+                "trials": [
+                    {
+                        "trial": i,
+                        "nodeid": f"submissions/{name}::{c}::{i}",
+                        "sta": sta,
+                        "sim": sim,
+                        "trial_score": format(scores.get(i, D(0)), "f"),
+                        "top": c,
+                        "reason": None if sta is not None else "no_code",
+                        "message": None,
+                        "probs": None,
+                    }
+                    for i, (sta, sim) in enumerate(values[name][c], 1)
+                ],
+            }
+        subs.append(
+            {
+                "name": name,
+                "team": name,
+                "format": "program-2024",
+                "path": f"submissions/{name}",
+                "files_hash": f"sha256:{name}",
+                "prompt_length": None,
+                "prompt_score": format(prog.prompt_score, "f"),
+                "normalized_score": format(prog.normalized_score, "f"),
+                "rank": prog.rank,
+                "usage": {},
+                "letters": letters_doc,
+            }
+        )
     subs.sort(key=lambda s: s["rank"])
     return {
         "schema": "pytest-pcg/results/1",
-        "run": {"id": "20261122-180000-ab12cd", "started": "2026-11-22T18:00:00+00:00",
-                "finished": "2026-11-22T18:05:00+00:00", "out_dir": "/tmp/run"},
+        "run": {
+            "id": "20261122-180000-ab12cd",
+            "started": "2026-11-22T18:00:00+00:00",
+            "finished": "2026-11-22T18:05:00+00:00",
+            "out_dir": "/tmp/run",
+        },
         "settings": settings,
         "provenance": {"git_sha": "0123abc", "versions": {"python": "3.11.7", "pytest-pcg": "0.1.0"}},
         "competition_score": format(res.competition_score, "f"),
-        "weights": {}, "submissions": subs, "per_model": None, "workers": {},
-    }  # fmt: skip
+        "weights": {},
+        "submissions": subs,
+        "per_model": None,
+        "workers": {},
+    }
 
 
 def worse(trials: Trials, name: str, letter: str, factor: float) -> Trials:
@@ -128,9 +177,13 @@ def test_baseline_document_contents() -> None:
     src = next(sub for sub in results["submissions"] if sub["name"] == "team_a")
     assert team_a["normalized_score"] == src["normalized_score"] and isinstance(team_a["prompt_score"], str)
     assert team_a["letters"]["A"]["char_score"] == src["letters"]["A"]["char_score"]
-    assert team_a["letters"]["A"]["trials"][0] == {"trial": 1, "sta": 1.0, "sim": 0.9,
-                                                   "trial_score": src["letters"]["A"]["trials"][0]["trial_score"],
-                                                   "reason": None}  # fmt: skip
+    assert team_a["letters"]["A"]["trials"][0] == {
+        "trial": 1,
+        "sta": 1.0,
+        "sim": 0.9,
+        "trial_score": src["letters"]["A"]["trials"][0]["trial_score"],
+        "reason": None,
+    }
     assert team_a["rank"] == src["rank"]
     # the competition score (Σ prompt, the normalisation's denominator) is kept as the exact string
     assert doc["scores"]["competition_score"] == results["competition_score"] and doc["scores"]["multi_model"] is False
@@ -226,8 +279,10 @@ def test_incompatibility_message_shape() -> None:
     base = baseline_document(make_results())
     other = baseline_document(make_results(classifier={"name": "x", "digest": "sha256:" + "cd34" * 16}))
     (line,) = incompatibilities(base, other)
-    assert line == ("classifier digest differs: baseline sha256:ab12ab12ab12ab12… vs this run sha256:cd34cd34cd34cd34… "
-                    "(re-save the baseline after changing the classifier)")  # fmt: skip
+    assert line == (
+        "classifier digest differs: baseline sha256:ab12ab12ab12ab12… vs this run sha256:cd34cd34cd34cd34… "
+        "(re-save the baseline after changing the classifier)"
+    )
 
 
 def test_unrecorded_profile_guards_do_not_block() -> None:
@@ -240,8 +295,9 @@ def test_a_run_that_loaded_no_classifier_or_physics_is_gated_not_refused() -> No
     of it depends on them (issue 34: the gate must fail such a run, exit 1, not refuse it). A digest that
     differs is still refused."""
     base = baseline_document(make_results())
-    unloaded = baseline_document(make_results(classifier={"name": None, "digest": None},
-                                              physics={"digest": None, "damage": False}))  # fmt: skip
+    unloaded = baseline_document(
+        make_results(classifier={"name": None, "digest": None}, physics={"digest": None, "damage": False})
+    )
     assert incompatibilities(base, unloaded) == []
     other = baseline_document(make_results(physics={"digest": "fedcba9876543210", "damage": False}))
     assert [line.split(":")[0] for line in incompatibilities(base, other)] == ["physics digest differs"]
@@ -300,8 +356,9 @@ def test_an_improvement_is_reported_not_failed() -> None:
     alone = {"team_c": NOISY["team_c"]}  # one submission: its normalized score is 100 whatever it scores
     better = {"team_c": {**NOISY["team_c"], "A": [(1.0, 0.9)] * 3}}
     # weights off: with one submission the official weight (1 - average) would shrink as it improves
-    comparison = compare(make_results(alone, disable_weights=True), make_results(better, disable_weights=True),
-                         max_drop=0)  # fmt: skip
+    comparison = compare(
+        make_results(alone, disable_weights=True), make_results(better, disable_weights=True), max_drop=0
+    )
     rows = by_key(comparison)
     assert rows[("team_c", "A", "char_score")].status == "improved"
     assert rows[("team_c", None, "prompt_score")] in comparison.improvements
@@ -361,7 +418,9 @@ def test_bootstrap_is_deterministic_and_says_so() -> None:
     one = compare(base, current, max_drop="0.0001", method="bootstrap", resamples=40, seed=3)
     assert one == compare(base, current, max_drop="0.0001", method="bootstrap", resamples=40, seed=3)
     assert one.method == "bootstrap" and one.confidence == 0.95
-    assert format_comparison(one)[0].endswith("(noise-aware: bootstrap over trials, 40 resamples, 95 % (max drop 0.0001))")
+    assert format_comparison(one)[0].endswith(
+        "(noise-aware: bootstrap over trials, 40 resamples, 95 % (max drop 0.0001))"
+    )
 
 
 def test_small_drop_in_noisy_trials_is_within_noise() -> None:
@@ -375,8 +434,9 @@ def test_small_drop_in_noisy_trials_is_within_noise() -> None:
     assert ch.status == "within_noise" and ch.allowed > D("0.0001") and -ch.delta <= ch.allowed  # type: ignore[operator]
     assert ch not in noisy.regressions and "within noise" in format_comparison(noisy)[-1]
     # a collapse is not noise
-    collapsed = compare(base, make_results(worse(NOISY, "team_a", "B", 0.0)), max_drop="0.0001", method="bootstrap",
-                        resamples=60)  # fmt: skip
+    collapsed = compare(
+        base, make_results(worse(NOISY, "team_a", "B", 0.0)), max_drop="0.0001", method="bootstrap", resamples=60
+    )
     assert by_key(collapsed)[key].status == "regressed" and collapsed.failed
 
 
@@ -440,8 +500,9 @@ def several_models(values: dict[str, Trials]) -> dict[str, Any]:
     doc = copy.deepcopy(next(iter(parts.values())))
     doc["per_model"] = {m: {"submissions": {s["name"]: s for s in p["submissions"]}} for m, p in parts.items()}
     for sub in doc["submissions"]:
-        sub["prompt_score"] = str(sum(D(part["submissions"][sub["name"]]["prompt_score"])
-                                      for part in doc["per_model"].values()))  # fmt: skip
+        sub["prompt_score"] = str(
+            sum(D(part["submissions"][sub["name"]]["prompt_score"]) for part in doc["per_model"].values())
+        )
         sub["letters"] = {}
     return doc
 
@@ -466,8 +527,9 @@ def test_several_models_are_gated_per_model() -> None:
     lower, scored = lower_bounds(saved, resamples=30, confidence=0.95, seed=0)
     assert scored == 30
     assert {key[3] for key in lower} == {None, "m1", "m2"} and ("team_a", "A", "char_score", "m2") in lower
-    assert lower[("team_a", "A", "char_score", "m2")] <= D(saved["scores"]["submissions"]["team_a"]["models"]["m2"]
-                                                         ["letters"]["A"]["char_score"])  # fmt: skip
+    assert lower[("team_a", "A", "char_score", "m2")] <= D(
+        saved["scores"]["submissions"]["team_a"]["models"]["m2"]["letters"]["A"]["char_score"]
+    )
     noisy = compare(saved, base, max_drop=0, method="bootstrap", resamples=30)
     assert not noisy.failed and noisy.method == "bootstrap"
 
@@ -488,11 +550,14 @@ def expected_lower_bound(base: dict[str, Any]) -> Decimal:
     from pcg_plugin.problems.science_birds.scoring.bootstrap import resampled_scores, setup_from_settings
     from pcg_plugin.problems.science_birds.results import Letter, Settings
 
-    subs = {name: {c: Letter.read(d, c) for c, d in s["letters"].items()}
-            for name, s in base["scores"]["submissions"].items()}  # a baseline's letters read as results letters
+    subs = {
+        name: {c: Letter.read(d, c) for c, d in s["letters"].items()}
+        for name, s in base["scores"]["submissions"].items()
+    }  # a baseline's letters read as results letters
     setup = setup_from_settings(Settings.read(base["settings"], "settings"))
-    values = sorted(res.programs["team_a"].letters["A"].char_score
-                    for res in resampled_scores(subs, setup, reps=200, seed=0))
+    values = sorted(
+        res.programs["team_a"].letters["A"].char_score for res in resampled_scores(subs, setup, reps=200, seed=0)
+    )
     assert len(values) == 200 and len(set(values)) > 190
     return values[4]
 
@@ -512,5 +577,6 @@ def test_bootstrap_gate_uses_a_95_percent_interval_of_200_resamples() -> None:
     assert by_key(just_inside)[GATED].status == "within_noise" and not just_inside.failed
     assert by_key(just_outside)[GATED].status == "regressed" and just_outside.failed
     # the header reports the resamples that were scored and the interval used
-    assert format_comparison(just_outside)[0].endswith("(noise-aware: bootstrap over trials, 200 resamples, 95 % "
-                                                       "(max drop 0))")  # fmt: skip
+    assert format_comparison(just_outside)[0].endswith(
+        "(noise-aware: bootstrap over trials, 200 resamples, 95 % (max drop 0))"
+    )

@@ -48,13 +48,22 @@ def old_rank_intervals(results: dict[str, Any], *, reps: int = 100, seed: int = 
                 trials = data.get("trials") or []
                 drawn = [rnd.choice(trials) for _ in trials]
                 per_letter[c] = LetterInput(
-                    stability=tuple((i, to_decimal(t["sta"])) for i, t in enumerate(drawn, 1) if t.get("sta") is not None),
-                    similarity=tuple((i, to_decimal(t["sim"])) for i, t in enumerate(drawn, 1) if t.get("sim") is not None),
+                    stability=tuple(
+                        (i, to_decimal(t["sta"])) for i, t in enumerate(drawn, 1) if t.get("sta") is not None
+                    ),
+                    similarity=tuple(
+                        (i, to_decimal(t["sim"])) for i, t in enumerate(drawn, 1) if t.get("sim") is not None
+                    ),
                     diversity=to_decimal(data.get("diversity") or "0"),
-                )  # fmt: skip
+                )
             programs[sub["name"]] = per_letter
-        res = score(programs, edition=edition, trials=int(settings.get("trials") or 10), letters=letters,
-                    disable_weights=bool(settings.get("disable_weights")))  # fmt: skip
+        res = score(
+            programs,
+            edition=edition,
+            trials=int(settings.get("trials") or 10),
+            letters=letters,
+            disable_weights=bool(settings.get("disable_weights")),
+        )
         for name, r in res.ranking:
             ranks[name].append(r)
     out = {}
@@ -66,8 +75,12 @@ def old_rank_intervals(results: dict[str, Any], *, reps: int = 100, seed: int = 
 
 unit = st.one_of(st.none(), st.floats(0, 1, allow_nan=False))
 trial_lists = st.lists(st.tuples(unit, unit), min_size=0, max_size=4)
-runs = st.dictionaries(st.sampled_from(["p", "q", "r", "s"]), st.fixed_dictionaries({"A": trial_lists, "B": trial_lists}),
-                       min_size=2, max_size=4)  # fmt: skip
+runs = st.dictionaries(
+    st.sampled_from(["p", "q", "r", "s"]),
+    st.fixed_dictionaries({"A": trial_lists, "B": trial_lists}),
+    min_size=2,
+    max_size=4,
+)
 
 
 def results_from(values: dict[str, dict[str, list[tuple[float | None, float | None]]]], **kw: Any) -> dict[str, Any]:
@@ -110,8 +123,10 @@ def test_setup_from_settings_defaults() -> None:
 
 
 def test_prepare_converts_once_and_fills_missing_letters() -> None:
-    prepared = prepare({"x": letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": None}, {"sta": 0.1, "sim": 0.2}]}})},
-                       ["A", "B"])  # fmt: skip
+    prepared = prepare(
+        {"x": letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": None}, {"sta": 0.1, "sim": 0.2}]}})},
+        ["A", "B"],
+    )
     assert prepared["x"]["A"] == LetterTrials(((D(1), None), (D("0.1"), D("0.2"))), D("0.5"))
     assert prepared["x"]["B"] == LetterTrials((), D(0))
 
@@ -122,8 +137,10 @@ def test_letter_input_renumbers_and_skips_missing_stages() -> None:
 
 
 def test_draw_keeps_counts_and_values() -> None:
-    prepared = prepare({"x": letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": 0.1}, {"sta": 0.5, "sim": 0.9}]}})},
-                       ["A"])  # fmt: skip
+    prepared = prepare(
+        {"x": letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": 0.1}, {"sta": 0.5, "sim": 0.9}]}})},
+        ["A"],
+    )
     seen = set()
     rnd = random.Random(1)
     for _ in range(30):
@@ -184,10 +201,21 @@ def test_several_models_resample_each_model_and_sum():
     from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score_models, to_decimal
 
     sims = {"m1": {"a": 0.5, "b": 0.25}, "m2": {"a": 0.125, "b": 0.75}}
-    per_model = {m: {n: letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": v}]}}) for n, v in subs.items()}
-                 for m, subs in sims.items()}  # fmt: skip
-    expected = score_models({m: {n: {"A": LetterInput(((1, to_decimal(1.0)),), ((1, to_decimal(v)),), to_decimal("0.5"))}
-                                 for n, v in subs.items()} for m, subs in sims.items()}, trials=1, letters=("A",))  # fmt: skip
+    per_model = {
+        m: {n: letters({"A": {"diversity": "0.5", "trials": [{"sta": 1.0, "sim": v}]}}) for n, v in subs.items()}
+        for m, subs in sims.items()
+    }
+    expected = score_models(
+        {
+            m: {
+                n: {"A": LetterInput(((1, to_decimal(1.0)),), ((1, to_decimal(v)),), to_decimal("0.5"))}
+                for n, v in subs.items()
+            }
+            for m, subs in sims.items()
+        },
+        trials=1,
+        letters=("A",),
+    )
     draws = list(resampled_model_scores(per_model, Setup("2025", 1, ("A",)), reps=3, seed=1))
     assert len(draws) == 3 and all(d == expected for d in draws)
     assert expected.ranking == (("b", 1), ("a", 2))

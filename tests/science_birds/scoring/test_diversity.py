@@ -96,20 +96,29 @@ def test_cosine_distance_equals_scipy_to_the_last_bit():
     from pathlib import Path
 
     doc = json.loads((Path(__file__).parents[2] / "data" / "cosine_golden.json").read_text())
-    child = ("import json, sys\n"
-             "from pcg_plugin.problems.science_birds.scoring.diversity import cosine_distance\n"
-             "cases = json.load(sys.stdin)\n"
-             "print(json.dumps([cosine_distance([float.fromhex(x) for x in c['u']],"
-             " [float.fromhex(x) for x in c['v']]).hex() for c in cases]))\n")
+    child = (
+        "import json, sys\n"
+        "from pcg_plugin.problems.science_birds.scoring.diversity import cosine_distance\n"
+        "cases = json.load(sys.stdin)\n"
+        "print(json.dumps([cosine_distance([float.fromhex(x) for x in c['u']],"
+        " [float.fromhex(x) for x in c['v']]).hex() for c in cases]))\n"
+    )
     env = {**os.environ, "OPENBLAS_CORETYPE": GOLDEN_KERNEL}
-    done = subprocess.run([sys.executable, "-c", child], input=json.dumps(doc["cases"]), capture_output=True,
-                          text=True, env=env, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", child],
+        input=json.dumps(doc["cases"]),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     ours = [float.fromhex(x) for x in json.loads(done.stdout)]
     fsum_differs = 0
     for case, got in zip(doc["cases"], ours, strict=True):
         u, v = [float.fromhex(x) for x in case["u"]], [float.fromhex(x) for x in case["v"]]
         assert got == float.fromhex(case["distance"]), case["distance"]
         exact = 1.0 - math.fsum(a * b for a, b in zip(u, v)) / math.sqrt(
-            math.fsum(a * a for a in u) * math.fsum(b * b for b in v))
+            math.fsum(a * a for a in u) * math.fsum(b * b for b in v)
+        )
         fsum_differs += min(max(exact, 0.0), 2.0) != float.fromhex(case["distance"])
     assert len(doc["cases"]) == 55 and fsum_differs > 10  # the golden set tells the two summations apart

@@ -41,8 +41,9 @@ def letter_inputs(draw) -> LetterInput:  # type: ignore[no-untyped-def]
 programs_st = st.dictionaries(
     st.text("abcdefgh", min_size=1, max_size=4),
     st.fixed_dictionaries({c: letter_inputs() for c in LETTERS}),
-    min_size=1, max_size=4,
-)  # fmt: skip
+    min_size=1,
+    max_size=4,
+)
 
 
 def test_to_decimal_shortest_repr() -> None:
@@ -127,7 +128,10 @@ def test_tie_break_prompt_length() -> None:
     norm = {"long": D(50), "short": D(50), "other": D(0)}
     assert rank(norm) == (("long", 1), ("short", 2), ("other", 3))  # official: unique ranks, input order
     assert rank(norm, tie_break="prompt-length", prompt_lengths={"long": 90, "short": 10}) == (
-        ("short", 1), ("long", 2), ("other", 3))  # fmt: skip
+        ("short", 1),
+        ("long", 2),
+        ("other", 3),
+    )
     co = rank(norm, tie_break="prompt-length", prompt_lengths={"long": 10, "short": 10})
     assert co == (("long", 1), ("short", 1), ("other", 3))
 
@@ -224,7 +228,8 @@ def test_2025_uses_the_run_trial_count() -> None:
 def test_2025_tie_break_uses_prompt_lengths_on_the_totals() -> None:
     li = LetterInput(((1, D(1)),), ((1, D("0.5")),), D("0.5"))
     per_model = {"m1": {"long": {"A": li}, "short": {"A": li}}, "m2": {"long": {"A": li}, "short": {"A": li}}}
-    res = score_models(per_model, letters=["A"], trials=1, tie_break="prompt-length",
-                       prompt_lengths={"long": 90, "short": 10})  # fmt: skip
+    res = score_models(
+        per_model, letters=["A"], trials=1, tie_break="prompt-length", prompt_lengths={"long": 90, "short": 10}
+    )
     assert res.totals["long"] == res.totals["short"]
     assert res.ranking == (("short", 1), ("long", 2))

@@ -30,7 +30,7 @@ CELL = 8  # pixels per cell in the report
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_blocks": "the content is not a list of objects with integer x, y and type (or a line is not three numbers "
-                  "of at most 100 digits)",
+    "of at most 100 digits)",
     "wrong_count": "the number of drops differs from the variant's",
     "out_of_range": "an x, y or type is outside the space",
 }
@@ -98,13 +98,23 @@ class BlocksKind:
 
     def sample(self, rng: np.random.Generator) -> list[dict[str, int]]:
         """Uniform drops, x then y then type for each drop in order."""
-        return [{"x": int(rng.integers(0, self.width)), "y": int(rng.integers(0, self.length)),
-                 "type": int(rng.integers(0, len(TYPES)))} for _ in range(self.count)]  # fmt: skip
+        return [
+            {
+                "x": int(rng.integers(0, self.width)),
+                "y": int(rng.integers(0, self.length)),
+                "type": int(rng.integers(0, len(TYPES))),
+            }
+            for _ in range(self.count)
+        ]
 
     def placeholder_values(self) -> dict[str, str]:
-        return {"<WIDTH>": str(self.width), "<LENGTH>": str(self.length), "<HEIGHT>": str(self.height),
-                "<BLOCKS>": str(self.count),
-                "<TYPES>": "\n".join(f"{code} = {text}" for code, text in enumerate(TYPE_TEXT))}  # fmt: skip
+        return {
+            "<WIDTH>": str(self.width),
+            "<LENGTH>": str(self.length),
+            "<HEIGHT>": str(self.height),
+            "<BLOCKS>": str(self.count),
+            "<TYPES>": "\n".join(f"{code} = {text}" for code, text in enumerate(TYPE_TEXT)),
+        }
 
     def show(self, content: Sequence[Mapping[str, int]]) -> str:
         """Drops as a reply should write them: one `x y type` line each in a fenced block."""
@@ -149,16 +159,25 @@ class BlocksKind:
                 grey = 240 - int(200 * int(top[y, x]) / self.height)
                 rects.append(_rect(self.width + 1 + x, y, 1, 1, f"rgb({grey},{grey},{grey})"))
         w, h = (2 * self.width + 1) * CELL, max(self.height, self.length) * CELL
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
-                f'shape-rendering="crispEdges">{"".join(rects)}</svg>')  # fmt: skip
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+            f'shape-rendering="crispEdges">{"".join(rects)}</svg>'
+        )
 
     def key(self) -> list[tuple[str, str]]:
         return [(f"{code} = {name}", colour) for code, (name, colour) in enumerate(zip(TYPES, COLOURS))] + [
-            ("top view: darker = taller", "#555555")]
+            ("top view: darker = taller", "#555555")
+        ]
 
     def facts(self) -> dict[str, Any]:
-        return {"kind": self.kind, "width": self.width, "length": self.length, "height": self.height,
-                "blocks": self.count, "types": {str(code): name for code, name in enumerate(TYPES)}}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "width": self.width,
+            "length": self.length,
+            "height": self.height,
+            "blocks": self.count,
+            "types": {str(code): name for code, name in enumerate(TYPES)},
+        }
 
     def answer_regex(self) -> str:
         """Free text without backticks, then a fenced block of exactly `count` lines `x y type`."""

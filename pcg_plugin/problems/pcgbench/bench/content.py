@@ -23,8 +23,14 @@ from pcg_plugin.problems.pcgbench.bench.problem import ControlSpace
 Grid = list[list[int]]
 
 
-def check_grid(content: Any, rows: int, cols: int, alphabet: int, extra: bool = False,
-               no_extra: str = "its evaluation fails on them") -> str | None:
+def check_grid(
+    content: Any,
+    rows: int,
+    cols: int,
+    alphabet: int,
+    extra: bool = False,
+    no_extra: str = "its evaluation fails on them",
+) -> str | None:
     """None when `content` is a rows×cols list of ints in [0, alphabet) (at least rows×cols, all rows of one
     length, with `extra`); else the named reason (`no_extra`: why the benchmark cannot score a larger grid)."""
     if not isinstance(content, Sequence) or isinstance(content, str | bytes):
@@ -39,8 +45,10 @@ def check_grid(content: Any, rows: int, cols: int, alphabet: int, extra: bool = 
             more = "" if len(row) < cols else f" (the benchmark's space takes extra columns, but {no_extra})"
             return f"wrong shape: row {y} has {len(row)} cells, expected {cols}{more}"
         if len(row) != len(content[0]):
-            return (f"wrong shape: row {y} has {len(row)} cells, row 0 {len(content[0])}: rows of different "
-                    "lengths (the benchmark cannot make an array of them)")
+            return (
+                f"wrong shape: row {y} has {len(row)} cells, row 0 {len(content[0])}: rows of different "
+                "lengths (the benchmark cannot make an array of them)"
+            )
         for x, v in enumerate(row):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < alphabet:
                 return f"wrong alphabet: cell ({x}, {y}) is {v!r}, expected an integer 0..{alphabet - 1}"

@@ -34,8 +34,13 @@ def evaluate_item(problem: BenchProblem, content: Any, control: Control | None =
         except BenchmarkFails as exc:
             reason = f"benchmark fails: {exc}"
     if reason is not None:
-        return {"valid": False, "reason": reason, "info": None, "quality": 0.0,
-                "controllability": 0.0 if control is not None else None}
+        return {
+            "valid": False,
+            "reason": reason,
+            "info": None,
+            "quality": 0.0,
+            "controllability": 0.0 if control is not None else None,
+        }
     return {"valid": True, "reason": None, "info": inf, "quality": quality, "controllability": controllability}
 
 

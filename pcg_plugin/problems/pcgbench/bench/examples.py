@@ -44,6 +44,7 @@ ZELDA_README: Grid = [
     [1, 1, 1, 1, 1, 5, 1, 1, 1, 1, 1],
 ]
 
+
 def mirrored(grid: Grid) -> list[Grid]:
     """The level, its left-right mirror and its up-down mirror."""
     return [[list(r) for r in grid], [list(r[::-1]) for r in grid], [list(r) for r in grid[::-1]]]

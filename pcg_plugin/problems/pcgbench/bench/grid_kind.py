@@ -20,21 +20,36 @@ from pcg_plugin.problems.pcgbench.bench.content import Grid, check_grid, sample_
 from pcg_plugin.problems.pcgbench.bench.parse import parse_grid
 
 TILE = 10  # pixels per tile in the report
-COLOURS = {"solid": "#3b3b3b", "wall": "#3b3b3b", "empty": "#f4f4f4", "player": "#1f77d4", "crate": "#c8842c",
-           "target": "#e0413c", "key": "#f2c200", "door": "#7a4a1e", "enemy": "#9c27b0", "gold": "#f2c200",
-           "ladder": "#8d6e63", "rope": "#c8a96e",
-           "exit": "#7a4a1e", "potion": "#e0413c", "treasure": "#f2c200", "goblin": "#59a14f", "ogre": "#9c27b0",
-           "diamond": "#17becf", "spike": "#b0b0b0"}  # fmt: skip
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-           "#bab0ac")  # fmt: skip
+COLOURS = {
+    "solid": "#3b3b3b",
+    "wall": "#3b3b3b",
+    "empty": "#f4f4f4",
+    "player": "#1f77d4",
+    "crate": "#c8842c",
+    "target": "#e0413c",
+    "key": "#f2c200",
+    "door": "#7a4a1e",
+    "enemy": "#9c27b0",
+    "gold": "#f2c200",
+    "ladder": "#8d6e63",
+    "rope": "#c8a96e",
+    "exit": "#7a4a1e",
+    "potion": "#e0413c",
+    "treasure": "#f2c200",
+    "goblin": "#59a14f",
+    "ogre": "#9c27b0",
+    "diamond": "#17becf",
+    "spike": "#b0b0b0",
+}
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_a_grid": "the last fenced block is empty, holds a line that is not codes (or a number of more than 100 "
-                  "digits), or JSON that is not a list of lists of integers",
+    "digits), or JSON that is not a list of lists of integers",
     "wrong_shape": "the grid has fewer rows or cells in a row than the variant's size, more where the benchmark "
-                   "cannot score more, or rows of different lengths",
+    "cannot score more, or rows of different lengths",
     "wrong_alphabet": "a cell is not one of the problem's tile codes",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)
@@ -96,17 +111,26 @@ class GridKind:
     def draw(self, content: Sequence[Sequence[int]], tile: int = TILE) -> str:
         """One grid as an SVG of coloured squares (codes outside the legend never reach here: they are invalid)."""
         rows, cols = len(content), len(content[0]) if content else 0
-        rects = "".join(f'<rect x="{x * tile}" y="{y * tile}" width="{tile}" height="{tile}" fill="{self.colour(v)}"/>'
-                        for y, row in enumerate(content) for x, v in enumerate(row))  # fmt: skip
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * tile}" height="{rows * tile}" '
-                f'viewBox="0 0 {cols * tile} {rows * tile}" shape-rendering="crispEdges">{rects}</svg>')  # fmt: skip
+        rects = "".join(
+            f'<rect x="{x * tile}" y="{y * tile}" width="{tile}" height="{tile}" fill="{self.colour(v)}"/>'
+            for y, row in enumerate(content)
+            for x, v in enumerate(row)
+        )
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * tile}" height="{rows * tile}" '
+            f'viewBox="0 0 {cols * tile} {rows * tile}" shape-rendering="crispEdges">{rects}</svg>'
+        )
 
     def key(self) -> list[tuple[str, str]]:
         return [(f"{code} = {name}", self.colour(code)) for code, name in enumerate(self.legend)]
 
     def facts(self) -> dict[str, Any]:
-        return {"kind": self.kind, "width": self.cols, "height": self.rows,
-                "legend": {str(code): name for code, name in enumerate(self.legend)}}
+        return {
+            "kind": self.kind,
+            "width": self.cols,
+            "height": self.rows,
+            "legend": {str(code): name for code, name in enumerate(self.legend)},
+        }
 
     def answer_regex(self) -> str:
         """Free text without backticks, then a fenced block of exactly `rows` lines of `cols` codes."""
@@ -116,5 +140,3 @@ class GridKind:
         else:
             line = rf"[0-{self.alphabet - 1}]{{{self.cols}}}\n"
         return rf"[^`]*```\n({line}){{{self.rows}}}```"
-
-

@@ -83,8 +83,9 @@ def longest_path(grid: Grid, passable: Collection[int]) -> int:
     return best
 
 
-def first_tile_distance(grid: Grid, start_values: Collection[int], end_values: Collection[int],
-                        passable: Collection[int]) -> int:
+def first_tile_distance(
+    grid: Grid, start_values: Collection[int], end_values: Collection[int], passable: Collection[int]
+) -> int:
     """BFS distance from the first start tile to the first end tile (row-major); -1 if none or unreachable."""
     starts, ends = tiles_of(grid, start_values), tiles_of(grid, end_values)
     if not starts or not ends:
@@ -117,8 +118,9 @@ def walk_back(dist: list[list[int]], end: Pos) -> list[Pos]:
     return path
 
 
-def first_tile_path(grid: Grid, start_values: Collection[int], end_values: Collection[int],
-                    passable: Collection[int]) -> list[Pos]:
+def first_tile_path(
+    grid: Grid, start_values: Collection[int], end_values: Collection[int], passable: Collection[int]
+) -> list[Pos]:
     """The walked-back path between the first start and first end tiles; [] if none or unreachable."""
     starts, ends = tiles_of(grid, start_values), tiles_of(grid, end_values)
     if not starts or not ends:

@@ -71,5 +71,9 @@ def parse_grid(text: str, one_digit_codes: bool = True) -> tuple[Grid | None, st
         return None, NO_BLOCK
     if body.lstrip().startswith("["):
         grid = _json_grid(body)
-        return (grid, None) if grid is not None else (None, "not a grid: the block is not a JSON list of lists of integers")
+        return (
+            (grid, None)
+            if grid is not None
+            else (None, "not a grid: the block is not a JSON list of lists of integers")
+        )
     return _digit_rows(body, one_digit_codes)

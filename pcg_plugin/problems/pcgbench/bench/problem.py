@@ -45,8 +45,21 @@ ControlSpace = Mapping[str, tuple[int, int]]  # key -> [low, high), as the bench
 COMMON_PLACEHOLDERS = ("<PROBLEM>", "<CONTROL>", "<GOAL>", "<EXAMPLES>")
 # Every kind's own placeholders, over all variants: a prompt using one its variant does not fill is refused by name
 # (a grid prompt's <LEGEND> on talakat would reach the model as the literal text).
-KIND_PLACEHOLDERS = ("<WIDTH>", "<HEIGHT>", "<LEGEND>", "<LENGTH>", "<BLOCKS>", "<TYPES>", "<CELLS>", "<DOORS>",
-                     "<TILES>", "<ROWS>", "<ROW_LENGTH>", "<LAYOUT>", "<SLICES>")
+KIND_PLACEHOLDERS = (
+    "<WIDTH>",
+    "<HEIGHT>",
+    "<LEGEND>",
+    "<LENGTH>",
+    "<BLOCKS>",
+    "<TYPES>",
+    "<CELLS>",
+    "<DOORS>",
+    "<TILES>",
+    "<ROWS>",
+    "<ROW_LENGTH>",
+    "<LAYOUT>",
+    "<SLICES>",
+)
 
 
 def reason_code(message: str) -> str:
@@ -65,7 +78,6 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, list | tuple | np.ndarray):
         return [to_plain(v) for v in value]
     return value
-
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,9 @@ class RunCurve:
     samples: int
 
 
-def random_run(problem: BenchProblem, generations: int, seed: int | None,
-               report: Sequence[int] = REPORT_GENERATIONS) -> RunCurve:
+def random_run(
+    problem: BenchProblem, generations: int, seed: int | None, report: Sequence[int] = REPORT_GENERATIONS
+) -> RunCurve:
     """Draw 100·(generations + 1) contents from one seeded RNG and track the running best quality."""
     rng = np.random.default_rng(seed)
     wanted = sorted(g for g in report if g <= generations)
@@ -43,13 +44,17 @@ def random_run(problem: BenchProblem, generations: int, seed: int | None,
     return RunCurve(curve, feasible, POPULATION * (generations + 1))
 
 
-def random_baseline(problem: BenchProblem, runs: int, generations: int, seed: int = 0,
-                    report: Sequence[int] = REPORT_GENERATIONS) -> dict:
+def random_baseline(
+    problem: BenchProblem, runs: int, generations: int, seed: int = 0, report: Sequence[int] = REPORT_GENERATIONS
+) -> dict:
     """Mean (and per-run) best quality at the reported generations over `runs` runs seeded seed, seed+1, …"""
     curves = [random_run(problem, generations, seed + r, report) for r in range(runs)]
     gens = sorted(curves[0].best)
     return {
-        "problem": problem.name, "runs": runs, "generations": generations, "seed": seed,
+        "problem": problem.name,
+        "runs": runs,
+        "generations": generations,
+        "seed": seed,
         "mean_best": {str(g): float(np.mean([c.best[g] for c in curves])) for g in gens},
         "per_run_best": {str(g): [c.best[g] for c in curves] for g in gens},
         "feasible_samples": sum(c.feasible for c in curves),

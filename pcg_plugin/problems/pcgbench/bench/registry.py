@@ -55,10 +55,14 @@ REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "ddave-complex-v0": ("ddave.problem:make", dict(width=11, height=7, jumps=6)),
     "ddave-large-v0": ("ddave.problem:make", dict(width=17, height=11, jumps=10)),
     "talakat-v0": ("talakat.problem:make", dict(width=200, height=300, spawnerComplexity=10, maxHealth=150)),
-    "talakat-simple-v0": ("talakat.problem:make", dict(width=200, height=300, spawnerComplexity=5, min_bullets=15,
-                                              coverage=0.75, maxHealth=150)),
-    "talakat-complex-v0": ("talakat.problem:make", dict(width=200, height=300, spawnerComplexity=20, min_bullets=60,
-                                               maxHealth=150)),
+    "talakat-simple-v0": (
+        "talakat.problem:make",
+        dict(width=200, height=300, spawnerComplexity=5, min_bullets=15, coverage=0.75, maxHealth=150),
+    ),
+    "talakat-complex-v0": (
+        "talakat.problem:make",
+        dict(width=200, height=300, spawnerComplexity=20, min_bullets=60, maxHealth=150),
+    ),
     "talakat-long-v0": ("talakat.problem:make", dict(width=200, height=300, spawnerComplexity=20, maxHealth=300)),
     "arcade-v0": ("arcade.problem:make", dict(width=7, height=7)),
     "arcade-wide-v0": ("arcade.problem:make", dict(width=15, height=7)),
@@ -71,7 +75,7 @@ REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "smbtile-medium-v0": ("smb.problem:make_tile", dict(width=100)),
     "smbtile-small-v0": ("smb.problem:make_tile", dict(width=50)),
     "smbtile-scene-v0": ("smb.problem:make_tile", dict(width=16)),
-}  # fmt: skip
+}
 
 
 def names() -> list[str]:
@@ -81,7 +85,7 @@ def names() -> list[str]:
 
 def variant_name(name: str) -> str:
     """A variant's registry name from either spelling (`zelda-large-v0` or `pcgbench/zelda-large-v0`)."""
-    return name[len(PREFIX):] if name.startswith(PREFIX) else name
+    return name[len(PREFIX) :] if name.startswith(PREFIX) else name
 
 
 def get_problem(name: str) -> BenchProblem:

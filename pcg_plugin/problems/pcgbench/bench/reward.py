@@ -5,8 +5,9 @@ from __future__ import annotations
 _EPS = 1e-8
 
 
-def range_reward(value: float, lo: float, plat_low: float,
-                 plat_high: float | None = None, hi: float | None = None) -> float:
+def range_reward(
+    value: float, lo: float, plat_low: float, plat_high: float | None = None, hi: float | None = None
+) -> float:
     """1 on [plat_low, plat_high], 0 at or beyond lo / hi, linear in between.
 
     The benchmark's pitfall is kept on purpose: with three value arguments (no `plat_high`) the plateau is the

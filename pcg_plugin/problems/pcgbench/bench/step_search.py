@@ -68,8 +68,13 @@ class Node:
         node = self
         while node.parent is not None:
             assert node.action is not None
-            out.append({"x": node.parent.state.x, "y": node.parent.state.y,
-                        "action": {"x": node.action[0], "y": node.action[1]}})
+            out.append(
+                {
+                    "x": node.parent.state.x,
+                    "y": node.parent.state.y,
+                    "action": {"x": node.action[0], "y": node.action[1]},
+                }
+            )
             node = node.parent
         out.reverse()
         return out

@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pcg_plugin.problems.science_birds.classify.base import LETTERS, Classification, ClassifierLike, ClassifierWrapper
-from pcg_plugin.problems.science_birds.classify.cache import CachedClassifier, ClassificationCache, cache_namespace, default_cache_dir
+from pcg_plugin.problems.science_birds.classify.cache import (
+    CachedClassifier,
+    ClassificationCache,
+    cache_namespace,
+    default_cache_dir,
+)
 from pcg_plugin.problems.science_birds.classify.hf import (
     OFFICIAL_MODEL_ID,
     Classifier,
@@ -38,11 +43,26 @@ from pcg_plugin._util.devices import resolve_device, threads_per_worker
 from pcg_plugin.errors import InfrastructureError
 
 __all__ = [
-    "LETTERS", "OFFICIAL_MODEL_ID", "Classification", "Classifier", "ClassifierLike", "ClassifierWrapper",
-    "ServiceClient", "ServiceHandle", "ServiceInfo", "classifier_for_run", "connect", "diversity_vector",
-    "ensure_service", "get_classifier", "is_local_model", "letter_order", "load_classifier", "resolve_mode",
+    "LETTERS",
+    "OFFICIAL_MODEL_ID",
+    "Classification",
+    "Classifier",
+    "ClassifierLike",
+    "ClassifierWrapper",
+    "ServiceClient",
+    "ServiceHandle",
+    "ServiceInfo",
+    "classifier_for_run",
+    "connect",
+    "diversity_vector",
+    "ensure_service",
+    "get_classifier",
+    "is_local_model",
+    "letter_order",
+    "load_classifier",
+    "resolve_mode",
     "start_service",
-]  # fmt: skip
+]
 
 Mode = Literal["auto", "service", "local"]
 
@@ -92,9 +112,13 @@ def classifier_for_run(
     else:
         given = service if service is not None else os.environ.get(ENV_VAR)
         restart = {
-            "model": model, "device": device, "dtype": dtype,
-            "max_batch": max_batch, "max_wait_ms": max_wait_ms, "loader": loader,
-        }  # fmt: skip
+            "model": model,
+            "device": device,
+            "dtype": dtype,
+            "max_batch": max_batch,
+            "max_wait_ms": max_wait_ms,
+            "loader": loader,
+        }
         if given is not None:  # the controller's service: it owns the lifecycle
             client = connect(given)
             client._run_dir = run_dir

@@ -177,9 +177,7 @@ class _Server:
             self.stats.max_batch_seen = max(self.stats.max_batch_seen, len(images))
         pos = 0
         for req in batch:
-            req.result = [
-                (tuple(r.probs), tuple(r.embedding)) for r in results[pos : pos + len(req.images)]
-            ]
+            req.result = [(tuple(r.probs), tuple(r.embedding)) for r in results[pos : pos + len(req.images)]]
             pos += len(req.images)
             req.done.set()
 
@@ -256,7 +254,7 @@ def _serve(config: dict[str, Any]) -> int:
         )
         authkey = secrets.token_bytes(32)
         if config.get("listen"):  # tcp:HOST (a cluster's GPU node serving other nodes): any free port on HOST
-            listener = Listener((config["listen"][len(TCP):], 0), family="AF_INET", backlog=1024)
+            listener = Listener((config["listen"][len(TCP) :], 0), family="AF_INET", backlog=1024)
             address = f"{TCP}{listener.address[0]}:{listener.address[1]}"
         else:
             if sys.platform.startswith("linux"):  # abstract socket: no file to leak if we are killed
@@ -300,7 +298,6 @@ def _serve(config: dict[str, Any]) -> int:
             with contextlib.suppress(OSError):
                 os.unlink(address)
     return 0
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,7 +36,9 @@ from pcg_plugin.errors import InfrastructureError
 ENV_VAR = "PCG_CLASSIFY_SERVICE"  # JSON ServiceInfo, inherited by xdist workers
 INFO_FILE = ".pcg-classify-service.json"
 LOCK_FILE = ".pcg-classify-service.lock"
-SERVER_MODULE = "pcg_plugin.problems.science_birds.classify.server"  # run as ``python -m``: a fresh process, not an import
+SERVER_MODULE = (
+    "pcg_plugin.problems.science_birds.classify.server"  # run as ``python -m``: a fresh process, not an import
+)
 DEFAULT_MAX_BATCH = 256
 DEFAULT_MAX_WAIT_MS = 5.0
 

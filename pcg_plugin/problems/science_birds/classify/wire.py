@@ -53,7 +53,7 @@ def client_address(address: str) -> tuple[Any, str]:
     """What ``multiprocessing.connection.Client`` takes for a service address: ``(host, port)`` and AF_INET for
     ``tcp:HOST:PORT``, else the Unix socket's name and AF_UNIX."""
     if address.startswith(TCP):
-        host, _, port = address[len(TCP):].rpartition(":")
+        host, _, port = address[len(TCP) :].rpartition(":")
         return (host, int(port)), "AF_INET"
     return address, "AF_UNIX"
 

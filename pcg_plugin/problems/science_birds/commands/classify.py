@@ -56,8 +56,10 @@ def run(args: argparse.Namespace) -> int:
         for p, im in loaded:
             if isinstance(im, Exception):
                 status = 1
-                print(f"pcg classify: cannot read {p}: {im} (an image that cannot be read scores similarity 0)",
-                      file=sys.stderr)
+                print(
+                    f"pcg classify: cannot read {p}: {im} (an image that cannot be read scores similarity 0)",
+                    file=sys.stderr,
+                )
         results = clf.classify([im for _, im in good])
         for (p, _), res in zip(good, results, strict=True):
             if args.json:

@@ -17,13 +17,20 @@ HELP = "check 2023 prompts and 2024/2025 programs against the competition rules 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="a prompt .txt, a program .py, a submission folder (submission.toml "
-                             "honoured) or .zip, or a folder of them")  # fmt: skip
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a prompt .txt, a program .py, a submission folder (submission.toml "
+        "honoured) or .zip, or a folder of them",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per PATH per line")
-    parser.add_argument("--edition", choices=PROGRAM_YEARS, default=None,
-                        help="rules for programs (default: from the program; llms4pcg/chat_with_llm means "
-                             "2025)")  # fmt: skip
+    parser.add_argument(
+        "--edition",
+        choices=PROGRAM_YEARS,
+        default=None,
+        help="rules for programs (default: from the program; llms4pcg/chat_with_llm means 2025)",
+    )
 
 
 def _expand(path: Path) -> list[Path]:
@@ -111,7 +118,9 @@ def _print_text(record: dict[str, Any]) -> None:
         print(f"  {label} {r['rule']}{official}: {r['message']}")
         shown = r["findings"] if not r["passed"] and r["findings"] else r["warnings"]
         for f in shown[:10]:
-            print(f"       {'warning: ' if shown is r['warnings'] else ''}{f['path']}:{f['line']}:{f['col']}: {f['text']}")
+            print(
+                f"       {'warning: ' if shown is r['warnings'] else ''}{f['path']}:{f['line']}:{f['col']}: {f['text']}"
+            )
         if len(shown) > 10:
             print(f"       ... {len(shown) - 10} more")
     if record.get("first_failure"):
@@ -138,9 +147,11 @@ def run(args: argparse.Namespace) -> int:
     failed = [r["path"] for r in records if not r["passed"]]
     if not args.json:
         verdict = "FAIL" if failed or usage or not records else "PASS"  # never PASS when something was not checked
-        print(f"{verdict}: {len(records)} checked, {len(failed)} breaking a rule"
-              + (f" ({', '.join(failed)})" if failed else "")
-              + (", some paths could not be checked" if usage else ""))  # fmt: skip
+        print(
+            f"{verdict}: {len(records)} checked, {len(failed)} breaking a rule"
+            + (f" ({', '.join(failed)})" if failed else "")
+            + (", some paths could not be checked" if usage else "")
+        )
     if usage:
         return 2
     return 1 if failed else 0

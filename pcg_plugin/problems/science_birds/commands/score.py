@@ -9,26 +9,46 @@ from pathlib import Path
 from pcg_plugin.problems.science_birds.editions import DEFAULT, YEARS
 from pcg_plugin.problems.science_birds.letters import LETTERS
 
-HELP = "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
+HELP = (
+    "score a folder in the official layout (one sub-folder per program) and write DIR/result/ like the official scorer"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", help="folder holding <program>/stability|similarity|diversity/<C>.json, or a run "
-                                    "folder (with results.json: its submissions are the programs, its settings "
-                                    "the defaults)")  # fmt: skip
-    parser.add_argument("--edition", choices=YEARS, default=None,
-                        help=f"2023: no diversity, trials paired by array position; 2024/2025: spec §6.2 "
-                             f"(default: the run's, else {DEFAULT})")  # fmt: skip
-    parser.add_argument("--letters", default=None,
-                        help="letters to score, e.g. AIL or A,I,L (default: the run's, else A..Z; the prompt "
-                             "divisor is their count)")  # fmt: skip
-    parser.add_argument("--trials", type=int, default=None,
-                        help="T, the trial count of the denominators (default: the run's, else 10)")
-    parser.add_argument("--disable-weights", action="store_true", default=None,
-                        help="all weights 1 (official DISABLE_WEIGHTS; default: the run's, else off)")
-    parser.add_argument("--tie-break", choices=("prompt-length",), default=None,
-                        help="the site's policy (shorter prompt wins, else co-winners); lengths from results.json "
-                             "or <program>/prompt.txt. The official script has none (default: the run's)")  # fmt: skip
+    parser.add_argument(
+        "dir",
+        help="folder holding <program>/stability|similarity|diversity/<C>.json, or a run "
+        "folder (with results.json: its submissions are the programs, its settings "
+        "the defaults)",
+    )
+    parser.add_argument(
+        "--edition",
+        choices=YEARS,
+        default=None,
+        help=f"2023: no diversity, trials paired by array position; 2024/2025: spec §6.2 "
+        f"(default: the run's, else {DEFAULT})",
+    )
+    parser.add_argument(
+        "--letters",
+        default=None,
+        help="letters to score, e.g. AIL or A,I,L (default: the run's, else A..Z; the prompt divisor is their count)",
+    )
+    parser.add_argument(
+        "--trials", type=int, default=None, help="T, the trial count of the denominators (default: the run's, else 10)"
+    )
+    parser.add_argument(
+        "--disable-weights",
+        action="store_true",
+        default=None,
+        help="all weights 1 (official DISABLE_WEIGHTS; default: the run's, else off)",
+    )
+    parser.add_argument(
+        "--tie-break",
+        choices=("prompt-length",),
+        default=None,
+        help="the site's policy (shorter prompt wins, else co-winners); lengths from results.json "
+        "or <program>/prompt.txt. The official script has none (default: the run's)",
+    )
     parser.add_argument("--no-write", action="store_true", help="print the ranking only; leave DIR/result/ alone")
 
 
@@ -62,18 +82,27 @@ def _official_folder(src: Path, args: argparse.Namespace) -> int:
     letters = _letters(args.letters or "".join(LETTERS))
     programs = official_layout.read_layout(src, letters, edition=edition)
     if not programs:
-        print(f"pcg score: {src}: no program folders (every sub-folder except logs/ and result/ is one)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"pcg score: {src}: no program folders (every sub-folder except logs/ and result/ is one)", file=sys.stderr
+        )
         return 2
     lengths = _prompt_lengths(src) if args.tie_break else None
     result = scoring.score(
-        programs, edition=edition, trials=args.trials or 10, letters=letters,
-        disable_weights=bool(args.disable_weights), tie_break=args.tie_break, prompt_lengths=lengths,
-    )  # fmt: skip
+        programs,
+        edition=edition,
+        trials=args.trials or 10,
+        letters=letters,
+        disable_weights=bool(args.disable_weights),
+        tie_break=args.tie_break,
+        prompt_lengths=lengths,
+    )
     if not args.no_write:
         official_layout.write_results(src / "result", result)
-    _print(f"edition {edition}, {len(programs)} programs", result.competition_score,
-           [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking])
+    _print(
+        f"edition {edition}, {len(programs)} programs",
+        result.competition_score,
+        [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking],
+    )
     if not args.no_write:
         print(f"wrote {src / 'result'}")
     return 0
@@ -93,18 +122,23 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
     weights_off = run.disable_weights if args.disable_weights is None else args.disable_weights
     tie_break = args.tie_break or run.tie_break
     lengths = dict(run.prompt_lengths) if tie_break else None
-    common = dict(trials=trials, letters=letters, disable_weights=weights_off, tie_break=tie_break,
-                  prompt_lengths=lengths or None)  # fmt: skip
-    head = f"run folder: {len(run.names)} programs from results.json, edition {edition}, letters " \
-           f"{','.join(letters)}, {trials} trials"
+    common = dict(
+        trials=trials, letters=letters, disable_weights=weights_off, tie_break=tie_break, prompt_lengths=lengths or None
+    )
+    head = (
+        f"run folder: {len(run.names)} programs from results.json, edition {edition}, letters "
+        f"{','.join(letters)}, {trials} trials"
+    )
     if run.models is None:
         programs = official_layout.read_layout(src, letters, edition=edition, names=run.names)
         result = scoring.score(programs, edition=edition, **common)
         rows = [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking]
         written = {src / "result": result}
     else:  # one official tree per model, scored per model and summed, as the run scored them
-        per_model = {m: official_layout.read_layout(src / f, letters, edition=edition, names=run.names)
-                     for m, f in run.models.items()}  # fmt: skip
+        per_model = {
+            m: official_layout.read_layout(src / f, letters, edition=edition, names=run.names)
+            for m, f in run.models.items()
+        }
         result = scoring.score_models(per_model, **common)
         rows = [(n, r, result.normalized[n], result.totals[n]) for n, r in result.ranking]
         written = {src / run.models[m] / "result": res for m, res in result.per_model.items()}

@@ -15,8 +15,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--image-dir", help="write DIR/<level basename>.png for each level with blocks")
     parser.add_argument("--json", action="store_true", help="one JSON object per level per line")
     parser.add_argument("--damage", action="store_true", help="enable block damage/destruction (not default)")
-    parser.add_argument("--settle-time", type=float, default=None, metavar="S",
-                        help="stop once every block has rested S seconds (default 0.6; 0 runs all 500 steps)")
+    parser.add_argument(
+        "--settle-time",
+        type=float,
+        default=None,
+        metavar="S",
+        help="stop once every block has rested S seconds (default 0.6; 0 runs all 500 steps)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,8 +31,11 @@ def run(args: argparse.Namespace) -> int:
     from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings
     from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level
 
-    settings = PhysicsSettings(damage=args.damage) if args.settle_time is None else PhysicsSettings(
-        damage=args.damage, settle_time=max(0.0, args.settle_time))
+    settings = (
+        PhysicsSettings(damage=args.damage)
+        if args.settle_time is None
+        else PhysicsSettings(damage=args.damage, settle_time=max(0.0, args.settle_time))
+    )
     image_dir = Path(args.image_dir) if args.image_dir else None
     if image_dir:
         image_dir.mkdir(parents=True, exist_ok=True)
@@ -47,8 +55,14 @@ def run(args: argparse.Namespace) -> int:
             stem = "stdin" if name == "-" else Path(name).stem
             image_path = str(image_dir / f"{stem}.png")
             ev.image.save(image_path)
-        row = {"level": name, "total_blocks": ev.total_blocks, "moving_blocks": ev.moving_blocks,
-               "stability": ev.stability, "image": image_path, "settings": settings.digest()}
+        row = {
+            "level": name,
+            "total_blocks": ev.total_blocks,
+            "moving_blocks": ev.moving_blocks,
+            "stability": ev.stability,
+            "image": image_path,
+            "settings": settings.digest(),
+        }
         if args.json:
             print(json.dumps(row), flush=True)
         else:

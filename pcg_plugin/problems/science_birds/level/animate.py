@@ -46,14 +46,22 @@ def _outlines(level: Level, frames: Sequence[Frame], settings: PhysicsSettings) 
     """Each frame's block outlines in world units (None for a block gone, not finite or out of the world)."""
     out = []
     for _, poses in frames:
-        out.append([_outline(block, pose) if pose is not None and all(math.isfinite(v) for v in pose)
-                    and abs(pose[0]) <= settings.world_half_width else None
-                    for block, pose in zip(level.blocks, poses)])  # fmt: skip
+        out.append(
+            [
+                _outline(block, pose)
+                if pose is not None
+                and all(math.isfinite(v) for v in pose)
+                and abs(pose[0]) <= settings.world_half_width
+                else None
+                for block, pose in zip(level.blocks, poses)
+            ]
+        )
     return out
 
 
-def _view(level: Level, outlines: Sequence[Sequence[Any]], settings: PhysicsSettings
-          ) -> tuple[float, float, float, float]:  # fmt: skip
+def _view(
+    level: Level, outlines: Sequence[Sequence[Any]], settings: PhysicsSettings
+) -> tuple[float, float, float, float]:
     """The world box drawn: every outline of every frame, and the ground's top."""
     xs = [x for frame in outlines for poly in frame if poly for x, _ in poly]
     ys = [y for frame in outlines for poly in frame if poly for _, y in poly] + [settings.ground_top]
@@ -104,8 +112,9 @@ def shown_frames(frames: Sequence[Frame]) -> list[Frame]:
     return out if out[-1] is frames[-1] else [*out, frames[-1]]
 
 
-def write_animation(path: Path, level: Level, frames: Sequence[Frame],
-                    settings: PhysicsSettings = PhysicsSettings()) -> Path | None:  # fmt: skip
+def write_animation(
+    path: Path, level: Level, frames: Sequence[Frame], settings: PhysicsSettings = PhysicsSettings()
+) -> Path | None:
     """The animated GIF of the run (None for a level without blocks or frames), every ``EVERY``-th recorded
     frame. A run that stopped at rest before 10 s holds its last frame for the rest of the time."""
     if not level.blocks or not frames:
@@ -116,5 +125,9 @@ def write_animation(path: Path, level: Level, frames: Sequence[Frame],
     durations = [b - a for a, b in zip(times, times[1:])]
     total_ms = round(settings.steps * settings.dt * 1000)
     durations.append(max(200, total_ms - times[-1]) + 1500)  # the rest of the 10 s, then a pause before the loop
-    return atomic_save(Path(path), lambda tmp: images[0].save(
-        tmp, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True))
+    return atomic_save(
+        Path(path),
+        lambda tmp: images[0].save(
+            tmp, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True
+        ),
+    )

@@ -170,7 +170,7 @@ def _merge_columns(drops: list[Drop]) -> list[Drop]:
     singles = {(d.row, d.x): d for d in drops if d.block == "b11"}
     used: set[tuple[int, int]] = set()
     out = [d for d in drops if d.block != "b11"]
-    for (row, x) in sorted(singles):
+    for row, x in sorted(singles):
         if (row, x) in used:
             continue
         if all((row + k, x) in singles and (row + k, x) not in used for k in (1, 2)):

@@ -100,7 +100,7 @@ def parse_level(xml_text: str) -> Level:
     """
     text = xml_text.lstrip("\ufeff")
     if text.startswith("<?xml"):
-        text = text[text.find("?>") + 2:] if "?>" in text else text
+        text = text[text.find("?>") + 2 :] if "?>" in text else text
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -108,11 +108,14 @@ def parse_level(xml_text: str) -> Level:
     if root.tag != "Level":
         raise ConversionError(f"level XML: root element is <{root.tag}>, expected <Level>")
     camera = root.find("Camera")
-    cam = tuple(camera.get(k, d) for k, d in zip(("x", "y", "minWidth", "maxWidth"), ("2", "0", "17", "22"))) \
-        if camera is not None else ("2", "0", "17", "22")
+    cam = (
+        tuple(camera.get(k, d) for k, d in zip(("x", "y", "minWidth", "maxWidth"), ("2", "0", "17", "22")))
+        if camera is not None
+        else ("2", "0", "17", "22")
+    )
     blocks = []
     objects = root.find("GameObjects")
-    for el in (objects if objects is not None else []):
+    for el in objects if objects is not None else []:
         if el.tag not in ("Block", "TNT"):
             continue
         kind = el.get("type") or ("TNT" if el.tag == "TNT" else "")

@@ -12,20 +12,29 @@ from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 # Collider cores (w, h) of the Science Birds catalogue (physics.md 1.1, 1.3); sprites are core + 0.02.
 BOX_CORES: dict[str, tuple[float, float]] = {
-    "SquareTiny": (0.22, 0.21), "RectSmall": (0.70, 0.22), "RectTiny": (0.43, 0.22),
-    "RectMedium": (1.68, 0.22), "RectBig": (2.06, 0.22), "RectFat": (0.85, 0.43),
-    "SquareSmall": (0.43, 0.43), "SquareHole": (0.84, 0.84), "TNT": (0.66, 0.66),
+    "SquareTiny": (0.22, 0.21),
+    "RectSmall": (0.70, 0.22),
+    "RectTiny": (0.43, 0.22),
+    "RectMedium": (1.68, 0.22),
+    "RectBig": (2.06, 0.22),
+    "RectFat": (0.85, 0.43),
+    "SquareSmall": (0.43, 0.43),
+    "SquareHole": (0.84, 0.84),
+    "TNT": (0.66, 0.66),
 }
 
 
 def _ngon(n: int, radius: float) -> tuple[tuple[float, float], ...]:
-    return tuple((radius * math.cos(2 * math.pi * (k + 0.5) / n), radius * math.sin(2 * math.pi * (k + 0.5) / n))
-                 for k in range(n))
+    return tuple(
+        (radius * math.cos(2 * math.pi * (k + 0.5) / n), radius * math.sin(2 * math.pi * (k + 0.5) / n))
+        for k in range(n)
+    )
 
 
 # Polygon-collider blocks, approximated (physics.md 1.3 gives only their rough size).
 POLY_CORES: dict[str, tuple[tuple[float, float], ...]] = {
-    "Circle": _ngon(12, 0.38), "CircleSmall": _ngon(8, 0.21),
+    "Circle": _ngon(12, 0.38),
+    "CircleSmall": _ngon(8, 0.21),
     "Triangle": ((-0.41, -0.41), (0.41, -0.41), (-0.41, 0.41)),
     "TriangleHole": ((-0.41, -0.41), (0.41, -0.41), (-0.41, 0.41)),
 }
@@ -51,7 +60,7 @@ class PhysicsSettings:
     angular_drag: float = 0.05
     iterations: int = 100
     slop: float = 0.005
-    bias: float = 0.8 ** 50
+    bias: float = 0.8**50
     skin: float = SKIN
     ground_friction: float = 0.4
     sleep_time: float = 0.5
@@ -116,8 +125,9 @@ Pose = tuple[float, float, float]
 Frame = tuple[float, tuple[Pose | None, ...]]  # (seconds, each block's pose; None once it left the world)
 
 
-def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings(),
-             frames: list[Frame] | None = None) -> Simulation:  # fmt: skip
+def simulate(
+    level: Level, settings: PhysicsSettings = PhysicsSettings(), frames: list[Frame] | None = None
+) -> Simulation:
     """Run the stability test: a block moves if its centre ends >= threshold from its start (or non-finite).
 
     ``frames``: a list that receives the poses at the start and at every check (every ``CHECK_EVERY`` steps,
@@ -140,8 +150,11 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings(),
     spin = (1.0 + s.dt * s.linear_drag) / (1.0 + s.dt * s.angular_drag)
     ground_mu = math.sqrt(s.ground_friction)
     x0, x1 = s.ground_x
-    ground = pymunk.Poly(space.static_body, [(x0, s.ground_top - 4.4069), (x1, s.ground_top - 4.4069),
-                                             (x1, s.ground_top), (x0, s.ground_top)], radius=s.skin)
+    ground = pymunk.Poly(
+        space.static_body,
+        [(x0, s.ground_top - 4.4069), (x1, s.ground_top - 4.4069), (x1, s.ground_top), (x0, s.ground_top)],
+        radius=s.skin,
+    )
     ground.friction, ground.elasticity = ground_mu, 0.0
     space.add(ground)
 
@@ -210,8 +223,9 @@ def simulate(level: Level, settings: PhysicsSettings = PhysicsSettings(),
             final.append(Block(block.type, block.material, x, y, rot))
     total = len(level.blocks)
     stability = (total - moving) / total if total else 0.0
-    return Simulation(total, moving, stability, replace(level, blocks=tuple(final)), steps,
-                      destroyed=alive.count(False))
+    return Simulation(
+        total, moving, stability, replace(level, blocks=tuple(final)), steps, destroyed=alive.count(False)
+    )
 
 
 def _empty(space) -> None:  # type: ignore[no-untyped-def]
@@ -238,8 +252,12 @@ def _c_step(space):  # type: ignore[no-untyped-def]
     return step
 
 
-def _still(before: list[tuple[float, float, float]], after: list[tuple[float, float, float]], alive: list[bool],
-           s: PhysicsSettings) -> bool:
+def _still(
+    before: list[tuple[float, float, float]],
+    after: list[tuple[float, float, float]],
+    alive: list[bool],
+    s: PhysicsSettings,
+) -> bool:
     """True when no live block moved ``settle_distance`` nor turned ``settle_angle`` between two checks."""
     d2 = s.settle_distance * s.settle_distance
     for (x0, y0, r0), (x1, y1, r1), live in zip(before, after, alive):
@@ -308,6 +326,7 @@ def _install_damage(space, bodies, alive, dead_at, s: PhysicsSettings) -> None: 
                 dead_at[i] = step_box[0]
                 shape.body.velocity = (0.0, 0.0)
                 shape.filter = shape.filter._replace(mask=0)  # collider disabled: falls through everything
+
     space.on_collision(begin=begin)
 
     original_step = space.step

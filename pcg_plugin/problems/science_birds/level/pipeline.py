@@ -48,8 +48,9 @@ def build_level(response: str, prefix: str = "drop_block") -> LevelBuild:
     return LevelBuild(code, xml, parse_level(xml))
 
 
-def evaluate_level(level: Level, settings: PhysicsSettings = PhysicsSettings(), *,
-                   record_frames: bool = False) -> LevelEvaluation:  # fmt: skip
+def evaluate_level(
+    level: Level, settings: PhysicsSettings = PhysicsSettings(), *, record_frames: bool = False
+) -> LevelEvaluation:
     """Simulate the 10 s stability test and render the image from the final poses; ``record_frames`` keeps the
     poses of this same run every 0.2 s (the stability animation)."""
     t0 = time.perf_counter()
@@ -60,5 +61,12 @@ def evaluate_level(level: Level, settings: PhysicsSettings = PhysicsSettings(), 
     if image is None and level.blocks:  # every block destroyed or gone: Unity still writes an all-white image
         image = blank_image()
     t2 = time.perf_counter()
-    return LevelEvaluation(sim.total_blocks, sim.moving_blocks, sim.stability, image, sim.final_level,
-                           {"physics": t1 - t0, "render": t2 - t1}, tuple(frames or ()))
+    return LevelEvaluation(
+        sim.total_blocks,
+        sim.moving_blocks,
+        sim.stability,
+        image,
+        sim.final_level,
+        {"physics": t1 - t0, "render": t2 - t1},
+        tuple(frames or ()),
+    )

@@ -62,9 +62,9 @@ def render_level(level: Level) -> Image.Image | None:
         for k in range(n):
             (ax, ay), (bx, by) = poly[k], poly[(k + 1) % n]
             inside &= sign * ((bx - ax) * (py - ay) - (by - ay) * (px - ax)) >= 0
-        ink[j0:j1 + 1, i0:i1 + 1] |= inside
+        ink[j0 : j1 + 1, i0 : i1 + 1] |= inside
     pixels = np.full((SIZE, SIZE), 255, dtype=np.uint8)
-    pixels[MARGIN:MARGIN + INNER, MARGIN:MARGIN + INNER][ink] = 0
+    pixels[MARGIN : MARGIN + INNER, MARGIN : MARGIN + INNER][ink] = 0
     return Image.fromarray(pixels, mode="L")
 
 

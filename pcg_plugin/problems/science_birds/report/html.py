@@ -55,21 +55,27 @@ def warnings(results: Results) -> list[str]:
     out = []
     settings = results.settings
     if settings.offline_default:
-        out.append(f"The offline default LLM ({settings.model or 'SmolLM2'}) produced these responses, "
-                   "not a competition model: scores are not comparable with official results.")  # fmt: skip
+        out.append(
+            f"The offline default LLM ({settings.model or 'SmolLM2'}) produced these responses, "
+            "not a competition model: scores are not comparable with official results."
+        )
     elif unofficial({"backend": settings.backend}):
         out.append(str(unofficial({"backend": settings.backend})))
     name = settings.classifier_name
     if name and name != OFFICIAL_CLASSIFIER:
-        out.append(f"Similarity was measured with the classifier {name!r}, not the official {OFFICIAL_CLASSIFIER}: "
-                   "similarity and diversity differ from the official pipeline.")  # fmt: skip
+        out.append(
+            f"Similarity was measured with the classifier {name!r}, not the official {OFFICIAL_CLASSIFIER}: "
+            "similarity and diversity differ from the official pipeline."
+        )
     elif not name:
         out.append("The classifier is not recorded: similarity may not come from the official model.")
     if settings.disable_weights:
         out.append("Weights were disabled (all 1): not the official weighting.")
     if settings.constrained_decoding:
-        out.append(f"Responses were generated with constrained decoding ({settings.constrained_decoding}): "
-                   "the model chose every token, but only text ending in one drop_block block was allowed.")  # fmt: skip
+        out.append(
+            f"Responses were generated with constrained decoding ({settings.constrained_decoding}): "
+            "the model chose every token, but only text ending in one drop_block block was allowed."
+        )
     return out
 
 
@@ -103,8 +109,11 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
     missing)."""
     from pcg_plugin.problems.science_birds.report.thumbnails import ensure_thumbnail, thumbnail_rel
 
-    texts = [(label, path) for label, path in (("response", trial.raw), ("code", trial.code),
-                                               ("level XML", trial.level)) if _inside(run_dir, path)]
+    texts = [
+        (label, path)
+        for label, path in (("response", trial.raw), ("code", trial.code), ("level XML", trial.level))
+        if _inside(run_dir, path)
+    ]
     thumb = None
     if trial.image and _inside(run_dir, trial.image):
         if thumbs:
@@ -116,37 +125,63 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
 
     anim = animation_rel(trial.image) if trial.image else None
     page = page_rel(trial.nodeid) if trial.nodeid else None
-    return View(trial, {"texts": texts, "thumb": thumb or trial.image,  # links only to files that are there
-                        "transcript": page if page and (run_dir / data_rel(trial.nodeid)).is_file() else None,
-                        "animation": anim if anim and (run_dir / anim).is_file() else None})  # fmt: skip
+    return View(
+        trial,
+        {
+            "texts": texts,
+            "thumb": thumb or trial.image,  # links only to files that are there
+            "transcript": page if page and (run_dir / data_rel(trial.nodeid)).is_file() else None,
+            "animation": anim if anim and (run_dir / anim).is_file() else None,
+        },
+    )
 
 
 def _letters_view(letters: Mapping[str, Letter], run_dir: Path, thumbs: bool) -> dict[str, View]:
-    return {c: View(data, {"trials": [_trial_view(t, run_dir, thumbs) for t in data.trials]})
-            for c, data in letters.items()}
+    return {
+        c: View(data, {"trials": [_trial_view(t, run_dir, thumbs) for t in data.trials]}) for c, data in letters.items()
+    }
 
 
 def _submission_view(sub: Submission, run_dir: Path, results: Results, thumbs: bool) -> View:
     """One submission's rows; ``sections`` = (model, letters) pairs: one with model None for a one-model run,
     one per model when several models ran (their letters live in results.json ``per_model``)."""
-    sections = [(model, _letters_view(letters, run_dir, thumbs))
-                for model, letters in results.model_letters(sub.name or "")]
+    sections = [
+        (model, _letters_view(letters, run_dir, thumbs)) for model, letters in results.model_letters(sub.name or "")
+    ]
     if not results.per_model:
         sections = [(None, _letters_view(sub.letters, run_dir, thumbs))]
     trials = [t for _, letters in sections for data in letters.values() for t in data.trials]
     cost = sub.usage.cost_usd
-    return View(sub, {
-        "sections": sections, "zero_trials": sum(1 for t in trials if t.reason), "total_trials": len(trials),
-        "normalized_short": short(sub.normalized_score), "prompt_short": short(sub.prompt_score),
-        "cost": f"{cost:.4f}" if isinstance(cost, (int, float)) else "–", "rank_interval": "",
-    })  # fmt: skip
+    return View(
+        sub,
+        {
+            "sections": sections,
+            "zero_trials": sum(1 for t in trials if t.reason),
+            "total_trials": len(trials),
+            "normalized_short": short(sub.normalized_score),
+            "prompt_short": short(sub.prompt_score),
+            "cost": f"{cost:.4f}" if isinstance(cost, (int, float)) else "–",
+            "rank_interval": "",
+        },
+    )
 
 
 def _provenance_rows(results: Results) -> list[tuple[str, str]]:
     settings, prov, run = results.settings, results.provenance, results.run
     rows = [("run", f"{run.id} ({run.started} → {run.finished})")]
-    for key in ("edition", "backend", "model", "base_url", "temperature", "seed_policy", "record_mode",
-                "diversity_vector", "tie_break", "offline_default", "constrained_decoding"):  # fmt: skip
+    for key in (
+        "edition",
+        "backend",
+        "model",
+        "base_url",
+        "temperature",
+        "seed_policy",
+        "record_mode",
+        "diversity_vector",
+        "tie_break",
+        "offline_default",
+        "constrained_decoding",
+    ):
         rows.append((key, str(getattr(settings, key))))
     for key in ("classifier", "physics"):
         value = getattr(settings, key)
@@ -159,14 +194,20 @@ def _provenance_rows(results: Results) -> list[tuple[str, str]]:
     return rows
 
 
-def rank_intervals(results: Results | Mapping[str, Any], *, reps: int = 100, seed: int = 0
-                   ) -> dict[str, tuple[int, int]]:  # fmt: skip
+def rank_intervals(
+    results: Results | Mapping[str, Any], *, reps: int = 100, seed: int = 0
+) -> dict[str, tuple[int, int]]:
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
     measured value (it is a per-letter number); with several models each model's trials are redrawn and the
     totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
     ``pcg_plugin.problems.science_birds.scoring.bootstrap`` (shared with the noise-aware baseline gate)."""
-    from pcg_plugin.problems.science_birds.scoring.bootstrap import interval, resampled_model_scores, resampled_scores, setup_from_settings
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import (
+        interval,
+        resampled_model_scores,
+        resampled_scores,
+        setup_from_settings,
+    )
 
     results = coerce(results)
     setup = setup_from_settings(results.settings)
@@ -186,8 +227,9 @@ def rank_intervals(results: Results | Mapping[str, Any], *, reps: int = 100, see
     return {name: interval(rs, 0.95) for name, rs in ranks.items() if rs}  # a model part may lack a submission
 
 
-def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootstrap: int = 100,
-                  thumbs: bool = False) -> str:
+def render_report(
+    results: Results | Mapping[str, Any], run_dir: Path, *, bootstrap: int = 100, thumbs: bool = False
+) -> str:
     """The leaderboard HTML: ranking, weights, per-letter heat maps, every trial's thumbnail with its response,
     code, XML and numbers, provenance. Inline CSS, no script, no network; thumbnails, full images and texts are
     relative links into the run folder, loaded lazily (26×10×P data URIs or inline texts would make the page
@@ -208,21 +250,34 @@ def render_report(results: Results | Mapping[str, Any], run_dir: Path, *, bootst
     def weights_of(weights: Mapping[str, Weight]) -> dict[str, dict[str, Any]]:
         return {c: {k: getattr(weights.get(c, Weight()), k) for k, _ in WEIGHT_ROWS} for c in letters}
 
-    weight_sections = [(m, weights_of(d.weights)) for m, d in per_model.items()] or [(None, weights_of(results.weights))]
+    weight_sections = [(m, weights_of(d.weights)) for m, d in per_model.items()] or [
+        (None, weights_of(results.weights))
+    ]
     intervals = rank_intervals(results, reps=bootstrap)
     for s in subs:
         lo_hi = intervals.get(s.name)
         s.more["rank_interval"] = f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else ""
     return template.render(
-        run=results.run, settings=View(settings, {"letters": letters}),
-        trials=max([settings.trials or 0] + [len(d.trials) for s in subs for _, ls in s.sections
-                                             for d in ls.values()] + [1]),
-        warnings=warnings(results), submissions=subs, letters=letters, weight_sections=weight_sections,
-        weight_rows=WEIGHT_ROWS, letter_rows=LETTER_ROWS, competition_score=results.competition_score,
+        run=results.run,
+        settings=View(settings, {"letters": letters}),
+        trials=max(
+            [settings.trials or 0] + [len(d.trials) for s in subs for _, ls in s.sections for d in ls.values()] + [1]
+        ),
+        warnings=warnings(results),
+        submissions=subs,
+        letters=letters,
+        weight_sections=weight_sections,
+        weight_rows=WEIGHT_ROWS,
+        letter_rows=LETTER_ROWS,
+        competition_score=results.competition_score,
         any_lengths=any(s.prompt_length is not None for s in subs),
-        provenance_rows=_provenance_rows(results), schema=results.schema, bootstrap=bootstrap if intervals else 0,
-        per_model=per_model, folders=results.folders, folder_errors=results.folder_errors,
-    )  # fmt: skip
+        provenance_rows=_provenance_rows(results),
+        schema=results.schema,
+        bootstrap=bootstrap if intervals else 0,
+        per_model=per_model,
+        folders=results.folders,
+        folder_errors=results.folder_errors,
+    )
 
 
 def write_report(results: Results | Mapping[str, Any], run_dir: Path) -> Path:

@@ -23,7 +23,6 @@ CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
 _PARSE_INT = re.compile(r"\s*([+-]?\d+)")
 
 
-
 def model_folder(model: str) -> str:
     """The folder of one model's official layout in a several-model run: the name with every character other
     than letters, digits, ``.``, ``_`` and ``-`` as ``_`` (``qwen2.5:32b`` -> ``qwen2.5_32b``; ``:`` and ``/`` are
@@ -39,10 +38,13 @@ def model_folders(models: Sequence[str]) -> dict[str, str]:
         folder = model_folder(model)
         clash = next((m for m, f in out.items() if f == folder), None)
         if clash is not None:
-            raise ValueError(f"--pcg-model: {clash!r} and {model!r} would share the run folder {folder!r}; "
-                             "rename one (e.g. serve it under another name)")  # fmt: skip
+            raise ValueError(
+                f"--pcg-model: {clash!r} and {model!r} would share the run folder {folder!r}; "
+                "rename one (e.g. serve it under another name)"
+            )
         out[model] = folder
     return out
+
 
 def trial_index(file_name: str) -> int | None:
     """``getTrialIndexFromFileName``: parseInt of the last ``_`` part cut at the first ``.`` (None = NaN).
@@ -84,8 +86,8 @@ def check_file_counts(program: Path, stages: Sequence[str] = STAGES) -> None:
     ]
     raise PcgError(
         f"program '{shown(program.name)}': the stage folders hold different numbers of files; the official scorer "
-        "aborts without writing any result here (\"Number of stability files and similarity files are not "
-        "equal.\").\n" + "\n".join(lines)
+        'aborts without writing any result here ("Number of stability files and similarity files are not '
+        'equal.").\n' + "\n".join(lines)
     )
 
 
@@ -170,8 +172,12 @@ def _write_json(path: Path, data: Any) -> Path:
 def write_stability_json(path: Path, raws: Sequence[Mapping[str, Any]]) -> Path:
     """Unity's StabilityData: ``{dataCount, rate, raws:[{tag, score, startingObjects, movingObjects}]}``."""
     raws = [
-        {"tag": str(r["tag"]), "score": float(r["score"]), "startingObjects": int(r.get("startingObjects", 0)),
-         "movingObjects": int(r.get("movingObjects", 0))}  # fmt: skip
+        {
+            "tag": str(r["tag"]),
+            "score": float(r["score"]),
+            "startingObjects": int(r.get("startingObjects", 0)),
+            "movingObjects": int(r.get("movingObjects", 0)),
+        }
         for r in raws
     ]
     rate = sum(r["score"] for r in raws) / len(raws) if raws else 0.0
@@ -204,12 +210,15 @@ def write_diversity_json(
     path: Path, trials: Sequence[tuple[str, Sequence[float]]], pairs: Iterable[tuple[str, str, float]], rate: float
 ) -> Path:
     """``{diversityRate, trials:[{trial: stem, vector}], diversities:[{pair:{trial1, trial2}, distance}], count}``."""
-    return _write_json(path, {
-        "diversityRate": float(rate),
-        "trials": [{"trial": stem, "vector": [float(v) for v in vec]} for stem, vec in trials],
-        "diversities": [{"pair": {"trial1": a, "trial2": b}, "distance": float(d)} for a, b, d in pairs],
-        "count": len(trials),
-    })  # fmt: skip
+    return _write_json(
+        path,
+        {
+            "diversityRate": float(rate),
+            "trials": [{"trial": stem, "vector": [float(v) for v in vec]} for stem, vec in trials],
+            "diversities": [{"pair": {"trial1": a, "trial2": b}, "distance": float(d)} for a, b, d in pairs],
+            "count": len(trials),
+        },
+    )
 
 
 def write_stage_files(program_dir: Path, name: str, letter: str, records: Sequence[Any], trials: int) -> None:
@@ -219,22 +228,34 @@ def write_stage_files(program_dir: Path, name: str, letter: str, records: Sequen
 
     program_dir = Path(program_dir)
     recs = sorted(records, key=lambda r: r.trial)
-    write_stability_json(program_dir / "stability" / f"{letter}.json", [
-        {"tag": f"{stem(name, letter, r.trial)}.xml", "score": r.sta, "startingObjects": r.total_blocks or 0,
-         "movingObjects": r.moving_blocks or 0}  # fmt: skip
-        for r in recs if r.sta is not None
-    ])  # fmt: skip
+    write_stability_json(
+        program_dir / "stability" / f"{letter}.json",
+        [
+            {
+                "tag": f"{stem(name, letter, r.trial)}.xml",
+                "score": r.sta,
+                "startingObjects": r.total_blocks or 0,
+                "movingObjects": r.moving_blocks or 0,
+            }
+            for r in recs
+            if r.sta is not None
+        ],
+    )
     imaged = [r for r in recs if r.sim is not None and r.probs is not None]
-    write_similarity_json(program_dir / "similarity" / f"{letter}.json", letter, [
-        {"id": f"{r.stem}.png", "probs": r.probs, "embedding": r.embedding} for r in imaged
-    ])  # fmt: skip
+    write_similarity_json(
+        program_dir / "similarity" / f"{letter}.json",
+        letter,
+        [{"id": f"{r.stem}.png", "probs": r.probs, "embedding": r.embedding} for r in imaged],
+    )
     use_embedding = bool(imaged) and all(r.embedding is not None for r in imaged)
     vecs = [(r.stem, r.embedding if use_embedding else r.probs) for r in imaged]
     pairs = pair_distances([v for _, v in vecs])
     write_diversity_json(
-        program_dir / "diversity" / f"{letter}.json", vecs,
-        [(vecs[i][0], vecs[j][0], d) for i, j, d in pairs], diversity([v for _, v in vecs], trials),
-    )  # fmt: skip
+        program_dir / "diversity" / f"{letter}.json",
+        vecs,
+        [(vecs[i][0], vecs[j][0], d) for i, j, d in pairs],
+        diversity([v for _, v in vecs], trials),
+    )
 
 
 def _csv(rows: Iterable[Sequence[Any]]) -> str:
@@ -259,20 +280,47 @@ def result_tables(result: ScoreResult) -> dict[str, Any]:
     (``trial_Score``, no diversity) and JSON numbers in constants.json; later editions the v2.0.0 ones."""
     y23 = not edition_record(result.edition).with_diversity  # 2023's columns: no diversity
     if y23:
-        weights = [{"character": c, "weight": float(w.weight), "stabilityWeight": float(w.w_sta),
-                    "similarityWeight": float(w.w_sim)} for c, w in result.weights.items()]  # fmt: skip
+        weights = [
+            {
+                "character": c,
+                "weight": float(w.weight),
+                "stabilityWeight": float(w.w_sta),
+                "similarityWeight": float(w.w_sim),
+            }
+            for c, w in result.weights.items()
+        ]
     else:
-        weights = [{"character": c, "weight": fmt(w.weight), "weightStability": fmt(w.w_sta),
-                    "weightSimilarity": fmt(w.w_sim), "weightDiversity": fmt(w.w_div or 0)}  # fmt: skip
-                   for c, w in result.weights.items()]
+        weights = [
+            {
+                "character": c,
+                "weight": fmt(w.weight),
+                "weightStability": fmt(w.w_sta),
+                "weightSimilarity": fmt(w.w_sim),
+                "weightDiversity": fmt(w.w_div or 0),
+            }
+            for c, w in result.weights.items()
+        ]
     constants = {"competitionScore": fmt(result.competition_score), "weights": weights}
     trial_rows: list[list[Any]] = [
-        _h("teamName", "character", "trial", "trial_Score" if y23 else "trial_score", "stabilityScore",
-           "similarityScore", *(() if y23 else ("diversityScore",)))  # fmt: skip
+        _h(
+            "teamName",
+            "character",
+            "trial",
+            "trial_Score" if y23 else "trial_score",
+            "stabilityScore",
+            "similarityScore",
+            *(() if y23 else ("diversityScore",)),
+        )
     ]
     char_rows: list[list[Any]] = [
-        _h("teamName", "character", "characterScore", "nonWeightedAverageStabilityScore",
-           "nonWeightedAverageSimilarityScore", *(() if y23 else ("diversityScore",)))  # fmt: skip
+        _h(
+            "teamName",
+            "character",
+            "characterScore",
+            "nonWeightedAverageStabilityScore",
+            "nonWeightedAverageSimilarityScore",
+            *(() if y23 else ("diversityScore",)),
+        )
     ]
     for name, prog in result.programs.items():
         for c, ch in prog.letters.items():

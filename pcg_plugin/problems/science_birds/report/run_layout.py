@@ -43,8 +43,12 @@ def read_run_folder(src: Path) -> RunFolder:
     letters = tuple(sorted(weights)) or tuple(settings.letters or ())  # the letters the run scored (-k may cut)
     names = tuple(sorted(s.name for s in doc.submissions if s.name))  # the order the run scored them in
     return RunFolder(
-        names=names, edition=settings.edition or "2024", letters=letters, trials=settings.trials or 10,
-        disable_weights=bool(settings.disable_weights), tie_break=settings.tie_break,
+        names=names,
+        edition=settings.edition or "2024",
+        letters=letters,
+        trials=settings.trials or 10,
+        disable_weights=bool(settings.disable_weights),
+        tie_break=settings.tie_break,
         prompt_lengths={s.name: s.prompt_length for s in doc.submissions if s.name and s.prompt_length is not None},
         models=model_folders(list(doc.per_model)) if doc.per_model else None,
-    )  # fmt: skip
+    )

@@ -14,8 +14,10 @@ from pcg_plugin.problems.science_birds.settings import Settings
 
 
 # What runs without --pcg-classifier (pcg_plugin.problems.science_birds.classify.hf._resolve), said so that nobody mistakes it for official.
-EMBEDDED_NOTE = "pcg-letters (embedded approximation; official similarity needs --pcg-classifier " \
-                "pittawat/vit-base-uppercase-english-characters)"
+EMBEDDED_NOTE = (
+    "pcg-letters (embedded approximation; official similarity needs --pcg-classifier "
+    "pittawat/vit-base-uppercase-english-characters)"
+)
 
 
 def header_lines(settings: Settings) -> list[str]:
@@ -33,14 +35,18 @@ def header_lines(settings: Settings) -> list[str]:
         f"pcg: classifier {settings.classifier or EMBEDDED_NOTE} on {settings.device} ({settings.classify_mode})",
     ]
     if settings.constrain != "off":
-        lines.insert(4, f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "
-                        "(--pcg-constrain off for the model's own text)")  # fmt: skip
+        lines.insert(
+            4,
+            f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "
+            "(--pcg-constrain off for the model's own text)",
+        )
     lines.extend(f"pcg: {note}" for note in settings.notes)
     return lines
 
 
-def preflight_line(settings: Settings, nodeids: Sequence[str],
-                   prompt_chars: Mapping[str, int] | None = None) -> str | None:
+def preflight_line(
+    settings: Settings, nodeids: Sequence[str], prompt_chars: Mapping[str, int] | None = None
+) -> str | None:
     """The estimated cost of the calls this run will pay for (None for local, offline, scripted, replay-only);
     ``prompt_chars``: the characters of each 2023 prompt by submission name (its calls' real size)."""
     from types import SimpleNamespace
@@ -71,9 +77,17 @@ def preflight_line(settings: Settings, nodeids: Sequence[str],
         paths = {p[0] for p in ids}
         sizes = prompt_chars or {}
         known = [tokens_in(sizes[n]) for n in map(submission_name, paths) if n in sizes]
-        text = preflight_text(SimpleNamespace(name=name), store, edition=settings.edition, model=profile_model,
-                              submissions=len(paths), letters=len({p[-2] for p in ids}), trials=settings.trials,
-                              mode=settings.record, known_prompt_tokens=known)  # fmt: skip
+        text = preflight_text(
+            SimpleNamespace(name=name),
+            store,
+            edition=settings.edition,
+            model=profile_model,
+            submissions=len(paths),
+            letters=len({p[-2] for p in ids}),
+            trials=settings.trials,
+            mode=settings.record,
+            known_prompt_tokens=known,
+        )
         if text:
             lines.append(f"pcg: {text}")
     return "\n".join(lines) or None
@@ -98,8 +112,9 @@ def trial_counts(sub: Submission, per_model: Mapping[str, ModelResults] | None =
     """(trials, zero-score official failures, errored items) of one submission (over every model's letters
     when ``per_model``, results.json's several-model part, is given)."""
     n = zero = err = 0
-    parts = [sub.letters] + [m.submissions[sub.name].letters for m in (per_model or {}).values()
-                             if sub.name in m.submissions]  # fmt: skip
+    parts = [sub.letters] + [
+        m.submissions[sub.name].letters for m in (per_model or {}).values() if sub.name in m.submissions
+    ]
     for trial in (t for part in parts for letter in part.values() for t in letter.trials):
         n += 1
         if trial.errored:
@@ -112,8 +127,10 @@ def trial_counts(sub: Submission, per_model: Mapping[str, ModelResults] | None =
 def ranking_table(submissions: Sequence[Submission], per_model: Mapping[str, ModelResults] | None = None) -> list[str]:
     rows = sorted(submissions, key=lambda s: (s.rank is None, s.rank or 0, s.name))
     width = max([len("submission")] + [len(s.name or "") for s in rows])
-    lines = [f"{'rank':>4}  {'95% rank':>8}  {'submission':<{width}}  {'normalized':>10}  {'prompt score':>12}  "
-             "trials  zero  errors"]
+    lines = [
+        f"{'rank':>4}  {'95% rank':>8}  {'submission':<{width}}  {'normalized':>10}  {'prompt score':>12}  "
+        "trials  zero  errors"
+    ]
     for sub in rows:
         n, zero, err = trial_counts(sub, per_model)
         rank = sub.rank if sub.rank is not None else "-"
@@ -130,14 +147,18 @@ def per_model_table(per_model: Mapping[str, ModelResults], order: Sequence[str])
     names = [n for n in order if any(n in d.submissions for d in per_model.values())]
     mw = max([len("model")] + [len(m) for m in per_model])
     sw = max([len("submission")] + [len(n) for n in names])
-    lines = ["per model (normalized: the model's share of the total, the shares add up to it):",
-             f"{'model':<{mw}}  {'submission':<{sw}}  {'normalized':>10}  {'prompt score':>12}  model rank"]
+    lines = [
+        "per model (normalized: the model's share of the total, the shares add up to it):",
+        f"{'model':<{mw}}  {'submission':<{sw}}  {'normalized':>10}  {'prompt score':>12}  model rank",
+    ]
     for model, doc in per_model.items():
         for name in names:
             v = doc.submissions.get(name, ModelSubmission())
             rank = v.rank if v.rank is not None else "-"
-            lines.append(f"{model:<{mw}}  {name:<{sw}}  {_fmt(v.normalized_score):>10}  "
-                         f"{_fmt(v.prompt_score, 6):>12}  {rank!s:>10}")  # fmt: skip
+            lines.append(
+                f"{model:<{mw}}  {name:<{sw}}  {_fmt(v.normalized_score):>10}  "
+                f"{_fmt(v.prompt_score, 6):>12}  {rank!s:>10}"
+            )
     return lines
 
 
@@ -175,5 +196,9 @@ def summary_lines(
         lines.append(f"NOTE: constrained decoding ({doc.settings.constrained_decoding})")
     lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
     lines.append(f"results: {Path(run_dir) / FILE}")
-    lines.append(f"report:  {report}" if report else "report:  (no HTML report: pcg_plugin.problems.science_birds.report.html not available)")
+    lines.append(
+        f"report:  {report}"
+        if report
+        else "report:  (no HTML report: pcg_plugin.problems.science_birds.report.html not available)"
+    )
     return lines

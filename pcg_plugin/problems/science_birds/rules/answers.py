@@ -31,9 +31,10 @@ class AnswerLog:
 def not_an_answer(response: str, answers: Sequence[str]) -> str | None:
     """Why ``response`` is not one of ``answers`` (what to fix), or None when it is one of them, unmodified."""
     if not answers:
-        return ("run() returned without calling the chat function: the final response must be the model's "
-                "answer")  # fmt: skip
+        return "run() returned without calling the chat function: the final response must be the model's answer"
     if response in answers:
         return None
-    return ("the returned string is not one of the model's answers: return the response unmodified "
-            f"(got {len(response)} characters starting {response[:60]!r})")  # fmt: skip
+    return (
+        "the returned string is not one of the model's answers: return the response unmodified "
+        f"(got {len(response)} characters starting {response[:60]!r})"
+    )

@@ -81,14 +81,15 @@ PROMPT_RULES = ("prompt-length", "prompt-characters", "prompt-placeholder")  # t
 _PROMPT_TITLES = {
     "prompt-length": "at most 900 words (official words-count 2.0.2 count)",
     "prompt-characters": "only the allowed characters (ASCII letters, digits, listed punctuation, em dash, "
-                         "curly quotes)",
+    "curly quotes)",
     "prompt-placeholder": "contains the <OBJECT> placeholder",
 }
 
 # JavaScript's \s and String.prototype.trim (WhiteSpace + LineTerminator): not Python's str.isspace, which
 # also counts U+001C..U+001F and U+0085 and misses U+FEFF.
-_JS_SPACE = ("\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
-             + "\u2028\u2029\u202f\u205f\u3000\ufeff")
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 _JS_SPACE_RUN = re.compile(f"[{re.escape(_JS_SPACE)}]+")
 # words-count's punctuation list (deleted, not turned into spaces), then its two deleted Unicode blocks.
 _WC_PUNCTUATION = frozenset(",，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～'’\"“”*/\\&%@#^、")
@@ -102,13 +103,33 @@ _WC_SINGLES = (
 _WC_WORD = re.compile(f"[0-9]+|[{_WC_LETTERS}]+|[{_WC_SINGLES}]")
 
 _ALLOWED = frozenset(
-    string.ascii_letters + string.digits + "~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;?"
-    + "\u2014\u201c\u201d\u2018\u2019" + " \n\r\t"
+    string.ascii_letters
+    + string.digits
+    + "~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;?"
+    + "\u2014\u201c\u201d\u2018\u2019"
+    + " \n\r\t"
 )
 # What to type instead of a few characters that keep turning up in prompts.
-_SUGGEST = {"\u00b0": " degrees", "\u2013": "-", "\u2026": "...", "\u00a0": " ", "\u00d7": "x", "\u2192": "->",
-            "\u2022": "-", "\u00e9": "e", "\u00b2": "^2", "\u2264": "<=", "\u2265": ">=", "\u2260": "!=",
-            "\u201a": "'", "\u201e": '"', "\ufeff": "", "\u200b": "", "\u2212": "-", "\u00bd": "1/2"}
+_SUGGEST = {
+    "\u00b0": " degrees",
+    "\u2013": "-",
+    "\u2026": "...",
+    "\u00a0": " ",
+    "\u00d7": "x",
+    "\u2192": "->",
+    "\u2022": "-",
+    "\u00e9": "e",
+    "\u00b2": "^2",
+    "\u2264": "<=",
+    "\u2265": ">=",
+    "\u2260": "!=",
+    "\u201a": "'",
+    "\u201e": '"',
+    "\ufeff": "",
+    "\u200b": "",
+    "\u2212": "-",
+    "\u00bd": "1/2",
+}
 
 
 def _js_trim(text: str) -> str:
@@ -128,8 +149,8 @@ def _word_starts(text: str) -> list[int]:
     chars = "".join(text[i] for i in index)
     run = _JS_SPACE_RUN.search(chars)  # quirk: only the FIRST whitespace run becomes a space (no g flag)
     if run is not None:
-        chars = chars[: run.start()] + " " + chars[run.end():]
-        index = index[: run.start()] + [index[run.start()]] + index[run.end():]
+        chars = chars[: run.start()] + " " + chars[run.end() :]
+        index = index[: run.start()] + [index[run.start()]] + index[run.end() :]
     starts: list[int] = []
     pos = 0
     for token in chars.split(" "):  # quirk: split on U+0020 only; "a\nb" stays one token
@@ -184,8 +205,13 @@ def prompt_summary(text: str) -> dict:
     has = PLACEHOLDER in text
     first = "prompt-length" if count > WORD_LIMIT else "prompt-characters" if bad else None
     first = first or (None if has else "prompt-placeholder")
-    return {"word_count": count, "disallowed_characters": bad, "has_placeholder": has,
-            "passed": first is None, "first_failure": first}  # fmt: skip
+    return {
+        "word_count": count,
+        "disallowed_characters": bad,
+        "has_placeholder": has,
+        "passed": first is None,
+        "first_failure": first,
+    }
 
 
 def _describe(ch: str) -> str:
@@ -205,14 +231,20 @@ def _length_result(text: str, path: str, first: str | None) -> RuleResult:
     starts = _word_starts(text)
     count = len(starts)
     if count <= WORD_LIMIT:
-        return RuleResult("prompt-length", _PROMPT_TITLES["prompt-length"], True,
-                          f"{count} words (limit {WORD_LIMIT}, official words-count 2.0.2)")  # fmt: skip
+        return RuleResult(
+            "prompt-length",
+            _PROMPT_TITLES["prompt-length"],
+            True,
+            f"{count} words (limit {WORD_LIMIT}, official words-count 2.0.2)",
+        )
     line, col = _Lines(text).at(starts[WORD_LIMIT])
-    snippet = text[starts[WORD_LIMIT]:].split("\n", 1)[0][:40].rstrip("\r")
-    message = (f"{path}: word count is {count} (official words-count 2.0.2); the limit is {WORD_LIMIT}: remove at "
-               f"least {count - WORD_LIMIT} words (word {WORD_LIMIT + 1} starts at {path}:{line}:{col}). Note "
-               "the official count: punctuation is deleted before counting, so drop_block('b11', 3) is 4 words "
-               "and don't is 1.") + _stop_note("prompt-length", first)  # fmt: skip
+    snippet = text[starts[WORD_LIMIT] :].split("\n", 1)[0][:40].rstrip("\r")
+    message = (
+        f"{path}: word count is {count} (official words-count 2.0.2); the limit is {WORD_LIMIT}: remove at "
+        f"least {count - WORD_LIMIT} words (word {WORD_LIMIT + 1} starts at {path}:{line}:{col}). Note "
+        "the official count: punctuation is deleted before counting, so drop_block('b11', 3) is 4 words "
+        "and don't is 1."
+    ) + _stop_note("prompt-length", first)
     finding = Finding(path, line, col, f"word {WORD_LIMIT + 1}: {snippet!r}")
     return RuleResult("prompt-length", _PROMPT_TITLES["prompt-length"], False, message, (finding,))
 
@@ -225,11 +257,14 @@ def _characters_result(text: str, path: str, first: str | None) -> RuleResult:
     ch, line, col = bad[0]
     kinds = _unique(c for c, _, _ in bad)
     fixes = [f"U+{ord(c):04X} -> {_SUGGEST[c]!r}" for c in kinds if c in _SUGGEST]
-    message = (f"{path}:{line}:{col}: {len(bad)} disallowed character(s), {len(kinds)} distinct: "
-               f"{'; '.join(_describe(c) for c in kinds[:8])}{' ...' if len(kinds) > 8 else ''}. Replace or remove "
-               "them: allowed are ASCII letters and digits, ~ / \\ + , - * ` ' \" . ! @ # $ % ^ & ( ) _ = [ ] { } "
-               "| < > : ; ?, em dash \u2014, curly quotes \u201c \u201d \u2018 \u2019, space, tab, CR and LF"
-               + (f" (e.g. {'; '.join(fixes)})" if fixes else "") + ".")  # fmt: skip
+    message = (
+        f"{path}:{line}:{col}: {len(bad)} disallowed character(s), {len(kinds)} distinct: "
+        f"{'; '.join(_describe(c) for c in kinds[:8])}{' ...' if len(kinds) > 8 else ''}. Replace or remove "
+        "them: allowed are ASCII letters and digits, ~ / \\ + , - * ` ' \" . ! @ # $ % ^ & ( ) _ = [ ] { } "
+        "| < > : ; ?, em dash \u2014, curly quotes \u201c \u201d \u2018 \u2019, space, tab, CR and LF"
+        + (f" (e.g. {'; '.join(fixes)})" if fixes else "")
+        + "."
+    )
     message += _stop_note("prompt-characters", first)
     findings = tuple(Finding(path, ln, cl, _describe(c)) for c, ln, cl in bad)
     return RuleResult("prompt-characters", title, False, message, findings)
@@ -247,17 +282,22 @@ def _placeholder_result(text: str, path: str, first: str | None) -> RuleResult:
     line, col = _Lines(text).at(near.start()) if near else (1, 1)
     found = f"{near.group(0)!r} (did you mean {PLACEHOLDER}?)" if near else f"no {PLACEHOLDER}"
     seen = f"; found {found}" if near else ""
-    message = (f"{path}:{line}:{col}: the prompt has no {PLACEHOLDER} (exactly this: upper case, with the angle "
-               f"brackets{seen}). Put {PLACEHOLDER} where the target letter goes: it is replaced by the "
-               'letter in double quotes, e.g. "A".') + _stop_note("prompt-placeholder", first)  # fmt: skip
+    message = (
+        f"{path}:{line}:{col}: the prompt has no {PLACEHOLDER} (exactly this: upper case, with the angle "
+        f"brackets{seen}). Put {PLACEHOLDER} where the target letter goes: it is replaced by the "
+        'letter in double quotes, e.g. "A".'
+    ) + _stop_note("prompt-placeholder", first)
     return RuleResult("prompt-placeholder", title, False, message, (Finding(path, line, col, found),))
 
 
 def check_prompt(text: str, path: str = "<prompt>") -> list[RuleResult]:
     """The 2023 qualification (length, characters, placeholder) in the official order, each reported."""
     first = prompt_summary(text)["first_failure"]
-    return [_length_result(text, path, first), _characters_result(text, path, first),
-            _placeholder_result(text, path, first)]  # fmt: skip
+    return [
+        _length_result(text, path, first),
+        _characters_result(text, path, first),
+        _placeholder_result(text, path, first),
+    ]
 
 
 def read_prompt(path: Path) -> str:
@@ -274,7 +314,7 @@ _TITLES = {
     "program-parses": "every .py file parses (needed for every other check; not an official rule of its own)",
     "program-trial-loop": "exactly one TrialLoop subclass with a static run(ctx, target_character)",
     "program-chat-only": "the model is reached only through the official chat function (no network, no other "
-                         "LLM client, no way out of the process)",
+    "LLM client, no way out of the process)",
     "program-no-hardcoded-assistant": "no hand-made assistant messages in the history",
     "program-no-tampering": "no tampering with the token counter, the timer or the chat function",
     "program-unmodified-response": "run returns the model's answer unmodified",
@@ -317,8 +357,11 @@ def _python_files(folder: Path, entry: Path) -> list[Path]:
         return [entry]
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS
-                         and not (Path(root, d) / "pyvenv.cfg").exists())  # fmt: skip
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".") and d not in _SKIP_DIRS and not (Path(root, d) / "pyvenv.cfg").exists()
+        )
         found.extend(Path(root, f) for f in sorted(files) if f.endswith(".py") and not f.startswith("."))
     rest = [p for p in found if p.resolve() != entry.resolve()]
     return [entry, *rest]
@@ -375,20 +418,23 @@ def _result(rule: str, findings: list[Finding], ok: str, bad: str, official: boo
         return RuleResult(rule, _TITLES[rule], True, ok, (), official)
     f = findings[0]
     more = f" ({len(findings) - 1} more below)" if len(findings) > 1 else ""
-    return RuleResult(rule, _TITLES[rule], False, f"{f.path}:{f.line}:{f.col}: {f.text}{more}. {bad}",
-                      tuple(findings), official)  # fmt: skip
+    return RuleResult(
+        rule, _TITLES[rule], False, f"{f.path}:{f.line}:{f.col}: {f.text}{more}. {bad}", tuple(findings), official
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
 # program-trial-loop and the run methods the other rules look into
+
 
 def _base_names(cls: ast.ClassDef) -> list[str]:
     return [b.id if isinstance(b, ast.Name) else b.attr for b in cls.bases if isinstance(b, (ast.Name, ast.Attribute))]
 
 
 def _defines_run(cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    return next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "run"),
-                None)  # fmt: skip
+    return next(
+        (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "run"), None
+    )
 
 
 def _loop_classes(tree: ast.Module) -> list[ast.ClassDef]:
@@ -426,8 +472,9 @@ def _registered(tree: ast.Module) -> set[str]:
     """Class names passed to run_evaluation(team, fn, ...)."""
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == "run_evaluation"
-                                           or getattr(node.func, "attr", None) == "run_evaluation"):  # fmt: skip
+        if isinstance(node, ast.Call) and (
+            getattr(node.func, "id", None) == "run_evaluation" or getattr(node.func, "attr", None) == "run_evaluation"
+        ):
             args = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "fn")]
             out.update(a.id for a in args if isinstance(a, ast.Name))
     return out
@@ -439,14 +486,14 @@ def _signature_problem(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None
         return "run is async: it would return a coroutine, not a str; make it a plain def"
     decorators = {d.id if isinstance(d, ast.Name) else getattr(d, "attr", "") for d in fn.decorator_list}
     if "classmethod" in decorators:
-        return ("run is a classmethod: make it a @staticmethod run(ctx, target_character) (it is called as "
-                "Loop.run(ctx, letter))")
+        return (
+            "run is a classmethod: make it a @staticmethod run(ctx, target_character) (it is called as "
+            "Loop.run(ctx, letter))"
+        )
     a = fn.args
     positional = [*a.posonlyargs, *a.args]
     required = len(positional) - len(a.defaults)
-    if (len(positional) < 2 and a.vararg is None) or required > 2 or any(
-        d is None for d in a.kw_defaults
-    ):
+    if (len(positional) < 2 and a.vararg is None) or required > 2 or any(d is None for d in a.kw_defaults):
         return "run must accept exactly (ctx, target_character): it is called as Loop.run(ctx, letter)"
     return None
 
@@ -474,8 +521,10 @@ def _rule_trial_loop(entry: _Module, modules: list[_Module]) -> RuleResult:
     rule = "program-trial-loop"
     if entry.tree is None:
         error = entry.error or Finding(entry.shown, 1, 1, "does not parse")
-        message = (f"{error.path}:{error.line}:{error.col}: {error.text}; the TrialLoop cannot be found until the "
-                   "entry parses (see program-parses)")
+        message = (
+            f"{error.path}:{error.line}:{error.col}: {error.text}; the TrialLoop cannot be found until the "
+            "entry parses (see program-parses)"
+        )
         return RuleResult(rule, _TITLES[rule], False, message, (error,))
     loops, concrete, picked = _runs(entry.tree)
     registered = _registered(entry.tree)
@@ -486,17 +535,29 @@ def _rule_trial_loop(entry: _Module, modules: list[_Module]) -> RuleResult:
     if not concrete:
         found = [entry.at(c, f"class {c.name} has no run method") for c in loops]
         what = "defines no class deriving from TrialLoop" if not loops else "has no TrialLoop subclass with run"
-        fix = ("define one class MyLoop(TrialLoop) with @staticmethod def run(ctx: TrialContext, "
-               "target_character: str) -> str that returns the model's answer")  # fmt: skip
-        return RuleResult(rule, _TITLES[rule], False, f"{entry.shown}: {what}; {fix}.",
-                          tuple(found) or (Finding(entry.shown, 1, 1, what),))  # fmt: skip
+        fix = (
+            "define one class MyLoop(TrialLoop) with @staticmethod def run(ctx: TrialContext, "
+            "target_character: str) -> str that returns the model's answer"
+        )
+        return RuleResult(
+            rule,
+            _TITLES[rule],
+            False,
+            f"{entry.shown}: {what}; {fix}.",
+            tuple(found) or (Finding(entry.shown, 1, 1, what),),
+        )
     chosen = picked or concrete
     if len(chosen) > 1:
         found = [entry.at(c, f"class {c.name}") for c, _ in chosen]
-        return RuleResult(rule, _TITLES[rule], False,
-                          f"{found[0].path}:{found[0].line}:{found[0].col}: {len(chosen)} TrialLoop subclasses "
-                          f"({', '.join(c.name for c, _ in chosen)}); keep exactly one, or pass the one to run to "
-                          "run_evaluation(team, Loop)", tuple(found))  # fmt: skip
+        return RuleResult(
+            rule,
+            _TITLES[rule],
+            False,
+            f"{found[0].path}:{found[0].line}:{found[0].col}: {len(chosen)} TrialLoop subclasses "
+            f"({', '.join(c.name for c, _ in chosen)}); keep exactly one, or pass the one to run to "
+            "run_evaluation(team, Loop)",
+            tuple(found),
+        )
     cls, run = chosen[-1]
     problem = _signature_problem(run)
     if problem:
@@ -508,17 +569,73 @@ def _rule_trial_loop(entry: _Module, modules: list[_Module]) -> RuleResult:
 # --------------------------------------------------------------------------------------------------------------
 # program-chat-only
 
-_NETWORK = ("socket", "socketserver", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp", "websocket",
-            "websockets", "ftplib", "smtplib", "telnetlib", "xmlrpc", "poplib", "imaplib", "nntplib", "pycurl",
-            "grpc", "paramiko", "zmq")  # fmt: skip
+_NETWORK = (
+    "socket",
+    "socketserver",
+    "http",
+    "urllib",
+    "urllib3",
+    "requests",
+    "httpx",
+    "aiohttp",
+    "websocket",
+    "websockets",
+    "ftplib",
+    "smtplib",
+    "telnetlib",
+    "xmlrpc",
+    "poplib",
+    "imaplib",
+    "nntplib",
+    "pycurl",
+    "grpc",
+    "paramiko",
+    "zmq",
+)
 _NETWORK_OK = ("urllib.parse",)  # string handling only
-_LLM_CLIENTS = ("openai", "anthropic", "ollama", "google.generativeai", "google.genai", "vertexai", "litellm",
-                "llama_index", "mistralai", "cohere", "groq", "together", "replicate", "lmstudio")  # fmt: skip
+_LLM_CLIENTS = (
+    "openai",
+    "anthropic",
+    "ollama",
+    "google.generativeai",
+    "google.genai",
+    "vertexai",
+    "litellm",
+    "llama_index",
+    "mistralai",
+    "cohere",
+    "groq",
+    "together",
+    "replicate",
+    "lmstudio",
+)
 _ESCAPES = ("subprocess", "ctypes", "cffi", "pty")
-_ESCAPE_CALLS = ("os.system", "os.popen", "os.fork", "os.forkpty", "os.execl", "os.execle", "os.execlp",
-                 "os.execlpe", "os.execv", "os.execve", "os.execvp", "os.execvpe", "os.spawnl", "os.spawnle",
-                 "os.spawnlp", "os.spawnlpe", "os.spawnv", "os.spawnve", "os.spawnvp", "os.spawnvpe",
-                 "os.posix_spawn", "os.posix_spawnp", "os.startfile", "pty.spawn")  # fmt: skip
+_ESCAPE_CALLS = (
+    "os.system",
+    "os.popen",
+    "os.fork",
+    "os.forkpty",
+    "os.execl",
+    "os.execle",
+    "os.execlp",
+    "os.execlpe",
+    "os.execv",
+    "os.execve",
+    "os.execvp",
+    "os.execvpe",
+    "os.spawnl",
+    "os.spawnle",
+    "os.spawnlp",
+    "os.spawnlpe",
+    "os.spawnv",
+    "os.spawnve",
+    "os.spawnvp",
+    "os.spawnvpe",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+    "os.startfile",
+    "pty.spawn",
+)
 _OFFICIAL = {y: edition_record(y).official_packages for y in PROGRAM_YEARS}
 _CHAT = {y: edition_record(y).chat_function for y in PROGRAM_YEARS}
 _ALL_OFFICIAL = tuple(p for y in PROGRAM_YEARS for p in edition_record(y).official_packages)
@@ -528,10 +645,19 @@ _HARNESS = ("pcg_plugin",)
 def _official_allowed(edition: str) -> set[str]:
     out = set()
     for pkg in _OFFICIAL[edition]:
-        out |= {pkg, f"{pkg}.competition", f"{pkg}.models", f"{pkg}.models.trial_loop", f"{pkg}.models.trial_context",
-                f"{pkg}.competition.run_evaluation", f"{pkg}.competition.TrialLoop",
-                f"{pkg}.competition.TrialContext", f"{pkg}.competition.{_CHAT[edition]}",
-                f"{pkg}.models.trial_loop.TrialLoop", f"{pkg}.models.trial_context.TrialContext"}  # fmt: skip
+        out |= {
+            pkg,
+            f"{pkg}.competition",
+            f"{pkg}.models",
+            f"{pkg}.models.trial_loop",
+            f"{pkg}.models.trial_context",
+            f"{pkg}.competition.run_evaluation",
+            f"{pkg}.competition.TrialLoop",
+            f"{pkg}.competition.TrialContext",
+            f"{pkg}.competition.{_CHAT[edition]}",
+            f"{pkg}.models.trial_loop.TrialLoop",
+            f"{pkg}.models.trial_context.TrialContext",
+        }
     return out
 
 
@@ -558,10 +684,14 @@ def _module_problem(name: str, edition: str) -> str | None:
     if _under(name, _ALL_OFFICIAL) and name not in allowed and not _under(name, _official_classes(allowed)):
         pkg = _OFFICIAL[edition][0]
         if not _under(name, _OFFICIAL[edition]):
-            return (f"{name} is not this edition's package ({edition} programs use {pkg}); use "
-                    f"{pkg}.competition.{_CHAT[edition]}")
-        return (f"{name} is the official package's internals; use only {pkg}.competition ({_CHAT[edition]}, "
-                "run_evaluation, TrialLoop, TrialContext) and models.trial_loop / models.trial_context")
+            return (
+                f"{name} is not this edition's package ({edition} programs use {pkg}); use "
+                f"{pkg}.competition.{_CHAT[edition]}"
+            )
+        return (
+            f"{name} is the official package's internals; use only {pkg}.competition ({_CHAT[edition]}, "
+            "run_evaluation, TrialLoop, TrialContext) and models.trial_loop / models.trial_context"
+        )
     return None
 
 
@@ -618,11 +748,14 @@ def _rule_chat_only(modules: list[_Module], edition: str) -> RuleResult:
             findings += _import_findings(mod, edition)
             findings += _use_findings(mod, edition)
     chat = _CHAT[edition]
-    return _result("program-chat-only", _dedupe(findings),
-                   f"no network, LLM client, process or internal-API use found; the model is reached through {chat}",
-                   f"The rules allow reaching the model only through {chat} of the official package, and the "
-                   "evaluation has no network: remove these uses (the sandbox also blocks them at run "
-                   "time)")  # fmt: skip
+    return _result(
+        "program-chat-only",
+        _dedupe(findings),
+        f"no network, LLM client, process or internal-API use found; the model is reached through {chat}",
+        f"The rules allow reaching the model only through {chat} of the official package, and the "
+        "evaluation has no network: remove these uses (the sandbox also blocks them at run "
+        "time)",
+    )
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
@@ -677,8 +810,12 @@ class _Scope:
             elif isinstance(node, (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.Global, ast.Nonlocal)):
                 for name in _bound_names(node):
                     self.bindings.setdefault(name, []).append(("unknown", None))
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS):  # fmt: skip
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.attr in _MUTATORS
+            ):
                 self.bindings.setdefault(node.func.value.id, []).append(("unknown", None))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.bindings.setdefault(node.name, []).append(("unknown", None))
@@ -728,9 +865,31 @@ def _scoped_nodes(tree: ast.Module) -> Iterator[tuple[ast.AST, _Scope]]:
                 todo.append((node, scope))  # class bodies see the enclosing scope for our purposes
 
 
-_STR_METHODS = {"strip", "lstrip", "rstrip", "replace", "join", "format", "format_map", "upper", "lower", "title",
-                "capitalize", "casefold", "swapcase", "removeprefix", "removesuffix", "center", "ljust", "rjust",
-                "zfill", "expandtabs", "translate", "encode", "decode"}  # fmt: skip
+_STR_METHODS = {
+    "strip",
+    "lstrip",
+    "rstrip",
+    "replace",
+    "join",
+    "format",
+    "format_map",
+    "upper",
+    "lower",
+    "title",
+    "capitalize",
+    "casefold",
+    "swapcase",
+    "removeprefix",
+    "removesuffix",
+    "center",
+    "ljust",
+    "rjust",
+    "zfill",
+    "expandtabs",
+    "translate",
+    "encode",
+    "decode",
+}
 _FILE_READS = {"read", "read_text", "read_bytes", "readline", "readlines"}
 _FILE_LOADS = {"json.load", "yaml.load", "yaml.safe_load", "tomllib.load", "pickle.load", "csv.reader"}
 _PURE = {"textwrap.dedent", "inspect.cleandoc", "json.loads"}
@@ -743,8 +902,13 @@ def _combine(kinds: list[str | None]) -> str | None:
     return "file" if "file" in kinds else "const"
 
 
-def _source_kind(node: ast.AST | None, scope: _Scope, aliases: dict[str, str], depth: int = 0,
-                 resolving: frozenset[str] = frozenset()) -> str | None:  # fmt: skip
+def _source_kind(
+    node: ast.AST | None,
+    scope: _Scope,
+    aliases: dict[str, str],
+    depth: int = 0,
+    resolving: frozenset[str] = frozenset(),
+) -> str | None:
     """'const' when the value is fixed in the source, 'file' when it is read from a file, None otherwise.
 
     ``resolving`` holds the names being looked up, so ``x = x.strip()`` is unknown instead of a deep recursion.
@@ -794,11 +958,15 @@ def _call_kind(node: ast.Call, again: Callable[[ast.AST], str | None], aliases: 
 # --------------------------------------------------------------------------------------------------------------
 # program-no-hardcoded-assistant
 
+
 def _message_parts(node: ast.AST) -> tuple[ast.AST, ast.AST] | None:
     """(role, content) of a message written as a dict literal or dict(role=..., content=...)."""
     if isinstance(node, ast.Dict):
-        keyed = {k.value: v for k, v in zip(node.keys, node.values)
-                 if isinstance(k, ast.Constant) and isinstance(k.value, str)}  # fmt: skip
+        keyed = {
+            k.value: v
+            for k, v in zip(node.keys, node.values)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
         keyed = {k.arg: k.value for k in node.keywords if k.arg}
     else:
@@ -831,19 +999,27 @@ def _rule_hardcoded(modules: list[_Module]) -> RuleResult:
             if kind is not None:
                 how = "written in the program" if kind == "const" else "read from a file"
                 findings.append(mod.at(node, f"assistant message with content {how}: {_snippet(parts[1], 50)}"))
-    return _result("program-no-hardcoded-assistant", findings,
-                   "no assistant message with hand-made content found (assistant messages echo model answers)",
-                   "The rules forbid hard-coding the message history with hand-made content: an assistant "
-                   "message may only carry an answer the model gave in this trial (e.g. {'role': 'assistant', "
-                   "'content': reply} with reply from the chat function); put examples in a user or system "
-                   "message instead")  # fmt: skip
+    return _result(
+        "program-no-hardcoded-assistant",
+        findings,
+        "no assistant message with hand-made content found (assistant messages echo model answers)",
+        "The rules forbid hard-coding the message history with hand-made content: an assistant "
+        "message may only carry an answer the model gave in this trial (e.g. {'role': 'assistant', "
+        "'content': reply} with reply from the chat function); put examples in a user or system "
+        "message instead",
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
 # program-no-tampering
 
-_COUNTER_METHODS = {"add_prompt_token_count", "add_output_token_count", "get_total_token_count", "get_start_time",
-                    "_transport"}  # fmt: skip
+_COUNTER_METHODS = {
+    "add_prompt_token_count",
+    "add_output_token_count",
+    "get_total_token_count",
+    "get_start_time",
+    "_transport",
+}
 _PRIVATE_COUNTERS = ("__prompt_token_count", "__output_token_count", "__start_time")
 _TIME_FUNCS = {"perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns", "process_time"}
 _CTX_NAMES = {"ctx", "context", "trial_context"}
@@ -885,8 +1061,11 @@ def _target_tamper(target: ast.AST, mod: _Module, ctx_names: set[str]) -> str | 
         return _attr_tamper(target, mod, ctx_names)
     if isinstance(target, ast.Subscript):
         value = target.value
-        if (isinstance(value, ast.Attribute) and value.attr == "__dict__"
-                and _is_context(value.value, mod.aliases, ctx_names)):  # fmt: skip
+        if (
+            isinstance(value, ast.Attribute)
+            and value.attr == "__dict__"
+            and _is_context(value.value, mod.aliases, ctx_names)
+        ):
             return "writes the trial context's __dict__"
         if _qualname(value, mod.aliases) == "sys.modules":
             return "replaces a module in sys.modules"
@@ -946,15 +1125,19 @@ def _tamper_findings(mod: _Module) -> Iterator[Finding]:
 
 def _rule_tampering(modules: list[_Module]) -> RuleResult:
     findings = [f for mod in modules if mod.tree is not None for f in _tamper_findings(mod)]
-    return _result("program-no-tampering", _dedupe(findings),
-                   "no change to the token counter, timer, TrialContext or chat function found",
-                   "The rules forbid tampering with the token counter or the timer: leave ctx, TrialContext, the "
-                   "chat function and the time module alone (at run time the counters live outside the program, "
-                   "so this would change nothing but still breaks the rule)")  # fmt: skip
+    return _result(
+        "program-no-tampering",
+        _dedupe(findings),
+        "no change to the token counter, timer, TrialContext or chat function found",
+        "The rules forbid tampering with the token counter or the timer: leave ctx, TrialContext, the "
+        "chat function and the time module alone (at run time the counters live outside the program, "
+        "so this would change nothing but still breaks the rule)",
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
 # program-unmodified-response
+
 
 def _modified(node: ast.AST | None, scope: _Scope, depth: int = 0) -> str | None:
     """What a returned value visibly is instead of the model's answer, or None (a chat result, or undecidable)."""
@@ -986,8 +1169,7 @@ def _modified_name(name: str, scope: _Scope, depth: int) -> str | None:
         return f"{name}, changed by {_snippet(augmented[0], 40)}"
     if any(kind != "value" for kind, _ in bindings):
         return None
-    whys = [_modified(v, scope, depth + 1) for _, v in bindings
-            if not (isinstance(v, ast.Constant) and v.value == "")]  # fmt: skip
+    whys = [_modified(v, scope, depth + 1) for _, v in bindings if not (isinstance(v, ast.Constant) and v.value == "")]
     if whys and all(whys):
         return f"{name}, which holds {whys[0]}"
     return None
@@ -997,9 +1179,10 @@ def _rule_unmodified(entry: _Module) -> RuleResult:
     rule = "program-unmodified-response"
     runs = _chosen_runs(entry)
     if not runs:
-        return not_run(RuleResult(rule, _TITLES[rule], True, ""),
-                       "no run method to inspect (see program-trial-loop); the returned response is also "
-                       "checked at run time")  # fmt: skip
+        return not_run(
+            RuleResult(rule, _TITLES[rule], True, ""),
+            "no run method to inspect (see program-trial-loop); the returned response is also checked at run time",
+        )
     assert entry.tree is not None
     module_scope = _Scope(entry.tree, None)
     findings = []
@@ -1011,16 +1194,20 @@ def _rule_unmodified(entry: _Module) -> RuleResult:
                 if why:
                     findings.append(entry.at(node, f"{cls.name}.run returns {why}"))
     names = ", ".join(f"{c.name}.run" for c, _ in runs)
-    return _result(rule, findings,
-                   f"every return of {names} hands back a value the program does not visibly change (the final "
-                   "response is also compared with the model's answers at run time)",
-                   "The final response must be the model's unmodified answer: return the string the chat function "
-                   "gave (e.g. return chat_with_chatgpt(ctx, messages)[0]); ask the model for the format you need "
-                   "instead of editing its reply")  # fmt: skip
+    return _result(
+        rule,
+        findings,
+        f"every return of {names} hands back a value the program does not visibly change (the final "
+        "response is also compared with the model's answers at run time)",
+        "The final response must be the model's unmodified answer: return the string the chat function "
+        "gave (e.g. return chat_with_chatgpt(ctx, messages)[0]); ask the model for the format you need "
+        "instead of editing its reply",
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
 # program-size
+
 
 def folder_size(folder: Path, stop_after: int | None = None) -> tuple[int, int]:
     """(bytes, files) of every file under the folder, hidden ones included, links not followed (a file: itself)."""
@@ -1044,33 +1231,103 @@ def _rule_size(folder: Path) -> RuleResult:
     rule = "program-size"
     total, files = folder_size(folder, stop_after=SIZE_LIMIT_BYTES)
     if total <= SIZE_LIMIT_BYTES:
-        return RuleResult(rule, _TITLES[rule], True,
-                          f"{total / 1e6:.3f} MB in {files} files (limit 1 GB, read as 10^9 bytes; what the "
-                          "program downloads at run time cannot be measured here, and the sandbox has no "
-                          "network)")  # fmt: skip
-    return RuleResult(rule, _TITLES[rule], False,
-                      f"{folder}: more than {SIZE_LIMIT_BYTES:,} bytes (over {total / 1e9:.2f} GB counted so far); "
-                      "the whole program including its resources must be at most 1 GB (10^9 bytes): remove data "
-                      "or model files you do not need", (Finding(str(folder), 1, 1, f"{total} bytes"),))  # fmt: skip
+        return RuleResult(
+            rule,
+            _TITLES[rule],
+            True,
+            f"{total / 1e6:.3f} MB in {files} files (limit 1 GB, read as 10^9 bytes; what the "
+            "program downloads at run time cannot be measured here, and the sandbox has no "
+            "network)",
+        )
+    return RuleResult(
+        rule,
+        _TITLES[rule],
+        False,
+        f"{folder}: more than {SIZE_LIMIT_BYTES:,} bytes (over {total / 1e9:.2f} GB counted so far); "
+        "the whole program including its resources must be at most 1 GB (10^9 bytes): remove data "
+        "or model files you do not need",
+        (Finding(str(folder), 1, 1, f"{total} bytes"),),
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
 # program-fixed-seeds (2025)
 
-_RANDOM_GLOBAL = {"random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform",
-                  "triangular", "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
-                  "gammavariate", "betavariate", "paretovariate", "weibullvariate", "getrandbits", "randbytes",
-                  "binomialvariate"}  # fmt: skip
-_NUMPY_GLOBAL = {"rand", "randn", "randint", "random_integers", "random_sample", "random", "ranf", "sample",
-                 "choice", "bytes", "shuffle", "permutation", "uniform", "normal", "standard_normal", "beta",
-                 "binomial", "poisson", "exponential", "gamma", "multinomial", "dirichlet", "laplace", "logistic",
-                 "lognormal", "geometric", "triangular"}  # fmt: skip
-_TORCH_GLOBAL = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "multinomial",
-                 "bernoulli", "normal", "poisson"}  # fmt: skip
-_SEED_CALLS = {"random": ("random.seed",), "numpy": ("numpy.random.seed",),
-               "torch": ("torch.manual_seed", "torch.random.manual_seed")}  # fmt: skip
-_GENERATORS = {"random.Random": "random.Random(42)", "numpy.random.default_rng": "numpy.random.default_rng(42)",
-               "numpy.random.RandomState": "numpy.random.RandomState(42)"}  # fmt: skip
+_RANDOM_GLOBAL = {
+    "random",
+    "randint",
+    "randrange",
+    "choice",
+    "choices",
+    "shuffle",
+    "sample",
+    "uniform",
+    "triangular",
+    "gauss",
+    "normalvariate",
+    "lognormvariate",
+    "expovariate",
+    "vonmisesvariate",
+    "gammavariate",
+    "betavariate",
+    "paretovariate",
+    "weibullvariate",
+    "getrandbits",
+    "randbytes",
+    "binomialvariate",
+}
+_NUMPY_GLOBAL = {
+    "rand",
+    "randn",
+    "randint",
+    "random_integers",
+    "random_sample",
+    "random",
+    "ranf",
+    "sample",
+    "choice",
+    "bytes",
+    "shuffle",
+    "permutation",
+    "uniform",
+    "normal",
+    "standard_normal",
+    "beta",
+    "binomial",
+    "poisson",
+    "exponential",
+    "gamma",
+    "multinomial",
+    "dirichlet",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "geometric",
+    "triangular",
+}
+_TORCH_GLOBAL = {
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "multinomial",
+    "bernoulli",
+    "normal",
+    "poisson",
+}
+_SEED_CALLS = {
+    "random": ("random.seed",),
+    "numpy": ("numpy.random.seed",),
+    "torch": ("torch.manual_seed", "torch.random.manual_seed"),
+}
+_GENERATORS = {
+    "random.Random": "random.Random(42)",
+    "numpy.random.default_rng": "numpy.random.default_rng(42)",
+    "numpy.random.RandomState": "numpy.random.RandomState(42)",
+}
 _SEED_HINT = {"random": "random.seed(42)", "numpy": "numpy.random.seed(42)", "torch": "torch.manual_seed(42)"}
 
 
@@ -1111,33 +1368,58 @@ def _rule_fixed_seeds(modules: list[_Module]) -> RuleResult:
             if seeds and _is_fixed(_seed_arg(node), scope, mod.aliases):
                 seeded.update(seeds)
             elif family:
-                uses.append((family, mod.at(node, f"{_snippet(node, 50)} uses the unseeded global generator; "
-                                                  f"call {_SEED_HINT[family]} first")))  # fmt: skip
+                uses.append(
+                    (
+                        family,
+                        mod.at(
+                            node,
+                            f"{_snippet(node, 50)} uses the unseeded global generator; call {_SEED_HINT[family]} first",
+                        ),
+                    )
+                )
             elif name == "random.SystemRandom":
                 uses.append(("", mod.at(node, "random.SystemRandom cannot be seeded; use random.Random(42)")))
             elif name in _GENERATORS and not _is_fixed(_seed_arg(node), scope, mod.aliases):
                 uses.append(("", mod.at(node, f"{_snippet(node, 50)} has no fixed seed; use {_GENERATORS[name]}")))
     findings = [f for family, f in uses if family not in seeded]
-    return _result("program-fixed-seeds", findings,
-                   "no unseeded use of random, numpy.random or torch random functions found",
-                   "2025 rule: any randomness in the program must use a fixed seed; seed it with a constant "
-                   "(random.seed(42), numpy.random.seed(42) / default_rng(42), random.Random(42), "
-                   "torch.manual_seed(42))")  # fmt: skip
+    return _result(
+        "program-fixed-seeds",
+        findings,
+        "no unseeded use of random, numpy.random or torch random functions found",
+        "2025 rule: any randomness in the program must use a fixed seed; seed it with a constant "
+        "(random.seed(42), numpy.random.seed(42) / default_rng(42), random.Random(42), "
+        "torch.manual_seed(42))",
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------
 # entry points
 
+
 def _rule_parses(modules: list[_Module]) -> RuleResult:
     errors = [m.error for m in modules if m.error is not None]
-    return _result("program-parses", errors, f"{len(modules)} Python file(s) parse",
-                   "Fix the syntax: the program must import under Python 3.11 (the official environment); "
-                   "a file that does not parse is not checked by the other rules", official=False)  # fmt: skip
+    return _result(
+        "program-parses",
+        errors,
+        f"{len(modules)} Python file(s) parse",
+        "Fix the syntax: the program must import under Python 3.11 (the official environment); "
+        "a file that does not parse is not checked by the other rules",
+        official=False,
+    )
 
 
-_RUNS_FILES = ("exec", "eval", "compile", "runpy.run_path", "runpy.run_module", "importlib.util.spec_from_file_location",
-               "importlib.machinery.SourceFileLoader", "imp.load_source", "importlib.import_module",
-               "__import__")  # fmt: skip
+_RUNS_FILES = (
+    "exec",
+    "eval",
+    "compile",
+    "runpy.run_path",
+    "runpy.run_module",
+    "importlib.util.spec_from_file_location",
+    "importlib.machinery.SourceFileLoader",
+    "imp.load_source",
+    "importlib.import_module",
+    "__import__",
+)
 
 
 def _runs_unimported_code(modules: list[_Module]) -> Finding | None:
@@ -1151,7 +1433,7 @@ def _runs_unimported_code(modules: list[_Module]) -> Finding | None:
             if name not in _RUNS_FILES:
                 continue
             arg = node.args[0] if node.args else None
-            constant_import = (name in ("importlib.import_module", "__import__") and isinstance(arg, ast.Constant))
+            constant_import = name in ("importlib.import_module", "__import__") and isinstance(arg, ast.Constant)
             if not constant_import:
                 return mod.at(node, f"{name}(...)")
     return None
@@ -1161,17 +1443,23 @@ def _code_rules(modules: list[_Module], edition: str) -> list[RuleResult]:
     """The rules judged from the code of ``modules`` (the program's files), in report order. A file that does
     not parse cannot be judged: a rule that found nothing in the other files is not run (a finding elsewhere
     still breaks it)."""
-    results = [_rule_parses(modules), _rule_chat_only(modules, edition), _rule_hardcoded(modules),
-               _rule_tampering(modules)]  # fmt: skip
+    results = [
+        _rule_parses(modules),
+        _rule_chat_only(modules, edition),
+        _rule_hardcoded(modules),
+        _rule_tampering(modules),
+    ]
     if edition_record(edition).fixed_seeds_rule:
         results.append(_rule_fixed_seeds(modules))
     broken = [m.shown for m in modules if m.error is not None]
     if not broken:
         return results
     parsed = len(modules) - len(broken)
-    why = (f"{', '.join(broken[:3])}{' and more' if len(broken) > 3 else ''} "
-           f"{'does' if len(broken) == 1 else 'do'} not parse (see program-parses)"
-           + (f"; nothing found in the {parsed} file(s) that parse" if parsed else ""))  # fmt: skip
+    why = (
+        f"{', '.join(broken[:3])}{' and more' if len(broken) > 3 else ''} "
+        f"{'does' if len(broken) == 1 else 'do'} not parse (see program-parses)"
+        + (f"; nothing found in the {parsed} file(s) that parse" if parsed else "")
+    )
     return [results[0], *(not_run(r, why) if r.passed else r for r in results[1:])]
 
 
@@ -1182,15 +1470,19 @@ def _warn_unreached(result: RuleResult, unreached: RuleResult, entry: str) -> Ru
     found = unreached.findings
     f = found[0]
     files = len({x.path for x in found})
-    note = (f" Warning, not judged: {len(found)} finding(s) in {files} file(s) that {entry} never imports, so the "
-            f"program cannot run them: {f.path}:{f.line}:{f.col}: {f.text}"
-            + (f" ({len(found) - 1} more)" if len(found) > 1 else "") + "; remove unused copies that break this "
-            "rule, or they count as soon as the program imports them.")  # fmt: skip
+    note = (
+        f" Warning, not judged: {len(found)} finding(s) in {files} file(s) that {entry} never imports, so the "
+        f"program cannot run them: {f.path}:{f.line}:{f.col}: {f.text}"
+        + (f" ({len(found) - 1} more)" if len(found) > 1 else "")
+        + "; remove unused copies that break this "
+        "rule, or they count as soon as the program imports them."
+    )
     return replace(result, message=result.message.rstrip(".") + "." + note, warnings=found)
 
 
-def check_program(entry: Path, edition: str, scope: Path | None = None,
-                  search_paths: Sequence[Path] | None = None) -> list[RuleResult]:  # fmt: skip
+def check_program(
+    entry: Path, edition: str, scope: Path | None = None, search_paths: Sequence[Path] | None = None
+) -> list[RuleResult]:
     """Static checks of a 2024/2025 program. ``scope`` is the submission folder (default ``entry.parent``), or
     the entry file alone. The code rules judge the files the entry can import (``imports.reachable`` from
     ``search_paths``, default the entry's folder then the submission folder, as the sandbox child runs it);
@@ -1212,13 +1504,27 @@ def check_program(entry: Path, edition: str, scope: Path | None = None,
     if others:
         code = [_warn_unreached(r, u, entry.name) for r, u in zip(code, _code_rules(others, edition))]
     elif runner is not None:
-        code = [r if r.passed or not r.ran else replace(r, message=f"{r.message} (every file of the folder is judged: the program "
-                                                       f"runs code it does not import by name at {runner.path}:"
-                                                       f"{runner.line}: {runner.text})") for r in code]  # fmt: skip
+        code = [
+            r
+            if r.passed or not r.ran
+            else replace(
+                r,
+                message=f"{r.message} (every file of the folder is judged: the program "
+                f"runs code it does not import by name at {runner.path}:"
+                f"{runner.line}: {runner.text})",
+            )
+            for r in code
+        ]
     by_rule = {r.rule: r for r in code}
-    results = [by_rule.pop("program-parses"), _rule_trial_loop(judged[0], judged), by_rule.pop("program-chat-only"),
-               by_rule.pop("program-no-hardcoded-assistant"), by_rule.pop("program-no-tampering"),
-               _rule_unmodified(judged[0]), _rule_size(folder)]  # fmt: skip
+    results = [
+        by_rule.pop("program-parses"),
+        _rule_trial_loop(judged[0], judged),
+        by_rule.pop("program-chat-only"),
+        by_rule.pop("program-no-hardcoded-assistant"),
+        by_rule.pop("program-no-tampering"),
+        _rule_unmodified(judged[0]),
+        _rule_size(folder),
+    ]
     return results + list(by_rule.values())  # 2025: program-fixed-seeds (not a 2024 rule: omitted, not passed)
 
 
@@ -1226,8 +1532,14 @@ def not_a_submission(reason: str) -> RuleResult:
     """The verdict on a folder the harness cannot evaluate (no program, no prompt, or an ambiguous one): a
     failure, never a silent pass."""
     rule = "submission"
-    return RuleResult(rule, _TITLES[rule], False, f"{reason}; nothing in it can be evaluated, so it fails",
-                      (Finding(reason.split(": ", 1)[0], 1, 1, reason),), official=False)  # fmt: skip
+    return RuleResult(
+        rule,
+        _TITLES[rule],
+        False,
+        f"{reason}; nothing in it can be evaluated, so it fails",
+        (Finding(reason.split(": ", 1)[0], 1, 1, reason),),
+        official=False,
+    )
 
 
 def stand_alone_scripts(folder: Path) -> list[Path]:
@@ -1245,11 +1557,15 @@ def check_scripts(folder: Path, edition: str = "2024") -> list[RuleResult]:
     names = ", ".join(p.name for p in files[:4]) + (f" and {len(files) - 4} more" if len(files) > 4 else "")
     rule = "program-trial-loop"
     what = f"{folder}: no file defines a TrialLoop subclass ({len(files)} stand-alone script(s): {names})"
-    trial_loop = RuleResult(rule, _TITLES[rule], False,
-                            f"{what}; a submission is one program with a class MyLoop(TrialLoop) whose @staticmethod "
-                            f"run(ctx, target_character) reaches the model only through {_CHAT[edition]} and "
-                            "returns its answer (scripts that call a model themselves are not evaluated)",
-                            tuple(Finding(str(p), 1, 1, "no TrialLoop subclass") for p in files))  # fmt: skip
+    trial_loop = RuleResult(
+        rule,
+        _TITLES[rule],
+        False,
+        f"{what}; a submission is one program with a class MyLoop(TrialLoop) whose @staticmethod "
+        f"run(ctx, target_character) reaches the model only through {_CHAT[edition]} and "
+        "returns its answer (scripts that call a model themselves are not evaluated)",
+        tuple(Finding(str(p), 1, 1, "no TrialLoop subclass") for p in files),
+    )
     code = _code_rules(modules, edition)
     return [code[0], trial_loop, *code[1:4], _rule_size(folder), *code[4:]]
 
@@ -1269,29 +1585,61 @@ def check_submission(sub: Submission) -> list[RuleResult]:
 
 # Rules static analysis cannot decide, and how the harness enforces them while the program runs.
 RUNTIME_RULES: tuple[tuple[str, str], ...] = (
-    ("time-limit", "120 s per trial in 2024 (500 s in 2025): the harness's per-trial chat checks the elapsed time "
-                   "before every call and fails the trial with reason timeout; the sandbox also kills the program "
-                   "after max_time + 60 s of its own time"),
-    ("token-limit", "25,000 prompt + completion tokens per trial: counted by the harness after every call, outside "
-                    "the program; going over fails the trial with reason token_limit and discards that response"),
-    ("fixed-model-parameters", "model, temperature (1) and seed (42 in 2024, none in 2025) are set inside the chat "
-                               "function by the edition profile; the program passes only messages and n"),
-    ("no-plugins", "function calling and plugins are disabled: the request carries only the messages, n and the "
-                   "edition's fixed parameters"),
-    ("no-network", "each trial runs in a sandboxed child process with no network where unprivileged namespaces "
-                   "are available (unshare), and an audit hook refusing sockets, DNS, subprocesses, fork and "
-                   "exec; a blocked action fails the trial with sandbox_violation"),
-    ("api-key-hidden", "the child's environment holds only PATH, locale, TZ, HOME and TMPDIR: no OPENAI_API_KEY; "
-                       "reading another process's /proc/<pid>/ is refused"),
-    ("unmodified-response", "every model response is stored before the program sees it; a trial whose returned "
-                            "string is not one of the model's answers scores 0 with reason modified_response "
-                            "(unless --pcg-unmodified-response off), and the dry run (--pcg-dry-run) fails"),
-    ("no-tampering", "the token counters and the timer live in the harness process; changes the program makes to "
-                     "ctx or TrialContext change nothing"),
-    ("size-limit", "the submission folder is copied to a scratch folder of at most 1 GiB; files the program "
-                   "writes are limited to 64 MiB each"),
-    ("response-format", "the final response must contain drop_block() calls inside triple backticks: the "
-                        "official extraction finds no code otherwise and the trial scores 0"),
-    ("no-prompt-optimisation", "automatic prompt optimisation at evaluation time is discouraged, not forbidden; "
-                               "nothing checks it"),
+    (
+        "time-limit",
+        "120 s per trial in 2024 (500 s in 2025): the harness's per-trial chat checks the elapsed time "
+        "before every call and fails the trial with reason timeout; the sandbox also kills the program "
+        "after max_time + 60 s of its own time",
+    ),
+    (
+        "token-limit",
+        "25,000 prompt + completion tokens per trial: counted by the harness after every call, outside "
+        "the program; going over fails the trial with reason token_limit and discards that response",
+    ),
+    (
+        "fixed-model-parameters",
+        "model, temperature (1) and seed (42 in 2024, none in 2025) are set inside the chat "
+        "function by the edition profile; the program passes only messages and n",
+    ),
+    (
+        "no-plugins",
+        "function calling and plugins are disabled: the request carries only the messages, n and the "
+        "edition's fixed parameters",
+    ),
+    (
+        "no-network",
+        "each trial runs in a sandboxed child process with no network where unprivileged namespaces "
+        "are available (unshare), and an audit hook refusing sockets, DNS, subprocesses, fork and "
+        "exec; a blocked action fails the trial with sandbox_violation",
+    ),
+    (
+        "api-key-hidden",
+        "the child's environment holds only PATH, locale, TZ, HOME and TMPDIR: no OPENAI_API_KEY; "
+        "reading another process's /proc/<pid>/ is refused",
+    ),
+    (
+        "unmodified-response",
+        "every model response is stored before the program sees it; a trial whose returned "
+        "string is not one of the model's answers scores 0 with reason modified_response "
+        "(unless --pcg-unmodified-response off), and the dry run (--pcg-dry-run) fails",
+    ),
+    (
+        "no-tampering",
+        "the token counters and the timer live in the harness process; changes the program makes to "
+        "ctx or TrialContext change nothing",
+    ),
+    (
+        "size-limit",
+        "the submission folder is copied to a scratch folder of at most 1 GiB; files the program "
+        "writes are limited to 64 MiB each",
+    ),
+    (
+        "response-format",
+        "the final response must contain drop_block() calls inside triple backticks: the "
+        "official extraction finds no code otherwise and the trial scores 0",
+    ),
+    (
+        "no-prompt-optimisation",
+        "automatic prompt optimisation at evaluation time is discouraged, not forbidden; nothing checks it",
+    ),
 )

@@ -43,8 +43,9 @@ def double_answer(letter: str) -> str:
     return "```\n" + letter_program(letter) + "\n```"
 
 
-def dry_run(sub: Submission, letter: str, *, edition: str, workdir: Path | None = None,
-            requirements: str = "install") -> DryRun:  # fmt: skip
+def dry_run(
+    sub: Submission, letter: str, *, edition: str, workdir: Path | None = None, requirements: str = "install"
+) -> DryRun:
     """Run ``sub`` for ``letter`` once against the double (2023 prompts: build the message that would be sent).
 
     The program runs as in an evaluation: from its working folder, with its requirements prepared
@@ -82,17 +83,24 @@ def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, 
     from pcg_plugin.sandbox.run import run_program_trial
 
     profile = profile_for(edition)
-    backend = ScriptedBackend(lambda messages, n: [double_answer(letter)] * n, usage=approx_usage,
-                              model=DOUBLE_MODEL)  # fmt: skip
+    backend = ScriptedBackend(lambda messages, n: [double_answer(letter)] * n, usage=approx_usage, model=DOUBLE_MODEL)
     store = ResponseStore(workdir / "store" / "responses.sqlite3")
     key = TrialKey(edition, DOUBLE_MODEL, sub.name, sub.files_hash, letter, 1)
     chat = TrialChat(key, backend=backend, profile=profile, store=store, mode="all")
     log = AnswerLog(chat.chat)
     started = time.perf_counter()
     try:
-        response = run_program_trial(sub.entry, letter=letter, chat=log.chat, limits=program_limits(edition),
-                                     workdir=workdir / "trial", team=sub.name, root=sub.path, cwd=sub.run_folder,
-                                     site_dirs=sites)  # fmt: skip
+        response = run_program_trial(
+            sub.entry,
+            letter=letter,
+            chat=log.chat,
+            limits=program_limits(edition),
+            workdir=workdir / "trial",
+            team=sub.name,
+            root=sub.path,
+            cwd=sub.run_folder,
+            site_dirs=sites,
+        )
     except OfficialFailure as failure:
         return _result(letter, chat, started, False, f"{failure.reason}: {failure.message}")
     finally:

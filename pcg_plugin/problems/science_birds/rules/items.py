@@ -88,8 +88,12 @@ class RuleItem(_ParticipantItem):
             if r.warnings:
                 where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.warnings)
                 first = r.warnings[0]  # located at the file it is about (pytest's Node.warn needs a line)
-                warnings.warn_explicit(PcgRuleWarning(shown(f"{self.nodeid}: {r.message}{where}")), category=None,
-                                       filename=shown(first.path), lineno=first.line)  # fmt: skip
+                warnings.warn_explicit(
+                    PcgRuleWarning(shown(f"{self.nodeid}: {r.message}{where}")),
+                    category=None,
+                    filename=shown(first.path),
+                    lineno=first.line,
+                )
         else:
             where = "".join(f"\n  {f.path}:{f.line}:{f.col}: {f.text}" for f in r.findings)
             kind = "official rule" if r.official else "pytest-pcg check (not an official rule)"
@@ -107,8 +111,12 @@ class DryRunItem(_ParticipantItem):
         from pcg_plugin.problems.science_birds.rules.dry_run import dry_run
 
         edition = "2025" if self.submission.format == "program-2025" else self.config.stash[SETTINGS_KEY].edition
-        result = dry_run(self.submission, dry_run_letter(self.config), edition=edition,
-                         requirements=self.config.stash[SETTINGS_KEY].requirements)  # fmt: skip
+        result = dry_run(
+            self.submission,
+            dry_run_letter(self.config),
+            edition=edition,
+            requirements=self.config.stash[SETTINGS_KEY].requirements,
+        )
         self.add_report_section("call", "pcg", f"letter {result.letter}: {result.message}")
         if not result.passed:
             raise RuleBroken(f"dry run, letter {result.letter}: {result.message}")

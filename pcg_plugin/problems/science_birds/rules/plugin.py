@@ -20,10 +20,10 @@ from pcg_plugin.core.gate import Gate
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
-    switches = (("--pcg-rules", "check each submission against the competition rules (static, no LLM); one item "
-                                "per rule"),
-                ("--pcg-dry-run", "run each program once (first of --pcg-letters, else A) against a scripted test "
-                                  "double"))  # fmt: skip
+    switches = (
+        ("--pcg-rules", "check each submission against the competition rules (static, no LLM); one item per rule"),
+        ("--pcg-dry-run", "run each program once (first of --pcg-letters, else A) against a scripted test double"),
+    )
     for flag, text in switches:  # each also an ini key: `pcg_rules = true`
         dest = flag.lstrip("-").replace("-", "_")
         group.addoption(flag, action="store_true", dest=dest, default=False, help=text)
@@ -79,8 +79,10 @@ def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     current = {"settings": baseline.baseline_settings(settings_document(settings, {}))}
     problems = baseline.incompatibilities(base, current, keys=baseline.PRE_RUN_KEYS)
     if problems:
-        raise pytest.UsageError("--pcg-baseline: this run is not like for like with the baseline (refused before "
-                                "any item ran):\n  " + "\n  ".join(problems))  # fmt: skip
+        raise pytest.UsageError(
+            "--pcg-baseline: this run is not like for like with the baseline (refused before "
+            "any item ran):\n  " + "\n  ".join(problems)
+        )
 
 
 class BaselineGate(Gate):
@@ -101,8 +103,9 @@ class BaselineGate(Gate):
             doc = coerce(results)  # the typed results document (a foreign schema is refused, with its name)
             if self.baseline is not None:
                 base = baseline.load_baseline(self.baseline)
-                self.comparison = baseline.compare(base, baseline.baseline_document(doc),
-                                                   max_drop=self.max_drop, method=self.method)  # fmt: skip
+                self.comparison = baseline.compare(
+                    base, baseline.baseline_document(doc), max_drop=self.max_drop, method=self.method
+                )
             if self.save is not None:
                 self.saved = baseline.save_baseline(self.save, doc)
         except (baseline.BaselineError, ResultsError) as exc:

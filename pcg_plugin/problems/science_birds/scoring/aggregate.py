@@ -83,8 +83,10 @@ def submissions_meta(collected: Collected) -> dict[str, dict[str, Any]]:
     for meta in collected.items.values():
         out.setdefault(meta["name"], meta)
     for rec in collected.records.values():
-        out.setdefault(rec.submission, {"name": rec.submission, "format": rec.format, "path": None,
-                                        "prompt_length": None, "team": rec.submission})  # fmt: skip
+        out.setdefault(
+            rec.submission,
+            {"name": rec.submission, "format": rec.format, "path": None, "prompt_length": None, "team": rec.submission},
+        )
     return out
 
 
@@ -95,9 +97,7 @@ def run_letters(collected: Collected, requested: Sequence[str]) -> list[str]:
     return sorted(seen) if seen else list(requested)
 
 
-def trial_entries(
-    collected: Collected, name: str, letter: str, trial_scores: Mapping[int, Any]
-) -> list[results.Trial]:
+def trial_entries(collected: Collected, name: str, letter: str, trial_scores: Mapping[int, Any]) -> list[results.Trial]:
     """Every trial that ran for (name, letter): passed ones from their record, errored ones as reason ``error``."""
     rows: dict[int, dict[str, Any]] = {}
     usage: dict[int, dict[str, Any]] = {}
@@ -108,11 +108,19 @@ def trial_entries(
     for nodeid, meta in collected.items.items():
         if meta.get("name") == name and meta.get("letter") == letter and int(meta["trial"]) not in rows:
             message = collected.errors.get(nodeid, "the item did not report a result")
-            rows[int(meta["trial"])] = {"trial": int(meta["trial"]), "nodeid": nodeid, "reason": results.ERROR_REASON,
-                                        "message": message}  # fmt: skip
-    return [results.Trial(**{**rows[t], "probs": _floats(rows[t].get("probs")),
-                             "trial_score": _s(trial_scores.get(t, "0"))},
-                          extra={"usage": usage[t]} if t in usage else {}) for t in sorted(rows)]  # fmt: skip
+            rows[int(meta["trial"])] = {
+                "trial": int(meta["trial"]),
+                "nodeid": nodeid,
+                "reason": results.ERROR_REASON,
+                "message": message,
+            }
+    return [
+        results.Trial(
+            **{**rows[t], "probs": _floats(rows[t].get("probs")), "trial_score": _s(trial_scores.get(t, "0"))},
+            extra={"usage": usage[t]} if t in usage else {},
+        )
+        for t in sorted(rows)
+    ]
 
 
 def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
@@ -137,14 +145,19 @@ def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str,
     meta = submissions_meta(collected)
     letters = run_letters(collected, settings.letters)
     grouped = group(collected.records.values())
-    inputs, numbers = scoring_inputs(grouped, meta, letters, settings.trials,
-                                    edition(settings.edition).diversity_vector == "embedding")
+    inputs, numbers = scoring_inputs(
+        grouped, meta, letters, settings.trials, edition(settings.edition).diversity_vector == "embedding"
+    )
     lengths = {name: m.get("prompt_length") for name, m in meta.items()}
     result = scoring.score(
-        inputs, edition=settings.edition, trials=settings.trials, letters=letters,
-        disable_weights=settings.disable_weights, tie_break=settings.tie_break,
+        inputs,
+        edition=settings.edition,
+        trials=settings.trials,
+        letters=letters,
+        disable_weights=settings.disable_weights,
+        tie_break=settings.tie_break,
         prompt_lengths={k: v for k, v in lengths.items() if v is not None} or None,
-    )  # fmt: skip
+    )
     return result, numbers, letters
 
 
@@ -163,15 +176,21 @@ def score_models(
         per_model[model], numbers[model] = scoring_inputs(grouped, meta, letters, settings.trials, True)
     lengths = {name: m.get("prompt_length") for name, m in meta.items()}
     result = scoring.score_models(
-        per_model, trials=settings.trials, letters=letters, disable_weights=settings.disable_weights,
-        tie_break=settings.tie_break, prompt_lengths={k: v for k, v in lengths.items() if v is not None} or None,
-    )  # fmt: skip
+        per_model,
+        trials=settings.trials,
+        letters=letters,
+        disable_weights=settings.disable_weights,
+        tie_break=settings.tie_break,
+        prompt_lengths={k: v for k, v in lengths.items() if v is not None} or None,
+    )
     return result, numbers, letters
 
 
 def _weights_doc(result: Any) -> dict[str, results.Weight]:
-    return {letter: results.Weight(weight=_s(w.weight), w_sta=_s(w.w_sta), w_sim=_s(w.w_sim), w_div=_s(w.w_div))
-            for letter, w in sorted(result.weights.items())}  # fmt: skip
+    return {
+        letter: results.Weight(weight=_s(w.weight), w_sta=_s(w.w_sta), w_sim=_s(w.w_sim), w_div=_s(w.w_div))
+        for letter, w in sorted(result.weights.items())
+    }
 
 
 def _letters_doc(collected: Collected, name: str, letters: Sequence[str], prog: Any) -> dict[str, results.Letter]:
@@ -180,9 +199,12 @@ def _letters_doc(collected: Collected, name: str, letters: Sequence[str], prog: 
     for letter in letters:
         ch = prog.letters[letter]
         out[letter] = results.Letter(
-            char_score=_s(ch.char_score), sta_mean=_s(ch.sta_mean), sim_mean=_s(ch.sim_mean),
-            diversity=_s(ch.diversity), trials=tuple(trial_entries(collected, name, letter, dict(ch.trial_scores))),
-        )  # fmt: skip
+            char_score=_s(ch.char_score),
+            sta_mean=_s(ch.sta_mean),
+            sim_mean=_s(ch.sim_mean),
+            diversity=_s(ch.diversity),
+            trials=tuple(trial_entries(collected, name, letter, dict(ch.trial_scores))),
+        )
     return out
 
 
@@ -197,13 +219,16 @@ def per_model_document(collected: Collected, result: Any, letters: Sequence[str]
         for name in sorted(res.programs):
             prog = res.programs[name]
             subs[name] = results.ModelSubmission(
-                prompt_score=_s(prog.prompt_score), normalized_score=_s(result.per_model_normalized[model][name]),
-                model_normalized_score=_s(prog.normalized_score), rank=prog.rank,
+                prompt_score=_s(prog.prompt_score),
+                normalized_score=_s(result.per_model_normalized[model][name]),
+                model_normalized_score=_s(prog.normalized_score),
+                rank=prog.rank,
                 usage=usage_totals(r for r in part.records.values() if r.submission == name),
                 letters=_letters_doc(part, name, letters, prog),
-            )  # fmt: skip
-        out[model] = results.ModelResults(competition_score=_s(res.competition_score), weights=_weights_doc(res),
-                                          submissions=subs)  # fmt: skip
+            )
+        out[model] = results.ModelResults(
+            competition_score=_s(res.competition_score), weights=_weights_doc(res), submissions=subs
+        )
     return out
 
 
@@ -228,22 +253,42 @@ def results_document(
         m = meta[name]
         records = [r for r in collected.records.values() if r.submission == name]
         if several:
-            scores = {"prompt_score": _s(result.totals[name]), "normalized_score": _s(result.normalized[name]),
-                      "rank": ranks[name], "letters": {}}  # fmt: skip
+            scores = {
+                "prompt_score": _s(result.totals[name]),
+                "normalized_score": _s(result.normalized[name]),
+                "rank": ranks[name],
+                "letters": {},
+            }
         else:
             prog = result.programs[name]
-            scores = {"prompt_score": _s(prog.prompt_score), "normalized_score": _s(prog.normalized_score),
-                      "rank": prog.rank, "letters": _letters_doc(collected, name, letters, prog)}  # fmt: skip
-        subs.append(results.Submission(
-            name=name, team=m.get("team", name), format=m.get("format"), path=m.get("path"),
-            files_hash=m.get("files_hash"), prompt_length=m.get("prompt_length"), usage=usage_totals(records),
-            **scores,
-        ))  # fmt: skip
+            scores = {
+                "prompt_score": _s(prog.prompt_score),
+                "normalized_score": _s(prog.normalized_score),
+                "rank": prog.rank,
+                "letters": _letters_doc(collected, name, letters, prog),
+            }
+        subs.append(
+            results.Submission(
+                name=name,
+                team=m.get("team", name),
+                format=m.get("format"),
+                path=m.get("path"),
+                files_hash=m.get("files_hash"),
+                prompt_length=m.get("prompt_length"),
+                usage=usage_totals(records),
+                **scores,
+            )
+        )
     subs.sort(key=lambda s: (s.rank is None, s.rank or 0, s.name))
     return results.Results(
-        run=run, settings=settings_doc, provenance=results.Provenance.read(provenance, "provenance"),
-        competition_score=_s(result.competition_score), weights={} if several else _weights_doc(result),
-        submissions=tuple(subs), per_model=per_model_document(collected, result, letters) if several else None,
-        workers=dict(workers or {}), folders=tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
+        run=run,
+        settings=settings_doc,
+        provenance=results.Provenance.read(provenance, "provenance"),
+        competition_score=_s(result.competition_score),
+        weights={} if several else _weights_doc(result),
+        submissions=tuple(subs),
+        per_model=per_model_document(collected, result, letters) if several else None,
+        workers=dict(workers or {}),
+        folders=tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
         folder_errors=dict(sorted(collected.folder_problems.items())),
-    )  # fmt: skip
+    )

@@ -21,7 +21,15 @@ from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
-from pcg_plugin.problems.science_birds.results import Letter, ModelResults, ModelSubmission, Results, Settings, Submission, coerce
+from pcg_plugin.problems.science_birds.results import (
+    Letter,
+    ModelResults,
+    ModelSubmission,
+    Results,
+    Settings,
+    Submission,
+    coerce,
+)
 
 BASELINE_SCHEMA = "pytest-pcg/baseline/1"
 METHODS = ("plain", "bootstrap")
@@ -51,7 +59,7 @@ LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("diversity vector", ("diversity_vector",), "re-save the baseline with this edition"),
     ("classifier digest", ("classifier", "digest"), "re-save the baseline after changing the classifier"),
     ("physics digest", ("physics", "digest"), "re-save the baseline after changing the physics settings"),
-)  # fmt: skip
+)
 # Guards of the edition profile: compared only when both runs recorded them (older results lack them).
 OPTIONAL_LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("max time", ("max_time",), "the edition profile sets it; re-save the baseline after changing it"),
@@ -60,8 +68,21 @@ OPTIONAL_LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
 # digests a run records only when a trial loads that stage: a run where none did (every answer empty) is gated,
 # not refused
 UNLOADED_OK = (("classifier", "digest"), ("physics", "digest"))
-_SETTING_KEYS = ("edition", "letters", "trials", "backend", "model", "base_url", "temperature", "seed_policy",
-                 "disable_weights", "tie_break", "diversity_vector", "max_time", "token_limit")  # fmt: skip
+_SETTING_KEYS = (
+    "edition",
+    "letters",
+    "trials",
+    "backend",
+    "model",
+    "base_url",
+    "temperature",
+    "seed_policy",
+    "disable_weights",
+    "tie_break",
+    "diversity_vector",
+    "max_time",
+    "token_limit",
+)
 TRIAL_KEYS = ("trial", "sta", "sim", "trial_score", "reason")
 
 
@@ -78,8 +99,10 @@ def baseline_settings(settings: Settings) -> dict[str, Any]:
     out: dict[str, Any] = {key: getattr(settings, key) for key in _SETTING_KEYS}
     if out["letters"] is not None:
         out["letters"] = list(out["letters"])
-    out["classifier"] = {"name": settings.classifier_name if isinstance(settings.classifier, Mapping) else None,
-                         "digest": settings.classifier_digest}  # fmt: skip
+    out["classifier"] = {
+        "name": settings.classifier_name if isinstance(settings.classifier, Mapping) else None,
+        "digest": settings.classifier_digest,
+    }
     out["physics"] = {"digest": settings.physics_digest, "damage": settings.physics_damage}
     return out
 
@@ -94,17 +117,22 @@ def baseline_submission(sub: Submission, per_model: Mapping[str, ModelResults] |
     """One submission's scores; with several models (results.json ``per_model``) also each model's own
     (``models``: prompt score, normalized share, rank and letters), gated like the totals."""
     out: dict[str, Any] = {
-        "normalized_score": sub.normalized_score, "prompt_score": sub.prompt_score,
-        "rank": sub.rank, "files_hash": sub.files_hash,
+        "normalized_score": sub.normalized_score,
+        "prompt_score": sub.prompt_score,
+        "rank": sub.rank,
+        "files_hash": sub.files_hash,
         "letters": {c: baseline_letter(d) for c, d in sub.letters.items()},
-    }  # fmt: skip
+    }
     if per_model:
         out["models"] = {}
         for model, doc in per_model.items():
             part = doc.submissions.get(sub.name or "", ModelSubmission())
-            out["models"][model] = {"normalized_score": part.normalized_score, "prompt_score": part.prompt_score,
-                                    "rank": part.rank,
-                                    "letters": {c: baseline_letter(d) for c, d in part.letters.items()}}  # fmt: skip
+            out["models"][model] = {
+                "normalized_score": part.normalized_score,
+                "prompt_score": part.prompt_score,
+                "rank": part.rank,
+                "letters": {c: baseline_letter(d) for c, d in part.letters.items()},
+            }
     return out
 
 
@@ -126,7 +154,7 @@ def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
             "multi_model": doc.per_model is not None,
             "submissions": {str(s.name): baseline_submission(s, doc.per_model) for s in subs},
         },
-    }  # fmt: skip
+    }
 
 
 def save_baseline(path: Path, results: Results | Mapping[str, Any]) -> Path:
@@ -147,8 +175,10 @@ def check_document(doc: Any, where: str) -> dict[str, Any]:
         why = "written by another pytest-pcg version; upgrade pytest-pcg or" if newer else "not a pytest-pcg baseline;"
         raise BaselineError(f"{where} has schema {schema!r}, {why} {SAVE_HINT}")
     scores = doc.get("scores")
-    if not isinstance(doc.get("settings"), dict) or not isinstance(scores, dict) or not isinstance(
-        scores.get("submissions"), dict
+    if (
+        not isinstance(doc.get("settings"), dict)
+        or not isinstance(scores, dict)
+        or not isinstance(scores.get("submissions"), dict)
     ):
         raise BaselineError(f"{where} is a damaged baseline (no settings or scores); {SAVE_HINT}")
     return doc
@@ -357,8 +387,9 @@ def _order(doc: Mapping[str, Any]) -> list[str]:
     return sorted(subs, key=key)
 
 
-def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int
-                 ) -> tuple[dict[Key, Decimal], int]:  # fmt: skip
+def lower_bounds(
+    base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int
+) -> tuple[dict[Key, Decimal], int]:
     """The lower end of each metric's central ``confidence`` interval when the BASELINE's trials are
     resampled (``pcg_plugin.problems.science_birds.scoring.bootstrap``: each (submission, letter) redraws its trials, official scorer), and
     how many resamples were actually scored (the report says what was used, not what was asked for)."""
@@ -385,8 +416,9 @@ def lower_bounds(base: Mapping[str, Any], *, resamples: int, confidence: float, 
     return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
 
 
-def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples: int, seed: int
-                   ) -> tuple[dict[Key, list[Decimal]], int]:  # fmt: skip
+def _model_samples(
+    subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples: int, seed: int
+) -> tuple[dict[Key, list[Decimal]], int]:
     """Several models (2025): every gated row's bootstrap values, each model's trials redrawn apart and the
     draws scored by ``scoring.score_models`` (totals, and each model's share, prompt and char scores), and
     how many draws were scored."""
@@ -395,7 +427,9 @@ def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples:
     per_model: dict[str, dict[str, Mapping[str, Any]]] = {}
     for name, sub in subs.items():
         for model, part in _mapping(sub.get("models")).items():
-            per_model.setdefault(model, {})[name] = _letters(_mapping(part).get("letters"), f"the baseline's {name} ({model})")
+            per_model.setdefault(model, {})[name] = _letters(
+                _mapping(part).get("letters"), f"the baseline's {name} ({model})"
+            )
     samples: dict[Key, list[Decimal]] = {}
     scored = 0
     for res in resampled_model_scores(per_model, setup, reps=resamples, seed=seed):
@@ -406,15 +440,17 @@ def _model_samples(subs: Mapping[str, Mapping[str, Any]], setup: Any, resamples:
             for model, model_res in res.per_model.items():
                 prog = model_res.programs[name]
                 samples.setdefault((name, None, "normalized_score", model), []).append(
-                    res.per_model_normalized[model][name])
+                    res.per_model_normalized[model][name]
+                )
                 samples.setdefault((name, None, "prompt_score", model), []).append(prog.prompt_score)
                 for c, ch in prog.letters.items():
                     samples.setdefault((name, c, "char_score", model), []).append(ch.char_score)
     return samples, scored
 
 
-def classify(baseline: Decimal | None, current: Decimal | None, max_drop: Decimal, lower: Decimal | None
-             ) -> tuple[Decimal, str]:  # fmt: skip
+def classify(
+    baseline: Decimal | None, current: Decimal | None, max_drop: Decimal, lower: Decimal | None
+) -> tuple[Decimal, str]:
     """(allowed drop, status) of one row. ``lower`` is the bootstrap lower end (None = plain threshold):
     regressed = drop > max_drop and (plain, or current below ``lower``); allowed = max(max_drop, baseline - lower);
     a smaller drop is ``within_max_drop`` (shown, not failed); no drop at all is ``unchanged``."""
@@ -486,14 +522,17 @@ def compare(
     if problems:
         raise BaselineError("this run is not like for like with the baseline:\n  " + "\n  ".join(problems))
     base_vals, cur_vals = metric_values(base_doc, "the baseline"), metric_values(cur_doc, "this run")
-    lower, scored = lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed) if bootstrap else ({}, 0)
+    lower, scored = (
+        lower_bounds(base_doc, resamples=resamples, confidence=confidence, seed=seed) if bootstrap else ({}, 0)
+    )
     order = _order(base_doc) + [n for n in _order(cur_doc) if n not in base_vals]
     changes = []
     for key, bv, cv in _rows(base_vals, cur_vals, order):
         allowed, status = classify(bv, cv, threshold, lower.get(key))
         changes.append(Change(key[0], key[1], key[2], bv, cv, allowed, status, key[3]))
-    return Comparison(method, threshold, confidence if bootstrap else None, tuple(changes),
-                      scored if bootstrap else None)  # fmt: skip
+    return Comparison(
+        method, threshold, confidence if bootstrap else None, tuple(changes), scored if bootstrap else None
+    )
 
 
 # -- terminal table ---------------------------------------------------------------------------------------
@@ -553,11 +592,16 @@ def _table(rows: Sequence[Sequence[str]], right: Callable[[int], bool]) -> list[
 def format_comparison(comparison: Comparison, *, only_changes: bool = True) -> list[str]:
     """The terminal table: header (threshold used), one row per (changed) number, verdict line."""
     lines = [f"pytest-pcg baseline comparison ({describe(comparison)})"]
-    shown = [ch for ch in comparison.changes
-             if not only_changes or ch.status != "unchanged" or (ch.delta is not None and ch.delta != 0)]  # fmt: skip
+    shown = [
+        ch
+        for ch in comparison.changes
+        if not only_changes or ch.status != "unchanged" or (ch.delta is not None and ch.delta != 0)
+    ]
     if shown:
-        numbers = {m: [v for ch in shown if ch.metric == m for v in (ch.baseline, ch.current, ch.delta, ch.allowed)]
-                   for m in {ch.metric for ch in shown}}  # fmt: skip
+        numbers = {
+            m: [v for ch in shown if ch.metric == m for v in (ch.baseline, ch.current, ch.delta, ch.allowed)]
+            for m in {ch.metric for ch in shown}
+        }
         places = {m: _places(values) for m, values in numbers.items()}  # one per metric: columns line up
         models = any(ch.model is not None for ch in comparison.changes)  # a several-model run: a model column
         head = ("submission", *(("model",) if models else ()), "letter", "metric")
@@ -565,8 +609,16 @@ def format_comparison(comparison: Comparison, *, only_changes: bool = True) -> l
         for ch in shown:
             p = places[ch.metric]
             who = (ch.submission, *((ch.model or "all",) if models else ()), ch.letter or "-", ch.metric)
-            rows.append((*who, _num(ch.baseline, p), _num(ch.current, p), _num(ch.delta, p, sign=True),
-                         _num(ch.allowed, p), ch.status.replace("_", " ")))  # fmt: skip
+            rows.append(
+                (
+                    *who,
+                    _num(ch.baseline, p),
+                    _num(ch.current, p),
+                    _num(ch.delta, p, sign=True),
+                    _num(ch.allowed, p),
+                    ch.status.replace("_", " "),
+                )
+            )
         lines += _table(rows, lambda i: len(head) <= i <= len(head) + 3)
     else:
         lines.append("no score changed")

@@ -16,7 +16,14 @@ from typing import Any
 
 from pcg_plugin.problems.science_birds.editions import DEFAULT, EDITIONS
 from pcg_plugin.problems.science_birds.results import Letter, Settings
-from pcg_plugin.problems.science_birds.scoring.official import LetterInput, MultiModelResult, ScoreResult, score, score_models, to_decimal
+from pcg_plugin.problems.science_birds.scoring.official import (
+    LetterInput,
+    MultiModelResult,
+    ScoreResult,
+    score,
+    score_models,
+    to_decimal,
+)
 from pcg_plugin.core.intervals import interval  # the one order-statistics interval (re-exported)
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
@@ -55,7 +62,9 @@ class LetterTrials:
     diversity: Decimal
 
 
-def prepare(submissions: Mapping[str, Mapping[str, Letter]], letters: Sequence[str]) -> dict[str, dict[str, LetterTrials]]:
+def prepare(
+    submissions: Mapping[str, Mapping[str, Letter]], letters: Sequence[str]
+) -> dict[str, dict[str, LetterTrials]]:
     """``{name: {letter: Letter}}`` (results.json's letters, or a baseline's read as them) -> Decimals once, so
     each draw only picks. A letter absent from a submission has no trials."""
     out: dict[str, dict[str, LetterTrials]] = {}
@@ -77,8 +86,9 @@ def letter_input(drawn: Sequence[TrialPair], diversity: Decimal) -> LetterInput:
     )
 
 
-def draw(prepared: Mapping[str, Mapping[str, LetterTrials]], letters: Sequence[str], rnd: random.Random
-         ) -> dict[str, dict[str, LetterInput]]:  # fmt: skip
+def draw(
+    prepared: Mapping[str, Mapping[str, LetterTrials]], letters: Sequence[str], rnd: random.Random
+) -> dict[str, dict[str, LetterInput]]:
     """One bootstrap sample of every (submission, letter), in submission then letter order (so a seed
     reproduces the same draws)."""
     programs: dict[str, dict[str, LetterInput]] = {}
@@ -97,8 +107,13 @@ def resampled_scores(
     rnd = random.Random(seed)
     prepared = prepare(submissions, setup.letters)
     for _ in range(reps):
-        yield score(draw(prepared, setup.letters, rnd), edition=setup.edition, trials=setup.trials,
-                    letters=setup.letters, disable_weights=setup.disable_weights)  # fmt: skip
+        yield score(
+            draw(prepared, setup.letters, rnd),
+            edition=setup.edition,
+            trials=setup.trials,
+            letters=setup.letters,
+            disable_weights=setup.disable_weights,
+        )
 
 
 def resampled_model_scores(
@@ -109,5 +124,9 @@ def resampled_model_scores(
     rnd = random.Random(seed)
     prepared = {model: prepare(subs, setup.letters) for model, subs in per_model.items()}
     for _ in range(reps):
-        yield score_models({m: draw(p, setup.letters, rnd) for m, p in prepared.items()}, trials=setup.trials,
-                           letters=setup.letters, disable_weights=setup.disable_weights)  # fmt: skip
+        yield score_models(
+            {m: draw(p, setup.letters, rnd) for m, p in prepared.items()},
+            trials=setup.trials,
+            letters=setup.letters,
+            disable_weights=setup.disable_weights,
+        )

@@ -29,9 +29,7 @@ def cosine_distance(u: Sequence[float], v: Sequence[float]) -> float:
 def pair_distances(vectors: Sequence[Sequence[float]]) -> list[tuple[int, int, float]]:
     """Every unordered pair i<j of the available vectors (self-pairs excluded, duplicates kept)."""
     return [
-        (i, j, cosine_distance(vectors[i], vectors[j]))
-        for i in range(len(vectors))
-        for j in range(i + 1, len(vectors))
+        (i, j, cosine_distance(vectors[i], vectors[j])) for i in range(len(vectors)) for j in range(i + 1, len(vectors))
     ]
 
 

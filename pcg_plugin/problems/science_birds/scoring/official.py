@@ -8,6 +8,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.problems.science_birds.letters import LETTERS
+
 TIE_BREAKS = (None, "prompt-length")
 PAIRINGS = ("index", "position")
 PLACES = Decimal("1e-20")  # bignumber.js DECIMAL_PLACES=20, ROUND_HALF_UP for every division
@@ -193,7 +194,11 @@ def _check(edition: str, trials: int, letters: Sequence[str], tie_break: str | N
 
 
 def letter_weight(
-    inputs: Sequence[LetterInput], *, trials: int, with_diversity: bool, disable: bool = False,
+    inputs: Sequence[LetterInput],
+    *,
+    trials: int,
+    with_diversity: bool,
+    disable: bool = False,
     n_letters: int = ALPHABET,
 ) -> Weight:
     """``getWeights`` for one letter: w_x = max(1 - avg_x, 1/26); avg over P·T (all raws summed), div over P.
@@ -315,25 +320,24 @@ def score(
     weights = {
         c: letter_weight(
             [programs[n].get(c, empty) for n in programs],
-            trials=trials, with_diversity=with_div, disable=disable_weights,
-        )  # fmt: skip
+            trials=trials,
+            with_diversity=with_div,
+            disable=disable_weights,
+        )
         for c in letters
     }
     chars: dict[str, dict[str, CharScore]] = {}
     prompts: dict[str, Decimal] = {}
     for name, per_letter in programs.items():
         chars[name] = {
-            c: char_score(per_letter.get(c, empty), weights[c], trials=trials, with_diversity=with_div,
-                          pairing=pairing)  # fmt: skip
+            c: char_score(per_letter.get(c, empty), weights[c], trials=trials, with_diversity=with_div, pairing=pairing)
             for c in letters
         }
         prompts[name] = div(_add([ch.char_score for ch in chars[name].values()]), Decimal(len(letters)))
     competition, normalized = normalize(prompts)
     ranking = rank(normalized, tie_break=tie_break, prompt_lengths=prompt_lengths)
     ranks = dict(ranking)
-    progs = {
-        n: ProgramScore(n, chars[n], prompts[n], normalized[n], ranks[n]) for n in programs
-    }
+    progs = {n: ProgramScore(n, chars[n], prompts[n], normalized[n], ranks[n]) for n in programs}
     return ScoreResult(edition, trials, letters, weights, progs, competition, ranking, tie_break)
 
 
@@ -365,8 +369,15 @@ def score_models(
     if not per_model:
         raise ValueError("no models to score")
     results = {
-        m: score(progs, edition="2025", trials=trials, letters=letters, disable_weights=disable_weights,
-                 tie_break=tie_break, prompt_lengths=prompt_lengths)  # fmt: skip
+        m: score(
+            progs,
+            edition="2025",
+            trials=trials,
+            letters=letters,
+            disable_weights=disable_weights,
+            tie_break=tie_break,
+            prompt_lengths=prompt_lengths,
+        )
         for m, progs in per_model.items()
     }
     names: list[str] = []

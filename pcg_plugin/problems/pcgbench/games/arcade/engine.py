@@ -76,9 +76,17 @@ class Game:
         behaviours = tuple(int(content[c]) for c in COLOURS)
         kinds = {c: i for i, c in enumerate(COLOURS)} | {"player": 3}
         rules = {}
-        for a, b in (("player", "red"), ("player", "green"), ("player", "yellow"), ("red", "red"),
-                     ("red", "green"), ("red", "yellow"), ("green", "green"), ("green", "yellow"),
-                     ("yellow", "yellow")):
+        for a, b in (
+            ("player", "red"),
+            ("player", "green"),
+            ("player", "yellow"),
+            ("red", "red"),
+            ("red", "green"),
+            ("red", "yellow"),
+            ("green", "green"),
+            ("green", "yellow"),
+            ("yellow", "yellow"),
+        ):
             rule = content[f"{a}-{b}"]
             rules[(kinds[a], kinds[b])] = (int(rule["action"]), POINTS[int(rule["score"])])
         starts = []
@@ -87,16 +95,30 @@ class Game:
             cells = [(int(s["x"][i]) + 1, int(s["y"][i]) + 1) for i in range(int(s["num"]))]
             starts.append([(x, y) for x, y in cells if padded[y][x] == 1])
         chase = any(b in (6, 7) and int(content[f"{c}Start"]["num"]) > 0 for c, b in zip(COLOURS, behaviours))
-        distances = {(x, y): distance_map(padded, x, y)
-                     for y in range(len(padded)) for x in range(w) if chase and padded[y][x] == 1}
-        return cls(padded, behaviours, rules, int(content["win"]), int(content["seed"]),
-                   (int(content["x"]) + 1, int(content["y"]) + 1), tuple(starts), distances)
+        distances = {
+            (x, y): distance_map(padded, x, y)
+            for y in range(len(padded))
+            for x in range(w)
+            if chase and padded[y][x] == 1
+        }
+        return cls(
+            padded,
+            behaviours,
+            rules,
+            int(content["win"]),
+            int(content["seed"]),
+            (int(content["x"]) + 1, int(content["y"]) + 1),
+            tuple(starts),
+            distances,
+        )
 
     def initialize(self) -> State:
         """A fresh start state; reseeds the engine generator, as the reference does before every game."""
         self.rng = np.random.default_rng(self.seed)
-        return State([self.start[0], self.start[1], 0, 0, True],
-                     [[[x, y, 0, 0, True] for x, y in cells] for cells in self.starts])
+        return State(
+            [self.start[0], self.start[1], 0, 0, True],
+            [[[x, y, 0, 0, True] for x, y in cells] for cells in self.starts],
+        )
 
     def move(self, obj: list, dx: int, dy: int) -> bool:
         nx, ny = obj[X] + dx, obj[Y] + dy
@@ -199,13 +221,22 @@ class State:
 
 def serialise(game: Game, s: State) -> dict[str, Any]:
     """The reference's `to_serializable`, as plain JSON (padded coordinates, win/lose flags of this state)."""
+
     def objs(kind: int) -> list[dict[str, Any]]:
-        return [{"x": o[X], "y": o[Y], "state": int(o[STATE]), "value": o[VALUE], "alive": bool(o[ALIVE])}
-                for o in s.objects[kind]]
+        return [
+            {"x": o[X], "y": o[Y], "state": int(o[STATE]), "value": o[VALUE], "alive": bool(o[ALIVE])}
+            for o in s.objects[kind]
+        ]
+
     p = s.player
-    return {"_player": {"x": p[X], "y": p[Y], "score": p[SCORE], "time": p[TIME], "alive": bool(p[ALIVE])},
-            "_reds": objs(0), "_yellows": objs(2), "_greens": objs(1),
-            "isWin": game.is_win(s), "isLose": game.is_lose(s)}
+    return {
+        "_player": {"x": p[X], "y": p[Y], "score": p[SCORE], "time": p[TIME], "alive": bool(p[ALIVE])},
+        "_reds": objs(0),
+        "_yellows": objs(2),
+        "_greens": objs(1),
+        "isWin": game.is_win(s),
+        "isLose": game.is_lose(s),
+    }
 
 
 class DoNothing:

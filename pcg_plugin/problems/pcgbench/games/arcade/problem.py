@@ -26,7 +26,14 @@ from typing import Any
 import numpy as np
 
 from pcg_plugin.problems.pcgbench.games.arcade.engine import (
-    COLOURS, MAX_TIME, DoNothing, FlatMCTS, Game, RandomMover, play)
+    COLOURS,
+    MAX_TIME,
+    DoNothing,
+    FlatMCTS,
+    Game,
+    RandomMover,
+    play,
+)
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
 from pcg_plugin.errors import BenchmarkFails
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
@@ -34,10 +41,19 @@ from pcg_plugin.problems.pcgbench.bench.info_cache import cached
 from pcg_plugin.problems.pcgbench.bench.json_reply import parse_json_block
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
-RULE_KEYS = ("player-red", "player-green", "player-yellow", "red-red", "red-green", "red-yellow",
-             "green-green", "green-yellow", "yellow-yellow")
+RULE_KEYS = (
+    "player-red",
+    "player-green",
+    "player-yellow",
+    "red-red",
+    "red-green",
+    "red-yellow",
+    "green-green",
+    "green-yellow",
+    "yellow-yellow",
+)
 BEHAVIOURS = ("still", "flicker", "randomShort", "randomLong", "wanderHorz", "wanderVert", "chase", "flee")
-SEEDS = 10 ** 6
+SEEDS = 10**6
 STARTS = 4  # start positions listed per colour
 TRACES = ("do_nothing", "random", "flat_mcts")
 
@@ -63,8 +79,7 @@ REASONS = {
     "not_a_rule_set": "the content (or the reply's fenced block) is not a JSON object",
     "wrong_keys": "the object lacks a key of the content space or has one it does not know",
     "wrong_value": "a value is not an integer in its range, or a start or rule entry is malformed",
-    "benchmark_fails": "the control map has no cell where the content starts a piece (the benchmark raises "
-                       "IndexError)",
+    "benchmark_fails": "the control map has no cell where the content starts a piece (the benchmark raises IndexError)",
 }
 TILE = 24  # pixels per cell in the report's layout picture
 PIECE_COLOURS = {"player": "#1f77d4", "red": "#e0413c", "green": "#3ca370", "yellow": "#f2c200"}
@@ -102,13 +117,20 @@ class RuleSet:
                 return f"wrong value: {c}Start.num is {start['num']!r}, expected an integer 0..{STARTS}"
             for axis, hi in (("x", self.width), ("y", self.height)):
                 cells = start[axis]
-                if not isinstance(cells, Sequence) or isinstance(cells, str) or len(cells) < STARTS \
-                        or not all(_int_in(v, hi) for v in cells[:STARTS]):  # more are never read
+                if (
+                    not isinstance(cells, Sequence)
+                    or isinstance(cells, str)
+                    or len(cells) < STARTS
+                    or not all(_int_in(v, hi) for v in cells[:STARTS])
+                ):  # more are never read
                     return f"wrong value: {c}Start.{axis} must be {STARTS} integers 0..{hi - 1}"
         for key in RULE_KEYS:
             rule = content[key]
-            if not isinstance(rule, Mapping) or not {"action", "score"} <= set(rule) \
-                    or not all(_int_in(rule[k], 4) for k in ("action", "score")):
+            if (
+                not isinstance(rule, Mapping)
+                or not {"action", "score"} <= set(rule)
+                or not all(_int_in(rule[k], 4) for k in ("action", "score"))
+            ):
                 return f"wrong value: {key} must be an object with action and score, integers 0..3"
         return None
 
@@ -118,18 +140,21 @@ class RuleSet:
         The benchmark gives every leaf of its dictionary space its own generator (seeded ones draw equal
         values for equal ranges), so its seeded samples cannot be reproduced; this draws the same space.
         """
+
         def draw(hi: int) -> int:
             return int(rng.integers(0, hi))
-        content: dict[str, Any] = {"x": draw(self.width), "y": draw(self.height), "seed": draw(SEEDS),
-                                   "win": draw(4)}
+
+        content: dict[str, Any] = {"x": draw(self.width), "y": draw(self.height), "seed": draw(SEEDS), "win": draw(4)}
         for c in ("red", "yellow", "green"):
             content[c] = draw(len(BEHAVIOURS))
-            content[f"{c}Start"] = {"num": draw(STARTS + 1), "x": [draw(self.width) for _ in range(STARTS)],
-                                    "y": [draw(self.height) for _ in range(STARTS)]}
+            content[f"{c}Start"] = {
+                "num": draw(STARTS + 1),
+                "x": [draw(self.width) for _ in range(STARTS)],
+                "y": [draw(self.height) for _ in range(STARTS)],
+            }
         for key in RULE_KEYS:
             content[key] = {"action": draw(4), "score": draw(4)}
         return content
-
 
     def placeholder_values(self) -> dict[str, str]:
         rows = "\n".join("".join("." if v else "#" for v in row) for row in self.floor)
@@ -149,9 +174,12 @@ class RuleSet:
         """The fixed layout (floor light, walls dark) with the player's start and the objects' listed starts,
         and the rules in words beneath."""
         w, h = self.width * TILE, self.height * TILE
-        cells = "".join(f'<rect x="{x * TILE}" y="{y * TILE}" width="{TILE}" height="{TILE}" '
-                        f'fill="{"#f4f4f4" if v else "#3b3b3b"}"/>'
-                        for y, row in enumerate(self.floor) for x, v in enumerate(row))
+        cells = "".join(
+            f'<rect x="{x * TILE}" y="{y * TILE}" width="{TILE}" height="{TILE}" '
+            f'fill="{"#f4f4f4" if v else "#3b3b3b"}"/>'
+            for y, row in enumerate(self.floor)
+            for x, v in enumerate(row)
+        )
         marks = []
         for offset, c in enumerate(("red", "green", "yellow")):
             start = content[f"{c}Start"]
@@ -160,23 +188,37 @@ class RuleSet:
                 cy = int(start["y"][i]) * TILE + TILE / 2
                 marks.append(f'<circle cx="{cx}" cy="{cy}" r="4" fill="{PIECE_COLOURS[c]}" stroke="#000"/>')
         px, py = int(content["x"]) * TILE, int(content["y"]) * TILE
-        marks.append(f'<rect x="{px + 4}" y="{py + 4}" width="{TILE - 8}" height="{TILE - 8}" '
-                     f'fill="{PIECE_COLOURS["player"]}" stroke="#000"/>')
+        marks.append(
+            f'<rect x="{px + 4}" y="{py + 4}" width="{TILE - 8}" height="{TILE - 8}" '
+            f'fill="{PIECE_COLOURS["player"]}" stroke="#000"/>'
+        )
         lines = describe(content)
-        text = "".join(f'<text x="2" y="{h + 14 * (k + 1)}" font-size="11" font-family="monospace">{line}</text>'
-                       for k, line in enumerate(lines))
+        text = "".join(
+            f'<text x="2" y="{h + 14 * (k + 1)}" font-size="11" font-family="monospace">{line}</text>'
+            for k, line in enumerate(lines)
+        )
         width, height = max(w, 7 * max(len(line) for line in lines)), h + 14 * len(lines) + 6
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                f'viewBox="0 0 {width} {height}">{cells}{"".join(marks)}{text}</svg>')
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}">{cells}{"".join(marks)}{text}</svg>'
+        )
 
     def key(self) -> list[tuple[str, str]]:
         return [("floor", "#f4f4f4"), ("wall", "#3b3b3b")] + [
-            (f"{name} start", colour) for name, colour in PIECE_COLOURS.items()]
+            (f"{name} start", colour) for name, colour in PIECE_COLOURS.items()
+        ]
 
     def facts(self) -> dict[str, Any]:
-        return {"kind": self.kind, "width": self.width, "height": self.height, "layout": self.floor,
-                "behaviours": list(BEHAVIOURS), "actions": list(ACTIONS), "score_points": [0, 1, 2, 4],
-                "win": list(WINS)}
+        return {
+            "kind": self.kind,
+            "width": self.width,
+            "height": self.height,
+            "layout": self.floor,
+            "behaviours": list(BEHAVIOURS),
+            "actions": list(ACTIONS),
+            "score_points": [0, 1, 2, 4],
+            "win": list(WINS),
+        }
 
     def answer_regex(self) -> None:
         return None  # a JSON object; not constrained
@@ -189,10 +231,13 @@ WINS = ("time", "score5", "score10", "score20")
 def describe(content: Mapping[str, Any]) -> list[str]:
     """The rule set in words, one line each (behaviours, the non-trivial collision rules, the win condition)."""
     lines = ["behaviour: " + ", ".join(f"{c} {BEHAVIOURS[int(content[c])]}" for c in ("red", "yellow", "green"))]
-    rules = [f"{k} {ACTIONS[int(content[k]['action'])]} +{(0, 1, 2, 4)[int(content[k]['score'])]}"
-             for k in RULE_KEYS if content[k]["action"] or content[k]["score"]]
+    rules = [
+        f"{k} {ACTIONS[int(content[k]['action'])]} +{(0, 1, 2, 4)[int(content[k]['score'])]}"
+        for k in RULE_KEYS
+        if content[k]["action"] or content[k]["score"]
+    ]
     for i in range(0, len(rules), 2):
-        lines.append(("rules: " if i == 0 else "       ") + ", ".join(rules[i:i + 2]))
+        lines.append(("rules: " if i == 0 else "       ") + ", ".join(rules[i : i + 2]))
     lines.append(f"win: {WINS[int(content['win'])]}, seed {content['seed']}")
     return lines
 
@@ -209,14 +254,27 @@ def occupancy(traces: Sequence[Sequence[Any]], width: int, height: int) -> tuple
     return maps
 
 
-def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety: float = 0.15,
-         minToDeath: float = 0.4, minToWin: float = 0.75) -> BenchProblem:  # noqa: N803 - registry kwargs
+def make(
+    name: str,
+    *,
+    width: int,
+    height: int,
+    diversity: float = 0.25,
+    safety: float = 0.15,
+    minToDeath: float = 0.4,
+    minToWin: float = 0.75,
+) -> BenchProblem:  # noqa: N803 - registry kwargs
     """The variant the benchmark's ArcadeRulesProblem(**kwargs) is."""
     floor = layout(width, height)
 
     def info(content: Mapping[str, Any]) -> Info:
-        starts = {c: [{"x": int(content[f"{c}Start"]["x"][i]), "y": int(content[f"{c}Start"]["y"][i])}
-                      for i in range(int(content[f"{c}Start"]["num"]))] for c in COLOURS}
+        starts = {
+            c: [
+                {"x": int(content[f"{c}Start"]["x"][i]), "y": int(content[f"{c}Start"]["y"][i])}
+                for i in range(int(content[f"{c}Start"]["num"]))
+            ]
+            for c in COLOURS
+        }
         traces: dict[str, list] = {k: [] for k in TRACES}
         max_time = 0
         if floor[content["y"]][content["x"]] == 1:
@@ -225,8 +283,7 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
             for key, agent in zip(TRACES, (DoNothing(), RandomMover(seed), FlatMCTS(seed)), strict=True):
                 traces[key] = play(game, agent)
             max_time = MAX_TIME
-        return {"player": {"x": int(content["x"]), "y": int(content["y"])}, **starts, **traces,
-                "max_time": max_time}
+        return {"player": {"x": int(content["x"]), "y": int(content["y"])}, **starts, **traces, "max_time": max_time}
 
     def quality(inf: Info) -> float:
         t = inf["max_time"]
@@ -241,8 +298,10 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
             stats = (1.0 + can_lose + can_win + survival + safe) / 5.0
         death = win = challenge = 0.0
         if stats >= 1:
-            death = (range_reward(lengths["do_nothing"], 0, safety * t, t + 1)
-                     + range_reward(lengths["random"], 0, 0, minToDeath * t, t + 1)) / 2.0
+            death = (
+                range_reward(lengths["do_nothing"], 0, safety * t, t + 1)
+                + range_reward(lengths["random"], 0, 0, minToDeath * t, t + 1)
+            ) / 2.0
         if death >= 1:
             wins = {k: int(last[k]["isWin"]) for k in TRACES}
             win = range_reward(2 * wins["flat_mcts"] - wins["random"] - wins["do_nothing"], -2, 2)
@@ -257,19 +316,23 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
             for state, _ in i["flat_mcts"]:
                 visits[state["_player"]["y"] - 1][state["_player"]["x"] - 1] += 1
             players.append(visits)
-        objects = sum(int(np.abs((m1 > 0).astype(int) - (m2 > 0).astype(int)).sum())
-                      for m1, m2 in zip(*maps, strict=True))
+        objects = sum(
+            int(np.abs((m1 > 0).astype(int) - (m2 > 0).astype(int)).sum()) for m1, m2 in zip(*maps, strict=True)
+        )
         moves = int((np.abs(players[0] - players[1]) > 0).sum())
         # the reference passes width and height as plateau end and maximum (kept; see the module docstring)
         return float(range_reward((objects + moves) / 2.0, 0, diversity * width * height, width, height))
 
     def controllability(inf: Info, control: Sequence[Sequence[int]]) -> float:
         """The share of the listed starts on 1 cells of the control's map, averaged with whether the player's is."""
+
         def cell(loc: Mapping[str, int]) -> int:
             x, y = loc["x"], loc["y"]
             if y >= len(control) or x >= len(control[y]):
-                raise BenchmarkFails(f"the control map has no cell ({x}, {y}), where the content starts a piece "
-                                     "(the benchmark raises IndexError)")
+                raise BenchmarkFails(
+                    f"the control map has no cell ({x}, {y}), where the content starts a piece "
+                    "(the benchmark raises IndexError)"
+                )
             return control[y][x]
 
         player = 1.0 if cell(inf["player"]) == 1 else 0
@@ -289,8 +352,9 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
         return unpack_map(drawn["layout"], width, height)
 
     def show_control(control: Sequence[Sequence[int]]) -> str:
-        return "this map, where 1 marks the cells the player and the objects should start on:\n" + \
-            "\n".join("".join(str(v) for v in row) for row in control)
+        return "this map, where 1 marks the cells the player and the objects should start on:\n" + "\n".join(
+            "".join(str(v) for v in row) for row in control
+        )
 
     def check_control(control: Any) -> str | None:
         """The benchmark's control: a 0/1 map, `height` rows of `width` integers (1 = floor). The benchmark reads
@@ -303,19 +367,31 @@ def make(name: str, *, width: int, height: int, diversity: float = 0.25, safety:
         return None
 
     t = MAX_TIME
-    goal = (f"The rules are played for at most {t} steps on the {width}x{height} layout by an agent that does "
-            "nothing, one that moves at random and a flat Monte Carlo tree search. A good rule set can be both "
-            "won and lost by these agents; the do-nothing game lasts at least "
-            f"{math.ceil(safety * t) - 1} steps, the random agent's game at most {math.floor(minToDeath * t) - 1} "
-            "steps, and the search agent wins, the other two do not, taking at least "
-            f"{math.ceil(minToWin * t) - 1} steps. The control is a 0/1 map of the layout: the player's start "
-            "and every listed object start should lie on its 1 cells.")
+    goal = (
+        f"The rules are played for at most {t} steps on the {width}x{height} layout by an agent that does "
+        "nothing, one that moves at random and a flat Monte Carlo tree search. A good rule set can be both "
+        "won and lost by these agents; the do-nothing game lasts at least "
+        f"{math.ceil(safety * t) - 1} steps, the random agent's game at most {math.floor(minToDeath * t) - 1} "
+        "steps, and the search agent wins, the other two do not, taking at least "
+        f"{math.ceil(minToWin * t) - 1} steps. The control is a 0/1 map of the layout: the player's start "
+        "and every listed object start should lie on its 1 cells."
+    )
     examples = (load_examples()[name]["content"],) if name in load_examples() else ()
     return BenchProblem(
-        name=name, content=RuleSet(width, height), control_space={"layout": (0, 2 ** (width * height))},
-        info=cached(info), quality=quality, controllability=controllability, diversity=pair_diversity,
-        goal=goal, examples=examples, sample_control=sample_control, show_control=show_control,
-        to_native=to_native, native_ranges=[[[0, 2]] * width for _ in range(height)], check_control=check_control,
+        name=name,
+        content=RuleSet(width, height),
+        control_space={"layout": (0, 2 ** (width * height))},
+        info=cached(info),
+        quality=quality,
+        controllability=controllability,
+        diversity=pair_diversity,
+        goal=goal,
+        examples=examples,
+        sample_control=sample_control,
+        show_control=show_control,
+        to_native=to_native,
+        native_ranges=[[[0, 2]] * width for _ in range(height)],
+        check_control=check_control,
     )
 
 
@@ -339,8 +415,10 @@ def connected_control(rng: np.random.Generator, width: int, height: int) -> list
     """The reference's control sampler's construction with one generator: a uniform 0/1 map, replaced while it
     is not one region of ones by carved, mirrored quarters (the benchmark draws the structure from an unseeded
     generator, so no seed reproduces its maps)."""
+
     def uniform() -> list[list[int]]:
         return [[int(rng.integers(0, 2)) for _ in range(width)] for _ in range(height)]
+
     grid = uniform()
     while count_regions(grid, (1,)) != 1:
         grid = uniform()

@@ -62,9 +62,11 @@ class Binary(GridSize):
         return range_reward(hamming, 0, DIVERSITY * self.cells, self.cells)
 
     def goal(self) -> str:
-        return (f"A good maze has all its empty tiles connected in one region, and the longest shortest path "
-                f"between two empty tiles is at least {self.target} steps. The control `path` asks for that "
-                f"longest path to be within {self.cerror} steps of its value.")  # fmt: skip
+        return (
+            f"A good maze has all its empty tiles connected in one region, and the longest shortest path "
+            f"between two empty tiles is at least {self.target} steps. The control `path` asks for that "
+            f"longest path to be within {self.cerror} steps of its value."
+        )
 
 
 def make(name: str, width: int = 14, height: int = 14) -> BenchProblem:
@@ -72,8 +74,18 @@ def make(name: str, width: int = 14, height: int = 14) -> BenchProblem:
     b = Binary(width, height)
     examples = tuple(mirrored(BINARY_README)) if (width, height) == (14, 14) else ()
     return BenchProblem(
-        name=name, content=GridKind(height, width, LEGEND, no_extra="its diversity cannot compare a larger grid with one of the variant's size (numpy raises)"),
+        name=name,
+        content=GridKind(
+            height,
+            width,
+            LEGEND,
+            no_extra="its diversity cannot compare a larger grid with one of the variant's size (numpy raises)",
+        ),
         control_space={"path": (b.target + b.cerror, b.cells // 2)},
-        info=b.info, quality=b.quality, controllability=b.controllability, diversity=b.diversity,
-        goal=b.goal(), examples=examples,
-    )  # fmt: skip
+        info=b.info,
+        quality=b.quality,
+        controllability=b.controllability,
+        diversity=b.diversity,
+        goal=b.goal(),
+        examples=examples,
+    )

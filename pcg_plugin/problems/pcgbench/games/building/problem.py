@@ -34,6 +34,7 @@ from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
 from pcg_plugin.problems.pcgbench.bench.blocks_kind import TYPES, BlocksKind, Drops, simulate
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
+
 def orient(occupied: np.ndarray) -> np.ndarray:
     """The benchmark's orientation of one type's occupancy [z][y][x] (see the module docstring)."""
     height, length, width = occupied.shape
@@ -73,8 +74,12 @@ class Building:
         """Placed blocks, run-top heights, per-type counts of the content, and the content (for diversity)."""
         _, heights, failed = simulate(content, self.width, self.length, self.height)
         counts = [sum(1 for d in content if d["type"] == t) for t in range(len(TYPES))]
-        return {"blocks": self.blocks - failed, "heights": heights, **dict(zip(TYPES, counts)),
-                "content": [dict(d) for d in content]}  # fmt: skip
+        return {
+            "blocks": self.blocks - failed,
+            "heights": heights,
+            **dict(zip(TYPES, counts)),
+            "content": [dict(d) for d in content],
+        }
 
     def quality(self, inf: Info) -> float:
         placed = range_reward(inf["blocks"], 0, self.blocks)
@@ -114,12 +119,14 @@ class Building:
         return control
 
     def goal(self) -> str:
-        return (f"A good building uses all {self.blocks} drops: every piece must land inside the "
-                f"{self.width}x{self.length}x{self.height} space (a piece dropped on a column that is already "
-                f"{self.height} high is lost). Every column top must also be higher than {self.checked_levels} "
-                f"cells: a stack of pieces that ends at height {self.checked_levels} or lower, anywhere, costs "
-                f"quality. The control asks how many pieces of each type (1x1, 1x3, 3x1, 3x3) to use, each "
-                f"within {self.cerror}.")  # fmt: skip
+        return (
+            f"A good building uses all {self.blocks} drops: every piece must land inside the "
+            f"{self.width}x{self.length}x{self.height} space (a piece dropped on a column that is already "
+            f"{self.height} high is lost). Every column top must also be higher than {self.checked_levels} "
+            f"cells: a stack of pieces that ends at height {self.checked_levels} or lower, anywhere, costs "
+            f"quality. The control asks how many pieces of each type (1x1, 1x3, 3x1, 3x3) to use, each "
+            f"within {self.cerror}."
+        )
 
 
 @lru_cache(maxsize=4096)
@@ -143,8 +150,14 @@ def make(name: str, width: int = 7, length: int = 7, height: int = 12, blocks: i
     example = piles(width, length, blocks)
     feasible = b.quality(b.info(example)) >= 1
     return BenchProblem(
-        name=name, content=BlocksKind(width, length, height, blocks),
+        name=name,
+        content=BlocksKind(width, length, height, blocks),
         control_space={t: (0, blocks) for t in TYPES},
-        info=b.info, quality=b.quality, controllability=b.controllability, diversity=b.diversity,
-        goal=b.goal(), examples=(example,) if feasible else (), sample_control=b.sample_control,
-    )  # fmt: skip
+        info=b.info,
+        quality=b.quality,
+        controllability=b.controllability,
+        diversity=b.diversity,
+        goal=b.goal(),
+        examples=(example,) if feasible else (),
+        sample_control=b.sample_control,
+    )

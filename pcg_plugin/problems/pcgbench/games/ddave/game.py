@@ -53,8 +53,19 @@ class State:
 
     __slots__ = ("level", "x", "y", "health", "air", "jumps", "col_diamonds", "has_key", "diamonds", "_span")
 
-    def __init__(self, level: Level, x: int, y: int, health: int, air: int, jumps: int, col_diamonds: int,
-                 has_key: bool, diamonds: int, span: int | None = None) -> None:
+    def __init__(
+        self,
+        level: Level,
+        x: int,
+        y: int,
+        health: int,
+        air: int,
+        jumps: int,
+        col_diamonds: int,
+        has_key: bool,
+        diamonds: int,
+        span: int | None = None,
+    ) -> None:
         self.level, self.x, self.y, self.health, self.air, self.jumps = level, x, y, health, air, jumps
         self.col_diamonds, self.has_key, self.diamonds = col_diamonds, has_key, diamonds
         self._span = level.width + level.height if span is None else span
@@ -84,8 +95,14 @@ class State:
     def status(self) -> dict[str, object]:
         """The benchmark's game status."""
         status = "lose" if self.lost() else "win" if self.won() else "running"
-        return {"status": status, "health": self.health, "airTime": self.air, "num_jumps": self.jumps,
-                "col_diamonds": self.col_diamonds, "col_key": int(self.has_key)}
+        return {
+            "status": status,
+            "health": self.health,
+            "airTime": self.air,
+            "num_jumps": self.jumps,
+            "col_diamonds": self.col_diamonds,
+            "col_key": int(self.has_key),
+        }
 
     def step(self, dx: int, dy: int) -> State:
         if self.health <= 0 or self.won():
@@ -139,7 +156,12 @@ def start_state(content: Sequence[Sequence[int]], target: tuple[int, int] | None
     diamonds = [(x, y) for x, y, v in cells if v == DIAMOND]
     player, door = last(PLAYER), last(EXIT)
     assert player is not None and door is not None, "the gate admits only levels with a player and an exit"
-    level = Level(open=tuple(tuple(v != SOLID for v in row) for row in padded),
-                  spikes=frozenset((x, y) for x, y, v in cells if v == SPIKE), door=door, key=last(KEY),
-                  diamonds={d: i for i, d in enumerate(diamonds)}, target=target)
+    level = Level(
+        open=tuple(tuple(v != SOLID for v in row) for row in padded),
+        spikes=frozenset((x, y) for x, y, v in cells if v == SPIKE),
+        door=door,
+        key=last(KEY),
+        diamonds={d: i for i, d in enumerate(diamonds)},
+        target=target,
+    )
     return State(level, *player, 1, 0, 0, 0, False, (1 << len(diamonds)) - 1)

@@ -86,11 +86,20 @@ class DangerDave(GridSize):
                 run = solve_chain(start_state(grid, (dx + 1, dy + 1)), self.solver)
                 reachable.append(0 if run.won else run.node.h)
         return {
-            "players": len(players), "exits": len(exits), "diamonds": len(diamonds), "keys": keys,
-            "spikes": len(tiles_of(grid, (SPIKE,))), "playerOnGround": self._on_ground(grid, players),
-            "player_locations": [list(p) for p in players], "exit_locations": [list(p) for p in exits],
-            "exitOnGround": self._on_ground(grid, exits), "diamond_reachable": reachable, "heuristic": heuristic,
-            "solution": solution, "repaired_content": grid, **stats,
+            "players": len(players),
+            "exits": len(exits),
+            "diamonds": len(diamonds),
+            "keys": keys,
+            "spikes": len(tiles_of(grid, (SPIKE,))),
+            "playerOnGround": self._on_ground(grid, players),
+            "player_locations": [list(p) for p in players],
+            "exit_locations": [list(p) for p in exits],
+            "exitOnGround": self._on_ground(grid, exits),
+            "diamond_reachable": reachable,
+            "heuristic": heuristic,
+            "solution": solution,
+            "repaired_content": grid,
+            **stats,
         }
 
     def quality(self, inf: Info) -> float:
@@ -104,8 +113,9 @@ class DangerDave(GridSize):
         stats = (player + grounded + exit_ + key + spikes) / 5.0
         play, gems = 0.0, 0.0
         if player == 1 and exit_ == 1 and key == 1:
-            play = (range_reward(inf["heuristic"], 0, 0, 0, cells)
-                    + range_reward(inf["num_jumps"], 0, self.jumps, side)) / 2.0
+            play = (
+                range_reward(inf["heuristic"], 0, 0, 0, cells) + range_reward(inf["num_jumps"], 0, self.jumps, side)
+            ) / 2.0
             reach = [range_reward(dh, 0, 0, 0, cells) for dh in inf["diamond_reachable"]]
             gems = 1.0 if inf["diamonds"] == 0 else sum(reach) / inf["diamonds"]
             gems = (gems + range_reward(inf["diamonds"], 0, 0, min(self.width, self.height), cells)) / 2.0
@@ -130,27 +140,38 @@ class DangerDave(GridSize):
     def controllability(self, inf: Info, control: Mapping[str, int]) -> float:
         """Mean closeness of the nearest player to (sx, sy), nearest exit to (ex, ey), and the diamond count."""
         span = self.width + self.height
-        start = min([abs(control["sx"] - x) + abs(control["sy"] - y) for x, y in inf["player_locations"]]
-                    + [self.cells])
+        start = min(
+            [abs(control["sx"] - x) + abs(control["sy"] - y) for x, y in inf["player_locations"]] + [self.cells]
+        )
         end = min([abs(control["ex"] - x) + abs(control["ey"] - y) for x, y in inf["exit_locations"]] + [self.cells])
         count = abs(control["diamonds"] - inf["diamonds"])
-        return (range_reward(start, 0, 0, 0, span) + range_reward(end, 0, 0, 0, span)
-                + range_reward(count, 0, 0, 0, self.cells)) / 3.0
+        return (
+            range_reward(start, 0, 0, 0, span)
+            + range_reward(end, 0, 0, 0, span)
+            + range_reward(count, 0, 0, 0, self.cells)
+        ) / 3.0
 
     def control_space(self) -> dict[str, tuple[int, int]]:
         w, h = self.width, self.height
-        return {"sx": (0, w), "sy": (int(h / 2) + 2, h), "ex": (0, w), "ey": (0, int(h / 2)),
-                "diamonds": (0, min(w, h))}
+        return {
+            "sx": (0, w),
+            "sy": (int(h / 2) + 2, h),
+            "ex": (0, w),
+            "ey": (0, int(h / 2)),
+            "diamonds": (0, min(w, h)),
+        }
 
     def goal(self) -> str:
         side = max(self.width, self.height)
-        return (f"Only the open area connected to a player counts (the rest becomes solid). A good level has "
-                f"exactly one player, one exit and one key there, the player and the exit standing on solid "
-                f"ground (or the bottom row), at most {2 * side} spikes and at most {min(self.width, self.height)} "
-                f"diamonds. The player (moves left or right, falls one cell a turn, jumps up to 2 cells) must be "
-                f"able to take the key, then reach the exit, with {self.jumps} to {side} jumps, and reach every "
-                f"diamond without touching a spike. The control asks for the player at column `sx`, row `sy` and "
-                f"the exit at column `ex`, row `ey` (0-based, rows from the top), and `diamonds` diamonds.")
+        return (
+            f"Only the open area connected to a player counts (the rest becomes solid). A good level has "
+            f"exactly one player, one exit and one key there, the player and the exit standing on solid "
+            f"ground (or the bottom row), at most {2 * side} spikes and at most {min(self.width, self.height)} "
+            f"diamonds. The player (moves left or right, falls one cell a turn, jumps up to 2 cells) must be "
+            f"able to take the key, then reach the exit, with {self.jumps} to {side} jumps, and reach every "
+            f"diamond without touching a spike. The control asks for the player at column `sx`, row `sy` and "
+            f"the exit at column `ex`, row `ey` (0-based, rows from the top), and `diamonds` diamonds."
+        )
 
 
 def hurdles(rows: int, cols: int, heights: tuple[int, ...] = ()) -> list[list[int]]:
@@ -182,20 +203,33 @@ def with_diamond(grid: list[list[int]], x: int, y: int) -> list[list[int]]:
 EXAMPLES = {
     "ddave-v0": lambda: (walk_and_jump(7, 11), [r[::-1] for r in walk_and_jump(7, 11)], hurdles(7, 11)),
     "ddave-complex-v0": lambda: (hurdles(7, 11), [r[::-1] for r in hurdles(7, 11)], with_diamond(hurdles(7, 11), 5, 4)),
-    "ddave-large-v0": lambda: (hurdles(11, 17, (2, 2, 2, 2, 1, 2, 2, 2)), hurdles(11, 17, (2, 2, 2, 1, 2, 1, 2, 2)),
-                               [r[::-1] for r in hurdles(11, 17, (2, 2, 2, 2, 1, 2, 2, 2))]),
+    "ddave-large-v0": lambda: (
+        hurdles(11, 17, (2, 2, 2, 2, 1, 2, 2, 2)),
+        hurdles(11, 17, (2, 2, 2, 1, 2, 1, 2, 2)),
+        [r[::-1] for r in hurdles(11, 17, (2, 2, 2, 2, 1, 2, 2, 2))],
+    ),
 }
 
 
 def make(name: str, **kwargs: Any) -> BenchProblem:
     """The variant `name` from the benchmark registry's keyword arguments (width, height, jumps, solver, ...)."""
-    game = DangerDave(kwargs["width"], kwargs["height"], kwargs["jumps"], kwargs.get("solver", 5000),
-                      kwargs.get("diversity", 0.4))
+    game = DangerDave(
+        kwargs["width"], kwargs["height"], kwargs["jumps"], kwargs.get("solver", 5000), kwargs.get("diversity", 0.4)
+    )
     examples = EXAMPLES[name]() if name in EXAMPLES and kwargs == VARIANTS[name] else ()
     return BenchProblem(
-        name=name, control_space=game.control_space(),
-        content=GridKind(game.height, game.width, LEGEND,
-                         no_extra="its evaluation or its diversity fails on them, depending on the level"),
-        info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
-        goal=game.goal(), examples=tuple(examples),
+        name=name,
+        control_space=game.control_space(),
+        content=GridKind(
+            game.height,
+            game.width,
+            LEGEND,
+            no_extra="its evaluation or its diversity fails on them, depending on the level",
+        ),
+        info=game.info,
+        quality=game.quality,
+        controllability=game.controllability,
+        diversity=game.diversity,
+        goal=game.goal(),
+        examples=tuple(examples),
     )

@@ -107,7 +107,7 @@ REASONS = {
     "too_long": f"the row has more than {MAX_LETTERS} letters (the benchmark tries all 2^n letter subsets)",
     "wrong_alphabet": "a letter code is not an integer 0..25",
     "benchmark_fails": "the extra letters spell a word longer than the variant's letter count, on which the "
-                       "benchmark raises IndexError",
+    "benchmark raises IndexError",
 }
 TILE = 24  # pixels per letter in the report
 
@@ -133,8 +133,10 @@ class LettersKind:
         if len(content) < self.letters:
             return f"wrong shape: {len(content)} letters, expected {self.letters}"
         if len(content) > MAX_LETTERS:
-            return (f"too long: {len(content)} letters; the benchmark's space takes extra letters, but it tries "
-                    f"all 2^n subsets of them, so this harness scores at most {MAX_LETTERS}")
+            return (
+                f"too long: {len(content)} letters; the benchmark's space takes extra letters, but it tries "
+                f"all 2^n subsets of them, so this harness scores at most {MAX_LETTERS}"
+            )
         for i, v in enumerate(content):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < ALPHABET:
                 return f"wrong alphabet: letter {i} is {v!r}, expected an integer 0..{ALPHABET - 1}"
@@ -176,10 +178,13 @@ class LettersKind:
             f'<rect x="{i * tile + 1}" y="1" width="{tile - 2}" height="{tile - 2}" rx="3" fill="#f2e3c6" '
             f'stroke="#8a6d3b"/><text x="{i * tile + tile // 2}" y="{tile * 7 // 10}" text-anchor="middle" '
             f'font-family="monospace" font-size="{tile * 6 // 10}" font-weight="bold">{c.upper()}</text>'
-            for i, c in enumerate(letters_text(content)))
+            for i, c in enumerate(letters_text(content))
+        )
         width = tile * len(content)
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{tile}" '
-                f'viewBox="0 0 {width} {tile}">{cells}</svg>')
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{tile}" '
+            f'viewBox="0 0 {width} {tile}">{cells}</svg>'
+        )
 
     def key(self) -> list[tuple[str, str]]:
         return [("letter tile", "#f2e3c6")]
@@ -216,9 +221,11 @@ class Elimination:
         buckets: list[list[list[Any]]] = [[] for _ in range(self.letters - 2)]
         for word, run in found:
             if len(word) - 3 >= len(buckets):
-                raise BenchmarkFails(f"the letters spell {word!r}, {len(word)} letters, more than the variant's "
-                                     f"{self.letters} (the benchmark keeps words of 3 to {self.letters} letters "
-                                     "and raises IndexError)")
+                raise BenchmarkFails(
+                    f"the letters spell {word!r}, {len(word)} letters, more than the variant's "
+                    f"{self.letters} (the benchmark keeps words of 3 to {self.letters} letters "
+                    "and raises IndexError)"
+                )
             common = word in ranks
             buckets[len(word) - 3].append([word, run, int(common), ranks[word] if common else NOT_COMMON])
         for i, bucket in enumerate(buckets):
@@ -234,8 +241,11 @@ class Elimination:
         common = range_reward(sum(w[2] for w in self._words(inf, range(3, self.letters))), 0, total)
         short, long = self._words(inf, SHORT), self._words(inf, LONG)
         too_long = sum(len(inf[f"words_{n}"]) > 0 for n in range(7, self.letters))
-        constraints = (range_reward(len(short), 0, 1, total) + range_reward(len(long), 0, 1, total)
-                       + range_reward(too_long, 0, 0, 0, total)) / 3.0
+        constraints = (
+            range_reward(len(short), 0, 1, total)
+            + range_reward(len(long), 0, 1, total)
+            + range_reward(too_long, 0, 0, 0, total)
+        ) / 3.0
         added = 0.0
         if common >= 1 and constraints >= 1:
             for words, centre in ((short, self.short_percentage), (long, self.long_percentage)):
@@ -254,16 +264,20 @@ class Elimination:
         n, off = self.letters, self.offset
         short = f"{max(0, self.short_percentage - off):.1f} to {min(1, self.short_percentage + off):.1f}"
         long = f"{max(0, self.long_percentage - off):.1f} to {min(1, self.long_percentage + off):.1f}"
-        text = (f"Elimination: the player spells words by keeping some of the {n} letters in their order and "
-                f"crossing out the rest (at least two letters are always crossed out, so words have 3 to {n - 2} "
-                f"letters). A good row lets the player spell at least one 3- or 4-letter word and at least one "
-                f"5- or 6-letter word, and no word of 7 or more letters; every word that can be spelt must be a "
-                f"common English word, and its place in the benchmark's frequency list (0 = most frequent, 1 = "
-                f"least) must lie in {short} for 3-4 letter words and in {long} for 5-6 letter words. The control "
-                f"`sequence` asks that no word spelt by letters standing side by side be longer than that.")
+        text = (
+            f"Elimination: the player spells words by keeping some of the {n} letters in their order and "
+            f"crossing out the rest (at least two letters are always crossed out, so words have 3 to {n - 2} "
+            f"letters). A good row lets the player spell at least one 3- or 4-letter word and at least one "
+            f"5- or 6-letter word, and no word of 7 or more letters; every word that can be spelt must be a "
+            f"common English word, and its place in the benchmark's frequency list (0 = most frequent, 1 = "
+            f"least) must lie in {short} for 3-4 letter words and in {long} for 5-6 letter words. The control "
+            f"`sequence` asks that no word spelt by letters standing side by side be longer than that."
+        )
         if n - 2 < LONG[0]:
-            text += (f" With {n} letters no 5-letter word can be spelt, so this variant's rows can never be fully "
-                     f"feasible (a benchmark quirk): the best quality is 5/9.")
+            text += (
+                f" With {n} letters no 5-letter word can be spelt, so this variant's rows can never be fully "
+                f"feasible (a benchmark quirk): the best quality is 5/9."
+            )
         return text
 
     def controllability(self, inf: Info, control: Control) -> float:
@@ -287,12 +301,24 @@ def examples(name: str) -> tuple[list[int], ...]:
     return tuple([ord(c) - ord("a") for c in word] for word in EXAMPLE_WORDS.get(name, ()))
 
 
-def make(name: str, letters: int, short_percentage: float, long_percentage: float, offset: float = 0.1,
-         diversity: float = 0.6) -> BenchProblem:
+def make(
+    name: str,
+    letters: int,
+    short_percentage: float,
+    long_percentage: float,
+    offset: float = 0.1,
+    diversity: float = 0.6,
+) -> BenchProblem:
     """A variant from the benchmark's kwargs."""
     game = Elimination(letters, short_percentage, long_percentage, offset, diversity)
     return BenchProblem(
-        name=name, content=LettersKind(letters), control_space={"sequence": (2, 7)},
-        info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
-        goal=game.goal(), examples=examples(name),
+        name=name,
+        content=LettersKind(letters),
+        control_space={"sequence": (2, 7)},
+        info=game.info,
+        quality=game.quality,
+        controllability=game.controllability,
+        diversity=game.diversity,
+        goal=game.goal(),
+        examples=examples(name),
     )

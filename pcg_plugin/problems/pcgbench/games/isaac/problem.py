@@ -34,8 +34,10 @@ LEFT, UP, RIGHT, DOWN = 1, 2, 4, 8
 ROOM, DOOR, START_MARK, BOSS_MARK = 1, 2, 3, 4
 POSITIONS = ("start", "boss", "shop", "treasure")  # the content space's key order after "layout"
 MARKS = {"start": "S", "boss": "B", "shop": "$", "treasure": "T"}
-DOORS_TEXT = ("Each layout value is a room's doors, added up: 1 = door left, 2 = door up, 4 = door right, "
-              "8 = door down (so 15 has all four doors); 0 = no room.")
+DOORS_TEXT = (
+    "Each layout value is a room's doors, added up: 1 = door left, 2 = door up, 4 = door right, "
+    "8 = door down (so 15 has all four doors); 0 = no room."
+)
 REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_a_floor_plan": "the last fenced block is not a JSON object with exactly layout, start, boss, shop, treasure",
@@ -83,8 +85,9 @@ class FloorPlanKind(GridSize):
             return "not a floor plan: layout is not a list"
         if len(layout) != self.cells:
             more = "" if len(layout) < self.cells else " (the benchmark's space takes more, but cannot reshape them)"
-            return (f"wrong shape: layout has {len(layout)} rooms, expected {self.cells} ({self.width}×{self.height})"
-                    f"{more}")
+            return (
+                f"wrong shape: layout has {len(layout)} rooms, expected {self.cells} ({self.width}×{self.height}){more}"
+            )
         for i, v in enumerate(layout):
             if not _is_int(v) or not 0 <= v < DOORS:
                 return f"wrong alphabet: layout[{i}] is {v!r}, expected an integer 0..{DOORS - 1}"
@@ -100,13 +103,19 @@ class FloorPlanKind(GridSize):
         return {"layout": layout, **{key: int(rng.integers(0, self.cells)) for key in POSITIONS}}
 
     def placeholder_values(self) -> dict[str, str]:
-        return {"<WIDTH>": str(self.width), "<HEIGHT>": str(self.height), "<CELLS>": str(self.cells),
-                "<DOORS>": DOORS_TEXT}
+        return {
+            "<WIDTH>": str(self.width),
+            "<HEIGHT>": str(self.height),
+            "<CELLS>": str(self.cells),
+            "<DOORS>": DOORS_TEXT,
+        }
 
     def show(self, content: Mapping[str, Any]) -> str:
         """The floor plan as a reply should write it: JSON in a fenced block, one map row of the layout a line."""
-        rows = [", ".join(str(v) for v in content["layout"][y * self.width:(y + 1) * self.width])
-                for y in range(self.height)]
+        rows = [
+            ", ".join(str(v) for v in content["layout"][y * self.width : (y + 1) * self.width])
+            for y in range(self.height)
+        ]
         marks = ", ".join(f'"{key}": {content[key]}' for key in POSITIONS)
         return '```json\n{"layout": [\n' + ",\n".join(rows) + "\n], " + marks + "}\n```"
 
@@ -130,29 +139,52 @@ class FloorPlanKind(GridSize):
             x, y = (i % self.width) * tile, (i // self.width) * tile
             parts.append(f'<rect x="{x}" y="{y}" width="{tile}" height="{tile}" fill="{EMPTY_FILL}"/>')
             if v:
-                parts.append(f'<rect x="{x + d}" y="{y + d}" width="{tile - 2 * d}" height="{tile - 2 * d}" '
-                             f'fill="{ROOM_FILL}"/>')
-            doors = {LEFT: (x, y + 2 * d, d, d), UP: (x + 2 * d, y, d, d), RIGHT: (x + tile - d, y + 2 * d, d, d),
-                     DOWN: (x + 2 * d, y + tile - d, d, d)}
-            parts += [f'<rect x="{dx}" y="{dy}" width="{w}" height="{h}" fill="{DOOR_FILL}"/>'
-                      for bit, (dx, dy, w, h) in doors.items() if v & bit]
+                parts.append(
+                    f'<rect x="{x + d}" y="{y + d}" width="{tile - 2 * d}" height="{tile - 2 * d}" fill="{ROOM_FILL}"/>'
+                )
+            doors = {
+                LEFT: (x, y + 2 * d, d, d),
+                UP: (x + 2 * d, y, d, d),
+                RIGHT: (x + tile - d, y + 2 * d, d, d),
+                DOWN: (x + 2 * d, y + tile - d, d, d),
+            }
+            parts += [
+                f'<rect x="{dx}" y="{dy}" width="{w}" height="{h}" fill="{DOOR_FILL}"/>'
+                for bit, (dx, dy, w, h) in doors.items()
+                if v & bit
+            ]
         for key, mark in MARKS.items():  # later marks on the same room are drawn beside the earlier ones
             i = content[key]
-            n = sum(content[k] == i for k in POSITIONS[:POSITIONS.index(key)])
+            n = sum(content[k] == i for k in POSITIONS[: POSITIONS.index(key)])
             x, y = (i % self.width) * tile + d + n * d, (i // self.width) * tile + tile // 2 + d
-            parts.append(f'<text x="{x}" y="{y}" font-family="monospace" font-size="{tile // 2}" '
-                         f'font-weight="bold" fill="#b00020">{"&#36;" if mark == "$" else mark}</text>')
+            parts.append(
+                f'<text x="{x}" y="{y}" font-family="monospace" font-size="{tile // 2}" '
+                f'font-weight="bold" fill="#b00020">{"&#36;" if mark == "$" else mark}</text>'
+            )
         w, h = self.width * tile, self.height * tile
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
-                + "".join(parts) + "</svg>")
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
+            + "".join(parts)
+            + "</svg>"
+        )
 
     def key(self) -> list[tuple[str, str]]:
-        return [("room", ROOM_FILL), ("no room", EMPTY_FILL), ("door", DOOR_FILL),
-                ("S start, B boss, $ shop, T treasure", "#b00020")]
+        return [
+            ("room", ROOM_FILL),
+            ("no room", EMPTY_FILL),
+            ("door", DOOR_FILL),
+            ("S start, B boss, $ shop, T treasure", "#b00020"),
+        ]
 
     def facts(self) -> dict[str, Any]:
-        return {"kind": self.kind, "width": self.width, "height": self.height, "cells": self.cells,
-                "doors": {"1": "left", "2": "up", "4": "right", "8": "down"}, "positions": list(POSITIONS)}
+        return {
+            "kind": self.kind,
+            "width": self.width,
+            "height": self.height,
+            "cells": self.cells,
+            "doors": {"1": "left", "2": "up", "4": "right", "8": "down"},
+            "positions": list(POSITIONS),
+        }
 
     def answer_regex(self) -> str:
         """Free text without backticks, then a fenced block holding exactly `show`'s form."""
@@ -167,8 +199,10 @@ def benchmark_seeded_sample(width: int, height: int, seed: int) -> dict[str, Any
     so the four positions are equal (the layout's cells share one leaf, drawn in order)."""
     layout_rng = np.random.default_rng(seed)
     layout = [int(layout_rng.integers(0, DOORS)) for _ in range(width * height)]
-    return {"layout": layout, **{key: int(np.random.default_rng(seed).integers(0, width * height))
-                                 for key in POSITIONS}}
+    return {
+        "layout": layout,
+        **{key: int(np.random.default_rng(seed).integers(0, width * height)) for key in POSITIONS},
+    }
 
 
 def comb_plan(width: int, height: int) -> dict[str, Any]:
@@ -238,7 +272,7 @@ class Isaac(GridSize):
         """Rooms, regions (of rooms, and of rooms joined by doors), loose doors, special rooms, start→boss steps."""
         w, h = self.width, self.height
         layout = [int(v) for v in content["layout"]]
-        grid = [layout[y * w:(y + 1) * w] for y in range(h)]
+        grid = [layout[y * w : (y + 1) * w] for y in range(h)]
         maze = door_maze(layout, w, h)
         rooms = range(1, DOORS)
         positions = {key: int(content[key]) for key in POSITIONS}
@@ -286,14 +320,16 @@ class Isaac(GridSize):
     def goal(self) -> str:
         """What makes a floor plan feasible and what the control asks, in words (from the formulas above)."""
         w, h = self.width, self.height
-        return (f"A good floor plan has at least {self.target} rooms, all in one group of side-by-side rooms, and "
-                f"doors that join every room into one dungeon, with no door leading nowhere (a door must face the "
-                f"matching door of the next room, and no door may face the map's edge). start, boss, shop and "
-                f"treasure must be four different rooms. start and boss must be far apart as the benchmark measures "
-                f"it: it marks them at the cells (index mod {w}, index div {w}) of a {3 * w}×{3 * h} maze in which "
-                f"room (x, y) has its centre at (3x+1, 3y+1) and its doors beside that centre, and the walk "
-                f"between the two marks through rooms and doors must take at least {w + h} steps. The control "
-                f"`map_size` asks for at least map_size + {self.cerror:g} rooms (and at most {self.cells}).")
+        return (
+            f"A good floor plan has at least {self.target} rooms, all in one group of side-by-side rooms, and "
+            f"doors that join every room into one dungeon, with no door leading nowhere (a door must face the "
+            f"matching door of the next room, and no door may face the map's edge). start, boss, shop and "
+            f"treasure must be four different rooms. start and boss must be far apart as the benchmark measures "
+            f"it: it marks them at the cells (index mod {w}, index div {w}) of a {3 * w}×{3 * h} maze in which "
+            f"room (x, y) has its centre at (3x+1, 3y+1) and its doors beside that centre, and the walk "
+            f"between the two marks through rooms and doors must take at least {w + h} steps. The control "
+            f"`map_size` asks for at least map_size + {self.cerror:g} rooms (and at most {self.cells})."
+        )
 
     def controllability(self, inf: Info, control: Control) -> float:
         """3-value reward: ramps up from c − 0.2·W·H, 1 from c + 0.2·W·H to W·H."""
@@ -301,12 +337,19 @@ class Isaac(GridSize):
         return range_reward(inf["map_size"], c - self.cerror, c + self.cerror, self.cells)
 
 
-def make(name: str, width: int, height: int, rooms: int | None = None, map_size: int = 6,
-         diversity: float = 0.6) -> BenchProblem:
+def make(
+    name: str, width: int, height: int, rooms: int | None = None, map_size: int = 6, diversity: float = 0.6
+) -> BenchProblem:
     """A variant from the benchmark's kwargs; `rooms` is accepted and ignored, as upstream (the target is map_size)."""
     isaac = Isaac(width, height, map_size, diversity)
     return BenchProblem(
-        name=name, content=FloorPlanKind(width, height), control_space={"map_size": (isaac.target, isaac.cells)},
-        info=isaac.info, quality=isaac.quality, controllability=isaac.controllability, diversity=isaac.diversity,
-        goal=isaac.goal(), examples=(comb_plan(width, height),),
+        name=name,
+        content=FloorPlanKind(width, height),
+        control_space={"map_size": (isaac.target, isaac.cells)},
+        info=isaac.info,
+        quality=isaac.quality,
+        controllability=isaac.controllability,
+        diversity=isaac.diversity,
+        goal=isaac.goal(),
+        examples=(comb_plan(width, height),),
     )

@@ -112,8 +112,12 @@ def js_distance(p: Sequence[float], q: Sequence[float]) -> float:
     return sqrt(0.5 * _kl(p, m) + 0.5 * _kl(q, m))
 
 
-PLAY_HISTOGRAMS = {"walking": (horizontal_histogram, WALK), "hanging": (horizontal_histogram, HANG),
-                   "climbing": (vertical_histogram, CLIMB), "falling": (vertical_histogram, FALL)}
+PLAY_HISTOGRAMS = {
+    "walking": (horizontal_histogram, WALK),
+    "hanging": (horizontal_histogram, HANG),
+    "climbing": (vertical_histogram, CLIMB),
+    "falling": (vertical_histogram, FALL),
+}
 
 
 def play_histograms(explored: Level) -> dict[str, list[int]]:

@@ -35,8 +35,10 @@ GOLD_BLOCK, ENEMY_BLOCK = 35, 36  # patterns 1113 and 1114: empty but for gold (
 # Feasible examples for the gold / enemies variants: README_PATTERNS with these empty blocks (y, x) swapped for a
 # gold (enemy) block, found by a greedy search that kept quality 1.0 (tests/pcgbench/games/test_pcgbench_loderunner.py).
 EXTRA_BLOCKS = {
-    "loderunner-gold-v0": (GOLD_BLOCK, ((0, 0), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (2, 6),
-                                        (2, 10), (2, 11), (2, 13))),
+    "loderunner-gold-v0": (
+        GOLD_BLOCK,
+        ((0, 0), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9), (2, 6), (2, 10), (2, 11), (2, 13)),
+    ),
     "loderunner-enemies-v0": (ENEMY_BLOCK, ((0, 0), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9))),
 }
 
@@ -99,8 +101,10 @@ _TILES_KIND = GridKind(22, 32, TILES)  # only draws the expanded level
 def make(name: str, **kwargs: Any) -> BenchProblem:
     """A variant from the benchmark's kwargs: an (H/2)×(W/2) grid of pattern codes."""
     game = game_of(kwargs)
-    goal = (f"The level is written as {game.height // 2} rows of {game.width // 2} pattern codes; each code is a "
-            f"2×2 block of tiles (the legend gives its top row / bottom row), so the level is {game.height}×"
-            f"{game.width} tiles, and its bottom row is made solid. " + game.goal())
+    goal = (
+        f"The level is written as {game.height // 2} rows of {game.width // 2} pattern codes; each code is a "
+        f"2×2 block of tiles (the legend gives its top row / bottom row), so the level is {game.height}×"
+        f"{game.width} tiles, and its bottom row is made solid. " + game.goal()
+    )
     kind = PatternGridKind(game.height // 2, game.width // 2, pattern_names())
     return bench_problem(name, game, kind, expand, goal, examples(name))

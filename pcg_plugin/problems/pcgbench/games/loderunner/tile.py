@@ -19,14 +19,26 @@ from typing import Any
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.games.loderunner.play import (
-    GOLD, LADDER, PLAYER, ROPE, SOLID, Level, js_distance, normalised, play, play_histograms,
-    reference_histograms)
+    GOLD,
+    LADDER,
+    PLAYER,
+    ROPE,
+    SOLID,
+    Level,
+    js_distance,
+    normalised,
+    play,
+    play_histograms,
+    reference_histograms,
+)
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 TILES = ("solid", "empty", "player", "gold", "enemy", "ladder", "rope")
 
 # The tile README's example level (feasible for loderunnertile-v0: quality 1.0 on the reference).
-README_LEVEL = [[int(c) for c in row] for row in """\
+README_LEVEL = [
+    [int(c) for c in row]
+    for row in """\
 11111111111111111111111111111111
 11413111111111111111111111111111
 00000000000500000001111111111111
@@ -47,12 +59,15 @@ README_LEVEL = [[int(c) for c in row] for row in """\
 11111111114131566666666651131411
 11111150000000001111111100000005
 11111151111111111111111111111115
-11111151111111111211311111111115""".splitlines()]
+11111151111111111211311111111115""".splitlines()
+]
 # Feasible examples for the gold / enemies variants: the README level with gold (enemies) on these empty cells
 # (y, x), found by a greedy search that kept quality 1.0 (tests/pcgbench/games/test_pcgbench_loderunnertile.py checks it).
 EXTRA_TILES = {
-    "loderunnertile-gold-v0": (3, ((1, 0), (1, 1), (1, 3), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11),
-                                   (1, 12), (1, 13))),
+    "loderunnertile-gold-v0": (
+        3,
+        ((1, 0), (1, 1), (1, 3), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11), (1, 12), (1, 13)),
+    ),
     "loderunnertile-enemies-v0": (4, ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (0, 7))),
 }
 
@@ -64,8 +79,9 @@ def _runs(line: Sequence[int], value: int) -> int:
 
 def islands(level: Level) -> int:
     """Runs of solid and of rope in every row, plus runs of ladder in every column."""
-    return (sum(_runs(row, SOLID) + _runs(row, ROPE) for row in level)
-            + sum(_runs(col, LADDER) for col in zip(*level, strict=True)))
+    return sum(_runs(row, SOLID) + _runs(row, ROPE) for row in level) + sum(
+        _runs(col, LADDER) for col in zip(*level, strict=True)
+    )
 
 
 @dataclass(frozen=True)
@@ -106,21 +122,32 @@ class LodeRunner(GridSize):
                         used += explored[y][x] > 0
             collected = sum(explored[y][x] > 0 for y, row in enumerate(level) for x, v in enumerate(row) if v == GOLD)
         reference = reference_histograms()
-        distances = {name: js_distance(normalised(hist), reference[name])
-                     for name, hist in play_histograms(explored).items()}
+        distances = {
+            name: js_distance(normalised(hist), reference[name]) for name, hist in play_histograms(explored).items()
+        }
         return {
-            "empty": counts[1], "player": counts[PLAYER], "gold": counts[GOLD], "enemy": counts[4],
-            "ladder": counts[LADDER], "rope": counts[ROPE], "islands": islands(level),
-            "exploration": explored, "collected_gold": collected, "used_tiles": used, "tiles": tiles,
+            "empty": counts[1],
+            "player": counts[PLAYER],
+            "gold": counts[GOLD],
+            "enemy": counts[4],
+            "ladder": counts[LADDER],
+            "rope": counts[ROPE],
+            "islands": islands(level),
+            "exploration": explored,
+            "collected_gold": collected,
+            "used_tiles": used,
+            "tiles": tiles,
             **distances,
         }
 
     def quality(self, inf: Info) -> float:
         """(stats + exploration + play + decoration)/4, each stage counted only once the previous is 1."""
         cells = self.cells
-        stats = (range_reward(inf["player"], 0, 1, 1, cells)
-                 + range_reward(inf["gold"], 0, self.gold, 2 * self.gold, cells)
-                 + range_reward(inf["enemy"], 0, self.enemies, 2 * self.enemies, cells)) / 3.0
+        stats = (
+            range_reward(inf["player"], 0, 1, 1, cells)
+            + range_reward(inf["gold"], 0, self.gold, 2 * self.gold, cells)
+            + range_reward(inf["enemy"], 0, self.enemies, 2 * self.enemies, cells)
+        ) / 3.0
         explored = sum(v > 0 for row in inf["exploration"] for v in row)
         exploration = range_reward(explored, 0, int(self.exploration * cells), cells) if stats >= 1 else 0.0
         play_stats = 0.0
@@ -132,8 +159,10 @@ class LodeRunner(GridSize):
         decoration = 0.0
         if play_stats >= 1:
             looks = 0.9 * (inf["walking"] + inf["hanging"] + inf["climbing"]) + 0.1 * inf["falling"]
-            decoration = (range_reward(looks, 0, self.decorations, 1)
-                          + range_reward(inf["islands"], 0, 0, self.islands * cells, cells / 2)) / 2
+            decoration = (
+                range_reward(looks, 0, self.decorations, 1)
+                + range_reward(inf["islands"], 0, 0, self.islands * cells, cells / 2)
+            ) / 2
         return (stats + exploration + play_stats + decoration) / 4
 
     def diversity(self, a: Info, b: Info) -> float:
@@ -150,34 +179,48 @@ class LodeRunner(GridSize):
     def goal(self) -> str:
         """What makes a level feasible and what the controls ask, in words (from the formulas above)."""
         cells = self.cells
-        return (f"Lode Runner: the player walks left and right, climbs ladders up and down, hangs from ropes and "
-                f"drops from them, and falls through empty space; it cannot jump or dig, and cannot climb down a "
-                f"ladder from the tile above it. A good level has exactly one player, {self.gold} to "
-                f"{2 * self.gold} gold and {self.enemies} to {2 * self.enemies} enemies; from the player's start "
-                f"at least {int(self.exploration * cells)} cells must be reachable, every gold reachable, and at "
-                f"least {self.used_tiles:.0%} of the usable surfaces (solid tiles with a free tile above, ladders, "
-                f"ropes) visited; and it should look like the original game's levels: long runs of floor, ladder "
-                f"and rope rather than noise (the benchmark compares the reachable walking, hanging, climbing and "
-                f"falling runs with five original levels, and wants few separate platforms). The bottom row below "
-                f"the level is solid. The controls `ladder` and `rope` ask for that many ladder and rope tiles, "
-                f"within {self.cerror}.")
+        return (
+            f"Lode Runner: the player walks left and right, climbs ladders up and down, hangs from ropes and "
+            f"drops from them, and falls through empty space; it cannot jump or dig, and cannot climb down a "
+            f"ladder from the tile above it. A good level has exactly one player, {self.gold} to "
+            f"{2 * self.gold} gold and {self.enemies} to {2 * self.enemies} enemies; from the player's start "
+            f"at least {int(self.exploration * cells)} cells must be reachable, every gold reachable, and at "
+            f"least {self.used_tiles:.0%} of the usable surfaces (solid tiles with a free tile above, ladders, "
+            f"ropes) visited; and it should look like the original game's levels: long runs of floor, ladder "
+            f"and rope rather than noise (the benchmark compares the reachable walking, hanging, climbing and "
+            f"falling runs with five original levels, and wants few separate platforms). The bottom row below "
+            f"the level is solid. The controls `ladder` and `rope` ask for that many ladder and rope tiles, "
+            f"within {self.cerror}."
+        )
 
     def controllability(self, inf: Info, control: Control) -> float:
         """Mean of the ladder and rope counts' rewards, 1 within ±cerror of the requested counts."""
-        ladder = range_reward(inf["ladder"], 0, control["ladder"] - self.cerror, control["ladder"] + self.cerror,
-                              self.cells)
+        ladder = range_reward(
+            inf["ladder"], 0, control["ladder"] - self.cerror, control["ladder"] + self.cerror, self.cells
+        )
         rope = range_reward(inf["rope"], 0, control["rope"] - self.cerror, control["rope"] + self.cerror, self.cells)
         return (ladder + rope) / 2
 
 
-def bench_problem(name: str, game: LodeRunner, content: GridKind,
-                  to_level: Callable[[Sequence[Sequence[int]]], Level], goal: str,
-                  examples: tuple[list[list[int]], ...]) -> BenchProblem:
+def bench_problem(
+    name: str,
+    game: LodeRunner,
+    content: GridKind,
+    to_level: Callable[[Sequence[Sequence[int]]], Level],
+    goal: str,
+    examples: tuple[list[list[int]], ...],
+) -> BenchProblem:
     """The variant record: `to_level` turns a content into the 22×32 level the scoring reads."""
     return BenchProblem(
-        name=name, content=content, control_space=game.control_space,
-        info=lambda c: game.info(to_level(c)), quality=game.quality,
-        controllability=game.controllability, diversity=game.diversity, goal=goal, examples=examples,
+        name=name,
+        content=content,
+        control_space=game.control_space,
+        info=lambda c: game.info(to_level(c)),
+        quality=game.quality,
+        controllability=game.controllability,
+        diversity=game.diversity,
+        goal=goal,
+        examples=examples,
     )
 
 
@@ -192,9 +235,14 @@ def game_of(kwargs: dict[str, Any]) -> LodeRunner:
     unknown = set(kwargs) - {"width", "height", "gold", "enemies", "diversity", *optional}
     if unknown:
         raise TypeError(f"unknown Lode Runner kwargs: {sorted(unknown)}")
-    return LodeRunner(kwargs["width"], kwargs["height"], kwargs["gold"], kwargs["enemies"],
-                      **{k: kwargs[k] for k in optional if k in kwargs},
-                      diversity_threshold=kwargs.get("diversity", 0.4))
+    return LodeRunner(
+        kwargs["width"],
+        kwargs["height"],
+        kwargs["gold"],
+        kwargs["enemies"],
+        **{k: kwargs[k] for k in optional if k in kwargs},
+        diversity_threshold=kwargs.get("diversity", 0.4),
+    )
 
 
 def with_extra(level: Sequence[Sequence[int]], code: int, cells: Sequence[tuple[int, int]]) -> list[list[int]]:
@@ -215,5 +263,4 @@ def examples(name: str) -> tuple[list[list[int]], ...]:
 def make(name: str, **kwargs: Any) -> BenchProblem:
     """A variant from the benchmark's kwargs: a height×width grid of tiles; the floor row is added for scoring."""
     game = game_of(kwargs)
-    return bench_problem(name, game, GridKind(game.height, game.width, TILES), with_floor, game.goal(),
-                         examples(name))
+    return bench_problem(name, game, GridKind(game.height, game.width, TILES), with_floor, game.goal(), examples(name))

@@ -38,11 +38,32 @@ class State:
     """The moving part: position, health, what was collected, and bitmasks of the items still on the map
     (immutable by convention; a plain slotted class because searches make millions of them)."""
 
-    __slots__ = ("level", "x", "y", "health", "col_potions", "col_treasures", "col_enemies", "potions", "treasures",
-                 "enemies")
+    __slots__ = (
+        "level",
+        "x",
+        "y",
+        "health",
+        "col_potions",
+        "col_treasures",
+        "col_enemies",
+        "potions",
+        "treasures",
+        "enemies",
+    )
 
-    def __init__(self, level: Level, x: int, y: int, health: int, col_potions: int, col_treasures: int,
-                 col_enemies: int, potions: int, treasures: int, enemies: int) -> None:
+    def __init__(
+        self,
+        level: Level,
+        x: int,
+        y: int,
+        health: int,
+        col_potions: int,
+        col_treasures: int,
+        col_enemies: int,
+        potions: int,
+        treasures: int,
+        enemies: int,
+    ) -> None:
         self.level, self.x, self.y, self.health = level, x, y, health
         self.col_potions, self.col_treasures, self.col_enemies = col_potions, col_treasures, col_enemies
         self.potions, self.treasures, self.enemies = potions, treasures, enemies
@@ -66,8 +87,13 @@ class State:
     def status(self) -> dict[str, object]:
         """The benchmark's game status: won/lost/running and what the player holds."""
         status = "lose" if self.lost() else "win" if self.won() else "running"
-        return {"status": status, "health": self.health, "col_treasures": self.col_treasures,
-                "col_potions": self.col_potions, "col_enemies": self.col_enemies}
+        return {
+            "status": status,
+            "health": self.health,
+            "col_treasures": self.col_treasures,
+            "col_potions": self.col_potions,
+            "col_enemies": self.col_enemies,
+        }
 
     def step(self, dx: int, dy: int) -> tuple[State, str]:
         """One move; returns the new state and its event: "p" potion, "$" treasure, "1"/"2" enemy damage, or ""."""
@@ -105,12 +131,16 @@ def start_state(content: Sequence[Sequence[int]]) -> State:
     treasures = [(x, y) for x, y, v in cells if v == TREASURE]
     enemies = [(x, y, DAMAGE[v]) for x, y, v in cells if v in DAMAGE]
     level = Level(
-        open=tuple(tuple(v != SOLID for v in row) for row in padded), door=door,
-        potions={p: i for i, p in enumerate(potions)}, treasures={t: i for i, t in enumerate(treasures)},
-        enemies={(x, y): (i, d) for i, (x, y, d) in enumerate(enemies)}, area=len(padded) * len(padded[0]),
+        open=tuple(tuple(v != SOLID for v in row) for row in padded),
+        door=door,
+        potions={p: i for i, p in enumerate(potions)},
+        treasures={t: i for i, t in enumerate(treasures)},
+        enemies={(x, y): (i, d) for i, (x, y, d) in enumerate(enemies)},
+        area=len(padded) * len(padded[0]),
     )
-    return State(level, *player, MAX_HEALTH, 0, 0, 0, (1 << len(potions)) - 1, (1 << len(treasures)) - 1,
-                 (1 << len(enemies)) - 1)
+    return State(
+        level, *player, MAX_HEALTH, 0, 0, 0, (1 << len(potions)) - 1, (1 << len(treasures)) - 1, (1 << len(enemies)) - 1
+    )
 
 
 def replay_events(content: Sequence[Sequence[int]], actions: Sequence[Action]) -> str:

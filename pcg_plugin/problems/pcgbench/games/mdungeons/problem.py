@@ -24,7 +24,17 @@ from pcg_plugin.problems.pcgbench.bench.examples import mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, tiles_of
 from pcg_plugin.problems.pcgbench.games.mdungeons.game import (
-    EMPTY, EXIT, GOBLIN, OGRE, PLAYER, POTION, SOLID, TREASURE, replay_events, start_state)
+    EMPTY,
+    EXIT,
+    GOBLIN,
+    OGRE,
+    PLAYER,
+    POTION,
+    SOLID,
+    TREASURE,
+    replay_events,
+    start_state,
+)
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.bench.step_search import solve_chain
 
@@ -46,8 +56,10 @@ class MiniDungeons(GridSize):
     diversity_threshold: float = 0.4
 
     def cerror(self) -> dict[str, float]:
-        return {"col_treasures": max(0.2 * (self.width + self.height), 1),
-                "solution_length": max(0.5 * self.enemies, 1)}
+        return {
+            "col_treasures": max(0.2 * (self.width + self.height), 1),
+            "solution_length": max(0.5 * self.enemies, 1),
+        }
 
     def info(self, content: Sequence[Sequence[int]]) -> Info:
         """Counts and regions; for one region with one player and one exit, the solver chain's result."""
@@ -64,11 +76,19 @@ class MiniDungeons(GridSize):
             else:
                 heuristic = result.node.h
         return {
-            "regions": regions, "players": len(players), "exits": exits,
-            "layout": len(tiles_of(grid, (SOLID, EMPTY))), "heuristic": heuristic, "solution": solution,
-            "content": grid, "potions": len(tiles_of(grid, (POTION,))), "treasures": len(tiles_of(grid, (TREASURE,))),
-            "enemies": len(tiles_of(grid, (GOBLIN, OGRE))), "solution_length": len(solution),
-            "enemies_loc": [list(p) for p in tiles_of(grid, (GOBLIN, OGRE))], **stats,
+            "regions": regions,
+            "players": len(players),
+            "exits": exits,
+            "layout": len(tiles_of(grid, (SOLID, EMPTY))),
+            "heuristic": heuristic,
+            "solution": solution,
+            "content": grid,
+            "potions": len(tiles_of(grid, (POTION,))),
+            "treasures": len(tiles_of(grid, (TREASURE,))),
+            "enemies": len(tiles_of(grid, (GOBLIN, OGRE))),
+            "solution_length": len(solution),
+            "enemies_loc": [list(p) for p in tiles_of(grid, (GOBLIN, OGRE))],
+            **stats,
         }
 
     def quality(self, inf: Info) -> float:
@@ -82,8 +102,10 @@ class MiniDungeons(GridSize):
         stats = (player + exit_ + regions + enemies + layout) / 5.0
         solution, near = 0.0, 0.0
         if player == 1 and exit_ == 1 and regions == 1:
-            solution = (range_reward(inf["heuristic"], 0, 0, 0, cells**2)
-                        + range_reward(len(inf["solution"]), 0, self.enemies + 2, cells**2)) / 2.0
+            solution = (
+                range_reward(inf["heuristic"], 0, 0, 0, cells**2)
+                + range_reward(len(inf["solution"]), 0, self.enemies + 2, cells**2)
+            ) / 2.0
             points = inf["solution"]
             distances = sorted(
                 min(abs(p["x"] - ex - 1) + abs(p["y"] - ey - 1) for p in points) if points else span
@@ -104,23 +126,29 @@ class MiniDungeons(GridSize):
         if inf["heuristic"] == -1:
             return 0.0
         err = self.cerror()
-        parts = [range_reward(inf[k], 0, control[k] - err[k], control[k] + err[k]) for k in ("col_treasures",
-                                                                                            "solution_length")]
+        parts = [
+            range_reward(inf[k], 0, control[k] - err[k], control[k] + err[k])
+            for k in ("col_treasures", "solution_length")
+        ]
         return sum(parts) / 2.0
 
     def control_space(self) -> dict[str, tuple[int, int]]:
-        return {"col_treasures": (0, self.width + self.height),
-                "solution_length": (2 * self.enemies, int(self.cells / 2))}
+        return {
+            "col_treasures": (0, self.width + self.height),
+            "solution_length": (2 * self.enemies, int(self.cells / 2)),
+        }
 
     def goal(self) -> str:
         err = self.cerror()
-        return (f"A good dungeon has all its non-solid tiles connected, exactly one player and one exit, at least "
-                f"{self.enemies} enemies, and at least half of its cells solid or empty. The player (5 health; "
-                f"moving onto a goblin costs 1, an ogre 2, a potion heals 2, a treasure is collected) must reach the "
-                f"exit alive along a path of at least {self.enemies + 2} positions, and the {self.enemies} enemies "
-                f"nearest that path must lie on it. The control asks for `col_treasures` treasures collected on "
-                f"the way (within {err['col_treasures']:g}) and a path of `solution_length` positions (within "
-                f"{err['solution_length']:g}).")
+        return (
+            f"A good dungeon has all its non-solid tiles connected, exactly one player and one exit, at least "
+            f"{self.enemies} enemies, and at least half of its cells solid or empty. The player (5 health; "
+            f"moving onto a goblin costs 1, an ogre 2, a potion heals 2, a treasure is collected) must reach the "
+            f"exit alive along a path of at least {self.enemies + 2} positions, and the {self.enemies} enemies "
+            f"nearest that path must lie on it. The control asks for `col_treasures` treasures collected on "
+            f"the way (within {err['col_treasures']:g}) and a path of `solution_length` positions (within "
+            f"{err['solution_length']:g})."
+        )
 
     def example(self) -> list[list[int]]:
         """A feasible level for the registered variants (tested, with its mirror images): a one-wide snake
@@ -146,10 +174,22 @@ def _events(inf: Info) -> str:
 
 def make(name: str, **kwargs: Any) -> BenchProblem:
     """The variant `name` from the benchmark registry's keyword arguments (width, height, enemies, solver, ...)."""
-    game = MiniDungeons(kwargs["width"], kwargs["height"], kwargs["enemies"], kwargs.get("solver", 5000),
-                        kwargs.get("diversity", 0.4))
+    game = MiniDungeons(
+        kwargs["width"], kwargs["height"], kwargs["enemies"], kwargs.get("solver", 5000), kwargs.get("diversity", 0.4)
+    )
     return BenchProblem(
-        name=name, content=GridKind(game.height, game.width, LEGEND, no_extra="its diversity cannot compare a larger grid with one of the variant's size (numpy raises)"), control_space=game.control_space(),
-        info=game.info, quality=game.quality, controllability=game.controllability, diversity=game.diversity,
-        goal=game.goal(), examples=tuple(mirrored(game.example())) if kwargs == VARIANTS.get(name) else (),
+        name=name,
+        content=GridKind(
+            game.height,
+            game.width,
+            LEGEND,
+            no_extra="its diversity cannot compare a larger grid with one of the variant's size (numpy raises)",
+        ),
+        control_space=game.control_space(),
+        info=game.info,
+        quality=game.quality,
+        controllability=game.controllability,
+        diversity=game.diversity,
+        goal=game.goal(),
+        examples=tuple(mirrored(game.example())) if kwargs == VARIANTS.get(name) else (),
     )

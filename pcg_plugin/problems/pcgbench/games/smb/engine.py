@@ -59,16 +59,27 @@ def in_steps(move: Callable[[float, float], bool], xa: float, ya: float) -> tupl
     return xa, ya
 
 
-def blocked(hit: Callable[[float, float, float], bool], x: float, y: float, w: float, height: Callable[[], float],
-            xa: float, ya: float) -> bool:
+def blocked(
+    hit: Callable[[float, float, float], bool],
+    x: float,
+    y: float,
+    w: float,
+    height: Callable[[], float],
+    xa: float,
+    ya: float,
+) -> bool:
     """Whether a move of (xa, ya) from (x, y) runs into a blocking tile: the reference's probe points in its
     order. ``hit(px, py, ya)`` may act (Mario collects coins and bumps blocks), so which probes run matters: the
     reference stops at the first hit going down or up (``or``) and tries every side probe (``|``); ``height`` is
     read where the reference reads it."""
     collide = False
     if ya > 0:
-        collide = (hit(x + xa - w, y + ya, 0) or hit(x + xa + w, y + ya, 0) or hit(x + xa - w, y + ya + 1, ya)
-                   or hit(x + xa + w, y + ya + 1, ya))
+        collide = (
+            hit(x + xa - w, y + ya, 0)
+            or hit(x + xa + w, y + ya, 0)
+            or hit(x + xa - w, y + ya + 1, ya)
+            or hit(x + xa + w, y + ya + 1, ya)
+        )
     if ya < 0:
         h = height()
         collide = hit(x + xa, y + ya - h, ya) or hit(x + xa - w, y + ya - h, ya) or hit(x + xa + w, y + ya - h, ya)
@@ -268,9 +279,25 @@ class Mario:
     def clone(self) -> Mario:
         """The benchmark's copy: rebuilt from its start corner, so x and y go through (x − 8) + 8 and
         (y − 15) + 15, which can move them by a rounding step; a copy is always alive."""
-        return Mario((self.x - 8) + 8, (self.y - 15) + 15, self.xa, self.ya, self.facing, True, self.width,
-                     self.height, self.on_ground, self.was_on_ground, self.may_jump, self.jump_time,
-                     self.x_jump_speed, self.y_jump_speed, self.invulnerable, self.x_jump_start, list(self.actions))
+        return Mario(
+            (self.x - 8) + 8,
+            (self.y - 15) + 15,
+            self.xa,
+            self.ya,
+            self.facing,
+            True,
+            self.width,
+            self.height,
+            self.on_ground,
+            self.was_on_ground,
+            self.may_jump,
+            self.jump_time,
+            self.x_jump_speed,
+            self.y_jump_speed,
+            self.invulnerable,
+            self.x_jump_start,
+            list(self.actions),
+        )
 
     def update(self) -> None:
         if not self.alive:
@@ -298,8 +325,11 @@ class Mario:
                 self.ya = self.jump_time * self.y_jump_speed
                 self.on_ground = False
                 top = self.y - 4 - self.height
-                if not (self.hits(self.x, top, -4) or self.hits(self.x - self.width, top, -4)
-                        or self.hits(self.x + self.width, top, -4)):
+                if not (
+                    self.hits(self.x, top, -4)
+                    or self.hits(self.x - self.width, top, -4)
+                    or self.hits(self.x + self.width, top, -4)
+                ):
                     self.x_jump_start = self.x
                     world.add_event(JUMP_EV, 0)
             elif self.jump_time > 0:
@@ -510,8 +540,7 @@ class World:
             self.camera_y = 0
         self.events.clear()
         for sprite in self.sprites:
-            if (sprite.x < self.camera_x - 64 or sprite.x > self.camera_x + SCREEN + 64
-                    or sprite.y > level.height + 32):
+            if sprite.x < self.camera_x - 64 or sprite.x > self.camera_x + SCREEN + 64 or sprite.y > level.height + 32:
                 if sprite is mario:
                     self.lose()
                 self.remove(sprite)
@@ -560,7 +589,7 @@ class Result:
 
 
 def action_code(actions: Sequence[bool | int]) -> int:
-    return sum(int(a) * 2 ** i for i, a in enumerate(actions))
+    return sum(int(a) * 2**i for i, a in enumerate(actions))
 
 
 class HeuristicAgent:
@@ -588,9 +617,16 @@ def play(level_text: str, seconds: int, agent: HeuristicAgent | AStarAgent) -> R
         events += world.events
         played.append(actions)
         locations.append([world.mario.x, world.mario.y])
-    return Result(world.status, world.mario.x / (world.level.exit_x * 16), sum(e.kind in KILLS for e in events),
-                  sum(e.kind == FALL_KILL for e in events), world.coins, sum(e.kind == JUMP_EV for e in events),
-                  [action_code(a) for a in played], locations)
+    return Result(
+        world.status,
+        world.mario.x / (world.level.exit_x * 16),
+        sum(e.kind in KILLS for e in events),
+        sum(e.kind == FALL_KILL for e in events),
+        world.coins,
+        sum(e.kind == JUMP_EV for e in events),
+        [action_code(a) for a in played],
+        locations,
+    )
 
 
 def play_heuristic(level_text: str, seconds: int) -> Result:
@@ -672,8 +708,7 @@ class Node:
 
 
 def _visited(seen: list[tuple[int, int, int]], key: tuple[int, int, int]) -> bool:
-    return any(abs(x - key[0]) < 2 and abs(y - key[1]) < 2 and abs(t - key[2]) < 5 and key[2] >= t
-               for x, y, t in seen)
+    return any(abs(x - key[0]) < 2 and abs(y - key[1]) < 2 and abs(t - key[2]) < 5 and key[2] >= t for x, y, t in seen)
 
 
 def search(world: World, iterations: float) -> list[list[bool]]:

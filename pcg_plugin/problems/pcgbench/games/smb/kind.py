@@ -23,25 +23,51 @@ from pcg_plugin.problems.pcgbench.bench.parse import last_fenced_block, long_num
 from pcg_plugin.problems.pcgbench.games.smb.level import ENEMIES, SYMBOLS, slice_level, slices, tile_level
 
 TILE = 8  # pixels per tile in the report
-TILE_NAMES = {"-": "sky", "X": "ground", "#": "solid block", "S": "brick", "Q": "question block (coin)",
-              "t": "pipe", "o": "coin", "g": "goomba", "k": "green koopa", "y": "spiny", "M": "Mario (start)",
-              "F": "flag (exit)"}  # fmt: skip
-TILE_COLOURS = {"-": "#6d8ffc", "X": "#b4581c", "#": "#7c4a24", "S": "#d07a3c", "Q": "#f0b030", "t": "#2fa52f",
-                "o": "#ffe14a", "g": "#8a3b12", "k": "#22aa44", "y": "#e02828", "M": "#ff40ff",
-                "F": "#202020"}  # fmt: skip
+TILE_NAMES = {
+    "-": "sky",
+    "X": "ground",
+    "#": "solid block",
+    "S": "brick",
+    "Q": "question block (coin)",
+    "t": "pipe",
+    "o": "coin",
+    "g": "goomba",
+    "k": "green koopa",
+    "y": "spiny",
+    "M": "Mario (start)",
+    "F": "flag (exit)",
+}
+TILE_COLOURS = {
+    "-": "#6d8ffc",
+    "X": "#b4581c",
+    "#": "#7c4a24",
+    "S": "#d07a3c",
+    "Q": "#f0b030",
+    "t": "#2fa52f",
+    "o": "#ffe14a",
+    "g": "#8a3b12",
+    "k": "#22aa44",
+    "y": "#e02828",
+    "M": "#ff40ff",
+    "F": "#202020",
+}
 PATH_COLOUR = "#ffffff"
 SLICE_REASONS = {
     "no_block": "the reply has no fenced block (```...```)",
     "not_slice_ids": "the last fenced block is not a JSON list of integers (nor integers separated by commas or "
-                     "spaces), or holds a number of more than 100 digits",
+    "spaces), or holds a number of more than 100 digits",
     "wrong_length": "not exactly one slice id per level column",
     "wrong_value": "a slice id is not an integer 0..125",
     "no_enemy": "no slice with an enemy: the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)",
-}  # fmt: skip
-NO_ENEMY = ("no enemy: the level has no goomba, koopa or spiny, so the benchmark's floating-enemy share is 0/0 "
-            "(it raises ZeroDivisionError)")
-TILE_REASONS = {**GRID_REASONS, "no_enemy": "no enemy tile (7, 8, 9): the benchmark's floating-enemy share is 0/0 "
-                                            "(it raises ZeroDivisionError)"}
+}
+NO_ENEMY = (
+    "no enemy: the level has no goomba, koopa or spiny, so the benchmark's floating-enemy share is 0/0 "
+    "(it raises ZeroDivisionError)"
+)
+TILE_REASONS = {
+    **GRID_REASONS,
+    "no_enemy": "no enemy tile (7, 8, 9): the benchmark's floating-enemy share is 0/0 (it raises ZeroDivisionError)",
+}
 ENEMY_CODES = frozenset(i for i, s in enumerate(SYMBOLS) if s in ENEMIES)
 _INTS = re.compile(r"^[\s,\[\]]*-?\d+([\s,]+-?\d+)*[\s,\[\]]*$")
 
@@ -50,17 +76,22 @@ def level_svg(rows: Sequence[str], path: Sequence[Sequence[float]] = (), tile: i
     """A level's rows (the padded level string) as coloured tiles, and Mario's positions (pixels, 16 a tile) as
     a line."""
     height, width = len(rows), len(rows[0]) if rows else 0
-    rects = "".join(f'<rect x="{x * tile}" y="{y * tile}" width="{tile}" height="{tile}" '
-                    f'fill="{TILE_COLOURS.get(ch, "#000000")}"/>'
-                    for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "-")
+    rects = "".join(
+        f'<rect x="{x * tile}" y="{y * tile}" width="{tile}" height="{tile}" fill="{TILE_COLOURS.get(ch, "#000000")}"/>'
+        for y, row in enumerate(rows)
+        for x, ch in enumerate(row)
+        if ch != "-"
+    )
     line = ""
     if path:
         scale = tile / 16
         points = " ".join(f"{x * scale:.1f},{y * scale:.1f}" for x, y in path)
         line = f'<polyline points="{points}" fill="none" stroke="{PATH_COLOUR}" stroke-width="1.5"/>'
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * tile}" height="{height * tile}" '
-            f'viewBox="0 0 {width * tile} {height * tile}" shape-rendering="crispEdges">'
-            f'<rect width="{width * tile}" height="{height * tile}" fill="{TILE_COLOURS["-"]}"/>{rects}{line}</svg>')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * tile}" height="{height * tile}" '
+        f'viewBox="0 0 {width * tile} {height * tile}" shape-rendering="crispEdges">'
+        f'<rect width="{width * tile}" height="{height * tile}" fill="{TILE_COLOURS["-"]}"/>{rects}{line}</svg>'
+    )
 
 
 def level_key() -> list[tuple[str, str]]:
@@ -86,8 +117,13 @@ class SliceIds:
         if not isinstance(content, Sequence) or isinstance(content, str | bytes):
             return "not slice ids: expected a list of integers"
         if len(content) != self.width:
-            more = "" if len(content) < self.width else (
-                " (the benchmark's space takes more, but its diversity cannot compare levels of different widths)")
+            more = (
+                ""
+                if len(content) < self.width
+                else (
+                    " (the benchmark's space takes more, but its diversity cannot compare levels of different widths)"
+                )
+            )
             return f"wrong length: {len(content)} slice ids, expected {self.width}{more}"
         for x, v in enumerate(content):
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < self.count:
@@ -160,11 +196,18 @@ class TileRows(GridKind):
         return level_svg(tile_level(content), _path(self.locate, content), tile=tile)
 
     def key(self) -> list[tuple[str, str]]:
-        return [(f"{code} = {name}", TILE_COLOURS[SYMBOLS[code]]) for code, name in enumerate(self.legend)] + \
-            [(TILE_NAMES[c], TILE_COLOURS[c]) for c in "MF"] + [("agent's path", PATH_COLOUR)]
+        return (
+            [(f"{code} = {name}", TILE_COLOURS[SYMBOLS[code]]) for code, name in enumerate(self.legend)]
+            + [(TILE_NAMES[c], TILE_COLOURS[c]) for c in "MF"]
+            + [("agent's path", PATH_COLOUR)]
+        )
 
 
 def tile_rows(width: int, height: int = 16) -> TileRows:
     """smbtile's kind at one width: the legend names the ten symbols in code order."""
-    return TileRows(height, width, tuple(f"{s} ({TILE_NAMES[s]})" for s in SYMBOLS),
-                    no_extra="its evaluation fails on extra rows, and its diversity on levels of different widths")
+    return TileRows(
+        height,
+        width,
+        tuple(f"{s} ({TILE_NAMES[s]})" for s in SYMBOLS),
+        no_extra="its evaluation fails on extra rows, and its diversity on levels of different widths",
+    )

@@ -112,9 +112,19 @@ def floating_enemies(rows: Sequence[str], bottom_floats: bool) -> float:
 def static_info(rows: Sequence[str], empty: float, width: int, bottom_floats: bool) -> dict[str, Any]:
     """The info fields that need no play-through, and zeros for the play-through's (what the benchmark returns
     for a level that fails the gate)."""
-    return {"width": width, "tube": tube_issues(rows), "noise": row_noise(rows), "empty": empty,
-            "fenemies": floating_enemies(rows, bottom_floats), "complete": 0.0, "enemies": 0.0, "coins": 0.0,
-            "jumps": 0.0, "actions": [], "locations": []}
+    return {
+        "width": width,
+        "tube": tube_issues(rows),
+        "noise": row_noise(rows),
+        "empty": empty,
+        "fenemies": floating_enemies(rows, bottom_floats),
+        "complete": 0.0,
+        "enemies": 0.0,
+        "coins": 0.0,
+        "jumps": 0.0,
+        "actions": [],
+        "locations": [],
+    }
 
 
 def smb_empty(content: Sequence[int]) -> float:
@@ -128,8 +138,9 @@ def tile_empty(grid: Sequence[Sequence[int]]) -> float:
 def passes_gate(info: Mapping[str, Any]) -> bool:
     """The benchmark plays a level only when it is mostly empty, its pipes pair up, no row is noisier than its
     cap and few enemies float."""
-    return (info["empty"] > EMPTY_MIN and info["tube"] == 0 and not any(info["noise"])
-            and info["fenemies"] < FLOATING_MAX)
+    return (
+        info["empty"] > EMPTY_MIN and info["tube"] == 0 and not any(info["noise"]) and info["fenemies"] < FLOATING_MAX
+    )
 
 
 def quality(info: Mapping[str, Any]) -> float:
@@ -153,14 +164,19 @@ def control_errors(width: int) -> dict[str, int]:
 
 def control_space(width: int) -> dict[str, tuple[int, int]]:
     """Kills, jumps and coins asked for, each in [0, hi)."""
-    return {"enemies": (0, max(2, int(width / 7))), "jumps": (0, max(2, int(width / 5))),
-            "coins": (0, max(2, int(width / 10)))}
+    return {
+        "enemies": (0, max(2, int(width / 7))),
+        "jumps": (0, max(2, int(width / 5))),
+        "coins": (0, max(2, int(width / 10))),
+    }
 
 
 def controllability(info: Mapping[str, Any], control: Mapping[str, Any], width: int) -> float:
     errors = control_errors(width)
-    parts = [range_reward(info[k], 0, max(0, int(control[k]) - errors[k]), int(control[k]) + errors[k], 100)
-             for k in CONTROLS]
+    parts = [
+        range_reward(info[k], 0, max(0, int(control[k]) - errors[k]), int(control[k]) + errors[k], 100)
+        for k in CONTROLS
+    ]
     return float((parts[0] + parts[1] + parts[2]) / 3.0)
 
 

@@ -29,9 +29,14 @@ def played(rows: Sequence[str], seconds: int, iterations: float) -> dict[str, An
     result = play_heuristic(text, seconds)
     if result.complete < 1.0:
         result = play_astar(text, seconds, iterations)
-    return {"complete": result.complete, "enemies": max(0, result.kills - result.fall_kills),
-            "coins": result.coins, "jumps": result.jumps, "actions": result.actions,
-            "locations": result.locations}
+    return {
+        "complete": result.complete,
+        "enemies": max(0, result.kills - result.fall_kills),
+        "coins": result.coins,
+        "jumps": result.jumps,
+        "actions": result.actions,
+        "locations": result.locations,
+    }
 
 
 def _problem(name: str, width: int, kind: Any, level: Any, empty: Any, tiles: bool) -> BenchProblem:
@@ -56,17 +61,28 @@ def _problem(name: str, width: int, kind: Any, level: Any, empty: Any, tiles: bo
         return lv.diversity(a, b, a.get("height", height))
 
     space = lv.control_space(width)
-    goal = (f"Mario starts at the left and must reach the flag at the right within {seconds} seconds of game "
-            f"time, played by the benchmark's agent (always run right and jump, then A* if that fails). The level "
-            f"is played only if more than half of it is empty ({'tiles' if tiles else 'slices'} 0), every pipe is "
-            f"two tiles wide, no row changes tile more often than the benchmark's per-row noise cap, and fewer "
-            f"than 10% of the enemies float; a level needs at least one enemy. Quality rewards all of that and, "
-            f"four times over, how far the agent gets. The controls ask for the number of enemies killed (within "
-            f"{errors['enemies']}), jumps (within {errors['jumps']}) and coins collected (within "
-            f"{errors['coins']}) on the way.")
+    goal = (
+        f"Mario starts at the left and must reach the flag at the right within {seconds} seconds of game "
+        f"time, played by the benchmark's agent (always run right and jump, then A* if that fails). The level "
+        f"is played only if more than half of it is empty ({'tiles' if tiles else 'slices'} 0), every pipe is "
+        f"two tiles wide, no row changes tile more often than the benchmark's per-row noise cap, and fewer "
+        f"than 10% of the enemies float; a level needs at least one enemy. Quality rewards all of that and, "
+        f"four times over, how far the agent gets. The controls ask for the number of enemies killed (within "
+        f"{errors['enemies']}), jumps (within {errors['jumps']}) and coins collected (within "
+        f"{errors['coins']}) on the way."
+    )
     examples = (load_examples()[name]["content"],) if name in load_examples() else ()
-    return BenchProblem(name=name, content=kind, control_space=space, info=cached(info), quality=lv.quality,
-                        controllability=controllability, diversity=diversity, goal=goal, examples=examples)
+    return BenchProblem(
+        name=name,
+        content=kind,
+        control_space=space,
+        info=cached(info),
+        quality=lv.quality,
+        controllability=controllability,
+        diversity=diversity,
+        goal=goal,
+        examples=examples,
+    )
 
 
 def make(name: str, *, width: int) -> BenchProblem:

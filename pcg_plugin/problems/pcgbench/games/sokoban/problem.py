@@ -47,8 +47,12 @@ class Sokoban(GridSize):
         if players == 1 and crates > 0 and crates == targets:
             heuristic, moves = solve(content, self.solver)
         return {
-            "players": players, "crates": crates, "targets": targets, "heuristic": heuristic,
-            "solution": [list(m) for m in moves], "content": [list(row) for row in content],
+            "players": players,
+            "crates": crates,
+            "targets": targets,
+            "heuristic": heuristic,
+            "solution": [list(m) for m in moves],
+            "content": [list(row) for row in content],
         }
 
     def quality(self, inf: Info) -> float:
@@ -71,13 +75,18 @@ class Sokoban(GridSize):
         return range_reward(inf["crates"], 0, max(c - 1, 1), c + 1, self.cells)
 
     def goal(self) -> str:
-        return (f"A good level has exactly one player, at least one crate and as many targets as crates, and can "
-                f"be solved (every crate pushed onto a target) in at least {(self.width + self.height) * self.difficulty} "
-                f"moves. The player and the crates never start on a target. The control `crates` asks for that "
-                f"many crates, give or take one.")  # fmt: skip
+        return (
+            f"A good level has exactly one player, at least one crate and as many targets as crates, and can "
+            f"be solved (every crate pushed onto a target) in at least {(self.width + self.height) * self.difficulty} "
+            f"moves. The player and the crates never start on a target. The control `crates` asks for that "
+            f"many crates, give or take one."
+        )
 
 
-_WALK, _PUSH = {(1, 0): "r", (-1, 0): "l", (0, 1): "d", (0, -1): "u"}, {(1, 0): "e", (-1, 0): "k", (0, 1): "s", (0, -1): "y"}
+_WALK, _PUSH = (
+    {(1, 0): "r", (-1, 0): "l", (0, 1): "d", (0, -1): "u"},
+    {(1, 0): "e", (-1, 0): "k", (0, 1): "s", (0, -1): "y"},
+)
 
 
 def pushes(content: Grid, moves: Sequence[Move]) -> list[bool]:
@@ -131,8 +140,13 @@ def make(name: str, width: int = 5, height: int = 5, difficulty: int = 1, solver
     k = Sokoban(width, height, difficulty, solver)
     examples = tuple(mirrored(SOKOBAN_MICROBAN)) if (width, height, difficulty) == (5, 5, 1) else ()
     return BenchProblem(
-        name=name, content=GridKind(height, width, LEGEND, extra=True),
+        name=name,
+        content=GridKind(height, width, LEGEND, extra=True),
         control_space={"crates": (1, max(width + 1, height + 1))},
-        info=k.info, quality=k.quality, controllability=k.controllability, diversity=diversity,
-        goal=k.goal(), examples=examples,
-    )  # fmt: skip
+        info=k.info,
+        quality=k.quality,
+        controllability=k.controllability,
+        diversity=diversity,
+        goal=k.goal(),
+        examples=examples,
+    )

@@ -77,9 +77,13 @@ def dead_cells(solid: Sequence[Sequence[bool]], targets: Sequence[Pos]) -> froze
     height, width = len(solid), len(solid[0])
     target_set = set(targets)
     corners = [
-        (x, y) for y in range(1, height - 1) for x in range(1, width - 1)
-        if not solid[y][x] and (x, y) not in target_set
-        and (solid[y - 1][x] or solid[y + 1][x]) and (solid[y][x - 1] or solid[y][x + 1])
+        (x, y)
+        for y in range(1, height - 1)
+        for x in range(1, width - 1)
+        if not solid[y][x]
+        and (x, y) not in target_set
+        and (solid[y - 1][x] or solid[y + 1][x])
+        and (solid[y][x - 1] or solid[y][x + 1])
     ]
     dead = set(corners)
     for ax, ay in corners:
@@ -129,7 +133,7 @@ def step(board: Board, state: State, move: Move) -> tuple[State, bool]:
         return State((nx, ny), state.crates), False
     if (nx, ny) in state.crates and free(nx + dx, ny + dy):
         i = state.crates.index((nx, ny))
-        crates = state.crates[:i] + ((nx + dx, ny + dy),) + state.crates[i + 1:]
+        crates = state.crates[:i] + ((nx + dx, ny + dy),) + state.crates[i + 1 :]
         return State((nx, ny), crates), True
     return state, False
 
@@ -208,8 +212,9 @@ def astar(board: Board, start: State, weight: float, limit: int) -> SearchResult
     return _search(board, heap, lambda: heapq.heappop(heap), lambda child: heapq.heappush(heap, child), weight, limit)
 
 
-def _search(board: Board, frontier: Sized, pop: Callable[[], _Node], push: Callable[[_Node], None], weight: float,
-            limit: int) -> SearchResult:  # fmt: skip
+def _search(
+    board: Board, frontier: Sized, pop: Callable[[], _Node], push: Callable[[_Node], None], weight: float, limit: int
+) -> SearchResult:
     """The loop both searches share (only the frontier differs): pop a node, stop on a win, expand it unless it
     was seen; without a win within ``limit`` pops, the node closest to one (``_better``) and its heuristic."""
     visited: set[State] = set()

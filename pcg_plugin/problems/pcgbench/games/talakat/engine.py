@@ -42,7 +42,7 @@ class Modifier:
 
     @classmethod
     def parse(cls, spec: str | None, lo: float, hi: float = 0) -> Modifier:
-        """"min[, max, rate, time, bounds]" over the given defaults, as the script's strings are read."""
+        """ "min[, max, rate, time, bounds]" over the given defaults, as the script's strings are read."""
         mod = cls(lo, hi)
         if spec is not None:
             parts = spec.split(",")
@@ -60,8 +60,9 @@ class Modifier:
         return mod
 
     def copy(self) -> Modifier:
-        return Modifier(self.lo, self.hi, self.rate, self.time_between, self.bounds,
-                        self.value, self.current_rate, self.timer)
+        return Modifier(
+            self.lo, self.hi, self.rate, self.time_between, self.bounds, self.value, self.current_rate, self.timer
+        )
 
     def step(self) -> None:
         if self.current_rate == 0:
@@ -108,11 +109,18 @@ class SpawnerSpec:
         pattern = [p.lower() for p in spec.get("pattern", [])] or ["bullet"]
         angle = spec.get("spawnedAngle")
         aim = angle is not None and angle.strip().lower() == "player"
-        return cls(pattern, int(spec.get("patternTime", 0)), int(spec.get("patternRepeat", 0)),
-                   Modifier.parse(spec.get("spawnerPhase"), 0, 360), Modifier.parse(spec.get("spawnerRadius"), 0),
-                   Modifier.parse(spec.get("bulletRadius"), 5), Modifier.parse(spec.get("spawnedSpeed"), 2),
-                   Modifier.parse(spec.get("spawnedNumber"), 1),
-                   Modifier.parse(None if aim else angle, 360), aim)
+        return cls(
+            pattern,
+            int(spec.get("patternTime", 0)),
+            int(spec.get("patternRepeat", 0)),
+            Modifier.parse(spec.get("spawnerPhase"), 0, 360),
+            Modifier.parse(spec.get("spawnerRadius"), 0),
+            Modifier.parse(spec.get("bulletRadius"), 5),
+            Modifier.parse(spec.get("spawnedSpeed"), 2),
+            Modifier.parse(spec.get("spawnedNumber"), 1),
+            Modifier.parse(None if aim else angle, 360),
+            aim,
+        )
 
 
 @dataclass(slots=True)
@@ -176,8 +184,15 @@ class World:
                 py += radius.value * math.sin(direction * math.pi / 180)
             sp = speed.value
             if name == "bullet":
-                new_bullets.append([px, py, sp * math.cos(direction * math.pi / 180),
-                                    sp * math.sin(direction * math.pi / 180), bullet_radius.value])
+                new_bullets.append(
+                    [
+                        px,
+                        py,
+                        sp * math.cos(direction * math.pi / 180),
+                        sp * math.sin(direction * math.pi / 180),
+                        bullet_radius.value,
+                    ]
+                )
             else:
                 new_spawners.append(Spawner.start(self.specs[name], px, py, sp, direction))
 
@@ -237,10 +252,10 @@ class World:
 
 
 def parse_event(text: str) -> list[str]:
-    """"type, name, radius, phase, speed, direction" with the engine's defaults ("", "", 0, 0, 0, 0)."""
+    """ "type, name, radius, phase, speed, direction" with the engine's defaults ("", "", 0, 0, 0, 0)."""
     parts = text.split(",")
     out = [p.strip().lower() for p in parts[:2]] + [p for p in parts[2:6]]
-    return out + ["", "", "0", "0", "0", "0"][len(out):]
+    return out + ["", "", "0", "0", "0", "0"][len(out) :]
 
 
 def make_world(script: Mapping[str, Any], width: float, height: float, max_bullets: int) -> World:
@@ -248,8 +263,9 @@ def make_world(script: Mapping[str, Any], width: float, height: float, max_bulle
     specs = {name.lower(): SpawnerSpec.parse(spec) for name, spec in script.get("spawners", {}).items()}
     boss = script.get("boss", {})
     health = int(boss.get("health", 3000))
-    events = [(100 * float(e.get("health", 1)), [parse_event(t) for t in e.get("events", [])])
-              for e in boss.get("script", [])]
+    events = [
+        (100 * float(e.get("health", 1)), [parse_event(t) for t in e.get("events", [])]) for e in boss.get("script", [])
+    ]
     px, py = keep_inside(width / 2, width), keep_inside(0.8 * height, height)
     return World(specs, width, height, max_bullets, width / 2, height / 4, health, health, events, px, py)
 
@@ -263,8 +279,9 @@ def keep_inside(v: float, size: float) -> float:
     return v
 
 
-def run_pattern(script: Mapping[str, Any], width: float, height: float,
-                max_bullets: int, max_spawners: int) -> list[Frame]:
+def run_pattern(
+    script: Mapping[str, Any], width: float, height: float, max_bullets: int, max_spawners: int
+) -> list[Frame]:
     """The bullets of every frame until the boss is beaten, the bullet cap is hit or spawners exceed theirs."""
     world = make_world(script, width, height, max_bullets)
     frames: list[Frame] = []

@@ -74,7 +74,7 @@ REASONS = {
     "wrong_shape": "fewer rows than spawners, a spawner row with fewer than 100 values, or an empty extra row",
     "wrong_value": "a value is not an integer 0..99",
     "endless_pattern": "a row holds only odd values, so the grammar's pattern list never ends (the reference "
-                       "raises RecursionError)",
+    "raises RecursionError)",
 }
 SNAPSHOTS = (0.2, 0.5, 0.9)  # the fractions of the boss fight the report's picture shows
 
@@ -106,8 +106,10 @@ class SpawnerRows:
                 if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 0 <= v < ROW:
                     return f"wrong value: row {y} position {x} is {v!r}, expected an integer 0..{ROW - 1}"
             if all(v % 2 for v in row):
-                return (f"endless pattern: row {y} has only odd values, so its pattern list never ends "
-                        "(the reference raises RecursionError)")
+                return (
+                    f"endless pattern: row {y} has only odd values, so its pattern list never ends "
+                    "(the reference raises RecursionError)"
+                )
         return None
 
     def sample(self, rng: np.random.Generator) -> list[list[int]]:
@@ -129,8 +131,13 @@ class SpawnerRows:
 
     def frames(self, content: Sequence[Sequence[int]]) -> list[Frame]:
         params = engine_parameters()
-        return run_pattern(generate_script(content, self.max_health), self.width, self.height,
-                           params["maxNumBullets"], params["maxNumSpawners"])
+        return run_pattern(
+            generate_script(content, self.max_health),
+            self.width,
+            self.height,
+            params["maxNumBullets"],
+            params["maxNumSpawners"],
+        )
 
     def draw(self, content: Sequence[Sequence[int]]) -> str:
         """The bullet pattern at 20 %, 50 % and 90 % of the boss fight (a panel stays empty after the run ended),
@@ -142,23 +149,38 @@ class SpawnerRows:
             i = int(fraction * self.max_health)
             x0 = k * (w + gap)
             bullets = frames[i] if i < len(frames) else []
-            dots = "".join(f'<circle cx="{x0 + x:.1f}" cy="{y:.1f}" r="{max(r, 1):.1f}" fill="#cfc6b8" '
-                           f'stroke="#e6482e" stroke-width="1"/>' for x, y, r in bullets if -r <= x <= w + r)
+            dots = "".join(
+                f'<circle cx="{x0 + x:.1f}" cy="{y:.1f}" r="{max(r, 1):.1f}" fill="#cfc6b8" '
+                f'stroke="#e6482e" stroke-width="1"/>'
+                for x, y, r in bullets
+                if -r <= x <= w + r
+            )
             label = f"frame {i}" + ("" if i < len(frames) else " (run ended)")
-            panels.append(f'<rect x="{x0}" y="0" width="{w}" height="{h}" fill="#472d3c"/>{dots}'
-                          f'<rect x="{x0 + w / 2 - 8}" y="{h / 4 - 8}" width="16" height="16" fill="#f4b41b"/>'
-                          f'<circle cx="{x0 + w / 2}" cy="{0.8 * h}" r="3" fill="#3ca370"/>'
-                          f'<text x="{x0 + 4}" y="{h - 6}" font-size="11" fill="#ffffff">{label}</text>')
+            panels.append(
+                f'<rect x="{x0}" y="0" width="{w}" height="{h}" fill="#472d3c"/>{dots}'
+                f'<rect x="{x0 + w / 2 - 8}" y="{h / 4 - 8}" width="16" height="16" fill="#f4b41b"/>'
+                f'<circle cx="{x0 + w / 2}" cy="{0.8 * h}" r="3" fill="#3ca370"/>'
+                f'<text x="{x0 + 4}" y="{h - 6}" font-size="11" fill="#ffffff">{label}</text>'
+            )
         total = len(SNAPSHOTS) * (w + gap) - gap
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total // 2}" height="{h // 2}" '
-                f'viewBox="0 0 {total} {h}">' + "".join(panels) + "</svg>")
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{total // 2}" height="{h // 2}" '
+            f'viewBox="0 0 {total} {h}">' + "".join(panels) + "</svg>"
+        )
 
     def key(self) -> list[tuple[str, str]]:
         return [("bullet", "#cfc6b8"), ("boss", "#f4b41b"), ("player", "#3ca370")]
 
     def facts(self) -> dict[str, Any]:
-        return {"kind": self.kind, "rows": self.rows, "row_length": ROW, "values": f"0..{ROW - 1}",
-                "width": self.width, "height": self.height, "frames": self.max_health}
+        return {
+            "kind": self.kind,
+            "rows": self.rows,
+            "row_length": ROW,
+            "values": f"0..{ROW - 1}",
+            "width": self.width,
+            "height": self.height,
+            "frames": self.max_health,
+        }
 
     def answer_regex(self) -> str:
         """Free text without backticks, then the fenced JSON exactly as `show` writes it."""
@@ -167,9 +189,19 @@ class SpawnerRows:
         return rf"[^`]*```json\n\[\n({row},\n){{{self.rows - 1}}}{row}\n\]\n```"
 
 
-def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealth: int,  # noqa: N803 - registry kwargs
-         diversity: float = 0.5, empty: float = 0.4, min_bullets: int = 50, coverage: float = 0.95,
-         **_render: Any) -> BenchProblem:
+def make(
+    name: str,
+    *,
+    width: int,
+    height: int,
+    spawnerComplexity: int,
+    maxHealth: int,  # noqa: N803 - registry kwargs
+    diversity: float = 0.5,
+    empty: float = 0.4,
+    min_bullets: int = 50,
+    coverage: float = 0.95,
+    **_render: Any,
+) -> BenchProblem:
     """The variant the benchmark's TalakatProblem(**kwargs) is (render-only kwargs are ignored)."""
     params = engine_parameters()
     max_bullets, max_spawners = params["maxNumBullets"], params["maxNumSpawners"]
@@ -220,8 +252,10 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
 
     def pair_diversity(a: Info, b: Info) -> float:
         la, lb = a["bullet_locations"], b["bullet_locations"]
-        dist = [float(np.abs(np.asarray(la[min(i, len(la) - 1)]) - np.asarray(lb[min(i, len(lb) - 1)])).sum() / 2.0)
-                for i in range(max(len(la), len(lb)))]
+        dist = [
+            float(np.abs(np.asarray(la[min(i, len(la) - 1)]) - np.asarray(lb[min(i, len(lb) - 1)])).sum() / 2.0)
+            for i in range(max(len(la), len(lb)))
+        ]
         return float(range_reward(min(dist), 0, diversity, 1))
 
     def sample_control(rng: np.random.Generator) -> dict[str, int]:
@@ -232,20 +266,30 @@ def make(name: str, *, width: int, height: int, spawnerComplexity: int, maxHealt
     def to_native(drawn: Mapping[str, int]) -> Control:
         return {"bullets": [int(drawn[f"bullets_{s}"]) for s in range(sections)]}
 
-    goal = (f"The boss fight lasts {maxHealth} frames, one per point of the boss's health. A good pattern keeps "
-            f"going until the end (it stops early with more than {max_bullets} bullets or {max_spawners} spawners "
-            f"alive), spreads its bullets over the {bx}x{by} screen grid (entropy of the covered buckets at least "
-            f"{coverage}), keeps at least {min_bullets} bullets on screen on average in every {SECTION}-frame "
-            f"section, and leaves at least {empty:.0%} of the grid empty in each section. The control `bullets` "
-            f"lists, for each of the {sections} sections, the mean number of bullets on screen it asks for, within "
-            f"{cerror}.")
+    goal = (
+        f"The boss fight lasts {maxHealth} frames, one per point of the boss's health. A good pattern keeps "
+        f"going until the end (it stops early with more than {max_bullets} bullets or {max_spawners} spawners "
+        f"alive), spreads its bullets over the {bx}x{by} screen grid (entropy of the covered buckets at least "
+        f"{coverage}), keeps at least {min_bullets} bullets on screen on average in every {SECTION}-frame "
+        f"section, and leaves at least {empty:.0%} of the grid empty in each section. The control `bullets` "
+        f"lists, for each of the {sections} sections, the mean number of bullets on screen it asks for, within "
+        f"{cerror}."
+    )
     examples = (load_examples()[name]["content"],) if name in load_examples() else ()
     return BenchProblem(
-        name=name, content=SpawnerRows(spawnerComplexity, width, height, maxHealth),
+        name=name,
+        content=SpawnerRows(spawnerComplexity, width, height, maxHealth),
         control_space={f"bullets_{s}": (control_lo, control_hi) for s in range(sections)},
-        info=cached(info), quality=quality, controllability=controllability, diversity=pair_diversity,
-        goal=goal, examples=examples, sample_control=sample_control, to_native=to_native,
-        native_ranges={"bullets": [[control_lo, control_hi]] * sections}, check_control=check_control,
+        info=cached(info),
+        quality=quality,
+        controllability=controllability,
+        diversity=pair_diversity,
+        goal=goal,
+        examples=examples,
+        sample_control=sample_control,
+        to_native=to_native,
+        native_ranges={"bullets": [[control_lo, control_hi]] * sections},
+        check_control=check_control,
     )
 
 

@@ -21,8 +21,7 @@ from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, I
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import ZELDA_README, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
-from pcg_plugin.problems.pcgbench.bench.grid_search import (
-    count_regions, first_tile_distance, first_tile_path, tiles_of)
+from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, first_tile_distance, first_tile_path, tiles_of
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 DIVERSITY = 0.3
@@ -102,7 +101,7 @@ class Zelda(GridSize):
         return (pk + kd) / 2
 
     def path_string(self, inf: Info) -> str:
-        """"x,y|" per path point, mirrored in x (y) when the first point lies right of (below) the centre."""
+        """ "x,y|" per path point, mirrored in x (y) when the first point lies right of (below) the centre."""
         path = inf["pk_path"] + inf["kd_path"]
         if not path:
             return ""
@@ -117,11 +116,13 @@ class Zelda(GridSize):
 
     def goal(self) -> str:
         lo, hi = self.enemies - self.erange, self.enemies + self.erange
-        return (f"A good dungeon has all its non-wall tiles connected, exactly one player, one key and one door, "
-                f"and {lo} to {hi} enemies. The key must be reachable from the player without crossing the door, "
-                f"the door reachable from the key, and the two walks must together be at least {self.target} steps "
-                f"long. The controls `player_key` and `key_door` ask for the length of each walk, within "
-                f"{self.cerror} steps.")  # fmt: skip
+        return (
+            f"A good dungeon has all its non-wall tiles connected, exactly one player, one key and one door, "
+            f"and {lo} to {hi} enemies. The key must be reachable from the player without crossing the door, "
+            f"the door reachable from the key, and the two walks must together be at least {self.target} steps "
+            f"long. The controls `player_key` and `key_door` ask for the length of each walk, within "
+            f"{self.cerror} steps."
+        )
 
 
 def make(name: str, width: int = 11, height: int = 7, enemies: int = 3, sol_legnth: int | None = None) -> BenchProblem:
@@ -129,8 +130,13 @@ def make(name: str, width: int = 11, height: int = 7, enemies: int = 3, sol_legn
     z = Zelda(width, height, enemies, sol_legnth)
     examples = tuple(mirrored(ZELDA_README)) if (width, height, enemies) == (11, 7, 3) else ()
     return BenchProblem(
-        name=name, content=GridKind(height, width, LEGEND, extra=True),
+        name=name,
+        content=GridKind(height, width, LEGEND, extra=True),
         control_space={"player_key": z.control_range, "key_door": z.control_range},
-        info=z.info, quality=z.quality, controllability=z.controllability, diversity=z.diversity,
-        goal=z.goal(), examples=examples,
-    )  # fmt: skip
+        info=z.info,
+        quality=z.quality,
+        controllability=z.controllability,
+        diversity=z.diversity,
+        goal=z.goal(),
+        examples=examples,
+    )
