@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +14,8 @@ import pytest
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
 from pcg_plugin.core.options import option_value
-from pcg_plugin.core.progress import XdistTotal
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
+from pcg_plugin.core.progress import XdistTotal
 from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
 from pcg_plugin.core.transcript import RUN_DIR_KEY
 from pcg_plugin.errors import SubmissionError
@@ -160,7 +160,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -12,8 +12,8 @@ import time
 
 from PIL import Image, ImageDraw
 
-from pcg_plugin.problems.science_birds.level import glyphs
 from pcg_plugin.problems.science_birds.classify import Classifier
+from pcg_plugin.problems.science_birds.level import glyphs
 
 
 def level_images(n: int) -> list[Image.Image]:

@@ -282,9 +282,9 @@ def _model_only(args: argparse.Namespace, model: str, loader: str | None) -> Non
     """In-process classify() at several batch sizes, one process with every core: the batching gain."""
     from bench_levels import make_level_image  # type: ignore[import-not-found]
 
+    from pcg_plugin._util.devices import resolve_device
     from pcg_plugin.problems.science_birds.classify import wire
     from pcg_plugin.problems.science_birds.classify.local import load_classifier
-    from pcg_plugin._util.devices import resolve_device
 
     device = resolve_device(args.device)
     clf = load_classifier(model, device=device, threads=None, dtype=args.dtype, loader=loader)

@@ -16,12 +16,13 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pcg_plugin.llm.constrain import answer_regex  # noqa: E402
+from pcg_plugin.llm.constrain import answer_regex
 
 ANSWER = (
     "To build the letter I, stack vertical bars.\n```python\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n"
@@ -87,7 +88,7 @@ def _lm_format_enforcer(tok: Any, regex: str, ids: list[int]) -> list[float]:
     from lmformatenforcer.tokenenforcer import TokenEnforcerTokenizerData
 
     try:
-        import lmformatenforcer.integrations.transformers  # noqa: F401
+        import lmformatenforcer.integrations.transformers
     except ImportError as exc:
         print(
             f"  (its transformers integration does not import under transformers 5: {exc}; "

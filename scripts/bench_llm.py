@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pcg_plugin.problems.science_birds.editions import profile_for  # noqa: E402
-from pcg_plugin.llm.scripted import ScriptedBackend  # noqa: E402
-from pcg_plugin.llm.session import TrialChat  # noqa: E402
-from pcg_plugin.llm.store import ResponseStore, TrialKey  # noqa: E402
+from pcg_plugin.llm.scripted import ScriptedBackend
+from pcg_plugin.llm.session import TrialChat
+from pcg_plugin.llm.store import ResponseStore, TrialKey
+from pcg_plugin.problems.science_birds.editions import profile_for
 
 PROMPT = "Build the letter {letter} with drop_block calls."
 
@@ -48,7 +48,7 @@ def bench_offline(
     return total_tok, total_s
 
 
-def _offline_worker(args: tuple[int, int, bool, str, int | None], out: "mp.Queue[tuple[int, float]]") -> None:
+def _offline_worker(args: tuple[int, int, bool, str, int | None], out: mp.Queue[tuple[int, float]]) -> None:
     out.put(bench_offline(*args, quiet=True))
 
 

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
+from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
 from pcg_plugin.problems.pcgbench.games.arcade import problem as arcade
 from pcg_plugin.problems.pcgbench.games.smb import problem as smb
 from pcg_plugin.problems.pcgbench.games.talakat import problem as talakat
-from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem
 
 MODULES = {"talakat": talakat, "arcade": arcade, "smb": smb}
 SPARSE = 4  # random slices (smb) or tiles (smbtile) put into an empty level

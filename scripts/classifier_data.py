@@ -252,8 +252,8 @@ class Level:
 
 def pipeline_level(program: str, size: int) -> Level | None:
     """The real thing: a drop program through our simulate-and-render pipeline, images at ``size`` px."""
-    from pcg_plugin.problems.science_birds.level import pipeline, render
     from pcg_plugin.errors import PcgError
+    from pcg_plugin.problems.science_birds.level import pipeline, render
 
     try:
         build = pipeline.build_level(f"```python\n{program}\n```")
@@ -286,6 +286,6 @@ def bar_cells(height: int, width: int = 1) -> glyphs.Cells:
     return glyphs.centre(frozenset((r, c) for r in range(height) for c in range(width)))
 
 
-GLYPH_VARIANTS = range(0, 40)  # glyphs.letter_cells variants used: 0..3 the 5x7 font, 4..39 Pillow's font
+GLYPH_VARIANTS = range(40)  # glyphs.letter_cells variants used: 0..3 the 5x7 font, 4..39 Pillow's font
 HELD_OUT_VARIANTS = tuple(v for v in GLYPH_VARIANTS if v >= 4 and v % 5 == 4)  # 4, 9, ..., 39: never trained on
 TRAIN_VARIANTS = tuple(v for v in GLYPH_VARIANTS if v not in HELD_OUT_VARIANTS)

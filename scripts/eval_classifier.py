@@ -22,9 +22,9 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import classifier_data as cd  # noqa: E402
+import classifier_data as cd
 
-from pcg_plugin.problems.science_birds.level import glyphs  # noqa: E402
+from pcg_plugin.problems.science_birds.level import glyphs
 
 SIZE = 256  # stored image size; the processor resizes to the model's input
 COLLAPSED = 0.3  # stability below this: a collapsed level

@@ -21,20 +21,57 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import classifier_data as cd  # noqa: E402
+import classifier_data as cd
 
-from pcg_plugin.problems.science_birds.level import glyphs  # noqa: E402
+from pcg_plugin.problems.science_birds.level import glyphs
 
-FONT_PACKAGES = (
-    "fonts-dejavu fonts-liberation fonts-freefont-ttf fonts-urw-base35 fonts-crosextra-carlito "
-    "fonts-crosextra-caladea fonts-lato fonts-open-sans fonts-roboto-unhinted fonts-cantarell fonts-comic-neue "
-    "fonts-linuxlibertine fonts-go fonts-hack fonts-inconsolata fonts-dejavu-extra fonts-croscore fonts-noto-mono "
-    "fonts-texgyre fonts-ebgaramond fonts-sil-gentium fonts-sil-charis fonts-sil-andika fonts-junicode fonts-stix "
-    "fonts-quattrocento fonts-cabin fonts-oldstandard fonts-yanone-kaffeesatz fonts-paratype fonts-dkg-handwriting "
-    "fonts-vollkorn fonts-anonymous-pro fonts-jetbrains-mono fonts-firacode fonts-mplus fonts-adf-accanthis "
-    "fonts-adf-gillius fonts-adf-universalis fonts-adf-berenis fonts-adf-baskervald fonts-adf-libris "
-    "fonts-adf-tribun fonts-adf-verana fonts-adf-romande"
-).split()
+FONT_PACKAGES = [
+    "fonts-dejavu",
+    "fonts-liberation",
+    "fonts-freefont-ttf",
+    "fonts-urw-base35",
+    "fonts-crosextra-carlito",
+    "fonts-crosextra-caladea",
+    "fonts-lato",
+    "fonts-open-sans",
+    "fonts-roboto-unhinted",
+    "fonts-cantarell",
+    "fonts-comic-neue",
+    "fonts-linuxlibertine",
+    "fonts-go",
+    "fonts-hack",
+    "fonts-inconsolata",
+    "fonts-dejavu-extra",
+    "fonts-croscore",
+    "fonts-noto-mono",
+    "fonts-texgyre",
+    "fonts-ebgaramond",
+    "fonts-sil-gentium",
+    "fonts-sil-charis",
+    "fonts-sil-andika",
+    "fonts-junicode",
+    "fonts-stix",
+    "fonts-quattrocento",
+    "fonts-cabin",
+    "fonts-oldstandard",
+    "fonts-yanone-kaffeesatz",
+    "fonts-paratype",
+    "fonts-dkg-handwriting",
+    "fonts-vollkorn",
+    "fonts-anonymous-pro",
+    "fonts-jetbrains-mono",
+    "fonts-firacode",
+    "fonts-mplus",
+    "fonts-adf-accanthis",
+    "fonts-adf-gillius",
+    "fonts-adf-universalis",
+    "fonts-adf-berenis",
+    "fonts-adf-baskervald",
+    "fonts-adf-libris",
+    "fonts-adf-tribun",
+    "fonts-adf-verana",
+    "fonts-adf-romande",
+]
 
 
 def add_level(samples: list[cd.Sample], program: str | None, letter: int, size: int, counts: Counter) -> None:

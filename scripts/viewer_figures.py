@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from screenshot_report import browser  # noqa: E402
+from screenshot_report import browser
 
 PY = sys.executable
 MULTI = """
@@ -238,9 +238,9 @@ def progress(work: Path, images: Path, delay: float) -> None:
 
     class Slow(loopback_llm.FakeOpenAI):
         def answer(self, body: dict) -> list[str]:  # type: ignore[type-arg]
-            from pcg_plugin.problems.science_birds.level.glyphs import letter_program
-
             import time
+
+            from pcg_plugin.problems.science_birds.level.glyphs import letter_program
 
             time.sleep(delay)
             letter = re.findall(r'"([A-Z])"', body["messages"][-1]["content"])[-1]

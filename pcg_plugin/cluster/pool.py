@@ -56,7 +56,7 @@ class TrialPool:
         started = ray.get([a.ping.remote() for a in self.actors])
         self.names = {a: name for a, (name, _) in zip(self.actors, started, strict=True)}
         self.nodes = {a: node for a, (_, node) in zip(self.actors, started, strict=True)}
-        self.load = {a: 0 for a in self.actors}
+        self.load = dict.fromkeys(self.actors, 0)
         self.depth, self.max_attempts = depth, max_attempts
         self.pending: collections.deque[Work] = collections.deque()
         self.inflight: dict[Any, tuple[Work, Any]] = {}
@@ -158,7 +158,7 @@ class TrialPool:
         live = self.live()
         try:
             facts = ray.get([a.facts.remote() for a in live], timeout=60)
-        except Exception as exc:  # noqa: BLE001 - facts are for the record; a dying actor must not fail the run
+        except Exception as exc:  # facts are for the record; a dying actor must not fail the run
             return {"cluster": {"error": f"{type(exc).__name__}: {exc}"}}
         return {self.names[a]: f for a, f in zip(live, facts, strict=True)}
 
@@ -169,6 +169,6 @@ class TrialPool:
             if actor not in self.dead:
                 try:
                     ray.get(actor.close.remote(), timeout=30)
-                except Exception:  # noqa: BLE001, S110 - the actor is killed just below either way
+                except Exception:  # the actor is killed just below either way
                     pass
             ray.kill(actor)

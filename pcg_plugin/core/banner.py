@@ -15,7 +15,7 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
     ``backend_used`` record of what the workers loaded is read first)."""
     used = settings.get("backend_used") if isinstance(settings.get("backend_used"), Mapping) else {}
     backend = used.get("name") or settings.get("backend")
-    if used.get("offline_default") or settings.get("offline_default") and backend in (None, "auto", "offline"):
+    if used.get("offline_default") or (settings.get("offline_default") and backend in (None, "auto", "offline")):
         return (
             "UNOFFICIAL RUN: the offline default LLM wrote these answers (no API key or base URL); it exists so "
             "the pipeline runs offline, not to rank anyone"

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin._util.names import is_shown, shown, shown_json
 from pcg_plugin.core import calls, transcript
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.errors import FolderProblem, InfrastructureError, StoreWriteFailed
-from pcg_plugin._util.names import is_shown, shown, shown_json
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed, tokens, cost): the progress line

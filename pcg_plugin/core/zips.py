@@ -25,7 +25,7 @@ from typing import Any
 
 from pcg_plugin._util import names
 from pcg_plugin._util.cache_dir import default_cache_dir
-from pcg_plugin.errors import ZipRefused  # noqa: F401 (re-exported: callers catch zips.ZipRefused)
+from pcg_plugin.errors import ZipRefused  # re-exported: callers catch zips.ZipRefused
 
 SUBMISSIONS_DIR = "submissions"  # the folder whose zips (and folders) are submissions
 

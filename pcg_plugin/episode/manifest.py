@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.errors import SubmissionError
 from pcg_plugin._util.names import name_bytes
+from pcg_plugin.errors import SubmissionError
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pcg_plugin.errors import Crash
 from pcg_plugin.episode.events import Call, Eliminated, Ended, Event, Message, Said, Voted, event_dict
+from pcg_plugin.errors import Crash
 
 __all__ = [
     "Call",

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin._util import jsontext
+from pcg_plugin._util.jsontext import LONE_SURROGATE
 from pcg_plugin.errors import (
     AccessDenied,
     BadRequest,
@@ -17,7 +18,6 @@ from pcg_plugin.errors import (
     ServerError,
     Timeout,
 )
-from pcg_plugin._util.jsontext import LONE_SURROGATE
 from pcg_plugin.llm.base import ChatResult
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class OpenAIBackend:
                 resp = _post_escaped(client, {"messages": messages, "n": n, **params}, wait)
             else:
                 resp = client.chat.completions.create(messages=messages, n=n, timeout=wait, **params)
-        except Exception as exc:  # noqa: BLE001 - every client failure becomes one of our typed errors
+        except Exception as exc:  # every client failure becomes one of our typed errors
             raise map_error(exc) from exc
         return chat_result(resp)
 

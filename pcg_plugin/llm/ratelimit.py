@@ -11,8 +11,8 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from pcg_plugin._util.devices import pid_alive as _alive  # zombie-aware liveness, one definition
 from pcg_plugin.errors import DeadlineExceeded

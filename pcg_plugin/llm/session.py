@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from pcg_plugin.core import calls
 from pcg_plugin.errors import (
     BadRequest,
     DeadlineExceeded,
@@ -20,7 +21,6 @@ from pcg_plugin.errors import (
     ReplayMiss,
     StoreWriteFailed,
 )
-from pcg_plugin.core import calls
 from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.llm.profiles import Profile, trial_deadline

@@ -35,8 +35,8 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.devices import pid_alive
-from pcg_plugin.errors import InfrastructureError, ReplayMiss, StoreWriteFailed
 from pcg_plugin._util.paths import stem
+from pcg_plugin.errors import InfrastructureError, StoreWriteFailed
 from pcg_plugin.llm import wal
 
 RECORD_MODES = ("once", "new", "all", "none")

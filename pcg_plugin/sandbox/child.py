@@ -15,10 +15,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin.errors import SandboxViolation
 from pcg_plugin.sandbox.official_api.guards import credit, official_exception
 from pcg_plugin.sandbox.official_api.models import TrialContext, TrialLoop
 from pcg_plugin.sandbox.official_api.registry import registered
-from pcg_plugin.errors import SandboxViolation
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _PATH_EVENTS = {
@@ -194,7 +194,7 @@ def run_trial(spec: dict[str, Any], channel: Channel) -> None:
     except MemoryError:
         channel.send({"op": "memory", "traceback": _tail()})
         return
-    except BaseException as error:  # noqa: BLE001 - every fault of the program is reported, none escapes
+    except BaseException as error:  # every fault of the program is reported, none escapes
         if isinstance(error, OSError) and error.errno == errno.EFBIG:  # Python ignores SIGXFSZ: RLIMIT_FSIZE hit
             channel.send({"op": "file_size"})
             return

@@ -40,8 +40,8 @@ from pathlib import Path
 from pcg_plugin._util.atomic import locked
 from pcg_plugin._util.cache_dir import default_cache_dir
 from pcg_plugin._util.trial_dirs import owned_temp_dir
-from pcg_plugin.sandbox.official_api import SHIMS
 from pcg_plugin.sandbox.imports import ImportGraph, ImportSite, reachable
+from pcg_plugin.sandbox.official_api import SHIMS
 
 MODES = ("install", "check", "off")
 REQUIREMENTS = "requirements.txt"

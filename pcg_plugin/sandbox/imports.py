@@ -100,9 +100,9 @@ def _guarded_nodes(tree: ast.Module) -> set[int]:
     out: set[int] = set()
     for node in ast.walk(tree):
         body: list[ast.stmt] = []
-        if isinstance(node, (ast.Try, ast.TryStar)) and any(_handler_names(h) & _IMPORT_ERRORS for h in node.handlers):
-            body = node.body
-        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+        if (
+            isinstance(node, (ast.Try, ast.TryStar)) and any(_handler_names(h) & _IMPORT_ERRORS for h in node.handlers)
+        ) or (isinstance(node, ast.If) and _is_type_checking(node.test)):
             body = node.body
         for stmt in body:
             out.update(id(n) for n in ast.walk(stmt))
@@ -132,7 +132,7 @@ def _dynamic_name(node: ast.Call) -> str | None:
 def _requests(tree: ast.Module, path: Path) -> Iterator[_Request]:
     guarded = _guarded_nodes(tree)
     for node in ast.walk(tree):
-        site = lambda: ImportSite(path, getattr(node, "lineno", 1), _statement(node), id(node) in guarded)  # noqa: E731
+        site = lambda: ImportSite(path, getattr(node, "lineno", 1), _statement(node), id(node) in guarded)
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield _Request(alias.name, 0, site())

@@ -17,8 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.sandbox.start import START_METHODS, start_method, use_start_method
 from pcg_plugin.errors import OfficialFailure, Reason
+from pcg_plugin.sandbox.start import START_METHODS, start_method, use_start_method
 
 GiB = 1 << 30
 MiB = 1 << 20

@@ -9,8 +9,8 @@ import os
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.errors import SubmissionError
 from pcg_plugin._util.names import escape_unencodable, is_shown, name_bytes, shown, shown_all, shown_json
+from pcg_plugin.errors import SubmissionError
 
 VALID = st.text(alphabet=st.characters(blacklist_categories=("Cs",)))  # any text without lone surrogates
 

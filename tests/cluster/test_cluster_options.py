@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from toy_problem import SPELL, spell_contest
 from cluster_support import run_in_netns, skip_reason
+from toy_problem import SPELL, spell_contest
 
 from pcg_plugin.cluster import Address, parse_address
 from pcg_plugin.cluster.outcome import Outcome, RemoteError, pack_error, put_files, take_files

@@ -7,10 +7,10 @@ import json
 from html import escape
 
 import pytest
+from trial_pages import browser, rendered
 
 from pcg_plugin.core import transcript
 from pcg_plugin.core.calls import Call, Totals
-from trial_pages import browser, rendered
 
 
 def call(messages: list[tuple[str, str]], reply: str, replayed: bool = False) -> dict:

@@ -14,12 +14,12 @@ from types import SimpleNamespace
 
 import pytest
 from toy_problem import SPELL, spell_contest
+from trial_pages import opened
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript, viewer
 from pcg_plugin.core.calls import Totals
 from pcg_plugin.core.progress import Progress, line, time_left
-from trial_pages import browser, opened, rendered
 
 
 @pytest.fixture

@@ -156,7 +156,7 @@ PARTS = st.sampled_from(["..", ".", "", "a", "b", "team", "C:", "~", "x.py", "\\
 @given(names=st.lists(st.lists(PARTS, min_size=1, max_size=4).map("/".join), min_size=1, max_size=4, unique=True))
 def test_any_member_names_stay_inside_the_cache_or_are_refused(tmp_path: Path, cache: Path, names: list[str]) -> None:
     case = tmp_path / f"case{len(list(tmp_path.glob('case*')))}"
-    source = make_zip(case / "in" / "t.zip", {n: "data" for n in names})
+    source = make_zip(case / "in" / "t.zip", dict.fromkeys(names, "data"))
     outside = {k: v for k, v in tree(tmp_path).items() if not k.startswith("cache")}
     try:
         folder = unpacked(source)

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from e2e_support import TINY_CLASSIFIER, make_tiny_classifier, program, write_competition
 
 

@@ -6,11 +6,10 @@ line, `conftest` is whichever folder's conftest was imported last."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 import textwrap
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
-
 
 # The scripted LLM double: answers with the glyph program for the letter named in the last user message (a
 # glyph variant chosen by TRIAL=n when the program sends its trial number, so trials differ and diversity is

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from e2e_support import program
 
-from pcg_plugin.problems.science_birds.submissions import detect_folder
 from pcg_plugin.problems.science_birds.rules.answers import not_an_answer
 from pcg_plugin.problems.science_birds.rules.dry_run import double_answer, dry_run
+from pcg_plugin.problems.science_birds.submissions import detect_folder
 
 ASK = 'chat_with_chatgpt(ctx, [{"role": "user", "content": f"Draw {target_character}"}]'
 BODIES = {

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pytest
 import loopback_llm
+import pytest
 from e2e_support import TINY_CLASSIFIER, assert_rescore_equals_results, load_results
 
 MODELS = ("qwen2.5:32b-instruct-fp16", "gemma2:27b-instruct-fp16", "phi3:14b-medium-128k-instruct-fp16")

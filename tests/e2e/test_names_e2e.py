@@ -15,7 +15,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from e2e_support import RESPONDER, load_results, program, run_args
 
 STRICT = {"PYTHONIOENCODING": "utf-8:strict"}

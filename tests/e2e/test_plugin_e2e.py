@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from e2e_support import load_results, program, run_args, write_competition
 
 ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
@@ -25,8 +24,8 @@ def stable_view(results: dict[str, Any]) -> dict[str, Any]:
 
 def rescore(results: dict[str, Any]) -> Any:
     """Score the per-trial numbers of results.json again, directly with the scoring module."""
-    from pcg_plugin.problems.science_birds.scoring.aggregate import letter_numbers
     from pcg_plugin.problems.science_birds.records import TrialRecord
+    from pcg_plugin.problems.science_birds.scoring.aggregate import letter_numbers
     from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score, to_decimal
 
     programs = {}

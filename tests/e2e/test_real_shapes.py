@@ -3,15 +3,13 @@ from their team folder, and the organizers' own example repositories run unchang
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
-import pytest
 import loopback_llm
-from e2e_support import TINY_CLASSIFIER, load_results, run_args, write_competition
-
+import pytest
 import submission_shapes as shapes
+from e2e_support import TINY_CLASSIFIER, load_results, run_args
 
 WHEELS = Path(__file__).resolve().parents[1] / "data" / "wheels"  # python-dotenv 1.0.1, as published on PyPI
 

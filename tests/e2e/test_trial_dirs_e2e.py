@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from e2e_support import program, run_args
 
 SLOW = "import time\n        time.sleep(120)\n        return \"```\\ndrop_block('b11', 5)\\n```\""

@@ -9,10 +9,10 @@ import textwrap
 from pathlib import Path
 
 from e2e_support import run_args, write_competition
+from trial_pages import opened
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript
-from trial_pages import opened
 
 REPO = Path(__file__).resolve().parents[2]
 

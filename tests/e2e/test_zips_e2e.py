@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from e2e_support import load_results, run_args
-
 from test_zips import HOSTILE, make_zip, tree
 
 _RUN_VARYING = {"id", "started", "finished", "out_dir"}  # the run's identity and times

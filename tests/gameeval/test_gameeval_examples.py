@@ -97,7 +97,7 @@ def test_examples_play_with_the_scripted_double(pytester: pytest.Pytester, subs:
     for name, fig in figures.items():
         assert {k: fig[k] for k in want} == want, name
     html = (pytester.path / "out" / "report.html").read_text()
-    assert "outcome:" in html and "Host:" in html or "Now the Q&amp;A start" in html
+    assert ("outcome:" in html and "Host:" in html) or "Now the Q&amp;A start" in html
     # issue 34: the test double's banner in terminal and report; equal scores share a rank; every row has an
     # interval; the read-back re-scores the run as ranked
     result.stdout.fnmatch_lines(["UNOFFICIAL RUN: a test double*"])

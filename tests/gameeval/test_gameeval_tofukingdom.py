@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from ge_helpers import TK_SEATING, answer, ask, seven_questions, tofukingdom
+from ge_helpers import answer, ask, seven_questions, tofukingdom
 
 from pcg_plugin.problems.gameeval import tofukingdom as rules
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_gameeval_examples import args, subs  # the fixture
+from trial_pages import opened
 
 from pcg_plugin.core import transcript
-from trial_pages import opened
-from test_gameeval_examples import args, subs  # noqa: F401  (the fixture)
 
 
-def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: pytest.Pytester, subs: Path) -> None:  # noqa: F811
+def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: pytest.Pytester, subs: Path) -> None:
     pytester.runpytest_subprocess(
         *args(
             "gameeval/spyfall",

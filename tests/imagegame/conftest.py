@@ -9,9 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from ig_helpers import make_instance  # noqa: E402
+from ig_helpers import make_instance
 
-from pcg_plugin.problems.imagegame import rules  # noqa: E402
+from pcg_plugin.problems.imagegame import rules
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@ import copy
 import json
 
 import pytest
-
 from ig_helpers import TARGET_N, make_instance, published_episodes
+
 from pcg_plugin.problems.imagegame import clembench_io, instances, rules, scoring
 from pcg_plugin.problems.imagegame.episode_record import EpisodeRecord, Message, TurnRecord
 
@@ -146,8 +146,8 @@ def test_folder_errors_name_the_folder(tmp_path) -> None:
 
 
 def test_the_errors_are_under_the_root_and_re_exported_where_raised() -> None:
-    from pcg_plugin.errors import PcgError
     from pcg_plugin import errors
+    from pcg_plugin.errors import PcgError
 
     assert clembench_io.EpisodeFolderError is errors.EpisodeFolderError and scoring.NotScorable is errors.NotScorable
     assert issubclass(errors.EpisodeFolderError, PcgError) and issubclass(errors.EpisodeFolderError, ValueError)

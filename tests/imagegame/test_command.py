@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from ig_helpers import FIXTURES, episode_id, published_episodes
+
 from pcg_plugin.cli import main
 from pcg_plugin.problems.imagegame import instances
 

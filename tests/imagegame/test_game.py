@@ -8,15 +8,14 @@ import json
 import math
 from pathlib import Path
 
-import pytest
-
 import ig_doubles
+import pytest
 from ig_helpers import make_instance
+
 from pcg_plugin.episode.loop import play
 from pcg_plugin.problems.imagegame import rules
 from pcg_plugin.problems.imagegame.game import FOLLOWER, GIVER, ImageGameMaster, episode_record
-from pcg_plugin.problems.imagegame.item import one_line
-from pcg_plugin.problems.imagegame.item import run_trial
+from pcg_plugin.problems.imagegame.item import one_line, run_trial
 from pcg_plugin.problems.imagegame.settings import Settings
 from pcg_plugin.problems.imagegame.submission import detect
 from pcg_plugin.problems.imagegame.worker import Context

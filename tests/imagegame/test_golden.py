@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ig_helpers import episode_id, published_episodes
+
 from pcg_plugin.problems.imagegame import clembench_io, instances, rules
 
 V2 = instances.load_instances()

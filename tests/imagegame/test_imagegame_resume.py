@@ -16,10 +16,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import ig_doubles
 import loopback_llm
+import pytest
 
 HERE = Path(__file__).resolve().parent
 INSTANCES = "compact_grids/0,random_grids/1"

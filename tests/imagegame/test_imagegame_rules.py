@@ -3,8 +3,8 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from ig_helpers import make_instance
+
 from pcg_plugin.problems.imagegame import rules
 
 LETTER_ROW = st.lists(st.sampled_from(list("ABCXYZ▢")), min_size=5, max_size=5).map(" ".join)

@@ -5,8 +5,8 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from ig_helpers import make_instance, published_episodes
+
 from pcg_plugin.problems.imagegame import clembench_io, grid, instances, rules
 
 V2 = instances.load_instances()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.level.extract import extract_code
 from pcg_plugin.llm.constrain import BLOCK_TYPES, FREE_TEXT_TOKENS, MAX_LINES, answer_regex
+from pcg_plugin.problems.science_birds.level.extract import extract_code
 
 LINE = st.tuples(st.sampled_from(BLOCK_TYPES), st.integers(0, 19))
 FREE = st.text(st.characters(blacklist_characters="`", blacklist_categories=("Cs",)), max_size=40)

@@ -14,11 +14,11 @@ import pytest
 
 from pcg_plugin.llm import make_backend
 from pcg_plugin.llm.estimate import estimate_from_store, estimate_run
-from pcg_plugin.problems.science_birds.editions import profile_for
 from pcg_plugin.llm.ratelimit import SharedLimiter, refill
 from pcg_plugin.llm.scripted import Faults, ScriptedBackend
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import ResponseStore, TrialKey
+from pcg_plugin.problems.science_birds.editions import profile_for
 
 MSG = [{"role": "user", "content": "Draw A"}]
 

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.errors import OfficialFailure
-from pcg_plugin.errors import BadRequest, RateLimited, ServerError
+from pcg_plugin.errors import BadRequest, OfficialFailure, RateLimited, ServerError
 from pcg_plugin.llm.guards import TrialGuard
-from pcg_plugin.problems.science_birds.editions import NO_TIME_LIMIT, profile_for
 from pcg_plugin.llm.retry import RetryPolicy, call_with_retry
+from pcg_plugin.problems.science_birds.editions import NO_TIME_LIMIT, profile_for
 
 
 def test_edition_profiles_match_the_official_packages():

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pcg_plugin.llm import make_backend
-from pcg_plugin.problems.science_birds.editions import profile_for
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import ResponseStore, TrialKey
+from pcg_plugin.problems.science_birds.editions import profile_for
 
 pytest.importorskip("gguf")
 

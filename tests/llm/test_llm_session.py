@@ -23,7 +23,6 @@ from pcg_plugin.errors import (
 from pcg_plugin.llm.base import ChatResult
 from pcg_plugin.llm.profiles import DEADLINE_ENV, trial_deadline
 from pcg_plugin.llm.retry import RetryPolicy
-from pcg_plugin.llm.scripted import ScriptedBackend
 from pcg_plugin.llm.session import TrialChat, provider_fault
 from pcg_plugin.llm.store import ResponseStore, TrialKey
 from pcg_plugin.problems.science_birds.editions import profile_for

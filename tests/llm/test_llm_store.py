@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.editions import profile_for
 from pcg_plugin.errors import OfficialFailure, ReplayMiss
 from pcg_plugin.llm.scripted import ScriptedBackend
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import RecordedCall, ResponseStore, TrialKey, request_hash
+from pcg_plugin.problems.science_birds.editions import profile_for
 
 P = profile_for("2024")
 U1 = [{"role": "user", "content": "turn 1"}]

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 from pcg_plugin.problems.pcgbench.bench.greedy_diversity import greedy_head
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TOL = 1e-9

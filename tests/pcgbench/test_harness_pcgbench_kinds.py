@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_harness_pcgbench import args, by_name, own_part, grid_server, program, results, scores_only, write
+from test_harness_pcgbench import args, by_name, grid_server, own_part, program, results, scores_only, write
 
 HERE = Path(__file__).resolve().parent
 # A reply each kind cannot read: '9' written over the block's first character (the floor plan's "{", a letter), or

@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pcg_plugin.sandbox.official_api.programs import find_programs
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin.problems.pcgbench.bench.problem import KIND_PLACEHOLDERS, COMMON_PLACEHOLDERS
+from pcg_plugin.problems.pcgbench.bench.problem import COMMON_PLACEHOLDERS, KIND_PLACEHOLDERS
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.prompt import render_prompt, task_json
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 from pcg_plugin.problems.pcgbench.submission import PROGRAM, detect_folder
 from pcg_plugin.problems.pcgbench.trial import judge
+from pcg_plugin.sandbox.official_api.programs import find_programs
 from pcg_plugin.sandbox.run import run_program_trial
 
 REPO = Path(__file__).resolve().parents[2]

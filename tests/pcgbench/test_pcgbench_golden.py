@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.games.building import problem as building
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, set_diversity
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.games.building import problem as building
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(p.stem for p in GOLDEN.glob("*.json"))

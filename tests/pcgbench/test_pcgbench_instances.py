@@ -2,8 +2,8 @@
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.instances import instance_by_id, instances, space_size
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.instances import instance_by_id, instances, space_size
 
 
 def test_seed_zero_instances_are_pinned():

@@ -6,8 +6,8 @@ import pytest
 
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.examples import SOKOBAN_MICROBAN
-from pcg_plugin.problems.pcgbench.prompt import NO_EXAMPLES, examples_text, render_prompt, task_json
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.prompt import NO_EXAMPLES, examples_text, render_prompt, task_json
 
 
 def test_every_placeholder_is_replaced_for_the_instance():

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.games.building import problem as building_module
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, set_diversity
 from pcg_plugin.problems.pcgbench.bench.jsonl_eval import evaluate_lines
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.games.building import problem as building_module
 
 FIXTURES = Path(__file__).parent / "fixtures" / "spaces"
 TOL = 1e-9

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.pcgbench.bench.problem import reason_code
-from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.trial import judge
 
 HUGE = "1" * 4301

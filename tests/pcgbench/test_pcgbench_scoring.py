@@ -6,8 +6,8 @@ import pytest
 
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.examples import BINARY_README, mirrored
-from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.scoring import rank, score_instance, score_submission
 
 BINARY = get_problem("binary-v0")

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from local_wheels import make_wheel as _wheel
 
 from pcg_plugin.sandbox import environments
-from local_wheels import make_wheel as _wheel
 from pcg_plugin.sandbox.environments import (
     MARKER,
     distributions,

@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import submission_shapes as shapes
 from local_wheels import make_wheel
-from pcg_plugin.sandbox import environments
-from pcg_plugin.problems.science_birds.submissions import detect_folder
+
 from pcg_plugin.problems.science_birds import preflight
 from pcg_plugin.problems.science_birds.editions import EDITIONS, PROGRAM_YEARS, edition
+from pcg_plugin.problems.science_birds.submissions import detect_folder
+from pcg_plugin.sandbox import environments
 from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
 
 FROM_TEST_WHEEL = "python-dotenv from the test's wheel"

@@ -45,11 +45,11 @@ def answer(messages: list[dict]) -> str:
 
 def drive(root: Path, rate: float, run: int) -> None:
     from pcg_plugin.errors import OfficialFailure
-    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.llm.retry import RetryPolicy
     from pcg_plugin.llm.scripted import Faults, ScriptedBackend
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey, request_hash
+    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
 
     profile = profile_for("2024", model="double")
@@ -176,8 +176,18 @@ def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> N
     error their items at once and ``--lf`` finishes them; every reply the server gave is stored, none is asked
     for twice, and results.json and the report name every team each time."""
     import loopback_llm
-    from fault_cases import AS_RECEIVED, FAULTS, PAST_DEADLINE, PROBLEMS, RETRIED, FaultServer, outcomes, run_pytest
-    from fault_cases import scores, team_name
+    from fault_cases import (
+        AS_RECEIVED,
+        FAULTS,
+        PAST_DEADLINE,
+        PROBLEMS,
+        RETRIED,
+        FaultServer,
+        outcomes,
+        run_pytest,
+        scores,
+        team_name,
+    )
 
     p = PROBLEMS[problem]
     teams = {team_name(None): None, **{team_name(kind): kind for kind in FAULTS}}

@@ -149,10 +149,10 @@ def test_sleeping_forever_is_killed_at_the_wall_clock(tmp_path: Path) -> None:
 
 
 def _scripted_chat(tmp_path: Path, token_limit: int):
-    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.llm.scripted import ScriptedBackend
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
+    from pcg_plugin.problems.science_birds.editions import profile_for
 
     profile = dataclasses.replace(profile_for("2024"), token_limit=token_limit)
     store = ResponseStore(tmp_path / "store.sqlite")

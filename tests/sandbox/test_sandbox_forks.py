@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.sandbox import forks as sandbox_forks
 from pcg_plugin.errors import OfficialFailure
+from pcg_plugin.sandbox import forks as sandbox_forks
 from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial, use_start_method
 
 FAST = SandboxLimits(wall_time=20.0, cpu_time=20, memory_bytes=2 << 30)

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 from PIL import Image, ImageDraw
-
 from tiny_vit import save_tiny_vit  # tests/ is on sys.path (rootdir conftest, prepend import mode)
 
-from pcg_plugin.problems.science_birds.classify import LETTERS
 from pcg_plugin.cli import main
+from pcg_plugin.problems.science_birds.classify import LETTERS
 
 
 @pytest.fixture(scope="module")

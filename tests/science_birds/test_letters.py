@@ -22,7 +22,7 @@ _SPELLINGS = re.compile(r"ascii_uppercase|ABCDEFGHIJKLMNOPQRSTUVWXYZ|ord\([^)]*\
 
 
 def test_letters_are_the_official_targets() -> None:
-    assert LETTERS == tuple(string.ascii_uppercase) and len(LETTERS) == 26
+    assert tuple(string.ascii_uppercase) == LETTERS and len(LETTERS) == 26
 
 
 @given(st.sampled_from(LETTERS))

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds import results
 from pcg_plugin.errors import ResultsError
+from pcg_plugin.problems.science_birds import results
 from pcg_plugin.problems.science_birds.results import ERROR_REASON, Part, Results
 
 # -- documents as the plugin writes them (docs/results-schema.md), drawn independently of the type ---------------

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pcg_plugin.llm.options import is_offline_default
 from pcg_plugin.problems.science_birds.settings import (
     COMMON,
     LETTERS,
@@ -21,8 +22,6 @@ from pcg_plugin.problems.science_birds.settings import (
     parse_trials,
     resolve,
 )
-from pcg_plugin.llm.options import is_offline_default
-
 
 KEY = {"OPENAI_API_KEY": "sk-test"}
 
@@ -221,7 +220,7 @@ def test_physics_settle_option_defaults_to_the_physics_recipe_and_reaches_the_wo
     from pcg_plugin.problems.science_birds.settings import DEFAULT_SETTLE_TIME
     from pcg_plugin.problems.science_birds.worker import WorkerContext
 
-    assert DEFAULT_SETTLE_TIME == PhysicsSettings().settle_time
+    assert PhysicsSettings().settle_time == DEFAULT_SETTLE_TIME
     assert resolve({}, rootdir=tmp_path, env=KEY).settle_time == DEFAULT_SETTLE_TIME
     off = resolve({"pcg_physics_settle": "0"}, rootdir=tmp_path, env=KEY)
     assert off.settle_time == 0.0

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.sandbox.official_api import TrialContext, TrialLoop, chat_with_chatgpt, chat_with_llm
-from pcg_plugin.problems.science_birds.standalone import run_evaluation
-from pcg_plugin.sandbox.official_api.logfile import log_file_name
-from pcg_plugin.problems.science_birds.standalone import check_arguments
 from pcg_plugin.llm.scripted import ScriptedBackend
+from pcg_plugin.problems.science_birds.standalone import check_arguments, run_evaluation
+from pcg_plugin.sandbox.official_api import TrialContext, TrialLoop, chat_with_chatgpt, chat_with_llm
+from pcg_plugin.sandbox.official_api.logfile import log_file_name
 
 
 class Echo(TrialLoop):

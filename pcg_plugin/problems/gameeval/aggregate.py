@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pcg_plugin.problems.gameeval.askguess import OUTCOMES
+from pcg_plugin.errors import NoFigure  # re-exported
 from pcg_plugin.problems.gameeval.prompts import spyfall_pairs
 from pcg_plugin.problems.gameeval.tofukingdom import ROLES, winning_camp
-from pcg_plugin.errors import NoFigure  # noqa: F401 (re-exported)
 
 NEVER_SOLVED_ROUND = 30
 DEFAULT_N = 20

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
 _SLOT = re.compile(r"<<(\w+)>>")
 
 
-@lru_cache(maxsize=None)
+@cache
 def texts(game: str) -> dict[str, Any]:
     """``askguess``, ``spyfall`` or ``tofukingdom``: that game's texts."""
     return json.loads(resources.files(__package__).joinpath("data", f"{game}.json").read_text(encoding="utf-8"))

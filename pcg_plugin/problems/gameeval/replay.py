@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pcg_plugin.episode.table import Message, Model
+from pcg_plugin.errors import ScriptError  # re-exported
 from pcg_plugin.problems.gameeval import askguess, spyfall, tofukingdom
 from pcg_plugin.problems.gameeval.episode import Played
-from pcg_plugin.errors import ScriptError  # noqa: F401 (re-exported)
 
 GAMES = ("askguess", "spyfall", "tofukingdom")
 

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pcg_plugin._util.names import shown
 from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin._util.names import shown
 from pcg_plugin.problems.gameeval.games import Game
 
 MANIFEST = "gameeval.toml"

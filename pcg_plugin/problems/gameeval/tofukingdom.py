@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pcg_plugin.episode.table import Crash, Ended, Model, Table
+from pcg_plugin.errors import GaveUp as _GaveUp
 from pcg_plugin.problems.gameeval.episode import Played, crashed
 from pcg_plugin.problems.gameeval.prompts import fill, texts
-from pcg_plugin.errors import GaveUp as _GaveUp
 
 PRINCE = "Prince"
 NAMES = ("Nancy", "Tom", "Cindy", "Jack", "Rose", "Edward", "Robert")

@@ -21,9 +21,9 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin.errors import EpisodeFolderError, NotScorable
 from pcg_plugin.problems.imagegame import GAME_NAME, rules
 from pcg_plugin.problems.imagegame.episode_record import EpisodeRecord, Message, TurnRecord
-from pcg_plugin.errors import EpisodeFolderError, NotScorable
 from pcg_plugin.problems.imagegame.scoring import score_episode
 
 GM = "GM"

@@ -24,8 +24,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pcg_plugin.problems.imagegame import grid, rules
 from pcg_plugin.errors import NotScorable
+from pcg_plugin.problems.imagegame import grid, rules
 
 SUCCESS_F1 = 99
 """An episode succeeds iff its last F1 is at least this (F1 is in percent)."""

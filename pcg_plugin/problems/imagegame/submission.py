@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pcg_plugin._util.names import shown
 from pcg_plugin.episode.manifest import ManifestSubmission, file_inside, files_hash, read_manifest
 from pcg_plugin.errors import SubmissionError
-from pcg_plugin._util.names import shown
 
 MANIFEST = "imagegame.toml"
 REQUIREMENTS = "requirements.txt"

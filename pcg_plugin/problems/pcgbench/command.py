@@ -13,11 +13,11 @@ import json
 import sys
 from collections.abc import Iterator
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
+from pcg_plugin._util.inputs import read_input
 from pcg_plugin.problems.pcgbench.bench.jsonl_eval import evaluate_lines
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 from pcg_plugin.problems.pcgbench.bench.random_baseline import random_baseline
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names, variant_name
-from pcg_plugin._util.inputs import read_input
 
 HELP = "PCG Benchmark variants: score contents (eval), run the paper's random baseline (random), list variants"
 

@@ -15,8 +15,8 @@ from math import prod
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Drawn
 from pcg_plugin.problems.pcgbench.bench.content import control_rngs, sample_control
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Drawn
 
 MAX_DRAWS = 10_000
 

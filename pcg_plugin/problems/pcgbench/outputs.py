@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +17,10 @@ from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.bench.registry import get_problem
-from pcg_plugin.problems.pcgbench.scoring import InstanceScore, SubmissionScore, rank, score_submission
+from pcg_plugin.problems.pcgbench.scoring import InstanceScore, rank, score_submission
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
 SCHEMA = "pytest-pcg/pcgbench-results/1"
@@ -128,7 +128,7 @@ def results_document(
             "id": run["id"],
             "started": run["started"],
             "out_dir": run["run_dir"],
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         },
         "settings": {**settings.to_dict(), "backend_used": facts.get("backend"), "model_used": facts.get("model")},
         "scoring": "score = mean over instances of (trials feasible AND controlled AND unique) / trials",
@@ -152,9 +152,9 @@ def finish_run(
     config: Any, run: Mapping[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
 ) -> tuple[dict[str, Any], Path | None]:
     from pcg_plugin._util import provenance
+    from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.core import runs
     from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
-    from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.problems.pcgbench.report import write_report
     from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control
 
 NO_EXAMPLES = "(no example level for this variant)"
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
-
 from pcg_plugin.core.banner import unofficial
 
 REPORT_FILE = "report.html"
@@ -23,8 +22,8 @@ TEMPLATE = "pcgbench_report.html.j2"
 
 def context(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What the template shows, with each valid trial's content drawn."""
-    from pcg_plugin.problems.pcgbench.prompt import control_text
     from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.prompt import control_text
 
     kind = get_problem(doc["benchmark"]["name"]).content
     subs = []

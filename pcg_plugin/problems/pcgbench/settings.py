@@ -73,8 +73,8 @@ def resolve(
     env: Mapping[str, str] | None = None,
 ) -> BenchSettings:
     """Raw option strings -> settings; raises ValueError naming the bad option."""
-    from pcg_plugin.problems.pcgbench.instances import instances
     from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+    from pcg_plugin.problems.pcgbench.instances import instances
 
     cwd = rootdir if cwd is None else cwd
 

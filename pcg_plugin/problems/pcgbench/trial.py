@@ -19,10 +19,10 @@ from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, shown_info
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, reason_code
+from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import Instance
 from pcg_plugin.problems.pcgbench.prompt import render_prompt, task_json
 from pcg_plugin.problems.pcgbench.records import BenchRecord
-from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.submission import PROMPT, BenchSubmission
 from pcg_plugin.problems.pcgbench.worker import BenchContext
 
@@ -89,8 +89,8 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
             choices = chat.chat([{"role": "user", "content": text}], 1)
             response = choices[0] if choices else ""
         else:
-            from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
             from pcg_plugin.problems.pcgbench.worker import MAX_TIME
+            from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial
 
             def run() -> str:
                 with owned_temp_dir("grid-trial") as work:

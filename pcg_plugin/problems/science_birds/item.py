@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
-from pcg_plugin.problems.science_birds import outputs
-from pcg_plugin.problems.science_birds.rules.answers import AnswerLog, not_an_answer
-from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
+from pcg_plugin.problems.science_birds import outputs
 from pcg_plugin.problems.science_birds.letters import letter_index
 from pcg_plugin.problems.science_birds.records import TrialRecord, top_letter, trial_seed
+from pcg_plugin.problems.science_birds.rules.answers import AnswerLog, not_an_answer
+from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin.problems.science_birds.worker import WorkerContext
 
 

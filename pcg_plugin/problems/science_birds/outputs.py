@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.science_birds import results
 from pcg_plugin._util.atomic import atomic_save, atomic_write
-from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin._util.paths import stem as file_stem
-from pcg_plugin.problems.science_birds.report.official_layout import model_folder
+from pcg_plugin.problems.science_birds import results
+from pcg_plugin.problems.science_birds.editions import edition
+from pcg_plugin.problems.science_birds.level.animate import animation_rel  # the trial's path
 from pcg_plugin.problems.science_birds.records import TrialRecord
+from pcg_plugin.problems.science_birds.report.official_layout import model_folder
 from pcg_plugin.problems.science_birds.results import Results, Run
 from pcg_plugin.problems.science_birds.results import Settings as ResultsSettings
-from pcg_plugin.problems.science_birds.level.animate import animation_rel  # noqa: F401  (the trial's path)
 
 
 def trial_paths(submission: str, letter: str, trial: int, model: str | None = None) -> dict[str, str]:
@@ -140,14 +140,12 @@ def finish_run(
     config: Any, run: dict[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
 ) -> tuple[dict[str, Any], Path | None]:
     """Controller, once: score, write the official stage files, result/, results.json and the HTML report."""
-    from datetime import timezone
 
     from pcg_plugin._util import provenance
-
-    from pcg_plugin.problems.science_birds.scoring import aggregate
-    from pcg_plugin.problems.science_birds.report import official_layout
     from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.problems.science_birds.report import official_layout
+    from pcg_plugin.problems.science_birds.scoring import aggregate
     from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY
 
     settings = config.stash[SETTINGS_KEY]
@@ -160,7 +158,7 @@ def finish_run(
     run_doc = Run(
         id=run["id"],
         started=run["started"],
-        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        finished=datetime.now(UTC).isoformat(timespec="seconds"),
         out_dir=str(run_dir),
     )
     settings_doc = settings_document(settings, facts)

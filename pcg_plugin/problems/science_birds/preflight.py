@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin.problems.science_birds import submissions as collect
-from pcg_plugin.core import zips
 from pcg_plugin._util.names import shown
+from pcg_plugin.core import zips
 from pcg_plugin.core.folders import SKIP_NAMES
+from pcg_plugin.problems.science_birds import submissions as collect
 
 if TYPE_CHECKING:
     from pcg_plugin.sandbox.environments import Environment
@@ -102,8 +102,8 @@ def detect(
 def environment(sub: collect.Submission, mode: str) -> Environment:
     """The program's environment (``mode``: install | check | off): its edition's official environment, the
     organizers' requirements every entry ran with, and its own requirements on top."""
-    from pcg_plugin.sandbox import environments
     from pcg_plugin.problems.science_birds.editions import edition
+    from pcg_plugin.sandbox import environments
 
     year = sub.format.rsplit("-", 1)[1]
     return environments.prepare(

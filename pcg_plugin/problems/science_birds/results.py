@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.errors import Reason, ResultsError
 from pcg_plugin._util.names import is_shown, shown_all
+from pcg_plugin.errors import Reason, ResultsError
 
 SCHEMA = "pytest-pcg/results/1"
 FILE = "results.json"

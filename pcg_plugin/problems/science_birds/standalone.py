@@ -7,11 +7,11 @@ import inspect
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.paths import stem
+from pcg_plugin.problems.science_birds.letters import LETTERS
 from pcg_plugin.sandbox.official_api.guards import guarded
 from pcg_plugin.sandbox.official_api.logfile import log_file_name, write_log
 from pcg_plugin.sandbox.official_api.models import TrialContext, TrialLoop
-from pcg_plugin._util.paths import stem
-from pcg_plugin.problems.science_birds.letters import LETTERS
 
 
 def check_arguments(team_name: str, characters: list[str] | None) -> list[str]:
@@ -54,9 +54,9 @@ def run_evaluation(
     stored (SQLite, ``logs/pcg-responses.sqlite``) with retries on 429/5xx/timeouts, so a rerun pays nothing twice.
     """
     from pcg_plugin.llm import make_backend
-    from pcg_plugin.problems.science_birds.editions import profile_for
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
+    from pcg_plugin.problems.science_birds.editions import profile_for
 
     letters = check_arguments(team_name, characters)
     edition = edition or ("2025" if (model_name or local_model_base_url) else "2024")
@@ -107,7 +107,7 @@ def _one_trial(
         response = fn.run(ctx, c)
         if not isinstance(response, str):
             raise TypeError(f"run returned {type(response).__name__}, not str")
-    except Exception as error:  # noqa: BLE001 - the rules: an error during a trial is an empty response
+    except Exception as error:  # the rules: an error during a trial is an empty response
         chat.close()
         write_log(log, f"Trial {n} failed with error: {error}")
         return "failed"

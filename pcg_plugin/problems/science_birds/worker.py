@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.problems.science_birds.submissions import Submission
 from pcg_plugin._util.devices import threads_per_worker
+from pcg_plugin.llm.scripted import load_callable  # re-exported: its home was here
 from pcg_plugin.problems.science_birds.editions import edition
-from pcg_plugin.llm.scripted import load_callable  # noqa: F401  (re-exported: its home was here)
 from pcg_plugin.problems.science_birds.settings import Settings
+from pcg_plugin.problems.science_birds.submissions import Submission
 
 CONTEXT_KEY = pytest.StashKey["WorkerContext"]()
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pcg_plugin.sandbox.official_api.logfile import write_log
 from pcg_plugin.errors import OfficialFailure, Reason
+from pcg_plugin.sandbox.official_api.logfile import write_log
 
 
 def official_exception(reason: str, message: str) -> Exception:

@@ -1,6 +1,5 @@
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import check_keyed_control
 from pcg_plugin.problems.pcgbench.bench.content import (
     check_grid,
     content_rng,
@@ -8,6 +7,7 @@ from pcg_plugin.problems.pcgbench.bench.content import (
     sample_control,
     sample_grid,
 )
+from pcg_plugin.problems.pcgbench.bench.problem import check_keyed_control
 
 
 def test_check_grid_reasons():

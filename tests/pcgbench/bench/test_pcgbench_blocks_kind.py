@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.bench.problem import ContentKind, reason_code
 from pcg_plugin.problems.pcgbench.bench.blocks_kind import COLOURS, BlocksKind
+from pcg_plugin.problems.pcgbench.bench.problem import ContentKind, reason_code
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 KIND = BlocksKind(7, 7, 12, 3)

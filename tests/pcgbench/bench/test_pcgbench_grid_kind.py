@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.bench.problem import ContentKind, reason_code
 from pcg_plugin.problems.pcgbench.bench.grid_kind import COLOURS, TILE, GridKind
+from pcg_plugin.problems.pcgbench.bench.problem import ContentKind, reason_code
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
 
 GRIDS = [n for n in names() if get_problem(n).content.kind == "grid"]

@@ -9,8 +9,8 @@ from queue import PriorityQueue
 
 import pytest
 
-from pcg_plugin.problems.pcgbench.games.mdungeons.game import start_state
 from pcg_plugin.problems.pcgbench.bench.step_search import search, solve_chain
+from pcg_plugin.problems.pcgbench.games.mdungeons.game import start_state
 
 
 def room() -> list[list[int]]:

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.games.arcade import problem as arcade
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
+from pcg_plugin.problems.pcgbench.games.arcade import problem as arcade
 from pcg_plugin.problems.pcgbench.games.arcade.engine import MOVES
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "arcade"

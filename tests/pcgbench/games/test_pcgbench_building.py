@@ -4,9 +4,9 @@ example (values measured on the reference: golden/building-readme-v0.json)."""
 import numpy as np
 import pytest
 
-from pcg_plugin.problems.pcgbench.games.building.problem import Building, orient, simulate
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.games.building.problem import Building, orient, simulate
 
 README = (
     [{"x": 2, "y": 2, "type": 3}]
@@ -94,4 +94,4 @@ def test_variant_constants(name, cerror, levels):
     kind = problem.content
     b = Building(kind.width, kind.length, kind.height, kind.count)
     assert (b.cerror, b.checked_levels) == (cerror, levels)
-    assert problem.control_space == {t: (0, kind.count) for t in ("1x1", "1x3", "3x1", "3x3")}
+    assert problem.control_space == dict.fromkeys(("1x1", "1x3", "3x1", "3x3"), (0, kind.count))

@@ -6,11 +6,11 @@ from bench_golden import check_golden, check_item, variants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.games.elimination import problem as elimination
-from pcg_plugin.problems.pcgbench.bench.problem import reason_code
-from pcg_plugin.problems.pcgbench.games.elimination.problem import dictionary, spelt_words
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
+from pcg_plugin.problems.pcgbench.bench.problem import reason_code
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
+from pcg_plugin.problems.pcgbench.games.elimination import problem as elimination
+from pcg_plugin.problems.pcgbench.games.elimination.problem import dictionary, spelt_words
 
 VARIANTS = variants("elimination")
 V0 = VARIANTS["elimination-v0"]

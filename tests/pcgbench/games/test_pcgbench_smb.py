@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.games.smb import problem as smb
 from pcg_plugin.problems.pcgbench.bench.problem import reason_code
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
+from pcg_plugin.problems.pcgbench.games.smb import problem as smb
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "smb"
 TOL = 1e-9

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.pcgbench.games.talakat import problem as talakat
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, maker
+from pcg_plugin.problems.pcgbench.games.talakat import problem as talakat
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "talakat"
 TOL = 1e-9

@@ -44,7 +44,7 @@ def test_budget_exhaustion_returns_the_last_searchs_best_heuristic():
 
 
 def test_pushes_onto_dead_cells_are_pruned():
-    from pcg_plugin.problems.pcgbench.games.sokoban.solver import _Node, _children
+    from pcg_plugin.problems.pcgbench.games.sokoban.solver import _children, _Node
 
     board, start = load([[2, 3, 1], [1, 1, 1], [1, 1, 4]])
     node = _Node(start, None, None, 0, heuristic(board, start))

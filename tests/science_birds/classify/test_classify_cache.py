@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 import math
-import zlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -10,12 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
-
 from tiny_vit import save_tiny_vit  # tests/ is on sys.path (rootdir conftest, prepend import mode)
 
-from pcg_plugin.problems.science_birds.classify import hf
-from pcg_plugin.problems.science_birds.classify import LETTERS, Classification, Classifier, letter_order
 from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.problems.science_birds.classify import LETTERS, Classification, Classifier, hf, letter_order
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
+from pcg_plugin._util.devices import pid_alive
+from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.problems.science_birds import classify
 from pcg_plugin.problems.science_birds.classify import service as cs
 from pcg_plugin.problems.science_birds.classify.local import load_classifier
 from pcg_plugin.problems.science_birds.classify.wire import preresize_plan
-from pcg_plugin._util.devices import pid_alive
-from pcg_plugin.errors import InfrastructureError
 
 TESTS_DIR = str(Path(__file__).resolve().parent)
 

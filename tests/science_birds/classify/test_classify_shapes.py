@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from pcg_plugin.problems.science_birds import classify
-
 from pcg_plugin.problems.science_birds.level import glyphs, pipeline, render
 
 # Glyph programs that collapse under our physics (stability < 0.3; measured, and checked again below), spread over

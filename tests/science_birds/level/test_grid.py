@@ -6,11 +6,10 @@ import json
 
 import pytest
 from hypothesis import given
+from strategies import drop_program
 
 from pcg_plugin.errors import ConversionError
 from pcg_plugin.problems.science_birds.level.grid import HEIGHT_ERROR, TYPE_ERROR, WIDTH_ERROR, drop_blocks, parse_line
-
-from strategies import drop_program
 
 
 def test_golden_errors_and_successes(reference) -> None:

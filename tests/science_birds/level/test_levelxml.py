@@ -7,13 +7,12 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import valid_levels
 
 from pcg_plugin.errors import ConversionError
 from pcg_plugin.problems.science_birds.level.grid import drop_blocks
-from pcg_plugin.problems.science_birds.level.types import Block, Level
 from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml, level_to_xml, parse_level
-
-from strategies import valid_levels
+from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 
 def _cases(reference):  # type: ignore[no-untyped-def]

@@ -10,14 +10,13 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
+from strategies import valid_levels
 
 from pcg_plugin.errors import ConversionError
-from pcg_plugin.problems.science_birds.level.types import Block, Level
 from pcg_plugin.problems.science_birds.level.levelxml import parse_level
 from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
 from pcg_plugin.problems.science_birds.level.render import render_level
-
-from strategies import valid_levels
+from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 
 def _calibration(reference):  # type: ignore[no-untyped-def]

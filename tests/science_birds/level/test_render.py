@@ -7,10 +7,10 @@ import json
 import numpy as np
 from PIL import Image
 
-from pcg_plugin.problems.science_birds.level.types import Block, Level
 from pcg_plugin.problems.science_birds.level.levelxml import parse_level
 from pcg_plugin.problems.science_birds.level.physics import simulate
 from pcg_plugin.problems.science_birds.level.render import black_mask, iou, render_level
+from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 
 def test_empty_level_has_no_image() -> None:

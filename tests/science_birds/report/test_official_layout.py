@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.problems.science_birds.report import official_layout as ol
 from pcg_plugin.errors import PcgError
 from pcg_plugin.problems.science_birds.records import TrialRecord
+from pcg_plugin.problems.science_birds.report import official_layout as ol
 from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score
 
 D = Decimal

@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds.rules import checks as rules
-from pcg_plugin.problems.science_birds.submissions import Submission, detect_folder, detect_prompt_file
 from pcg_plugin.problems.science_birds.rules.checks import (
     RUNTIME_RULES,
     check_program,
@@ -23,6 +22,7 @@ from pcg_plugin.problems.science_birds.rules.checks import (
     read_prompt,
     word_count,
 )
+from pcg_plugin.problems.science_birds.submissions import Submission, detect_folder, detect_prompt_file
 
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = json.loads((Path(__file__).parents[2] / "data" / "wordcount_golden.json").read_text(encoding="utf-8"))

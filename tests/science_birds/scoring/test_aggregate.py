@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from decimal import Decimal
-
+from pcg_plugin.core.controller import Collected
+from pcg_plugin.problems.science_birds.records import TrialRecord
+from pcg_plugin.problems.science_birds.results import ERROR_REASON, Usage
 from pcg_plugin.problems.science_birds.scoring.aggregate import (
     diversity_vectors,
     group,
@@ -16,9 +19,6 @@ from pcg_plugin.problems.science_birds.scoring.aggregate import (
     trial_entries,
     usage_totals,
 )
-from pcg_plugin.core.controller import Collected
-from pcg_plugin.problems.science_birds.records import TrialRecord
-from pcg_plugin.problems.science_birds.results import ERROR_REASON, Usage
 
 
 def rec(sub="a", letter="A", trial=1, **kw):
@@ -119,7 +119,7 @@ def test_several_models_scored_per_model_and_summed():
     col.add_error("submissions/b::m2::A::3", "call: boom")
     settings = SimpleNamespace(letters=("A",), trials=2, models=("m2", "m1"), disable_weights=False, tie_break=None)
     result, _, letters = score_models(col, settings)
-    d = lambda x: Decimal(repr(x))  # noqa: E731
+    d = lambda x: Decimal(repr(x))
     expected = official(
         {
             m: {
@@ -211,9 +211,9 @@ def _user_view(col, tmp_path, **options):  # type: ignore[no-untyped-def]
     import json
 
     from pcg_plugin.problems.science_birds import results
-    from pcg_plugin.problems.science_birds.scoring.aggregate import results_document, score
     from pcg_plugin.problems.science_birds.outputs import settings_document
     from pcg_plugin.problems.science_birds.report.terminal import ranking_table
+    from pcg_plugin.problems.science_birds.scoring.aggregate import results_document, score
     from pcg_plugin.problems.science_birds.settings import resolve
 
     raw = {"pcg_" + key: value for key, value in options.items()}

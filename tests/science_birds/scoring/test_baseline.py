@@ -13,7 +13,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.problems.science_birds.scoring.baseline import (
-    lower_bounds,
     BASELINE_SCHEMA,
     BaselineError,
     Change,
@@ -23,6 +22,7 @@ from pcg_plugin.problems.science_birds.scoring.baseline import (
     format_comparison,
     incompatibilities,
     load_baseline,
+    lower_bounds,
     save_baseline,
 )
 from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score, to_decimal
@@ -547,8 +547,8 @@ GATED = ("team_a", "A", "char_score")
 
 def expected_lower_bound(base: dict[str, Any]) -> Decimal:
     """The 95 % lower end by hand: 200 resamples (seed 0), sorted, order statistic floor(0.025·199) = the 5th."""
-    from pcg_plugin.problems.science_birds.scoring.bootstrap import resampled_scores, setup_from_settings
     from pcg_plugin.problems.science_birds.results import Letter, Settings
+    from pcg_plugin.problems.science_birds.scoring.bootstrap import resampled_scores, setup_from_settings
 
     subs = {
         name: {c: Letter.read(d, c) for c, d in s["letters"].items()}

@@ -11,6 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_baseline import NOISY, make_results
 
+from pcg_plugin.errors import ResultsError
+from pcg_plugin.problems.science_birds.report.html import rank_intervals
+from pcg_plugin.problems.science_birds.results import Letter, Results, Settings
 from pcg_plugin.problems.science_birds.scoring.bootstrap import (
     LetterTrials,
     Setup,
@@ -21,9 +24,6 @@ from pcg_plugin.problems.science_birds.scoring.bootstrap import (
     resampled_scores,
     setup_from_settings,
 )
-from pcg_plugin.problems.science_birds.report.html import rank_intervals
-from pcg_plugin.errors import ResultsError
-from pcg_plugin.problems.science_birds.results import Letter, Results, Settings
 from pcg_plugin.problems.science_birds.scoring.official import LetterInput, score, to_decimal
 
 D = Decimal

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info, to_plain
 from pcg_plugin.errors import BenchmarkFails
 from pcg_plugin.problems.pcgbench.bench.greedy_diversity import greedy_8ad18b6, greedy_head
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info, to_plain
 
 GREEDIES = {"00b96f5": greedy_head, "8ad18b6": greedy_8ad18b6}
 # Kept out of printed and recorded info: the content itself (the caller has it), there only for pairwise diversity.

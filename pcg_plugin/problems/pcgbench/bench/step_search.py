@@ -49,7 +49,7 @@ S = TypeVar("S", bound=GameState)
 class Node:
     """A search node; `__lt__` on f is the only order the heap knows, as in the benchmark."""
 
-    __slots__ = ("state", "parent", "action", "depth", "h", "f")
+    __slots__ = ("action", "depth", "f", "h", "parent", "state")
 
     def __init__(self, state: GameState, parent: Node | None, action: Action | None, balance: float) -> None:
         self.state = state

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
+from pcg_plugin._util.devices import resolve_device, threads_per_worker
+from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.problems.science_birds.classify.base import LETTERS, Classification, ClassifierLike, ClassifierWrapper
 from pcg_plugin.problems.science_birds.classify.cache import (
     CachedClassifier,
@@ -39,8 +41,6 @@ from pcg_plugin.problems.science_birds.classify.service import (
     start_service,
 )
 from pcg_plugin.problems.science_birds.classify.wire import ServiceInfo
-from pcg_plugin._util.devices import resolve_device, threads_per_worker
-from pcg_plugin.errors import InfrastructureError
 
 __all__ = [
     "LETTERS",

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.science_birds.classify.base import LETTERS, Classification
 from pcg_plugin._util.devices import resolve_device
 from pcg_plugin.errors import InfrastructureError
+from pcg_plugin.problems.science_birds.classify.base import LETTERS, Classification
 
 OFFICIAL_MODEL_ID = "pittawat/vit-base-uppercase-english-characters"
 EMBEDDED_MODEL_DIR = Path(__file__).resolve().parent / "pcg-letters"

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.devices import pid_alive
+from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.problems.science_birds.classify.base import Classification
 from pcg_plugin.problems.science_birds.classify.local import Dtype
 from pcg_plugin.problems.science_birds.classify.wire import TCP, ServiceInfo, client_address, to_wire
-from pcg_plugin._util.devices import pid_alive
-from pcg_plugin.errors import InfrastructureError
 
 ENV_VAR = "PCG_CLASSIFY_SERVICE"  # JSON ServiceInfo, inherited by xdist workers
 INFO_FILE = ".pcg-classify-service.json"
@@ -131,7 +131,7 @@ def start_service(
     log: Any = None
     if run_dir is not None:
         run_dir.mkdir(parents=True, exist_ok=True)
-        log = open(run_dir / "classify-service.log", "ab")  # noqa: SIM115 - the child keeps it
+        log = open(run_dir / "classify-service.log", "ab")  # the child keeps it
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", SERVER_MODULE, "--serve", json.dumps(config)],
@@ -233,7 +233,7 @@ def _reachable(info: ServiceInfo) -> bool:
         with contextlib.closing(_connect(info, timeout=5.0)) as conn:
             conn.send(("ping",))
             return bool(conn.recv()[0] == "ok")
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 

@@ -39,8 +39,8 @@ def _read(path: Path):
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds.classify import Classifier
     from pcg_plugin.errors import PcgError
+    from pcg_plugin.problems.science_birds.classify import Classifier
 
     try:
         clf = Classifier.load(args.model, device=args.device, threads=args.threads, batch_size=args.batch_size)

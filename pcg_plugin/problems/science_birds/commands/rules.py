@@ -9,9 +9,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
-from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
 from pcg_plugin._util.names import shown_all
+from pcg_plugin.errors import NotASubmission, Skipped, UsageProblem
+from pcg_plugin.problems.science_birds.editions import PROGRAM_YEARS
 
 HELP = "check 2023 prompts and 2024/2025 programs against the competition rules (static, no model calls)"
 
@@ -50,9 +50,9 @@ def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
     the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
     files none of which is a TrialLoop program gives format ``scripts``."""
-    from pcg_plugin.problems.science_birds import submissions as collect
     from pcg_plugin.core import zips
     from pcg_plugin.problems.science_birds import preflight
+    from pcg_plugin.problems.science_birds import submissions as collect
     from pcg_plugin.problems.science_birds.rules.checks import stand_alone_scripts
 
     if path.is_dir() or zips.is_zip(path):  # a zip: the folder it unpacks to, in the cache

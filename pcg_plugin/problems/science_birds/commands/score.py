@@ -111,8 +111,7 @@ def _official_folder(src: Path, args: argparse.Namespace) -> int:
 def _run_folder(src: Path, args: argparse.Namespace) -> int:
     """A pytest-pcg run folder: the submissions its results.json names are the programs (thumbs/ and the rest
     are not), scored with the run's settings unless an option says otherwise; several models as the run did."""
-    from pcg_plugin.problems.science_birds.report import official_layout
-    from pcg_plugin.problems.science_birds.report import run_layout
+    from pcg_plugin.problems.science_birds.report import official_layout, run_layout
     from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     run = run_layout.read_run_folder(src)
@@ -163,8 +162,8 @@ def _print(head: str, competition: object, rows: list[tuple[str, int, object, ob
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.problems.science_birds.report import run_layout
     from pcg_plugin.errors import PcgError
+    from pcg_plugin.problems.science_birds.report import run_layout
 
     src = Path(args.dir)
     if not src.is_dir():

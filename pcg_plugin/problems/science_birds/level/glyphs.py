@@ -17,8 +17,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pcg_plugin.problems.science_birds.letters import LETTERS
-
 GRID_WIDTH = 20
 GRID_HEIGHT = 16
 

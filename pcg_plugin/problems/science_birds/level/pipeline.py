@@ -9,10 +9,10 @@ from typing import Any
 from pcg_plugin.errors import NoCode
 from pcg_plugin.problems.science_birds.level.extract import extract_code
 from pcg_plugin.problems.science_birds.level.grid import drop_blocks
-from pcg_plugin.problems.science_birds.level.types import Level
 from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml, parse_level
 from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
 from pcg_plugin.problems.science_birds.level.render import blank_image, render_level
+from pcg_plugin.problems.science_birds.level.types import Level
 
 NO_CODE_MESSAGE = "Code not found."
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 from PIL import Image
 
-from pcg_plugin.problems.science_birds.level.types import Block, Level
 from pcg_plugin.problems.science_birds.level.physics import BOX_CORES, SKIN, core_vertices
+from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 SIZE = 1024
 MARGIN = 100

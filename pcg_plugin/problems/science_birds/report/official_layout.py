@@ -10,11 +10,11 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.problems.science_birds.editions import STAGES
-from pcg_plugin.problems.science_birds.editions import edition as edition_record
-from pcg_plugin.errors import PcgError
 from pcg_plugin._util.names import shown
 from pcg_plugin._util.paths import stem
+from pcg_plugin.errors import PcgError
+from pcg_plugin.problems.science_birds.editions import STAGES
+from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.problems.science_birds.letters import LETTERS, letter_at, letter_index
 from pcg_plugin.problems.science_birds.scoring.official import LetterInput, ScoreResult, fmt, to_decimal
 

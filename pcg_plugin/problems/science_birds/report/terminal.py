@@ -12,7 +12,6 @@ from pcg_plugin.core.intervals import rank_text
 from pcg_plugin.problems.science_birds.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
 from pcg_plugin.problems.science_birds.settings import Settings
 
-
 # What runs without --pcg-classifier (pcg_plugin.problems.science_birds.classify.hf._resolve), said so that nobody mistakes it for official.
 EMBEDDED_NOTE = (
     "pcg-letters (embedded approximation; official similarity needs --pcg-classifier "

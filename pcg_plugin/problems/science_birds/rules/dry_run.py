@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
+from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.problems.science_birds.rules.answers import AnswerLog, not_an_answer
 from pcg_plugin.problems.science_birds.submissions import Submission
-from pcg_plugin.errors import OfficialFailure
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.session import TrialChat
@@ -76,10 +76,10 @@ def _prompt_dry_run(sub: Submission, letter: str) -> DryRun:
 
 
 def _program_dry_run(sub: Submission, letter: str, edition: str, workdir: Path, sites: tuple[Path, ...]) -> DryRun:
-    from pcg_plugin.problems.science_birds.editions import profile_for, program_limits
     from pcg_plugin.llm.scripted import ScriptedBackend, approx_usage
     from pcg_plugin.llm.session import TrialChat
     from pcg_plugin.llm.store import ResponseStore, TrialKey
+    from pcg_plugin.problems.science_birds.editions import profile_for, program_limits
     from pcg_plugin.sandbox.run import run_program_trial
 
     profile = profile_for(edition)

@@ -65,9 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     """Before any item runs (and is paid for): the baseline must be readable and like for like in every
     setting the run fixes up front; the rest is checked again when the run's results exist."""
-    from pcg_plugin.problems.science_birds.scoring import baseline
-    from pcg_plugin.problems.science_birds.outputs import settings_document
     from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.problems.science_birds.outputs import settings_document
+    from pcg_plugin.problems.science_birds.scoring import baseline
 
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:
@@ -94,9 +94,9 @@ class BaselineGate(Gate):
         self.comparison: Any = None
 
     def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
-        from pcg_plugin.problems.science_birds.scoring import baseline
         from pcg_plugin.errors import ResultsError
         from pcg_plugin.problems.science_birds.results import coerce
+        from pcg_plugin.problems.science_birds.scoring import baseline
 
         self.finished = True
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Context, Decimal, localcontext
 from pathlib import Path
 from typing import Any
@@ -87,7 +87,7 @@ TRIAL_KEYS = ("trial", "sta", "sim", "trial_score", "reason")
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

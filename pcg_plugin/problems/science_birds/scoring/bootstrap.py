@@ -24,7 +24,6 @@ from pcg_plugin.problems.science_birds.scoring.official import (
     score_models,
     to_decimal,
 )
-from pcg_plugin.core.intervals import interval  # the one order-statistics interval (re-exported)
 
 # One trial as the scorer reads it: (sta, sim), None where the stage produced nothing (the trial scores 0).
 TrialPair = tuple[Decimal | None, Decimal | None]

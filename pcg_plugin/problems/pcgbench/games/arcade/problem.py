@@ -25,6 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from pcg_plugin.errors import BenchmarkFails
+from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
+from pcg_plugin.problems.pcgbench.bench.info_cache import cached
+from pcg_plugin.problems.pcgbench.bench.json_reply import parse_json_block
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
+from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.games.arcade.engine import (
     COLOURS,
     MAX_TIME,
@@ -34,12 +40,6 @@ from pcg_plugin.problems.pcgbench.games.arcade.engine import (
     RandomMover,
     play,
 )
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
-from pcg_plugin.errors import BenchmarkFails
-from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions
-from pcg_plugin.problems.pcgbench.bench.info_cache import cached
-from pcg_plugin.problems.pcgbench.bench.json_reply import parse_json_block
-from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 RULE_KEYS = (
     "player-red",
@@ -64,7 +64,7 @@ def layout(width: int, height: int) -> list[list[int]]:
     for x in range(math.ceil(0.25 * width), math.floor(width - 0.25 * width)):
         grid[math.floor(0.25 * height)][x] = 0
         grid[math.ceil(height - 0.25 * height - 1)][x] = 0
-    for x in range(0, math.floor(0.3 * width)):
+    for x in range(math.floor(0.3 * width)):
         grid[int(0.5 * height)][x] = 0
         grid[int(0.5 * height)][width - x - 1] = 0
     return grid
@@ -263,7 +263,7 @@ def make(
     safety: float = 0.15,
     minToDeath: float = 0.4,
     minToWin: float = 0.75,
-) -> BenchProblem:  # noqa: N803 - registry kwargs
+) -> BenchProblem:  # registry kwargs
     """The variant the benchmark's ArcadeRulesProblem(**kwargs) is."""
     floor = layout(width, height)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import BINARY_README, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, longest_path
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 DIVERSITY = 0.4

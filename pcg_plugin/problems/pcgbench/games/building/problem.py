@@ -30,8 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
 from pcg_plugin.problems.pcgbench.bench.blocks_kind import TYPES, BlocksKind, Drops, simulate
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 
@@ -152,7 +152,7 @@ def make(name: str, width: int = 7, length: int = 7, height: int = 12, blocks: i
     return BenchProblem(
         name=name,
         content=BlocksKind(width, length, height, blocks),
-        control_space={t: (0, blocks) for t in TYPES},
+        control_space=dict.fromkeys(TYPES, (0, blocks)),
         info=b.info,
         quality=b.quality,
         controllability=b.controllability,

@@ -51,7 +51,7 @@ class State:
     """The moving part of the game (immutable by convention; a plain slotted class because searches make
     millions of them)."""
 
-    __slots__ = ("level", "x", "y", "health", "air", "jumps", "col_diamonds", "has_key", "diamonds", "_span")
+    __slots__ = ("_span", "air", "col_diamonds", "diamonds", "has_key", "health", "jumps", "level", "x", "y")
 
     def __init__(
         self,

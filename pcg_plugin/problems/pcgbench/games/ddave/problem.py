@@ -19,12 +19,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
-from pcg_plugin.problems.pcgbench.games.ddave.game import DIAMOND, EMPTY, EXIT, KEY, PLAYER, SOLID, SPIKE, start_state
-from pcg_plugin.problems.pcgbench.bench.grid_search import bfs_distances, tiles_of
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
+from pcg_plugin.problems.pcgbench.bench.grid_search import bfs_distances, tiles_of
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.bench.step_search import solve_chain
+from pcg_plugin.problems.pcgbench.games.ddave.game import DIAMOND, EMPTY, EXIT, KEY, PLAYER, SOLID, SPIKE, start_state
 
 LEGEND = ("solid", "empty", "player", "exit", "diamond", "key", "spike")
 OPEN = tuple(range(1, len(LEGEND)))

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
 from pcg_plugin.errors import BenchmarkFails
 from pcg_plugin.problems.pcgbench.bench.parse import NO_BLOCK, last_fenced_block
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 ALPHABET = 26

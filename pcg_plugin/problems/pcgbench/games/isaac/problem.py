@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, first_tile_distance
 from pcg_plugin.problems.pcgbench.bench.parse import NO_BLOCK, last_fenced_block
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 DOORS = 16  # bitmask values 0..15
@@ -250,9 +250,7 @@ def loose_connections(maze: list[list[int]]) -> int:
         for x in range(cols):
             if x in (0, cols - 1) or y in (0, rows - 1):
                 count += maze[y][x] == DOOR
-            elif x % 3 == 2 and maze[y][x] != maze[y][x + 1]:
-                count += 1
-            elif y % 3 == 2 and maze[y][x] != maze[y + 1][x]:
+            elif (x % 3 == 2 and maze[y][x] != maze[y][x + 1]) or (y % 3 == 2 and maze[y][x] != maze[y + 1][x]):
                 count += 1
     return count
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 from pcg_plugin.problems.pcgbench.bench.grid_kind import TILE, GridKind
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
 from pcg_plugin.problems.pcgbench.games.loderunner.play import DATA, SOLID
 from pcg_plugin.problems.pcgbench.games.loderunner.tile import TILES, bench_problem, game_of, with_extra
 

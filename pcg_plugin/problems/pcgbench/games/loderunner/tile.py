@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, GridSize, Info
+from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.games.loderunner.play import (
     GOLD,
     LADDER,
@@ -31,7 +32,6 @@ from pcg_plugin.problems.pcgbench.games.loderunner.play import (
     play_histograms,
     reference_histograms,
 )
-from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 TILES = ("solid", "empty", "player", "gold", "enemy", "ladder", "rope")
 

@@ -39,16 +39,16 @@ class State:
     (immutable by convention; a plain slotted class because searches make millions of them)."""
 
     __slots__ = (
-        "level",
-        "x",
-        "y",
-        "health",
+        "col_enemies",
         "col_potions",
         "col_treasures",
-        "col_enemies",
+        "enemies",
+        "health",
+        "level",
         "potions",
         "treasures",
-        "enemies",
+        "x",
+        "y",
     )
 
     def __init__(

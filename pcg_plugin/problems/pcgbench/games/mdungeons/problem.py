@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.examples import mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, tiles_of
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
+from pcg_plugin.problems.pcgbench.bench.reward import range_reward
+from pcg_plugin.problems.pcgbench.bench.step_search import solve_chain
 from pcg_plugin.problems.pcgbench.games.mdungeons.game import (
     EMPTY,
     EXIT,
@@ -35,8 +37,6 @@ from pcg_plugin.problems.pcgbench.games.mdungeons.game import (
     replay_events,
     start_state,
 )
-from pcg_plugin.problems.pcgbench.bench.reward import range_reward
-from pcg_plugin.problems.pcgbench.bench.step_search import solve_chain
 
 LEGEND = ("solid", "empty", "player", "exit", "potion", "treasure", "goblin", "ogre")
 NON_SOLID = tuple(range(1, len(LEGEND)))

@@ -114,7 +114,7 @@ class Level:
                     self.templates[(x, y)] = ENEMY_CHARS[c]
                 elif c in TILE_OF:
                     self.tiles[x][y] = TILE_OF[c]
-        self.last_spawn = {pos: -40 for pos in self.templates}  # the tick each template was last in view
+        self.last_spawn = dict.fromkeys(self.templates, -40)  # the tick each template was last in view
         self.columns: dict[int, list[tuple[int, int]]] = {}  # x -> its enemy templates (y, kind), y ascending
         for (x, y), kind in sorted(self.templates.items()):
             self.columns.setdefault(x, []).append((y, kind))

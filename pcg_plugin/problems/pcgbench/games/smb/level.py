@@ -21,8 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.errors import NoEnemies
+from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 DATA = Path(__file__).parent / "data"
 HEIGHT = 16  # rows of a level (the slices' length; smbtile's default height)

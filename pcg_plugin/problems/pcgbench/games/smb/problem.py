@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from pcg_plugin.problems.pcgbench.games.smb import level as lv
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.bench.info_cache import cached
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
+from pcg_plugin.problems.pcgbench.games.smb import level as lv
 from pcg_plugin.problems.pcgbench.games.smb.engine import play_astar, play_heuristic
 from pcg_plugin.problems.pcgbench.games.smb.kind import SliceIds, tile_rows
 

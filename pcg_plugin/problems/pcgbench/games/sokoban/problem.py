@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import SOKOBAN_MICROBAN, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.grid_search import tiles_of
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.games.sokoban.solver import CRATE, PLAYER, TARGET, Move, load, solve, step
 

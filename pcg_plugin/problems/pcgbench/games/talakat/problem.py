@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.bench.info_cache import cached
 from pcg_plugin.problems.pcgbench.bench.json_reply import parse_json_block
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.games.talakat.engine import Frame, bucket_counts, entropy, run_pattern
 from pcg_plugin.problems.pcgbench.games.talakat.tracery import SequenceGrammar
@@ -195,7 +195,7 @@ def make(
     width: int,
     height: int,
     spawnerComplexity: int,
-    maxHealth: int,  # noqa: N803 - registry kwargs
+    maxHealth: int,  # registry kwargs
     diversity: float = 0.5,
     empty: float = 0.4,
     min_bullets: int = 50,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from pcg_plugin.errors import GrammarLoop  # noqa: F401 (re-exported)
+
+from pcg_plugin.errors import GrammarLoop  # re-exported
 
 MAX_DEPTH = 400  # nested tags; a finite Talakat row nests fewer than 110 (see `GrammarLoop`)
 

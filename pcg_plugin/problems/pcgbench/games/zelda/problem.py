@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.content import Grid
 from pcg_plugin.problems.pcgbench.bench.examples import ZELDA_README, mirrored
 from pcg_plugin.problems.pcgbench.bench.grid_kind import GridKind
 from pcg_plugin.problems.pcgbench.bench.grid_search import count_regions, first_tile_distance, first_tile_path, tiles_of
+from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, GridSize, Info
 from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 
 DIVERSITY = 0.3
