@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gameeval_examples import args, subs  # the fixture
+from test_gameeval_examples import args  # the fixture
 from trial_pages import opened
 
 from pcg_plugin.core import transcript

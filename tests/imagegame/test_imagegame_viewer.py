@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from test_imagegame_e2e import ARGS, game  # the fixture
+from test_imagegame_e2e import ARGS  # the fixture
 from trial_pages import opened
 
 from pcg_plugin.cli import main as pcg
