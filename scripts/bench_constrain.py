@@ -88,7 +88,7 @@ def _lm_format_enforcer(tok: Any, regex: str, ids: list[int]) -> list[float]:
     from lmformatenforcer.tokenenforcer import TokenEnforcerTokenizerData
 
     try:
-        import lmformatenforcer.integrations.transformers
+        import lmformatenforcer.integrations.transformers  # noqa: F401
     except ImportError as exc:
         print(
             f"  (its transformers integration does not import under transformers 5: {exc}; "

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from replay_snapshot import PROGRAM_2024, RESPONDER
+from replay_snapshot import PROGRAM_2024, RESPONDER  # noqa: E402
 
 RSS = """
 import json, os, resource

@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from bench_report import expand, open_times
+from bench_report import expand, open_times  # noqa: E402
 
-from pcg_plugin._util.paths import shared_data
+from pcg_plugin._util.paths import shared_data  # noqa: E402
 
 RESPONDER = """
 import re

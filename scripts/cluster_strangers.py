@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 
-from cluster_support import (
+from cluster_support import (  # noqa: E402
     GATED,
     OPEN_CLUSTER,
     RUN_HOST,
@@ -37,7 +37,7 @@ from cluster_support import (
     two_hosts,
     two_hosts_reason,
 )
-from e2e_support import TINY_CLASSIFIER, VARIED_BODY, make_tiny_classifier, program, run_args, write_competition
+from e2e_support import TINY_CLASSIFIER, VARIED_BODY, make_tiny_classifier, program, run_args, write_competition  # noqa: E402
 
 LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 

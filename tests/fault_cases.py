@@ -29,7 +29,7 @@ for _folder in DOUBLES:
     if str(_folder) not in sys.path:
         sys.path.append(str(_folder))
 
-import loopback_llm
+import loopback_llm  # noqa: E402
 
 LONE_SURROGATE = "\ud83d"  # valid JSON ("\ud83d"), not valid UTF-8: half an emoji
 HUGE_PAD = 1_000_000  # characters of trailing blanks that make a reply huge and leave its answer as it was

@@ -32,7 +32,7 @@ class ClusterStore(ResponseStore):
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__(path)
-        self._lock_file = open(self.path.with_name(self.path.name + ".cluster-lock"), "w")
+        self._lock_file = open(self.path.with_name(self.path.name + ".cluster-lock"), "w")  # noqa: SIM115
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -193,7 +193,7 @@ class ClusterDriver:
             return []
         try:
             placed = list(self.pool.placements().values())
-        except Exception as exc:  # the summary is for the reader; a dying actor must not fail the run
+        except Exception as exc:  # noqa: BLE001 - the summary is for the reader; a dying actor must not fail the run
             return [f"pcg cluster: node services on {len(self.node_info)} nodes (placements unknown: {exc})"]
         return [
             f"pcg cluster: node service on {info['node'][:12]} ({info['host']}, actor pid {info['pid']}, "
@@ -212,7 +212,7 @@ class ClusterDriver:
 
         try:
             names = ray.get(self.shared[LIMITER].names.remote(), timeout=30)
-        except Exception as exc:  # the summary is for the reader; it must not fail the run
+        except Exception as exc:  # noqa: BLE001 - the summary is for the reader; it must not fail the run
             return [f"pcg cluster: rate limits unknown ({type(exc).__name__})"]
         return [f"pcg cluster: rate limit of endpoint {name!r}: one limiter actor" for name in names]
 
@@ -238,7 +238,7 @@ class ClusterDriver:
         for actor in self.node_services:  # after the trial actors, which use them
             try:
                 ray.get(actor.close.remote(), timeout=30)
-            except Exception:  # a lost node's services went with it; killed below either way
+            except Exception:  # noqa: BLE001 - a lost node's services went with it; killed below either way
                 pass
             ray.kill(actor)
         self.node_services = []

@@ -54,7 +54,7 @@ def pack_error(exc: BaseException) -> bytes:
         data = pickle.dumps(exc)
         pickle.loads(data)
         return data
-    except Exception:  # any exception that cannot travel is described instead
+    except Exception:  # noqa: BLE001 - any exception that cannot travel is described instead
         text = "".join(traceback.format_exception(exc))
         return pickle.dumps(RemoteError(f"{type(exc).__name__}: {exc}\n(on the cluster node)\n{text}"))
 

@@ -158,7 +158,7 @@ class TrialPool:
         live = self.live()
         try:
             facts = ray.get([a.facts.remote() for a in live], timeout=60)
-        except Exception as exc:  # facts are for the record; a dying actor must not fail the run
+        except Exception as exc:  # noqa: BLE001 - facts are for the record; a dying actor must not fail the run
             return {"cluster": {"error": f"{type(exc).__name__}: {exc}"}}
         return {self.names[a]: f for a, f in zip(live, facts, strict=True)}
 
@@ -169,6 +169,6 @@ class TrialPool:
             if actor not in self.dead:
                 try:
                     ray.get(actor.close.remote(), timeout=30)
-                except Exception:  # the actor is killed just below either way
+                except Exception:  # noqa: BLE001 - the actor is killed just below either way
                     pass
             ray.kill(actor)

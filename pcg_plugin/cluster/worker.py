@@ -120,7 +120,7 @@ class TrialWorker:
             failed_in = "call"
             record = problem.run_trial(self.config, submission, target, trial, nodeid, model).to_json()
             failed_in = None
-        except BaseException as exc:  # whatever the trial raised is its outcome, shown by the driver
+        except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome, shown by the driver
             error = pack_error(exc)
         return Outcome(
             record=record,

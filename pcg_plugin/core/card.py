@@ -136,7 +136,7 @@ HEAD = (
 
 
 def _cells(line: Line) -> tuple[str, ...]:
-    num = lambda v: "-" if v is None else f"{v:.4g}"
+    num = lambda v: "-" if v is None else f"{v:.4g}"  # noqa: E731
     return (
         line.problem,
         line.submission,

@@ -116,7 +116,7 @@ def compare(
         a.scorer(), b.scorer(), {n: n for n, _ in both}, reps=reps, seed=seed, confidence=confidence
     )
     pairs = tuple(Pair(n, m, float(sa[n]), float(sb[n]), *(found.get(n) or (None, None))) for n, m in both)
-    label = lambda k: k[0] if k[1] is None else f"{k[0]} ({k[1]})"
+    label = lambda k: k[0] if k[1] is None else f"{k[0]} ({k[1]})"  # noqa: E731
     return Comparison(
         a.name, pairs, tuple(sorted(map(label, keys_a - keys_b))), tuple(sorted(map(label, keys_b - keys_a))), reps
     )

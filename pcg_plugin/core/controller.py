@@ -156,7 +156,7 @@ class Controller:
             self.results, self.report_path = problem.finish_run(
                 self.config, self.run, self.collected, self.worker_stats
             )
-        except Exception as exc:  # a scoring failure must not hide the test outcomes
+        except Exception as exc:  # noqa: BLE001 - a scoring failure must not hide the test outcomes
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
@@ -181,7 +181,7 @@ class Controller:
                 self.progress.by_item,
                 list(settings.targets),
             )
-        except Exception as exc:  # the results are written; the report lacks only its viewer
+        except Exception as exc:  # noqa: BLE001 - the results are written; the report lacks only its viewer
             self.viewer_error = f"{type(exc).__name__}: {exc}"
 
     def _add_notices(self) -> None:

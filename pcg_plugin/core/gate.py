@@ -157,7 +157,7 @@ def compare(
 
 
 def table(rows: list[Row], method: str, max_drop: float) -> list[str]:
-    num = lambda v, sign=False: "-" if v is None else (f"{v:+.4f}" if sign else f"{v:.4f}")
+    num = lambda v, sign=False: "-" if v is None else (f"{v:+.4f}" if sign else f"{v:.4f}")  # noqa: E731
     cells = [("submission", "baseline", "current", "delta", "allowed", "status")]
     cells += [
         (r.submission, num(r.baseline), num(r.current), num(r.delta, True), num(r.allowed), r.status.replace("_", " "))

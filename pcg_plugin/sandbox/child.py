@@ -194,7 +194,7 @@ def run_trial(spec: dict[str, Any], channel: Channel) -> None:
     except MemoryError:
         channel.send({"op": "memory", "traceback": _tail()})
         return
-    except BaseException as error:  # every fault of the program is reported, none escapes
+    except BaseException as error:  # noqa: BLE001 - every fault of the program is reported, none escapes
         if isinstance(error, OSError) and error.errno == errno.EFBIG:  # Python ignores SIGXFSZ: RLIMIT_FSIZE hit
             channel.send({"op": "file_size"})
             return

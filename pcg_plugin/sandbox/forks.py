@@ -64,7 +64,7 @@ def serve(sock_fd: int, *, pid_namespace: bool) -> int:
                 sock.close()
                 _child(json.loads(data), fds)
                 code = 0
-            except BaseException:  # a failure before the program ran: say it on its stderr
+            except BaseException:  # noqa: BLE001 - a failure before the program ran: say it on its stderr
                 import traceback
 
                 traceback.print_exc()

@@ -132,7 +132,7 @@ def _dynamic_name(node: ast.Call) -> str | None:
 def _requests(tree: ast.Module, path: Path) -> Iterator[_Request]:
     guarded = _guarded_nodes(tree)
     for node in ast.walk(tree):
-        site = lambda: ImportSite(path, getattr(node, "lineno", 1), _statement(node), id(node) in guarded)
+        site = lambda: ImportSite(path, getattr(node, "lineno", 1), _statement(node), id(node) in guarded)  # noqa: E731
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield _Request(alias.name, 0, site())

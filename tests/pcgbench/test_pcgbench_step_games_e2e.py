@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_harness_pcgbench import EXAMPLES, args, results  # grid is a fixture
+from test_harness_pcgbench import EXAMPLES, args, grid, results  # noqa: F401  (grid is a fixture)
 
 
 @pytest.mark.parametrize("problem", ["mdungeons-v0", "ddave-v0"])

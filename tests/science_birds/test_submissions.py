@@ -168,9 +168,9 @@ def test_vanished_or_foreign_folders_are_not_submissions(tmp_path):
 
 
 # Real-submission shapes (issue 12): tests/submission_shapes.py builds each as a small working folder.
-import submission_shapes as shapes
+import submission_shapes as shapes  # noqa: E402
 
-from pcg_plugin.problems.science_birds.submissions import entry_rank, find_programs, folder_role, not_a_submission
+from pcg_plugin.problems.science_birds.submissions import entry_rank, find_programs, folder_role, not_a_submission  # noqa: E402
 
 
 @pytest.mark.parametrize("shape", sorted(shapes.SHAPES))

@@ -36,7 +36,7 @@ __all__ = [
 
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
 PLACEHOLDER = "<OBJECT>"
-from pcg_plugin.core.zips import SUBMISSIONS_DIR  # one name for the folder, used by the zips too
+from pcg_plugin.core.zips import SUBMISSIONS_DIR  # noqa: E402 (one name for the folder, used by the zips too)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir  # noqa: F401 (re-exported: its users import it from here)
 from pcg_plugin.problems.science_birds.classify.base import ClassifierLike, ClassifierWrapper
 
 _MAGIC = b"PCGC1"

@@ -92,7 +92,7 @@ class _Server:
         if kind == "classify":
             try:
                 images = [from_wire(item) for item in msg[1]]
-            except Exception as exc:  # a bad image must not take the service down
+            except Exception as exc:  # noqa: BLE001 - a bad image must not take the service down
                 return ("error", f"could not decode an image sent to the classification service: {exc}")
             req = _Request(images)
             self.pending.put(req)
@@ -162,7 +162,7 @@ class _Server:
                 results.extend(self.classifier.classify(images[start : start + self.max_batch]))
             if len(results) != len(images):
                 raise RuntimeError(f"classifier returned {len(results)} results for {len(images)} images")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001
             if len(batch) > 1:  # isolate the request that broke it; the others still get answers
                 for req in batch:
                     self._run_batch([req])
@@ -220,7 +220,7 @@ def admit(conn: Any, authkey: bytes, handle: Any, timeout: float = HANDSHAKE_S) 
     try:
         deliver_challenge(conn, authkey)
         answer_challenge(conn, authkey)
-    except Exception:  # a wrong key, a bad message or silence: this client only
+    except Exception:  # noqa: BLE001 - a wrong key, a bad message or silence: this client only
         with contextlib.suppress(OSError):
             conn.close()
         return False
@@ -262,7 +262,7 @@ def _serve(config: dict[str, Any]) -> int:
             else:
                 address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
             listener = Listener(address, family="AF_UNIX", backlog=1024)
-    except Exception as exc:  # reported to the parent, which raises InfrastructureError
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises InfrastructureError
         say({"error": f"{type(exc).__name__}: {exc}"})
         return 1
     plan = preresize_plan(clf, device) if config.get("preresize", True) else None
@@ -273,7 +273,7 @@ def _serve(config: dict[str, Any]) -> int:
         while not server.stop.is_set():
             try:
                 conn = listener.accept()
-            except Exception:  # one client's failed connect
+            except Exception:  # noqa: BLE001 - one client's failed connect
                 if server.stop.is_set():
                     return
                 continue

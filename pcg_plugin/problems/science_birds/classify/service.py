@@ -131,7 +131,7 @@ def start_service(
     log: Any = None
     if run_dir is not None:
         run_dir.mkdir(parents=True, exist_ok=True)
-        log = open(run_dir / "classify-service.log", "ab")  # the child keeps it
+        log = open(run_dir / "classify-service.log", "ab")  # noqa: SIM115 - the child keeps it
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", SERVER_MODULE, "--serve", json.dumps(config)],
@@ -233,7 +233,7 @@ def _reachable(info: ServiceInfo) -> bool:
         with contextlib.closing(_connect(info, timeout=5.0)) as conn:
             conn.send(("ping",))
             return bool(conn.recv()[0] == "ok")
-    except Exception:
+    except Exception:  # noqa: BLE001
         return False
 
 

@@ -919,7 +919,7 @@ def _source_kind(
         if node.id in resolving:
             return None
         resolving = resolving | {node.id}
-    again = lambda n: _source_kind(n, scope, aliases, depth + 1, resolving)
+    again = lambda n: _source_kind(n, scope, aliases, depth + 1, resolving)  # noqa: E731
     if isinstance(node, ast.Constant):
         return "const"
     if isinstance(node, ast.JoinedStr):
