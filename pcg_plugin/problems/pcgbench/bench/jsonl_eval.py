@@ -33,7 +33,7 @@ def _item(problem: BenchProblem, number: int, line: str) -> dict[str, Any]:
         return _invalid(f'line {number}: expected an object with "content"')
     try:
         return evaluate_item(problem, record["content"], record.get("control"))
-    except Exception as exc:  # the item is named and scored 0; the rest of the file goes on
+    except Exception as exc:  # noqa: BLE001 - the item is named and scored 0; the rest of the file goes on
         return _invalid(f"line {number}: evaluation failed: {type(exc).__name__}: {exc}")
 
 
@@ -49,7 +49,7 @@ def evaluate_lines(problem: BenchProblem, lines: Iterable[str]) -> Iterator[dict
         yield {**item, "info": None if item["info"] is None else shown_info(item["info"])}
     try:
         fraction, per_item = set_diversity(problem, infos) if infos else (0.0, [])
-    except Exception as exc:  # every item is already out; the summary names what failed
+    except Exception as exc:  # noqa: BLE001 - every item is already out; the summary names what failed
         yield {"diversity": None, "per_item": [], "error": f"diversity failed: {type(exc).__name__}: {exc}"}
         return
     yield {"diversity": fraction, "per_item": per_item}
