@@ -4,6 +4,7 @@ per model of the episode, so a killed run resumes and nothing is asked twice).""
 from __future__ import annotations
 
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,8 @@ def trial_states(record: EpisodeRecord) -> list[dict[str, Any]]:
         states.append(
             {"title": "setup", "after_call": 0, "lines": [f"{k}: {_plain(v)}" for k, v in record.setup.items()]}
         )
-    calls, lines, title = 0, [], ""
+    calls, title = 0, ""
+    lines: list[str] = []
 
     def flush(at: int | None) -> None:
         if lines:
@@ -129,7 +131,8 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
             f"; name one in {sub.path}/gameeval.toml or pass --pcg-model"
         )
     chats = Chats(ctx, sub, game, target, trial)
-    base = dict(
+    record = partial(  # the fields every record of this episode shares, checked against EpisodeRecord's
+        EpisodeRecord,
         nodeid=nodeid,
         submission=sub.name,
         game=game.name,
@@ -154,8 +157,7 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
         except OfficialFailure as failure:
             for chat in chats.open.values():
                 chat.finish(f"{PROGRAM_FAILED}: {failure.reason}")
-            return EpisodeRecord(
-                **base,
+            return record(
                 outcome=None,
                 reason=PROGRAM_FAILED,
                 message=f"{failure.reason}: {failure.message}",
@@ -169,8 +171,7 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
     for chat in chats.open.values():
         chat.finish(played.outcome)
     events = played.events_json(messages=False)  # the exact requests are in the response store
-    return EpisodeRecord(
-        **base,
+    return record(
         outcome=played.outcome,
         rounds=played.rounds,
         result=played.result,
@@ -186,21 +187,22 @@ def role_prompt(
 ) -> dict[str, str] | None:
     """The participant's prompt for their role: the file's text, or what their program returns (run in the
     sandbox, its chat calls through the role's model's stored chat first)."""
-    if sub.role is None:
+    role = sub.role
+    if role is None:
         return None
     if sub.format == "gameeval_prompt":
         assert sub.prompt is not None
-        return {sub.role: sub.prompt}
+        return {role: sub.prompt}
     from pcg_plugin.sandbox.run import run_program_trial
 
-    owner = names[game.prompt_owner(sub.role)]
+    owner = names[game.prompt_owner(role)]
     chat = chats.get(owner)
 
     def run() -> str:
         with owned_temp_dir("gameeval") as work:
             return run_program_trial(
                 sub.entry,
-                letter=game.target_text(setup, sub.role),
+                letter=game.target_text(setup, role),
                 chat=chat.chat,
                 workdir=Path(work),
                 team=sub.name,
@@ -215,4 +217,4 @@ def role_prompt(
         check_slots(text, game, f"the prompt {sub.entry.name} returned")
     except SubmissionError as exc:
         raise OfficialFailure(str(exc), reason=Reason.BAD_RETURN) from None
-    return {sub.role: text}
+    return {role: text}

@@ -121,7 +121,7 @@ def rows(
     by_sub: dict[str, list[EpisodeRecord]] = {n: [] for n in submissions}
     for r in records:
         by_sub.setdefault(r.submission, []).append(r)
-    out = []
+    out: list[dict[str, Any]] = []
     for name, recs in by_sub.items():
         meta = submissions.get(name, {})
         role = next((r.role for r in recs), meta.get("role"))

@@ -3,7 +3,7 @@ line's setup as the game's ``Setup``, its replies as the model, the played episo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pcg_plugin.episode.table import Message, Model
@@ -37,8 +37,12 @@ def setup_of(game: str, line: Mapping[str, Any]) -> Any:
 
 
 def play(game: str, setup: Any, model: Model) -> Played:
-    rules = {"askguess": askguess.play, "spyfall": spyfall.play, "tofukingdom": tofukingdom.play}[game]
-    return rules(setup, model)  # type: ignore[operator]
+    games: dict[str, Callable[[Any, Model], Played]] = {
+        "askguess": askguess.play,
+        "spyfall": spyfall.play,
+        "tofukingdom": tofukingdom.play,
+    }
+    return games[game](setup, model)
 
 
 def scripted(replies: Sequence[str | None]) -> tuple[Model, list[int]]:

@@ -68,10 +68,10 @@ def fixed_messages(kind: str, name: str, phrase: str, override: str | None = Non
 def parse_description(reply: str | None) -> tuple[Any, dict[str, Any]]:
     """(speak, parsed reply); ``Crash`` unless the reply is a JSON object with ``thought`` and ``speak``."""
     try:
-        parsed = json.loads(reply)  # type: ignore[arg-type]
+        parsed = json.loads(reply)  # type: ignore[arg-type]  # None (a refused call) raises, caught below
         parsed["thought"]
         speak = parsed["speak"]
-    except Exception as exc:  # the reference catches everything here, then reads an unbound name
+    except Exception as exc:  # noqa: BLE001 - the reference catches everything here, then reads an unbound name
         raise Crash(
             "UnboundLocalError",
             f"the description is not a JSON object with thought and speak ({type(exc).__name__}: {reply!r:.80})",
@@ -85,11 +85,11 @@ def parse_vote(reply: str | None) -> tuple[Any, Any, Any]:
     kept: Any = reply
     speak = name = None
     try:
-        kept = json.loads(reply)  # type: ignore[arg-type]
+        kept = json.loads(reply)  # type: ignore[arg-type]  # None (a refused call) raises, caught below
         kept["thought"]
         speak = kept["speak"]
         name = kept["name"]
-    except Exception:
+    except Exception:  # noqa: BLE001 - the reference's bare except: the keys read so far stand
         pass
     return name, speak, kept
 

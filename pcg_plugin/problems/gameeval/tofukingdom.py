@@ -73,15 +73,15 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
     own = dict(overrides or {})
     host, lines, errors = t["host"], t["lines"], t["errors"]
     names = [s.name for s in setup.seating]
-    table = Table(names + [PRINCE], model)
+    table = Table([*names, PRINCE], model)
     identities = "".join(fill(lines["identity"], name=s.name, role=s.role) for s in setup.seating)
 
     def ask_json(caller: str, stage: str, messages: list[dict[str, str]]) -> Any:
         for _ in range(TRIES):
             reply = table.ask(caller, stage, messages)
             try:
-                return json.loads(reply)  # type: ignore[arg-type]
-            except Exception:  # the reference's bare except: None and bad JSON alike
+                return json.loads(reply)  # type: ignore[arg-type]  # None (a refused call) raises, caught below
+            except Exception:  # noqa: BLE001 - the reference's bare except: None and bad JSON alike
                 continue
         raise _GaveUp
 
@@ -96,7 +96,8 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
 
     def prince(stage: str, instruction: str, with_game: bool) -> Any:
         head = [{"role": "system", "content": t["game_prompt"]}] if with_game else []
-        messages = head + [
+        messages = [
+            *head,
             {"role": "system", "content": own.get(PRINCE, t["prince_role"])},
             *table.histories[PRINCE],
             {"role": "system", "content": instruction},

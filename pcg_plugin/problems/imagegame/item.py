@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.episode.loop import chat_speaker, play
@@ -16,6 +16,19 @@ from pcg_plugin.problems.imagegame.game import FOLLOWER, GIVER, ImageGameMaster,
 from pcg_plugin.problems.imagegame.records import ABORTED, CONSEQUENCE, NOT_SCORED, PROGRAM_FAILED, EpisodeResult
 from pcg_plugin.problems.imagegame.submission import Submission, fill_prompt
 from pcg_plugin.problems.imagegame.worker import Context
+
+
+class Shared(TypedDict):
+    """The fields of `EpisodeResult` one episode fixes before it is played, whatever its end."""
+
+    nodeid: str
+    submission: str
+    instance: str
+    experiment: str
+    game_id: int
+    trial: int
+    target: str
+    player_model: str
 
 
 def instance_id(instance: rules.Instance) -> str:
@@ -49,7 +62,7 @@ def run_trial(ctx: Context, sub: Submission, instance: rules.Instance, trial: in
     chat = TrialChat(
         key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(), mode=ctx.settings.record
     )
-    base = dict(
+    base = Shared(
         nodeid=nodeid,
         submission=sub.name,
         instance=instance_id(instance),
@@ -112,7 +125,7 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
 
 
 def scored(
-    base: dict[str, Any],
+    base: Shared,
     transcript: Transcript,
     instance: rules.Instance,
     ctx: Context,

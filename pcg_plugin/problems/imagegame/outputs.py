@@ -25,7 +25,8 @@ TEMPERATURE_TAG = "t0.0"
 
 
 def model_pair(player_1: str, player_2: str) -> str:
-    """clembench's folder name of a model pair (``<A>-t0.0--<B>-t0.0``); any character outside A-Za-z0-9._+- becomes "-"."""
+    """clembench's folder name of a model pair (``<A>-t0.0--<B>-t0.0``); any character outside A-Za-z0-9._+-
+    becomes "-"."""
 
     def clean(name: str) -> str:
         return re.sub(r"[^A-Za-z0-9._+-]", "-", name) or "model"
@@ -53,7 +54,7 @@ def write_episode(
 
 
 def load_results(path: Path) -> dict[str, Any]:
-    return json.loads(Path(path).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def episode_rows(results: list[EpisodeResult]) -> list[dict[str, Any]]:

@@ -83,7 +83,8 @@ def _table(doc: Mapping[str, Any]) -> list[str]:
         cols = " | ".join(f"{_fmt(p.get('% Played'))}/{_fmt(p.get('Quality Score'))}" for p in per)
         extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("aborted", "not_scored", "errors") if row[k])
         lines.append(
-            f"{row['rank']}. {row['submission']} [{rank_text(row.get('rank_interval'))}]  {row['model']}  {o.get('episodes', 0)}  "
+            f"{row['rank']}. {row['submission']} [{rank_text(row.get('rank_interval'))}]  {row['model']}  "
+            f"{o.get('episodes', 0)}  "
             f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
             f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}"
         )

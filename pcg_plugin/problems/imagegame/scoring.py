@@ -19,6 +19,7 @@ Quirks kept on purpose (``../shared/spec/other-problems.md`` §2.3):
 
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 from collections.abc import Iterable, Sequence
@@ -102,10 +103,8 @@ def score_episode(turns: Sequence[tuple[str, str | None]], instance: rules.Insta
             aborted = True
             break
         parsed += 1
-        try:
+        with contextlib.suppress(ZeroDivisionError, IndexError):  # clembench's bare except: the previous P/R/F1 stand
             precision, recall, f1 = evaluate(instance.target_grid, follower_reply)
-        except (ZeroDivisionError, IndexError):
-            pass  # clembench's bare except: the previous turn's P/R/F1 stand
         try:
             changed = changed_cells(previous, follower_reply)
         except IndexError:

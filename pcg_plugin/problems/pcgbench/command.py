@@ -120,7 +120,8 @@ def _random(args: argparse.Namespace) -> int:
     else:
         cells = "  ".join(f"gen {g}: {v:.3f}" for g, v in result["mean_best"].items())
         print(
-            f"{result['problem']} ({args.runs} runs): {cells}  feasible {result['feasible_samples']}/{result['samples']}"
+            f"{result['problem']} ({args.runs} runs): {cells}  "
+            f"feasible {result['feasible_samples']}/{result['samples']}"
         )
     return 0
 

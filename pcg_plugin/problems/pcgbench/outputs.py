@@ -1,8 +1,8 @@
 """The end of a PCG Benchmark run: score, write `results.json` (schema `pytest-pcg/pcgbench-results/1`, described
 in docs/pcgbench-results.md) and the HTML leaderboard, and the terminal summary lines.
 
-Science Birds' typed document (`pcg_plugin/problems/science_birds/results.py`) is built around letters, official weights and stage
-files; these problems have none of them, so they write their own, smaller document.
+Science Birds' typed document (`pcg_plugin/problems/science_birds/results.py`) is built around letters, official
+weights and stage files; these problems have none of them, so they write their own, smaller document.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def results_document(
     subs = []
     for s in ranked:
         per = []
-        for score, inst in zip(s.instances, insts):
+        for score, inst in zip(s.instances, insts, strict=True):  # scored per instance id, in this order
             mine = [r for r in records if r.submission == s.name and r.instance == inst.id]
             errs = {t: m for (n, i, t), m in errors.items() if n == s.name and i == inst.id}
             per.append(_instance(score, inst.control, mine, errs))
@@ -181,8 +181,9 @@ def zero_lines(results: Mapping[str, Any], limit: int = ZERO_LINES) -> list[str]
         if t.get("reason") and t["reason"] != "error"
     ]
     if len(zeros) > limit:
-        zeros = zeros[:limit] + [
-            f"... and {len(zeros) - limit} more trials scored 0 (each in results.json and the report)"
+        zeros = [
+            *zeros[:limit],
+            f"... and {len(zeros) - limit} more trials scored 0 (each in results.json and the report)",
         ]
     return zeros
 
@@ -201,7 +202,8 @@ def summary_lines(
     for s in results["submissions"]:
         zeros = ", ".join(f"{k} {v}" for k, v in s["zero_reasons"].items())
         lines.append(
-            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {s['score']:.3f} (feasible {s['feasible']:.3f}, controlled "
+            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {s['score']:.3f} "
+            f"(feasible {s['feasible']:.3f}, controlled "
             f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
             f"trials){'; zeros: ' + zeros if zeros else ''}"
         )

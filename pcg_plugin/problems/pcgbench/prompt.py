@@ -23,7 +23,7 @@ kind's `facts` (for grids `kind`, `width`, `height` and `legend`, code -> tile n
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, Control
@@ -51,16 +51,21 @@ def examples_text(problem: BenchProblem) -> str:
     return "\n\n".join(parts) or NO_EXAMPLES
 
 
+def _given(value: str) -> Callable[[], str]:
+    """A value already computed, in the lazy form `render_prompt` calls (bound here, not to a loop variable)."""
+    return lambda: value
+
+
 def render_prompt(text: str, problem: BenchProblem, control: Control) -> str:
     """The prompt file with every placeholder replaced for one instance (`<EXAMPLES>` is computed only if used)."""
     kind = problem.content.placeholder_values()
     shown = problem.show_control or control_text
-    values = {
+    values: dict[str, Callable[[], str]] = {
         "<PROBLEM>": lambda: problem.name,
         "<CONTROL>": lambda: shown(control),
         "<GOAL>": lambda: problem.goal,
         "<EXAMPLES>": lambda: examples_text(problem),
-        **{key: (lambda v=value: v) for key, value in kind.items()},
+        **{key: _given(value) for key, value in kind.items()},
     }
     for placeholder, value in values.items():
         if placeholder in text:

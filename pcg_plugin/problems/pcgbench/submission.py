@@ -3,7 +3,8 @@
 A folder named on the command line is one submission when it holds an entry at its top level, else a container whose
 direct subfolders must each be one (a subfolder that is none is reported, never dropped). An entry is, in order:
 the `entry` of a `submission.toml` (optional `team` too); the one program defining a `TrialLoop` subclass
-(`official_api.programs.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant (`BenchProblem.placeholders`).
+(`official_api.programs.find_programs`, any depth); the one top-level `.txt` holding a placeholder of the variant
+(`BenchProblem.placeholders`).
 A prompt that uses a placeholder of other variants which this one does not fill (a grid prompt's `<LEGEND>` on
 talakat) is refused by name: it is a prompt for those variants, and the model would read the placeholder as text.
 A loose prompt `.txt` named on the command line is a submission too. Test folders and project folders (a

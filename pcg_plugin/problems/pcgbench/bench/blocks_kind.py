@@ -40,7 +40,8 @@ Drops = Sequence[Mapping[str, int]]
 
 
 def simulate(content: Drops, width: int, length: int, height: int) -> tuple[np.ndarray, list[int], int]:
-    """Drop every piece in order (the benchmark's drop, which building scores and the report draws): the space [z][y][x] (type + 1 where filled), the run-top heights, the failures."""
+    """Drop every piece in order (the benchmark's drop, which building scores and the report draws): the space
+    [z][y][x] (type + 1 where filled), the run-top heights, the failures."""
     lvl = np.zeros((height, length, width), dtype=int)
     failed = 0
     for drop in content:
@@ -140,7 +141,7 @@ class BlocksKind:
             digits = long_number(tokens)
             if digits is not None:
                 return None, f"not blocks: line {number} of the block holds a number of {digits} digits"
-            drops.append(dict(zip(KEYS, (int(t) for t in tokens))))
+            drops.append(dict(zip(KEYS, (int(t) for t in tokens), strict=True)))  # three tokens, checked above
         return (drops, None) if drops else (None, "not blocks: the fenced block is empty")
 
     def draw(self, content: Sequence[Mapping[str, int]]) -> str:
@@ -165,9 +166,9 @@ class BlocksKind:
         )
 
     def key(self) -> list[tuple[str, str]]:
-        return [(f"{code} = {name}", colour) for code, (name, colour) in enumerate(zip(TYPES, COLOURS))] + [
-            ("top view: darker = taller", "#555555")
-        ]
+        return [
+            (f"{code} = {name}", colour) for code, (name, colour) in enumerate(zip(TYPES, COLOURS, strict=True))
+        ] + [("top view: darker = taller", "#555555")]
 
     def facts(self) -> dict[str, Any]:
         return {

@@ -5,10 +5,10 @@ columns, which its evaluation then reads (`numpy.array(content)`). A variant who
 sokoban) accepts them here too (`extra`); the others give a named zero, because the benchmark fails on them
 (its evaluation, or its diversity against a level of the variant's size). Cells must be Python ints of the
 alphabet everywhere, extra ones included (the benchmark's check would take "3" or 2.7 and then compute on them),
-and rows of different lengths are refused (the benchmark cannot make an array of them). Sampling follows the benchmark's spaces so a seed means the same thing: the content is one scalar draw
-per cell in row-major order from a single RNG (`content_rng` derives it from `env.seed(seed)` the way the
-benchmark does); a dictionary control draws a sub-seed per key (in key order) from `default_rng(seed)` and
-samples each key from its own RNG.
+and rows of different lengths are refused (the benchmark cannot make an array of them). Sampling follows the
+benchmark's spaces so a seed means the same thing: the content is one scalar draw per cell in row-major order
+from a single RNG (`content_rng` derives it from `env.seed(seed)` the way the benchmark does); a dictionary
+control draws a sub-seed per key (in key order) from `default_rng(seed)` and samples each key from its own RNG.
 """
 
 from __future__ import annotations

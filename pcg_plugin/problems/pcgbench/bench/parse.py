@@ -34,9 +34,13 @@ def _json_grid(body: str) -> Grid | None:
         value = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    if isinstance(value, list) and value and all(isinstance(row, list) for row in value):
-        if all(isinstance(v, int) and not isinstance(v, bool) for row in value for v in row):
-            return value
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(row, list) for row in value)
+        and all(isinstance(v, int) and not isinstance(v, bool) for row in value for v in row)
+    ):
+        return value
     return None
 
 

@@ -108,9 +108,17 @@ class ContentKind(Protocol):
     room a complete reply needs follows from it (`llm.constrain.answer_budget`).
     """
 
-    kind: str
-    placeholders: tuple[str, ...]
-    reasons: Mapping[str, str]  # every reason code `check` and `parse` can give -> what it means
+    # Read-only members: a kind may hold them as frozen dataclass fields or as class attributes.
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def placeholders(self) -> tuple[str, ...]: ...
+
+    @property
+    def reasons(self) -> Mapping[str, str]:
+        """Every reason code `check` and `parse` can give -> what it means."""
+        ...
 
     def check(self, content: Any) -> str | None: ...
 

@@ -99,7 +99,7 @@ def get_problem(name: str) -> BenchProblem:
 def maker(name: str) -> Callable[..., BenchProblem]:
     """The game module's function that makes the variant (the game is imported here, on first use)."""
     module, _, function = REGISTRY[variant_name(name)][0].partition(":")
-    return getattr(import_module(f"{GAMES}.{module}"), function)  # type: ignore[no-any-return]
+    return getattr(import_module(f"{GAMES}.{module}"), function)
 
 
 @cache

@@ -20,7 +20,7 @@ import heapq
 from collections import deque
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Generic, Protocol, Self, TypeVar
 
 Action = tuple[int, int]
 BALANCES = (1, 0.5, 0)  # the A* weights on depth, tried in this order before BFS
@@ -40,26 +40,26 @@ class GameState(Protocol):
 
     def lost(self) -> bool: ...
 
-    def children(self) -> Iterable[tuple[Action, GameState]]: ...
+    def children(self) -> Iterable[tuple[Action, Self]]: ...
 
 
-S = TypeVar("S", bound=GameState)
+S = TypeVar("S", bound=GameState)  # a game's own state class: results give back its own fields (`status()`)
 
 
-class Node:
+class Node(Generic[S]):
     """A search node; `__lt__` on f is the only order the heap knows, as in the benchmark."""
 
     __slots__ = ("action", "depth", "f", "h", "parent", "state")
 
-    def __init__(self, state: GameState, parent: Node | None, action: Action | None, balance: float) -> None:
+    def __init__(self, state: S, parent: Node[S] | None, action: Action | None, balance: float) -> None:
         self.state = state
         self.parent = parent
         self.action = action
-        self.depth = 0 if parent is None else parent.depth + 1
-        self.h = state.heuristic()
-        self.f = self.h + balance * self.depth  # the benchmark's getHeuristic() + Node.balance * getCost()
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.h: int = state.heuristic()
+        self.f: float = self.h + balance * self.depth  # the benchmark's getHeuristic() + Node.balance * getCost()
 
-    def __lt__(self, other: Node) -> bool:
+    def __lt__(self, other: Node[S]) -> bool:
         return self.f < other.f
 
     def locations(self) -> list[dict]:
@@ -81,24 +81,24 @@ class Node:
 
 
 @dataclass(frozen=True)
-class SearchResult:
+class SearchResult(Generic[S]):
     """One search: the winning node (`won`) or the best node seen, and how many nodes were popped."""
 
     won: bool
-    node: Node
+    node: Node[S]
     popped: int
 
 
-def search(start: GameState, limit: int, balance: float | None) -> SearchResult:
+def search(start: S, limit: int, balance: float | None) -> SearchResult[S]:
     """A* with `balance` (h + balance·depth), or BFS when `balance` is None; at most `limit` pops."""
     bfs = balance is None
     weight = 0.0 if balance is None else balance
-    queue: deque[Node] = deque()
-    heap: list[Node] = []
+    queue: deque[Node[S]] = deque()
+    heap: list[Node[S]] = []
     (queue.append if bfs else heap.append)(Node(start, None, None, weight))
     heappush, heappop = heapq.heappush, heapq.heappop
     seen: set[Hashable] = set()
-    best: Node | None = None
+    best: Node[S] | None = None
     popped = 0
     while popped < limit and (queue or heap):
         popped += 1
@@ -123,7 +123,7 @@ def search(start: GameState, limit: int, balance: float | None) -> SearchResult:
     return SearchResult(False, best, popped)
 
 
-def solve_chain(start: GameState, limit: int) -> SearchResult:
+def solve_chain(start: S, limit: int) -> SearchResult[S]:
     """A* with each balance, then BFS; the first win, else the BFS search's best node."""
     for balance in (*BALANCES, None):
         result = search(start, limit, balance)

@@ -31,7 +31,7 @@ import numpy as np
 
 COLOURS = ("red", "green", "yellow")  # the engine's update and collision order
 STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # left, right, up, down
-MOVES = STEPS + ((0, 0),)  # the agents' five moves, in the reference's list order
+MOVES = (*STEPS, (0, 0))  # the agents' five moves, in the reference's list order
 POINTS = (0, 1, 2, 4)  # score code -> points
 MAX_TIME = 40
 X, Y, STATE, VALUE, ALIVE = range(5)  # an object record; the player is [x, y, score, time, alive]
@@ -60,7 +60,7 @@ class Game:
     """One content's rules on one layout: everything `update` needs, read once from the content."""
 
     layout: list[list[int]]  # padded, 1 = floor
-    behaviours: tuple[int, int, int]  # per colour in COLOURS order
+    behaviours: tuple[int, ...]  # one per colour, in COLOURS order
     rules: dict[tuple[int, int], tuple[int, int]]  # (kind1, kind2) -> (action, points); kind 3 = player
     win: int
     seed: int
@@ -94,7 +94,9 @@ class Game:
             s = content[f"{c}Start"]
             cells = [(int(s["x"][i]) + 1, int(s["y"][i]) + 1) for i in range(int(s["num"]))]
             starts.append([(x, y) for x, y in cells if padded[y][x] == 1])
-        chase = any(b in (6, 7) and int(content[f"{c}Start"]["num"]) > 0 for c, b in zip(COLOURS, behaviours))
+        chase = any(
+            b in (6, 7) and int(content[f"{c}Start"]["num"]) > 0 for c, b in zip(COLOURS, behaviours, strict=True)
+        )
         distances = {
             (x, y): distance_map(padded, x, y)
             for y in range(len(padded))
@@ -135,10 +137,12 @@ class Game:
             obj[ALIVE] = int(obj[VALUE] / 5) % 2 == 0
         elif behaviour in (2, 3):
             if obj[VALUE] % (5 if behaviour == 2 else 10) == 1:
+                assert self.rng is not None, "initialize() seeds the engine generator before any update"
                 obj[STATE] = self.rng.integers(4)
             self.move(obj, *STEPS[obj[STATE]])
         elif behaviour in (4, 5):
             if obj[VALUE] == 1:
+                assert self.rng is not None, "initialize() seeds the engine generator before any update"
                 obj[STATE] = self.rng.integers(2)
             dx, dy = STEPS[obj[STATE] + (0 if behaviour == 4 else 2)]
             if not self.move(obj, dx, dy):
@@ -181,7 +185,7 @@ class Game:
         p[TIME] += 1
         self.move(p, dx, dy)
         px, py = p[X], p[Y]
-        for behaviour, objs in zip(self.behaviours, s.objects):
+        for behaviour, objs in zip(self.behaviours, s.objects, strict=True):  # both per colour
             if behaviour == 0:  # still: only the step count of a live object moves
                 for obj in objs:
                     if obj[ALIVE]:
@@ -274,7 +278,8 @@ class FlatMCTS:
             visits.append(1)
         total, n = sum(value), len(MOVES)
         for _ in range(self.power):
-            best, best_ucb = -1, -1
+            best = -1
+            best_ucb: float = -1
             for i in range(len(MOVES)):
                 ucb = value[i] / max(1, total) + self.constant * math.sqrt(math.log(n) / visits[i])
                 if ucb > best_ucb:
@@ -291,7 +296,10 @@ class FlatMCTS:
         return MOVES[best]
 
 
-def play(game: Game, agent: DoNothing | RandomMover | FlatMCTS) -> list[list[Any]]:
+Agent = DoNothing | RandomMover | FlatMCTS  # the reference's three agents, each trace played by one
+
+
+def play(game: Game, agent: Agent) -> list[list[Any]]:
     """The reference's `runGame` trace: [state before, action] per step, then [final state, None]."""
     s = game.initialize()
     trace: list[list[Any]] = []

@@ -34,6 +34,7 @@ from pcg_plugin.problems.pcgbench.bench.reward import range_reward
 from pcg_plugin.problems.pcgbench.games.arcade.engine import (
     COLOURS,
     MAX_TIME,
+    Agent,
     DoNothing,
     FlatMCTS,
     Game,
@@ -71,7 +72,7 @@ def layout(width: int, height: int) -> list[list[int]]:
 
 
 def _int_in(value: Any, hi: int) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | np.integer) and 0 <= value < hi
+    return not isinstance(value, bool) and isinstance(value, int | np.integer) and bool(0 <= value < hi)
 
 
 REASONS = {
@@ -280,7 +281,8 @@ def make(
         if floor[content["y"]][content["x"]] == 1:
             game = Game.from_content(content, floor)
             seed = int(content["seed"])
-            for key, agent in zip(TRACES, (DoNothing(), RandomMover(seed), FlatMCTS(seed)), strict=True):
+            agents: tuple[Agent, ...] = (DoNothing(), RandomMover(seed), FlatMCTS(seed))
+            for key, agent in zip(TRACES, agents, strict=True):
                 traces[key] = play(game, agent)
             max_time = MAX_TIME
         return {"player": {"x": int(content["x"]), "y": int(content["y"])}, **starts, **traces, "max_time": max_time}

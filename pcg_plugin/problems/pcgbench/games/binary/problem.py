@@ -58,7 +58,10 @@ class Binary(GridSize):
 
     def diversity(self, a: Info, b: Info) -> float:
         """Hamming distance of the two mazes, 1 from 0.4·cells differing tiles on."""
-        hamming = sum(x != y for ra, rb in zip(a["content"], b["content"]) for x, y in zip(ra, rb))
+        # Both contents are exactly the variant's rows × columns (the kind refuses any other shape).
+        hamming = sum(
+            x != y for ra, rb in zip(a["content"], b["content"], strict=True) for x, y in zip(ra, rb, strict=True)
+        )
         return range_reward(hamming, 0, DIVERSITY * self.cells, self.cells)
 
     def goal(self) -> str:

@@ -77,7 +77,7 @@ class Building:
         return {
             "blocks": self.blocks - failed,
             "heights": heights,
-            **dict(zip(TYPES, counts)),
+            **dict(zip(TYPES, counts, strict=True)),
             "content": [dict(d) for d in content],
         }
 

@@ -133,8 +133,9 @@ class DangerDave(GridSize):
         min_x = min((p["x"] for p in points), default=0)
         min_y = min((p["y"] for p in points), default=0)
         va, vb = self._visits(a["solution"], min_x, min_y), self._visits(b["solution"], min_x, min_y)
-        plain = sum(abs(u - v) for ra, rb in zip(va, vb) for u, v in zip(ra, rb))
-        mirrored = sum(abs(u - v) for ra, rb in zip(va, vb) for u, v in zip(ra[::-1], rb))
+        # Both visit maps are height × width (`_visits`).
+        plain = sum(abs(u - v) for ra, rb in zip(va, vb, strict=True) for u, v in zip(ra, rb, strict=True))
+        mirrored = sum(abs(u - v) for ra, rb in zip(va, vb, strict=True) for u, v in zip(ra[::-1], rb, strict=True))
         return range_reward(min(plain, mirrored), 0, self.diversity_threshold * (self.width + self.height), self.cells)
 
     def controllability(self, inf: Info, control: Mapping[str, int]) -> float:

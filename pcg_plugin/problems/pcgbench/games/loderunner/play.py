@@ -131,6 +131,11 @@ def reference_histograms() -> dict[str, tuple[float, ...]]:
     totals: dict[str, list[int]] | None = None
     for path in sorted(DATA.glob("levels/level_*.txt")):
         hists = play_histograms(play(read_level(path)))
-        totals = hists if totals is None else {k: [a + b for a, b in zip(totals[k], v)] for k, v in hists.items()}
+        # The original levels share one size, so each histogram has as many bins in every level.
+        totals = (
+            hists
+            if totals is None
+            else {k: [a + b for a, b in zip(totals[k], v, strict=True)] for k, v in hists.items()}
+        )
     assert totals is not None, f"no Lode Runner levels under {DATA}"
     return {k: tuple(h / sum(v) for h in v) for k, v in totals.items()}

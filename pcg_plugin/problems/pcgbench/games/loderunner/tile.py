@@ -62,7 +62,8 @@ README_LEVEL = [
 11111151111111111211311111111115""".splitlines()
 ]
 # Feasible examples for the gold / enemies variants: the README level with gold (enemies) on these empty cells
-# (y, x), found by a greedy search that kept quality 1.0 (tests/pcgbench/games/test_pcgbench_loderunnertile.py checks it).
+# (y, x), found by a greedy search that kept quality 1.0 (tests/pcgbench/games/test_pcgbench_loderunnertile.py
+# checks it).
 EXTRA_TILES = {
     "loderunnertile-gold-v0": (
         3,

@@ -117,7 +117,10 @@ class MiniDungeons(GridSize):
     def diversity(self, a: Info, b: Info) -> float:
         """0.8·(1 − ratio of the replayed event strings) + 0.2·(share of differing cells), full from 0.4."""
         seq_a, seq_b = (_events(i) for i in (a, b))
-        differing = sum(u != v for ra, rb in zip(a["content"], b["content"]) for u, v in zip(ra, rb))
+        # Both contents are exactly the variant's rows × columns (the kind refuses any other shape).
+        differing = sum(
+            u != v for ra, rb in zip(a["content"], b["content"], strict=True) for u, v in zip(ra, rb, strict=True)
+        )
         score = (1 - SequenceMatcher(None, seq_a, seq_b).ratio()) * 0.8 + differing / self.cells * 0.2
         return range_reward(score, 0, self.diversity_threshold, 1.0)
 

@@ -556,9 +556,8 @@ class World:
                     direction = -1
                 if x * 16 + 8 < mario.x - 16:
                     direction = 1
-                if not any(s.code == (x, y) for s in self.sprites):
-                    if level.last_spawn[(x, y)] != self.tick - 1:
-                        self.add(Enemy(x * 16 + 8, y * 16 + 15, direction or 1, kind, code=(x, y)))
+                if not any(s.code == (x, y) for s in self.sprites) and level.last_spawn[(x, y)] != self.tick - 1:
+                    self.add(Enemy(x * 16 + 8, y * 16 + 15, direction or 1, kind, code=(x, y)))
                 level.last_spawn[(x, y)] = self.tick
         mario.actions = actions
         for sprite in self.sprites:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ def row_noise(rows: Sequence[str]) -> list[float]:
     """Per row, the share of neighbouring tiles that differ, less the row's cap, clipped at 0."""
     out = []
     for row, cap in zip(rows, noise_caps(), strict=True):
-        changes = sum(a != b for a, b in zip(row, row[1:]))
+        changes = sum(a != b for a, b in pairwise(row))
         out.append(max(changes / (len(row) - 1) - cap, 0.0))
     return out
 

@@ -43,7 +43,8 @@ class Sokoban(GridSize):
         players = len(tiles_of(content, (PLAYER,)))
         crates = len(tiles_of(content, (CRATE,)))
         targets = len(tiles_of(content, (TARGET,)))
-        heuristic, moves = -1, []
+        heuristic = -1
+        moves: list[Move] = []
         if players == 1 and crates > 0 and crates == targets:
             heuristic, moves = solve(content, self.solver)
         return {
@@ -102,7 +103,7 @@ def pushes(content: Grid, moves: Sequence[Move]) -> list[bool]:
 def normalise(moves: Sequence[Move]) -> list[Move]:
     """Canonical orientation: transpose if the first move is vertical, then make it go right, and make the
     first vertical move go down."""
-    out = [tuple(m) for m in moves]
+    out: list[Move] = [(dx, dy) for dx, dy in moves]
     if not out:
         return []
     if out[0][0] == 0:
@@ -112,7 +113,7 @@ def normalise(moves: Sequence[Move]) -> list[Move]:
     first_vertical = next((dy for _, dy in out if dy != 0), 0)
     if first_vertical < 0:
         out = [(dx, -dy) for dx, dy in out]
-    return out  # type: ignore[return-value]
+    return out
 
 
 def solution_letters(content: Grid, moves: Sequence[Move]) -> str:
@@ -123,7 +124,7 @@ def solution_letters(content: Grid, moves: Sequence[Move]) -> str:
     if not moves:  # an unplayed or unsolved level: the benchmark's empty string (its level may not even load)
         return ""
     flags = pushes(content, moves)
-    letters = [(_PUSH if p else _WALK)[m] for p, m in zip(flags, normalise(moves))]
+    letters = [(_PUSH if p else _WALK)[m] for p, m in zip(flags, normalise(moves), strict=True)]  # one per move
     collapsed = [c for i, c in enumerate(letters) if i == 0 or letters[i - 1] != c]
     return "".join(collapsed)
 

@@ -57,7 +57,7 @@ def load(content: Sequence[Sequence[int]]) -> tuple[Board, State]:
 
     Requires exactly one player tile (the caller checks the benchmark's precondition first).
     """
-    rows, cols = len(content), len(content[0])
+    cols = len(content[0])
     padded = [[SOLID] * (cols + 2)] + [[SOLID, *row, SOLID] for row in content] + [[SOLID] * (cols + 2)]
     solid = tuple(tuple(v == SOLID for v in row) for row in padded)
     cells = [(x, y, v) for y, row in enumerate(padded) for x, v in enumerate(row)]
@@ -133,7 +133,7 @@ def step(board: Board, state: State, move: Move) -> tuple[State, bool]:
         return State((nx, ny), state.crates), False
     if (nx, ny) in state.crates and free(nx + dx, ny + dy):
         i = state.crates.index((nx, ny))
-        crates = state.crates[:i] + ((nx + dx, ny + dy),) + state.crates[i + 1 :]
+        crates = (*state.crates[:i], (nx + dx, ny + dy), *state.crates[i + 1 :])
         return State((nx, ny), crates), True
     return state, False
 

@@ -254,7 +254,7 @@ class World:
 def parse_event(text: str) -> list[str]:
     """ "type, name, radius, phase, speed, direction" with the engine's defaults ("", "", 0, 0, 0, 0)."""
     parts = text.split(",")
-    out = [p.strip().lower() for p in parts[:2]] + [p for p in parts[2:6]]
+    out = [p.strip().lower() for p in parts[:2]] + parts[2:6]
     return out + ["", "", "0", "0", "0", "0"][len(out) :]
 
 
@@ -302,7 +302,7 @@ def bucket_counts(frames: Sequence[Frame], width: float, height: float, bx: int,
     rows = [(f, x, y, r) for f, frame in enumerate(frames) for (x, y, r) in frame]
     if not rows:
         return counts
-    f, x, y, r = (np.array(col) for col in zip(*rows))
+    f, x, y, r = (np.array(col) for col in zip(*rows, strict=True))  # every row is (f, x, y, r)
     f = f.astype(np.int64)
     bw, bh = width / bx, height / by
     sx = np.clip(np.ceil(np.rint(4 * (x - r) / bw) / 4), 0, bx - 1).astype(np.int64)
@@ -317,9 +317,9 @@ def bucket_counts(frames: Sequence[Frame], width: float, height: float, bx: int,
     return counts
 
 
-def entropy(values: Sequence[float]) -> float:
+def entropy(values: Sequence[float] | np.ndarray) -> float:
     """Σ −p·log p / log n over the entries strictly inside (0, 1), summed in order like `calculateEntropy`."""
-    total = 0
+    total: float = 0  # an int 0, as the reference: with no entry inside (0, 1) the result is 0, never -0.0
     base = math.log(len(values))
     for p in values:
         if 0 < p < 1:

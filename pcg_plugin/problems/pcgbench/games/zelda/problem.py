@@ -60,10 +60,8 @@ class Zelda(GridSize):
     def info(self, content: Grid) -> Info:
         """Counts, regions, first-tile BFS distances and walked-back paths (positions as [x, y])."""
         pk_path = first_tile_path(content, (PLAYER,), (KEY,), DOOR_BLOCKS)
-        if self.kd_path_8ad18b6:
-            kd_path = pk_path
-        else:
-            kd_path = first_tile_path(content, (KEY,), (DOOR,), DOOR_BLOCKS)  # always [] (door impassable)
+        # At 8ad18b6 the key-door path is the player-key one; else always [] (the door is impassable).
+        kd_path = pk_path if self.kd_path_8ad18b6 else first_tile_path(content, (KEY,), (DOOR,), DOOR_BLOCKS)
         return {
             "regions": count_regions(content, NON_WALL),
             "players": len(tiles_of(content, (PLAYER,))),
