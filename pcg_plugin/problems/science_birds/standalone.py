@@ -107,7 +107,7 @@ def _one_trial(
         response = fn.run(ctx, c)
         if not isinstance(response, str):
             raise TypeError(f"run returned {type(response).__name__}, not str")
-    except Exception as error:  # the rules: an error during a trial is an empty response
+    except Exception as error:  # noqa: BLE001 - the rules: an error during a trial is an empty response
         chat.close()
         write_log(log, f"Trial {n} failed with error: {error}")
         return "failed"

@@ -1,8 +1,9 @@
 """The classification service's own process: load one model, accept workers, batch their requests, answer.
 
-Started by ``service.start_service`` as ``python -m pcg_plugin.problems.science_birds.classify.server --serve CONFIG``. It announces
-itself with one JSON line on stdout (a ServiceInfo, or an error), then batches until its stdin, a pipe from the
-process that started it, closes. The wire format it shares with the clients is ``wire``.
+Started by ``service.start_service`` as
+``python -m pcg_plugin.problems.science_birds.classify.server --serve CONFIG``. It announces itself with one JSON
+line on stdout (a ServiceInfo, or an error), then batches until its stdin, a pipe from the process that started
+it, closes. The wire format it shares with the clients is ``wire``.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class _Server:
         if kind == "classify":
             try:
                 images = [from_wire(item) for item in msg[1]]
-            except Exception as exc:  # a bad image must not take the service down
+            except Exception as exc:  # noqa: BLE001 - a bad image must not take the service down
                 return ("error", f"could not decode an image sent to the classification service: {exc}")
             req = _Request(images)
             self.pending.put(req)
@@ -162,7 +163,7 @@ class _Server:
                 results.extend(self.classifier.classify(images[start : start + self.max_batch]))
             if len(results) != len(images):
                 raise RuntimeError(f"classifier returned {len(results)} results for {len(images)} images")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failed batch is answered with its error, the service stays up
             if len(batch) > 1:  # isolate the request that broke it; the others still get answers
                 for req in batch:
                     self._run_batch([req])
@@ -220,7 +221,7 @@ def admit(conn: Any, authkey: bytes, handle: Any, timeout: float = HANDSHAKE_S) 
     try:
         deliver_challenge(conn, authkey)
         answer_challenge(conn, authkey)
-    except Exception:  # a wrong key, a bad message or silence: this client only
+    except Exception:  # noqa: BLE001 - a wrong key, a bad message or silence: this client only
         with contextlib.suppress(OSError):
             conn.close()
         return False
@@ -262,7 +263,7 @@ def _serve(config: dict[str, Any]) -> int:
             else:
                 address = os.path.join(config["socket_dir"], f"pcg-classify-{os.getpid()}.sock")
             listener = Listener(address, family="AF_UNIX", backlog=1024)
-    except Exception as exc:  # reported to the parent, which raises InfrastructureError
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises InfrastructureError
         say({"error": f"{type(exc).__name__}: {exc}"})
         return 1
     plan = preresize_plan(clf, device) if config.get("preresize", True) else None
@@ -273,7 +274,7 @@ def _serve(config: dict[str, Any]) -> int:
         while not server.stop.is_set():
             try:
                 conn = listener.accept()
-            except Exception:  # one client's failed connect
+            except Exception:  # noqa: BLE001 - one client's failed connect
                 if server.stop.is_set():
                     return
                 continue
