@@ -66,3 +66,12 @@ def test_one_official_tree_per_model():
         assert "'a:b' and 'a/b'" in str(exc)
     else:
         raise AssertionError("two models sharing a folder must be refused")
+
+
+def test_run_trial_names_each_trial_animation_through_outputs():
+    """item.run_trial asks ``outputs.animation_rel`` for the GIF's path: the name stays importable from here
+    (a lint fix once dropped the import as unused, and every trial then died on an AttributeError)."""
+    from pcg_plugin.problems.science_birds import outputs
+
+    image = trial_paths("team_x", "A", 3)["image"]
+    assert outputs.animation_rel(image) == "animations/team_x/images/A/team_x_A_3.gif"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import string
 
 LETTERS: tuple[str, ...] = tuple(string.ascii_uppercase)
-"""A..Z: the competition's targets, in the classifier's class order (the official scripts read index ``ord(C) - 65``)."""
+"""A..Z: the competition's targets, in the classifier's class order (the official scripts read index
+``ord(C) - 65``)."""
 
 _INDEX = {letter: i for i, letter in enumerate(LETTERS)}
 

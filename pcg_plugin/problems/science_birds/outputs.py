@@ -12,7 +12,7 @@ from pcg_plugin._util.atomic import atomic_save, atomic_write
 from pcg_plugin._util.paths import stem as file_stem
 from pcg_plugin.problems.science_birds import results
 from pcg_plugin.problems.science_birds.editions import edition
-from pcg_plugin.problems.science_birds.level.animate import animation_rel  # noqa: F401  (the trial's path)
+from pcg_plugin.problems.science_birds.level.animate import animation_rel as animation_rel  # the trial's path
 from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.problems.science_birds.report.official_layout import model_folder
 from pcg_plugin.problems.science_birds.results import Results, Run

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from pcg_plugin.sandbox.environments import Environment
 
 
+_ZIP_LIMITS = zips.ZipLimits()  # frozen: one instance is the default of every call
+
+
 @dataclass(frozen=True)
 class FolderRow:
     """One line of the pre-flight table (and of ``results.json`` ``folders``)."""
@@ -74,7 +77,7 @@ def targets(roots: Iterable[Path], *, require_placeholder: bool = True) -> list[
 
 
 def detect(
-    path: Path, *, require_placeholder: bool = True, limits: zips.ZipLimits = zips.ZipLimits()
+    path: Path, *, require_placeholder: bool = True, limits: zips.ZipLimits = _ZIP_LIMITS
 ) -> tuple[collect.Submission | None, str]:
     """The submission at ``path``, or None and why it is not evaluated (skipped names say so too); a zip is
     the folder it unpacks to (``zips``)."""
@@ -202,10 +205,10 @@ def table(rows: Sequence[FolderRow]) -> list[str]:
     cols = ("folder", "status", "format", "entry", "workdir", "environment", "requirements", "rules")
     data = [[getattr(r, c) or "-" for c in cols] for r in rows]
     widths = [min(max(len(c), *(len(d[i]) for d in data)), CELL) for i, c in enumerate(cols)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
-    for row, cells in zip(rows, data):
-        lines.append("  ".join(_fit(cell, w).ljust(w) for cell, w in zip(cells, widths)).rstrip())
-        lines += [f"    {col}: {cell}" for col, cell, w in zip(cols, cells, widths) if len(cell) > w]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip()]
+    for row, cells in zip(rows, data, strict=True):
+        lines.append("  ".join(_fit(cell, w).ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip())
+        lines += [f"    {col}: {cell}" for col, cell, w in zip(cols, cells, widths, strict=True) if len(cell) > w]
         if row.message:
             lines.append(f"    {row.message}")
     counts = {s: sum(r.status == s for r in rows) for s in ("submission", "error", "skipped")}

@@ -83,7 +83,7 @@ class ScienceBirds(BaseProblem):
     def start_services(self, config: pytest.Config, settings: Settings, run_dir: Path) -> str | None:
         """The run's one classification service when the mode resolves to ``service`` (a GPU, or
         ``--pcg-classify-mode service``); workers get it through workerinput, ``stop_services`` stops it."""
-        if cs.resolve_mode(settings.classify_mode, settings.device) != "service":  # type: ignore[arg-type]
+        if cs.resolve_mode(settings.classify_mode, settings.device) != "service":
             return None
         handle = cs.start_service(
             model=settings.classifier,
@@ -93,7 +93,7 @@ class ScienceBirds(BaseProblem):
             listen=os.environ.get(SERVICE_LISTEN_ENV) or None,
         )
         config.stash[SERVICE_HANDLE] = handle
-        return handle.info.to_env()  # type: ignore[no-any-return]
+        return handle.info.to_env()
 
     def stop_services(self, config: pytest.Config) -> None:
         handle = config.stash.get(SERVICE_HANDLE, None)

@@ -37,8 +37,9 @@ def _plain(value: Any) -> Any:
 
 
 # How a field's JSON value becomes the attribute and back: a nested part, a list or mapping of parts, a tuple.
-def _part(cls: type[Part], **kw: Any) -> Any:
-    return field(metadata={"read": lambda v, where: cls.read(v, where), "write": lambda p: p.to_dict()}, **kw)
+def _part_io(cls: type[Part]) -> dict[str, Any]:
+    """The metadata of a nested part's field (written ``field(default_factory=cls, metadata=_part_io(cls))``)."""
+    return {"read": lambda v, where: cls.read(v, where), "write": lambda p: p.to_dict()}
 
 
 def _parts(cls: type[Part]) -> Any:
@@ -98,7 +99,7 @@ class Part:
 
     @classmethod
     def _known(cls) -> list[Any]:
-        return [f for f in fields(cls) if f.name not in ("extra", "layout")]  # type: ignore[arg-type]
+        return [f for f in fields(cls) if f.name not in ("extra", "layout")]
 
     @classmethod
     def read(cls: type[P], data: Any, where: str) -> P:
@@ -133,8 +134,8 @@ class Part:
     def _set(self, f: Any) -> bool:
         value = getattr(self, f.name)
         if f.default is not MISSING:
-            return value != f.default  # type: ignore[no-any-return]
-        return value != f.default_factory()  # type: ignore[no-any-return]
+            return value != f.default
+        return value != f.default_factory()
 
 
 @dataclass(frozen=True)
@@ -182,16 +183,16 @@ class Settings(Part):
     def classifier_name(self) -> str | None:
         """The classifier's name (older documents may record a bare string)."""
         if isinstance(self.classifier, Mapping):
-            return self.classifier.get("name")  # type: ignore[no-any-return]
+            return self.classifier.get("name")
         return str(self.classifier) if self.classifier else None
 
     @property
     def classifier_digest(self) -> str | None:
-        return self._fact("classifier", "digest")  # type: ignore[no-any-return]
+        return self._fact("classifier", "digest")
 
     @property
     def physics_digest(self) -> str | None:
-        return self._fact("physics", "digest")  # type: ignore[no-any-return]
+        return self._fact("physics", "digest")
 
     @property
     def physics_damage(self) -> Any:
@@ -279,7 +280,7 @@ class Submission(Part):
     prompt_score: str | None = None
     normalized_score: str | None = None
     rank: int | None = None
-    usage: Usage = _part(Usage, default_factory=Usage)
+    usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
 
 
@@ -291,7 +292,7 @@ class ModelSubmission(Part):
     normalized_score: str | None = None
     model_normalized_score: str | None = None
     rank: int | None = None
-    usage: Usage = _part(Usage, default_factory=Usage)
+    usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
 
 
@@ -323,9 +324,9 @@ class Results(Part):
     ``{"stats", "facts"}`` as the workers sent it."""
 
     schema: str = SCHEMA
-    run: Run = _part(Run, default_factory=Run)
-    settings: Settings = _part(Settings, default_factory=Settings)
-    provenance: Provenance = _part(Provenance, default_factory=Provenance)
+    run: Run = field(default_factory=Run, metadata=_part_io(Run))
+    settings: Settings = field(default_factory=Settings, metadata=_part_io(Settings))
+    provenance: Provenance = field(default_factory=Provenance, metadata=_part_io(Provenance))
     competition_score: str | None = None
     weights: Mapping[str, Weight] = _part_map(Weight)
     submissions: tuple[Submission, ...] = _parts(Submission)

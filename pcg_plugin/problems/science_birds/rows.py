@@ -21,8 +21,8 @@ def trial_rows(results: Results | Mapping[str, Any]) -> list[dict[str, Any]]:
     model = doc.settings.model
     parts: list[tuple[str | None, str, Mapping[str, Letter]]] = []
     if doc.per_model:
-        for m, part in doc.per_model.items():
-            parts += [(m, name, sub.letters) for name, sub in part.submissions.items()]
+        for model_key, part in doc.per_model.items():
+            parts += [(model_key, name, sub.letters) for name, sub in part.submissions.items()]
     else:
         parts = [(model, str(s.name), s.letters) for s in doc.submissions if s.name is not None]
     out = []

@@ -14,6 +14,7 @@ from pcg_plugin.core.folders import MANIFEST, TEST_DIRS, files_hash, is_project,
 from pcg_plugin.core.folders import read_text as _read
 from pcg_plugin.core.folders import visible as _visible
 from pcg_plugin.core.folders import walk as _walk
+from pcg_plugin.core.zips import SUBMISSIONS_DIR  # one name for the folder, used by the zips too
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.sandbox.official_api.programs import defines_trial_loop, entry_rank, find_programs
 from pcg_plugin.sandbox.official_api.programs import parse as _parse
@@ -36,7 +37,6 @@ __all__ = [
 
 FORMATS = ("program-2024", "program-2025", "prompt-2023")
 PLACEHOLDER = "<OBJECT>"
-from pcg_plugin.core.zips import SUBMISSIONS_DIR  # noqa: E402 (one name for the folder, used by the zips too)
 
 
 @dataclass(frozen=True)
@@ -292,9 +292,10 @@ def root_is_container(folder: Path, require_placeholder: bool = True) -> bool:
     """Whether a folder named on the command line holds many submissions (one per subfolder) or is one.
 
     One submission: it has a manifest, a program or prompt at its top level, or all its programs lie in one
-    subfolder and it has files of its own (a team's ``README.md`` and ``tot/tot.py``). A container: its programs lie in two or more subfolders (the
-    organizers' examples repository, an unzipped set of entries), or it holds several loose prompts, or no
-    program or prompt at all but subfolders (each of which then must be a submission or is reported).
+    subfolder and it has files of its own (a team's ``README.md`` and ``tot/tot.py``). A container: its programs
+    lie in two or more subfolders (the organizers' examples repository, an unzipped set of entries), or it holds
+    several loose prompts, or no program or prompt at all but subfolders (each of which then must be a submission
+    or is reported).
     """
     if folder.name == SUBMISSIONS_DIR:
         return True

@@ -78,7 +78,7 @@ class WorkerContext:
             return classifier_for_run(
                 model=s.classifier,
                 device=s.device,
-                mode=s.classify_mode,  # type: ignore[arg-type]
+                mode=s.classify_mode,
                 workers=self.workers,
                 run_dir=self.run_dir,
                 service=self.classify_service,

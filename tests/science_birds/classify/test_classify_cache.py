@@ -146,3 +146,14 @@ def test_default_cache_dir_env_override(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert default_cache_dir() == tmp_path / "pytest-pcg"
     assert os.fspath(default_cache_dir()).endswith("pytest-pcg")
+
+
+def test_the_classify_package_takes_the_cache_folder_from_here() -> None:
+    """``classify/__init__`` imports ``default_cache_dir`` from this module (a re-export of ``_util.cache_dir``);
+    a lint fix once dropped it as unused and the package, and so every Science Birds run, failed to import."""
+    from pcg_plugin._util import cache_dir
+    from pcg_plugin.problems.science_birds import classify
+    from pcg_plugin.problems.science_birds.classify import cache
+
+    assert cache.default_cache_dir is cache_dir.default_cache_dir and cache.ENV_CACHE_DIR == cache_dir.ENV_CACHE_DIR
+    assert classify.ClassificationCache is cache.ClassificationCache

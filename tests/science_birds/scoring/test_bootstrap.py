@@ -219,3 +219,12 @@ def test_several_models_resample_each_model_and_sum():
     draws = list(resampled_model_scores(per_model, Setup("2025", 1, ("A",)), reps=3, seed=1))
     assert len(draws) == 3 and all(d == expected for d in draws)
     assert expected.ranking == (("b", 1), ("a", 2))
+
+
+def test_interval_is_the_core_one_and_serves_the_report_and_the_gate() -> None:
+    """``baseline.lower_bounds`` and ``report.html.rank_intervals`` import ``interval`` from this module (a
+    re-export of ``core.intervals``); a lint fix once dropped it and both raised ImportError."""
+    from pcg_plugin.core import intervals
+    from pcg_plugin.problems.science_birds.scoring import bootstrap
+
+    assert bootstrap.interval is intervals.interval

@@ -64,27 +64,28 @@ __all__ = [
     "start_service",
 ]
 
-Mode = Literal["auto", "service", "local"]
+Mode = Literal["auto", "service", "local"]  # the modes; callers pass the option's raw string, checked here
 
 
-def resolve_mode(mode: Mode, device: str) -> Literal["service", "local"]:
+def resolve_mode(mode: Mode | str, device: str) -> Literal["service", "local"]:
     """GPU -> one shared service (one CUDA context, big batches); CPU -> per-worker model, threads capped.
 
     On CPU the local model measured faster on a 2-core box (docs/problems/science-birds-classifier.md,
-    "Classification at scale"), so ``auto`` keeps it there.
+    "Classification at scale"), so ``auto`` keeps it there. ``mode`` is a string from the options (an ini value
+    is not checked on the way), so anything but a mode is refused here.
     """
     if mode not in ("auto", "service", "local"):
         raise ValueError(f"classifier mode must be auto, service or local, not {mode!r}")
-    if mode != "auto":
-        return mode
-    return "local" if resolve_device(device) == "cpu" else "service"
+    if mode == "auto":
+        return "local" if resolve_device(device) == "cpu" else "service"
+    return "service" if mode == "service" else "local"
 
 
 def classifier_for_run(
     *,
     model: str | Path | None,
     device: str,
-    mode: Mode,
+    mode: Mode | str,
     workers: int,
     run_dir: Path,
     dtype: Dtype = "fp32",

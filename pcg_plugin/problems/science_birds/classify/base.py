@@ -1,6 +1,7 @@
 """What every classifier shares: the result of one image, the interface, and the base of wrappers.
 
-Imports no torch and of ours only the alphabet (``pcg_plugin.problems.science_birds.letters``), so every other module of the package (and its users) can start here.
+Imports no torch and of ours only the alphabet (``pcg_plugin.problems.science_birds.letters``), so every other
+module of the package (and its users) can start here.
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ class Classification:
 
 
 class ClassifierLike(Protocol):
-    """What the pipeline needs from a classifier: one call per batch, plus identity for provenance."""
+    """What the pipeline needs from a classifier: one call per batch, plus identity for provenance (read only:
+    a wrapper answers with its inner model's)."""
 
-    digest: str
-    name: str
+    @property
+    def digest(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
 
     def classify(self, images: Sequence[Any]) -> list[Any]: ...
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import struct
 from collections.abc import Callable, Sequence
@@ -10,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir  # noqa: F401 (re-exported: its users import it from here)
+from pcg_plugin._util.cache_dir import ENV_CACHE_DIR as ENV_CACHE_DIR  # re-exported: its users import it from here
+from pcg_plugin._util.cache_dir import default_cache_dir as default_cache_dir  # re-exported: classify uses it
 from pcg_plugin.problems.science_birds.classify.base import ClassifierLike, ClassifierWrapper
 
 _MAGIC = b"PCGC1"
@@ -75,10 +77,8 @@ class ClassificationCache:
 
     def put(self, key: str, probs: Sequence[float], embedding: Sequence[float]) -> None:
         """Best effort: a full or read-only disk costs speed, never a result."""
-        try:
+        with contextlib.suppress(OSError):
             atomic_write(self._path(key), encode_record(probs, embedding))
-        except OSError:
-            pass
 
 
 def cache_namespace(digest: str, dtype: str) -> str:

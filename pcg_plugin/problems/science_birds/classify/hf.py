@@ -22,8 +22,9 @@ DEFAULT_BATCH_SIZE = 32
 def letter_order(id2label: dict[Any, str]) -> list[int]:
     """Model output index for each of A..Z, mapped by label NAME; raises if the labels are not the 26 letters.
 
-    The official script reads the letter's place in the alphabet as the index blindly; matching names instead gives the same answer for the
-    official model (whose labels are A=0..Z=25) and stays right for a model whose labels come in another order.
+    The official script reads the letter's place in the alphabet as the index blindly; matching names instead
+    gives the same answer for the official model (whose labels are A=0..Z=25) and stays right for a model whose
+    labels come in another order.
     """
     names = {int(i): str(name).strip().upper() for i, name in id2label.items()}
     by_name: dict[str, int] = {}
@@ -89,7 +90,8 @@ class Classifier:
         threads: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> Classifier:
-        """Load through ``AutoModelForImageClassification`` / ``AutoImageProcessor.from_pretrained`` (hub id or folder)."""
+        """Load through ``AutoModelForImageClassification`` / ``AutoImageProcessor.from_pretrained`` (hub id or
+        folder)."""
         import torch
         from transformers import AutoImageProcessor, AutoModelForImageClassification
 
@@ -158,10 +160,9 @@ class Classifier:
         if logits.shape[-1] != 26:
             raise InfrastructureError(f"{self.name} returned {logits.shape[-1]} logits, expected 26")
         probs = torch.softmax(logits, dim=-1)[:, self.order].cpu().tolist()
-        if self._is_token_model:
-            emb = result.hidden_states[-1][:, 0, :]  # CLS token of the last hidden state (before final layernorm)
-        else:
-            emb = captured[0].flatten(1)  # the pooled features the head reads
+        # a token model: the CLS token of the last hidden state (before final layernorm); else the pooled
+        # features the head reads
+        emb = result.hidden_states[-1][:, 0, :] if self._is_token_model else captured[0].flatten(1)
         embs = emb.float().cpu().tolist()
         return [Classification(tuple(p), tuple(e)) for p, e in zip(probs, embs, strict=True)]
 

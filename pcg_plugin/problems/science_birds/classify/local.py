@@ -28,7 +28,7 @@ def _import_loader(spec: str | None) -> Callable[..., ClassifierLike]:
     obj: Any = importlib.import_module(module_name)
     for part in attr_path.split("."):
         obj = getattr(obj, part)
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 @dataclass

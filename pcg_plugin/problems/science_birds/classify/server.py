@@ -1,8 +1,9 @@
 """The classification service's own process: load one model, accept workers, batch their requests, answer.
 
-Started by ``service.start_service`` as ``python -m pcg_plugin.problems.science_birds.classify.server --serve CONFIG``. It announces
-itself with one JSON line on stdout (a ServiceInfo, or an error), then batches until its stdin, a pipe from the
-process that started it, closes. The wire format it shares with the clients is ``wire``.
+Started by ``service.start_service`` as
+``python -m pcg_plugin.problems.science_birds.classify.server --serve CONFIG``. It announces itself with one JSON
+line on stdout (a ServiceInfo, or an error), then batches until its stdin, a pipe from the process that started
+it, closes. The wire format it shares with the clients is ``wire``.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ class _Server:
                 results.extend(self.classifier.classify(images[start : start + self.max_batch]))
             if len(results) != len(images):
                 raise RuntimeError(f"classifier returned {len(results)} results for {len(images)} images")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a failed batch is answered with its error, the service stays up
             if len(batch) > 1:  # isolate the request that broke it; the others still get answers
                 for req in batch:
                     self._run_batch([req])

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin._util.devices import pid_alive
+from pcg_plugin._util.trial_dirs import pid_alive
 from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.problems.science_birds.classify.base import Classification
 from pcg_plugin.problems.science_birds.classify.local import Dtype
@@ -128,11 +128,11 @@ def start_service(
         "socket_dir": str(run_dir) if run_dir is not None else "/tmp",
         "listen": listen,
     }
-    log: Any = None
-    if run_dir is not None:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        log = open(run_dir / "classify-service.log", "ab")  # noqa: SIM115 - the child keeps it
-    try:
+    with contextlib.ExitStack() as stack:  # the log is the child's: this process closes its copy once started
+        log: Any = None
+        if run_dir is not None:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            log = stack.enter_context(open(run_dir / "classify-service.log", "ab"))
         proc = subprocess.Popen(
             [sys.executable, "-m", SERVER_MODULE, "--serve", json.dumps(config)],
             stdin=subprocess.PIPE,
@@ -140,9 +140,6 @@ def start_service(
             stderr=log,
             close_fds=True,
         )
-    finally:
-        if log is not None:
-            log.close()
     line = _read_line(proc, startup_timeout)
     try:
         data = json.loads(line) if line else {}
@@ -233,7 +230,7 @@ def _reachable(info: ServiceInfo) -> bool:
         with contextlib.closing(_connect(info, timeout=5.0)) as conn:
             conn.send(("ping",))
             return bool(conn.recv()[0] == "ok")
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - whatever stops a ping (gone, refused, a bad answer) means not reachable
         return False
 
 

@@ -137,7 +137,7 @@ def preresize_plan(clf: ClassifierLike, device: str) -> tuple[int, int, int] | N
     shrunk = clf.classify([from_wire(to_wire(im, plan)) for im in probes])
     tol = 0.0 if device == "cpu" else 1e-5
     for a, b in zip(whole, shrunk, strict=True):
-        pairs = list(zip(a.probs, b.probs)) + list(zip(a.embedding, b.embedding))
+        pairs = list(zip(a.probs, b.probs, strict=True)) + list(zip(a.embedding, b.embedding, strict=True))
         if any(abs(x - y) > tol for x, y in pairs):
             return None
     return plan

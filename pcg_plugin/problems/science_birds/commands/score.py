@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 
 from pcg_plugin.problems.science_birds.editions import DEFAULT, YEARS
@@ -121,16 +123,22 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
     weights_off = run.disable_weights if args.disable_weights is None else args.disable_weights
     tie_break = args.tie_break or run.tie_break
     lengths = dict(run.prompt_lengths) if tie_break else None
-    common = dict(
-        trials=trials, letters=letters, disable_weights=weights_off, tie_break=tie_break, prompt_lengths=lengths or None
-    )
     head = (
         f"run folder: {len(run.names)} programs from results.json, edition {edition}, letters "
         f"{','.join(letters)}, {trials} trials"
     )
     if run.models is None:
         programs = official_layout.read_layout(src, letters, edition=edition, names=run.names)
-        result = scoring.score(programs, edition=edition, **common)
+        result = scoring.score(
+            programs,
+            edition=edition,
+            trials=trials,
+            letters=letters,
+            disable_weights=weights_off,
+            tie_break=tie_break,
+            prompt_lengths=lengths or None,
+        )
+        competition = result.competition_score
         rows = [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking]
         written = {src / "result": result}
     else:  # one official tree per model, scored per model and summed, as the run scored them
@@ -138,21 +146,29 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
             m: official_layout.read_layout(src / f, letters, edition=edition, names=run.names)
             for m, f in run.models.items()
         }
-        result = scoring.score_models(per_model, **common)
-        rows = [(n, r, result.normalized[n], result.totals[n]) for n, r in result.ranking]
-        written = {src / run.models[m] / "result": res for m, res in result.per_model.items()}
+        multi = scoring.score_models(
+            per_model,
+            trials=trials,
+            letters=letters,
+            disable_weights=weights_off,
+            tie_break=tie_break,
+            prompt_lengths=lengths or None,
+        )
+        competition = multi.competition_score
+        rows = [(n, r, multi.normalized[n], multi.totals[n]) for n, r in multi.ranking]
+        written = {src / run.models[m] / "result": res for m, res in multi.per_model.items()}
         head += f", {len(run.models)} models"
     if not args.no_write:
         for folder, res in written.items():
             official_layout.write_results(folder, res)
-    _print(head, result.competition_score, rows)
+    _print(head, competition, rows)
     if not args.no_write:
         for folder in written:
             print(f"wrote {folder}")
     return 0
 
 
-def _print(head: str, competition: object, rows: list[tuple[str, int, object, object]]) -> None:
+def _print(head: str, competition: Decimal, rows: Sequence[tuple[str, int, Decimal, Decimal]]) -> None:
     from pcg_plugin.problems.science_birds.scoring import official as scoring
 
     print(f"{head}, competition score {scoring.fmt(competition)}")

@@ -5,13 +5,21 @@ when; the last frame is the pose the image and the score come from."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_save
-from pcg_plugin.problems.science_birds.level.physics import BOX_CORES, SKIN, Frame, PhysicsSettings, core_vertices
+from pcg_plugin.problems.science_birds.level.physics import (
+    BOX_CORES,
+    DEFAULT_SETTINGS,
+    SKIN,
+    Frame,
+    PhysicsSettings,
+    core_vertices,
+)
 from pcg_plugin.problems.science_birds.level.types import Block, Level
 
 SIZE = 160  # px, the longer side
@@ -53,7 +61,7 @@ def _outlines(level: Level, frames: Sequence[Frame], settings: PhysicsSettings) 
                 and all(math.isfinite(v) for v in pose)
                 and abs(pose[0]) <= settings.world_half_width
                 else None
-                for block, pose in zip(level.blocks, poses)
+                for block, pose in zip(level.blocks, poses, strict=True)
             ]
         )
     return out
@@ -70,7 +78,7 @@ def _view(
     return min(xs) - MARGIN, min(ys) - MARGIN, max(xs) + MARGIN, max(ys) + MARGIN
 
 
-def frames_images(level: Level, frames: Sequence[Frame], settings: PhysicsSettings = PhysicsSettings()) -> list[Any]:
+def frames_images(level: Level, frames: Sequence[Frame], settings: PhysicsSettings = DEFAULT_SETTINGS) -> list[Any]:
     """One palette image per recorded frame."""
     from PIL import Image, ImageDraw, ImageFont
 
@@ -87,13 +95,13 @@ def frames_images(level: Level, frames: Sequence[Frame], settings: PhysicsSettin
 
     start = [(b.x, b.y) for b in level.blocks]
     images = []
-    for (t, poses), polys in zip(frames, outlines):
+    for (t, poses), polys in zip(frames, outlines, strict=True):
         img = Image.new("P", (w, h), 0)
         img.putpalette(palette)
         draw = ImageDraw.Draw(img)
         ground = px(x0, settings.ground_top)[1]
         draw.rectangle((0, ground, w, h - 12), fill=1)
-        for pose, poly, (sx, sy) in zip(poses, polys, start):
+        for pose, poly, (sx, sy) in zip(poses, polys, start, strict=True):
             if poly is None or pose is None:
                 continue
             moved = math.hypot(pose[0] - sx, pose[1] - sy) >= settings.move_threshold
@@ -113,7 +121,7 @@ def shown_frames(frames: Sequence[Frame]) -> list[Frame]:
 
 
 def write_animation(
-    path: Path, level: Level, frames: Sequence[Frame], settings: PhysicsSettings = PhysicsSettings()
+    path: Path, level: Level, frames: Sequence[Frame], settings: PhysicsSettings = DEFAULT_SETTINGS
 ) -> Path | None:
     """The animated GIF of the run (None for a level without blocks or frames), every ``EVERY``-th recorded
     frame. A run that stopped at rest before 10 s holds its last frame for the rest of the time."""
@@ -122,7 +130,7 @@ def write_animation(
     frames = shown_frames(frames)
     images = frames_images(level, frames, settings)
     times = [round(t * 1000) for t, _ in frames]
-    durations = [b - a for a, b in zip(times, times[1:])]
+    durations = [b - a for a, b in itertools.pairwise(times)]
     total_ms = round(settings.steps * settings.dt * 1000)
     durations.append(max(200, total_ms - times[-1]) + 1500)  # the rest of the 10 s, then a pause before the loop
     return atomic_save(

@@ -19,8 +19,8 @@ def extract_code(response: str, prefix: str = "drop_block") -> str | None:
     keywords and floats are silently dropped (they do not match).
     """
     last = None
-    for last in _FENCE.finditer(response):
-        pass
+    for match in _FENCE.finditer(response):  # the last one counts
+        last = match
     if last is None:
         return None
     calls = _call_pattern(prefix).findall(last.group(0))

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pcg_plugin.problems.science_birds.letters import LETTERS as LETTERS  # re-exported: the alphabet the glyphs cover
+
 GRID_WIDTH = 20
 GRID_HEIGHT = 16
 
@@ -77,7 +79,7 @@ def bitmap_cells(rows: Iterable[str], sx: int | Sequence[int] = 1, sy: int = 1) 
     rows = list(rows)
     widths = [sx] * max(map(len, rows)) if isinstance(sx, int) else list(sx)
     starts = [sum(widths[:j]) for j in range(len(widths))]
-    out = set()
+    out: set[tuple[int, int]] = set()
     for i, text in enumerate(rows):
         r0 = (len(rows) - 1 - i) * sy
         for j, ch in enumerate(text):
@@ -97,12 +99,14 @@ def centre(cells: Cells) -> Cells:
 
 
 def _tile_run(cols: list[int], supported: set[int]) -> list[tuple[str, int]] | None:
-    """Cover a horizontal run with b31 (>= 1 supported cell) and b11 (supported) pieces; fewest pieces; None if impossible."""
+    """Cover a horizontal run with b31 (>= 1 supported cell) and b11 (supported) pieces; fewest pieces; None if
+    impossible."""
     n = len(cols)
     best: list[list[tuple[str, int]] | None] = [None] * (n + 1)
     best[0] = []
     for i in range(n):
-        if best[i] is None:
+        prefix = best[i]
+        if prefix is None:
             continue
         cands = []
         if cols[i] in supported:
@@ -110,8 +114,9 @@ def _tile_run(cols: list[int], supported: set[int]) -> list[tuple[str, int]] | N
         if i + 2 < n and any(c in supported for c in cols[i : i + 3]):
             cands.append((3, ("b31", cols[i + 1])))
         for step, piece in cands:
-            new = best[i] + [piece]  # type: ignore[operator]
-            if best[i + step] is None or len(new) < len(best[i + step]):  # type: ignore[arg-type]
+            new = [*prefix, piece]
+            known = best[i + step]
+            if known is None or len(new) < len(known):
                 best[i + step] = new
     return best[n]
 
@@ -213,8 +218,8 @@ def _pillow_cells(letter: str, variant: int) -> Cells:
     aspect = glyph.width / glyph.height
     width = max(3, min(GRID_WIDTH - 2, round(rows * aspect * (1.0 + 0.15 * (variant // 6 % 3)))))
     small = glyph.resize((width, rows), Image.Resampling.BOX)
-    px = small.load()
-    out = {(rows - 1 - y, x) for y in range(rows) for x in range(width) if px[x, y] >= 110}  # type: ignore[index]
+    gray = small.tobytes()  # mode L: one byte per pixel, rows top first
+    out = {(rows - 1 - y, x) for y in range(rows) for x in range(width) if gray[y * width + x] >= 110}
     return frozenset(out)
 
 

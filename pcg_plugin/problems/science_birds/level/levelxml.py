@@ -109,7 +109,7 @@ def parse_level(xml_text: str) -> Level:
         raise ConversionError(f"level XML: root element is <{root.tag}>, expected <Level>")
     camera = root.find("Camera")
     cam = (
-        tuple(camera.get(k, d) for k, d in zip(("x", "y", "minWidth", "maxWidth"), ("2", "0", "17", "22")))
+        (camera.get("x", "2"), camera.get("y", "0"), camera.get("minWidth", "17"), camera.get("maxWidth", "22"))
         if camera is not None
         else ("2", "0", "17", "22")
     )
@@ -125,4 +125,4 @@ def parse_level(xml_text: str) -> Level:
         if el.tag == "Block" and material not in MATERIALS:
             raise ConversionError(f"level XML: block material {material!r} is not one of {', '.join(MATERIALS)}")
         blocks.append(Block(kind, material, _float(el, "x"), _float(el, "y"), _float(el, "rotation", 0.0)))
-    return Level(tuple(blocks), root.get("width", "3"), cam)  # type: ignore[arg-type]
+    return Level(tuple(blocks), root.get("width", "3"), cam)

@@ -5,10 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from pcg_plugin.errors import ConversionError
 from pcg_plugin.problems.science_birds.level.types import Block, Level
+
+if TYPE_CHECKING:  # pymunk is imported where a simulation runs: importing this module stays cheap
+    import pymunk
+    from pymunk.vec2d import Vec2d
 
 # Collider cores (w, h) of the Science Birds catalogue (physics.md 1.1, 1.3); sprites are core + 0.02.
 BOX_CORES: dict[str, tuple[float, float]] = {
@@ -82,6 +88,9 @@ class PhysicsSettings:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+DEFAULT_SETTINGS = PhysicsSettings()  # the spec's recipe; frozen, so one instance is every function's default
+
+
 @dataclass(frozen=True)
 class Simulation:
     """Outcome of one stability test. ``stability`` is 0.0 for a level with no blocks (official: no score)."""
@@ -106,13 +115,14 @@ def core_vertices(block: Block) -> tuple[tuple[float, float], ...]:
 
 
 def _area(vertices: tuple[tuple[float, float], ...]) -> float:
-    return abs(sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(vertices, vertices[1:] + vertices[:1]))) / 2
+    edges = zip(vertices, vertices[1:] + vertices[:1], strict=True)
+    return abs(sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in edges)) / 2
 
 
-def _velocity_func(gravity: float, dt_lin: float, dt_ang: float):  # type: ignore[no-untyped-def]
+def _velocity_func(gravity: float, dt_lin: float, dt_ang: float) -> Callable[[pymunk.Body, Vec2d, float, float], None]:
     """Box2D order: v += g*dt, then v /= 1 + dt*drag (pymunk's damping uses another form)."""
 
-    def update(body, _gravity, _damping, dt):  # type: ignore[no-untyped-def]
+    def update(body: pymunk.Body, _gravity: Vec2d, _damping: float, dt: float) -> None:
         vx, vy = body.velocity
         k = 1.0 / (1.0 + dt * dt_lin)
         body.velocity = (vx * k, (vy + gravity * dt) * k)
@@ -126,7 +136,7 @@ Frame = tuple[float, tuple[Pose | None, ...]]  # (seconds, each block's pose; No
 
 
 def simulate(
-    level: Level, settings: PhysicsSettings = PhysicsSettings(), frames: list[Frame] | None = None
+    level: Level, settings: PhysicsSettings = DEFAULT_SETTINGS, frames: list[Frame] | None = None
 ) -> Simulation:
     """Run the stability test: a block moves if its centre ends >= threshold from its start (or non-finite).
 
@@ -158,7 +168,7 @@ def simulate(
     ground.friction, ground.elasticity = ground_mu, 0.0
     space.add(ground)
 
-    bodies = []
+    bodies: list[tuple[pymunk.Body, pymunk.Poly]] = []
     for block in level.blocks:
         verts = core_vertices(block)
         tnt = block.type == "TNT"
@@ -185,7 +195,7 @@ def simulate(
     # The angular-drag correction through chipmunk's C calls (what Body.angular_velocity does, without the
     # Python property layers): the same reads and writes in the same order, so the same trajectories.
     get_w, set_w = lib.cpBodyGetAngularVelocity, lib.cpBodySetAngularVelocity
-    drag_ptrs = [body._body for (body, _shape), block in zip(bodies, level.blocks) if block.type != "TNT"]
+    drag_ptrs = [body._body for (body, _shape), block in zip(bodies, level.blocks, strict=True) if block.type != "TNT"]
     step = space.step if s.damage else _c_step(space)
     quiet_needed = round(s.settle_time / (s.dt * CHECK_EVERY)) if s.settle_time > 0 else 0
     quiet = 0
@@ -203,7 +213,7 @@ def simulate(
         before = list(last)
         asleep = _bookkeep(space, bodies, alive, dead_at, last, steps, s)
         if frames is not None and (steps % CHECK_EVERY == 0 or steps == s.steps):
-            frames.append((steps * s.dt, tuple(p if a else None for p, a in zip(last, alive))))
+            frames.append((steps * s.dt, tuple(p if a else None for p, a in zip(last, alive, strict=True))))
         if asleep and s.stop_when_asleep:
             break  # every live body sleeps: nothing can move again, the final poses are reached
         if quiet_needed and steps % CHECK_EVERY == 0 and not dead_at:
@@ -228,7 +238,7 @@ def simulate(
     )
 
 
-def _empty(space) -> None:  # type: ignore[no-untyped-def]
+def _empty(space: pymunk.Space) -> None:
     """Take every shape and body out of the finished space. pymunk frees a space by listing its bodies into a
     Python list; a garbage collection during that listing can free one of those bodies (they sit in reference
     cycles), whose finaliser then removes it from the space being listed: chipmunk aborts the process (seen as
@@ -237,7 +247,7 @@ def _empty(space) -> None:  # type: ignore[no-untyped-def]
     space.remove(*space.bodies)
 
 
-def _c_step(space):  # type: ignore[no-untyped-def]
+def _c_step(space: pymunk.Space) -> Callable[[float], None]:
     """``space.step`` without pymunk's Python wrapper, which only matters with callbacks (damage) or pending
     adds/removes (none here: blocks are removed between steps)."""
     from pymunk._chipmunk import lib
@@ -260,13 +270,21 @@ def _still(
 ) -> bool:
     """True when no live block moved ``settle_distance`` nor turned ``settle_angle`` between two checks."""
     d2 = s.settle_distance * s.settle_distance
-    for (x0, y0, r0), (x1, y1, r1), live in zip(before, after, alive):
+    for (x0, y0, r0), (x1, y1, r1), live in zip(before, after, alive, strict=True):
         if live and not ((x1 - x0) ** 2 + (y1 - y0) ** 2 < d2 and abs(r1 - r0) < s.settle_angle):
             return False
     return True
 
 
-def _bookkeep(space, bodies, alive, dead_at, last, steps: int, s: PhysicsSettings) -> bool:  # type: ignore[no-untyped-def]
+def _bookkeep(
+    space: pymunk.Space,
+    bodies: list[tuple[pymunk.Body, pymunk.Poly]],
+    alive: list[bool],
+    dead_at: dict[int, int],
+    last: list[Pose],
+    steps: int,
+    s: PhysicsSettings,
+) -> bool:
     """Record poses, remove non-finite, out-of-world and destroyed blocks; True when every live body sleeps."""
     sleeping = True
     for i, (body, shape) in enumerate(bodies):
@@ -293,38 +311,45 @@ def _bookkeep(space, bodies, alive, dead_at, last, steps: int, s: PhysicsSetting
     return sleeping
 
 
-def _half_extent(shape) -> float:  # type: ignore[no-untyped-def]
+def _half_extent(shape: pymunk.Shape) -> float:
     bb = shape.cache_bb()
     return (bb.right - bb.left) / 2
 
 
-def _remove(space, body, shape, alive: list[bool], i: int) -> None:  # type: ignore[no-untyped-def]
-    if alive[i] or body.space is not None:
-        if body.space is not None:
-            space.remove(body, shape)
+def _remove(space: pymunk.Space, body: pymunk.Body, shape: pymunk.Shape, alive: list[bool], i: int) -> None:
+    if body.space is not None:  # not yet removed (a block dies once, then is removed once)
+        space.remove(body, shape)
     alive[i] = False
 
 
-def _install_damage(space, bodies, alive, dead_at, s: PhysicsSettings) -> None:  # type: ignore[no-untyped-def]
+def _install_damage(
+    space: pymunk.Space,
+    bodies: list[tuple[pymunk.Body, pymunk.Poly]],
+    alive: list[bool],
+    dead_at: dict[int, int],
+    s: PhysicsSettings,
+) -> None:
     """Unity ABGameObject damage (physics.md 4): |relative velocity| at collision start, life 5, death clears
     the velocity, disables the collider and removes the block 0.5 s later (it counts as moving, is not drawn)."""
     index = {id(body): i for i, (body, _shape) in enumerate(bodies)}
     life = [s.life] * len(bodies)
     step_box = [0]
 
-    def begin(arbiter, _space, _data):  # type: ignore[no-untyped-def]
+    def begin(arbiter: pymunk.Arbiter, _space: pymunk.Space, _data: Any) -> None:
         a, b = arbiter.shapes
-        rel = a.body.velocity - b.body.velocity
+        body_a, body_b = a.body, b.body
+        assert body_a is not None and body_b is not None, "a shape in the space is attached to a body"
+        rel = body_a.velocity - body_b.velocity
         hit = math.hypot(rel.x, rel.y)
-        for shape in (a, b):
-            i = index.get(id(shape.body))
+        for shape, body in ((a, body_a), (b, body_b)):
+            i = index.get(id(body))
             if i is None or not alive[i]:
                 continue
             life[i] -= hit
             if life[i] <= 0:
                 alive[i] = False
                 dead_at[i] = step_box[0]
-                shape.body.velocity = (0.0, 0.0)
+                body.velocity = (0.0, 0.0)
                 shape.filter = shape.filter._replace(mask=0)  # collider disabled: falls through everything
 
     space.on_collision(begin=begin)
@@ -335,4 +360,4 @@ def _install_damage(space, bodies, alive, dead_at, s: PhysicsSettings) -> None: 
         step_box[0] += 1
         original_step(dt)
 
-    space.step = step  # type: ignore[method-assign]
+    space.step = step  # type: ignore[method-assign]  # deliberate: this space's steps are counted for damage

@@ -10,7 +10,7 @@ from pcg_plugin.errors import NoCode
 from pcg_plugin.problems.science_birds.level.extract import extract_code
 from pcg_plugin.problems.science_birds.level.grid import drop_blocks
 from pcg_plugin.problems.science_birds.level.levelxml import grid_to_xml, parse_level
-from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, simulate
+from pcg_plugin.problems.science_birds.level.physics import DEFAULT_SETTINGS, PhysicsSettings, simulate
 from pcg_plugin.problems.science_birds.level.render import blank_image, render_level
 from pcg_plugin.problems.science_birds.level.types import Level
 
@@ -49,7 +49,7 @@ def build_level(response: str, prefix: str = "drop_block") -> LevelBuild:
 
 
 def evaluate_level(
-    level: Level, settings: PhysicsSettings = PhysicsSettings(), *, record_frames: bool = False
+    level: Level, settings: PhysicsSettings = DEFAULT_SETTINGS, *, record_frames: bool = False
 ) -> LevelEvaluation:
     """Simulate the 10 s stability test and render the image from the final poses; ``record_frames`` keeps the
     poses of this same run every 0.2 s (the stability animation)."""

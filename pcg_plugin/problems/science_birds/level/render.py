@@ -47,10 +47,10 @@ def render_level(level: Level) -> Image.Image | None:
     for block in level.blocks:
         poly = _world_vertices(block, SKIN)
         # pixel column i covers x = cx + (i + 0.5 - 412) / s; row j covers y = cy - (j + 0.5 - 412) / s
-        i0 = max(0, int(math.floor((poly[:, 0].min() - cx) * scale + INNER / 2 - 0.5)))
-        i1 = min(INNER - 1, int(math.ceil((poly[:, 0].max() - cx) * scale + INNER / 2 - 0.5)))
-        j0 = max(0, int(math.floor((cy - poly[:, 1].max()) * scale + INNER / 2 - 0.5)))
-        j1 = min(INNER - 1, int(math.ceil((cy - poly[:, 1].min()) * scale + INNER / 2 - 0.5)))
+        i0 = max(0, math.floor((poly[:, 0].min() - cx) * scale + INNER / 2 - 0.5))
+        i1 = min(INNER - 1, math.ceil((poly[:, 0].max() - cx) * scale + INNER / 2 - 0.5))
+        j0 = max(0, math.floor((cy - poly[:, 1].max()) * scale + INNER / 2 - 0.5))
+        j1 = min(INNER - 1, math.ceil((cy - poly[:, 1].min()) * scale + INNER / 2 - 0.5))
         if i0 > i1 or j0 > j1:
             continue
         xs = cx + (np.arange(i0, i1 + 1) + 0.5 - INNER / 2) / scale

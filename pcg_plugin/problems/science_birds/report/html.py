@@ -85,7 +85,7 @@ class View:
     (a trial's texts, a submission's sections and short numbers)."""
 
     part: Any
-    more: Mapping[str, Any]
+    more: dict[str, Any]  # a dict: render_report adds each submission's rank interval once it is known
 
     def __getattr__(self, name: str) -> Any:
         more = object.__getattribute__(self, "more")
@@ -124,13 +124,14 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
     from pcg_plugin.problems.science_birds.level.animate import animation_rel
 
     anim = animation_rel(trial.image) if trial.image else None
-    page = page_rel(trial.nodeid) if trial.nodeid else None
+    nodeid = trial.nodeid
+    page = page_rel(nodeid) if nodeid else None
     return View(
         trial,
         {
             "texts": texts,
             "thumb": thumb or trial.image,  # links only to files that are there
-            "transcript": page if page and (run_dir / data_rel(trial.nodeid)).is_file() else None,
+            "transcript": page if page and nodeid and (run_dir / data_rel(nodeid)).is_file() else None,
             "animation": anim if anim and (run_dir / anim).is_file() else None,
         },
     )
@@ -219,7 +220,7 @@ def rank_intervals(
         letters = {m: {n: s.letters for n, s in d.submissions.items()} for m, d in results.per_model.items()}
         draws = resampled_model_scores(letters, setup, reps=reps, seed=seed)
     else:
-        draws = resampled_scores({s.name: s.letters for s in subs}, setup, reps=reps, seed=seed)
+        draws = resampled_scores({s.name: s.letters for s in subs if s.name is not None}, setup, reps=reps, seed=seed)
     ranks: dict[str, list[int]] = {s.name: [] for s in subs if s.name is not None}
     for res in draws:
         for name, r in res.ranking:
@@ -250,9 +251,9 @@ def render_report(
     def weights_of(weights: Mapping[str, Weight]) -> dict[str, dict[str, Any]]:
         return {c: {k: getattr(weights.get(c, Weight()), k) for k, _ in WEIGHT_ROWS} for c in letters}
 
-    weight_sections = [(m, weights_of(d.weights)) for m, d in per_model.items()] or [
-        (None, weights_of(results.weights))
-    ]
+    weight_sections: list[tuple[str | None, dict[str, dict[str, Any]]]] = [
+        (m, weights_of(d.weights)) for m, d in per_model.items()
+    ] or [(None, weights_of(results.weights))]
     intervals = rank_intervals(results, reps=bootstrap)
     for s in subs:
         lo_hi = intervals.get(s.name)

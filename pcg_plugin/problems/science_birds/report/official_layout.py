@@ -16,7 +16,7 @@ from pcg_plugin.errors import PcgError
 from pcg_plugin.problems.science_birds.editions import STAGES
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.problems.science_birds.letters import LETTERS, letter_at, letter_index
-from pcg_plugin.problems.science_birds.scoring.official import LetterInput, ScoreResult, fmt, to_decimal
+from pcg_plugin.problems.science_birds.scoring.official import ZERO, LetterInput, ScoreResult, fmt, to_decimal
 
 SKIPPED_DIRS = ("logs", "result")
 CSV_EOL = "\r\n"  # the official result CSVs' line ending (see _csv)
@@ -296,7 +296,7 @@ def result_tables(result: ScoreResult) -> dict[str, Any]:
                 "weight": fmt(w.weight),
                 "weightStability": fmt(w.w_sta),
                 "weightSimilarity": fmt(w.w_sim),
-                "weightDiversity": fmt(w.w_div or 0),
+                "weightDiversity": fmt(w.w_div if w.w_div is not None else ZERO),
             }
             for c, w in result.weights.items()
         ]

@@ -92,7 +92,7 @@ _JS_SPACE = (
 )
 _JS_SPACE_RUN = re.compile(f"[{re.escape(_JS_SPACE)}]+")
 # words-count's punctuation list (deleted, not turned into spaces), then its two deleted Unicode blocks.
-_WC_PUNCTUATION = frozenset(",，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～'’\"“”*/\\&%@#^、")
+_WC_PUNCTUATION = frozenset(",，.。:：;；[]【】{｛}｝(（)）<《>》$￥!！?？~～'’\"“”*/\\&%@#^、")  # noqa: RUF001 - words-count's list, full-width forms on purpose
 _WC_LETTERS = "a-zA-Z\u00c0-\u02af\u1e00-\u1eff\u0400-\u052f\u0d00-\u0d7f"  # Latin (incl. × ÷), Cyrillic, Malayalam
 _WC_SINGLES = (
     "\u2e80-\u2fdf\u3000-\u303f\u31c0-\u31ef\u3200-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK
@@ -150,7 +150,7 @@ def _word_starts(text: str) -> list[int]:
     run = _JS_SPACE_RUN.search(chars)  # quirk: only the FIRST whitespace run becomes a space (no g flag)
     if run is not None:
         chars = chars[: run.start()] + " " + chars[run.end() :]
-        index = index[: run.start()] + [index[run.start()]] + index[run.end() :]
+        index = [*index[: run.start()], index[run.start()], *index[run.end() :]]
     starts: list[int] = []
     pos = 0
     for token in chars.split(" "):  # quirk: split on U+0020 only; "a\nb" stays one token
@@ -254,7 +254,7 @@ def _characters_result(text: str, path: str, first: str | None) -> RuleResult:
     title = _PROMPT_TITLES["prompt-characters"]
     if not bad:
         return RuleResult("prompt-characters", title, True, "every character is allowed")
-    ch, line, col = bad[0]
+    _, line, col = bad[0]
     kinds = _unique(c for c, _, _ in bad)
     fixes = [f"U+{ord(c):04X} -> {_SUGGEST[c]!r}" for c in kinds if c in _SUGGEST]
     message = (
@@ -470,7 +470,7 @@ def _run_of(cls: ast.ClassDef, loops: list[ast.ClassDef]) -> ast.FunctionDef | a
 
 def _registered(tree: ast.Module) -> set[str]:
     """Class names passed to run_evaluation(team, fn, ...)."""
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (
             getattr(node.func, "id", None) == "run_evaluation" or getattr(node.func, "attr", None) == "run_evaluation"
@@ -919,7 +919,10 @@ def _source_kind(
         if node.id in resolving:
             return None
         resolving = resolving | {node.id}
-    again = lambda n: _source_kind(n, scope, aliases, depth + 1, resolving)  # noqa: E731
+
+    def again(n: ast.AST | None) -> str | None:
+        return _source_kind(n, scope, aliases, depth + 1, resolving)
+
     if isinstance(node, ast.Constant):
         return "const"
     if isinstance(node, ast.JoinedStr):
@@ -964,7 +967,7 @@ def _message_parts(node: ast.AST) -> tuple[ast.AST, ast.AST] | None:
     if isinstance(node, ast.Dict):
         keyed = {
             k.value: v
-            for k, v in zip(node.keys, node.values)
+            for k, v in zip(node.keys, node.values, strict=True)
             if isinstance(k, ast.Constant) and isinstance(k.value, str)
         }
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
@@ -1164,7 +1167,7 @@ def _modified_name(name: str, scope: _Scope, depth: int) -> str | None:
     bindings = scope.bindings.get(name)  # only the run method's own variables
     if not bindings:
         return None
-    augmented = [v for kind, v in bindings if kind == "aug"]
+    augmented = [v for kind, v in bindings if kind == "aug" and v is not None]  # an "aug" binding has its node
     if augmented:
         return f"{name}, changed by {_snippet(augmented[0], 40)}"
     if any(kind != "value" for kind, _ in bindings):
@@ -1502,7 +1505,7 @@ def check_program(
         judged, others = judged + others, []
     code = _code_rules(judged, edition)
     if others:
-        code = [_warn_unreached(r, u, entry.name) for r, u in zip(code, _code_rules(others, edition))]
+        code = [_warn_unreached(r, u, entry.name) for r, u in zip(code, _code_rules(others, edition), strict=True)]
     elif runner is not None:
         code = [
             r

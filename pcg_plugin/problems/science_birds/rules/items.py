@@ -31,11 +31,11 @@ def dry_run_letter(config: pytest.Config) -> str:
     return settings.letters[0] if settings.letters_explicit else "A"
 
 
-class _Checks:
-    """Collector behaviour shared by a submission folder and a loose prompt file."""
+class _Checks(pytest.Collector):
+    """Collector behaviour shared by a submission folder and a loose prompt file (a pytest.Collector, so its
+    items' parent is one; the classes below put it before pytest.Directory / pytest.File: the same MRO)."""
 
     submission: Submission
-    config: pytest.Config
 
     def __init__(self, *, submission: Submission, **kw: Any) -> None:
         super().__init__(**kw)
@@ -46,9 +46,9 @@ class _Checks:
             from pcg_plugin.problems.science_birds.rules.checks import check_submission
 
             for result in check_submission(self.submission):
-                yield RuleItem.from_parent(self, name=result.rule, submission=self.submission, result=result)  # type: ignore[attr-defined]
+                yield RuleItem.from_parent(self, name=result.rule, submission=self.submission, result=result)
         if flag(self.config, "pcg_dry_run"):
-            yield DryRunItem.from_parent(self, name="dry-run", submission=self.submission)  # type: ignore[attr-defined]
+            yield DryRunItem.from_parent(self, name="dry-run", submission=self.submission)
 
 
 class RulesDir(NamedAsShown, _Checks, pytest.Directory):

@@ -2,9 +2,9 @@
 
 The switches ``--pcg-rules`` / ``--pcg-dry-run`` are Science Birds' own: this plugin registers and reads them and
 tells the harness that such a run checks rather than evaluates (hook ``pytest_pcg_evaluating``); the items are
-made by ``pcg_plugin.problems.science_birds.rules.items`` (``ScienceBirds.checks_collector``). Baseline gating listens to ``pytest_pcg_run_finished``,
-which the controller calls once with the run's results document, and turns a regression into a failing exit
-status, the way syrupy fails a run on unused snapshots.
+made by ``pcg_plugin.problems.science_birds.rules.items`` (``ScienceBirds.checks_collector``). Baseline gating
+listens to ``pytest_pcg_run_finished``, which the controller calls once with the run's results document, and
+turns a regression into a failing exit status, the way syrupy fails a run on unused snapshots.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Controller side: trial records -> official scoring inputs -> one results document (``pcg_plugin.problems.science_birds.results``)."""
+"""Controller side: trial records -> official scoring inputs -> one results document
+(``pcg_plugin.problems.science_birds.results``)."""
 
 from __future__ import annotations
 
@@ -127,14 +128,21 @@ def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
 
 
 def usage_totals(records: Iterable[TrialRecord]) -> results.Usage:
-    total = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "replayed_calls": 0, "cost_usd": None}
+    counts = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "replayed_calls": 0}
+    cost_usd: float | None = None  # None unless some call had a price
     for rec in records:
-        for key in ("prompt_tokens", "completion_tokens", "calls", "replayed_calls"):
-            total[key] += int(rec.usage.get(key, 0) or 0)
+        for key in counts:
+            counts[key] += int(rec.usage.get(key, 0) or 0)
         cost = rec.usage.get("cost_usd")
         if cost is not None:
-            total["cost_usd"] = (total["cost_usd"] or 0.0) + float(cost)
-    return results.Usage(**total)
+            cost_usd = (cost_usd or 0.0) + float(cost)
+    return results.Usage(
+        prompt_tokens=counts["prompt_tokens"],
+        completion_tokens=counts["completion_tokens"],
+        calls=counts["calls"],
+        replayed_calls=counts["replayed_calls"],
+        cost_usd=cost_usd,
+    )
 
 
 def score(collected: Collected, settings: Any) -> tuple[Any, dict[str, dict[str, dict[str, Any]]], list[str]]:

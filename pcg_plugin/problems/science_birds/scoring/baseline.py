@@ -4,7 +4,8 @@ A baseline document (schema ``pytest-pcg/baseline/1``) is cut from a run's resul
 must match for two runs to be comparable, versions for information, and every official score (per
 submission, letter and trial) as the exact strings the scorer printed. ``compare`` gates a new run against it
 with a plain threshold (drop > max_drop) or a noise-aware one (the drop must also leave the baseline's
-bootstrap interval over trials, ``pcg_plugin.problems.science_birds.scoring.bootstrap``). Pure functions; only save/load touch the disk.
+bootstrap interval over trials, ``pcg_plugin.problems.science_birds.scoring.bootstrap``). Pure functions; only
+save/load touch the disk.
 """
 
 from __future__ import annotations
@@ -391,8 +392,9 @@ def lower_bounds(
     base: Mapping[str, Any], *, resamples: int, confidence: float, seed: int
 ) -> tuple[dict[Key, Decimal], int]:
     """The lower end of each metric's central ``confidence`` interval when the BASELINE's trials are
-    resampled (``pcg_plugin.problems.science_birds.scoring.bootstrap``: each (submission, letter) redraws its trials, official scorer), and
-    how many resamples were actually scored (the report says what was used, not what was asked for)."""
+    resampled (``pcg_plugin.problems.science_birds.scoring.bootstrap``: each (submission, letter) redraws its
+    trials, official scorer), and how many resamples were actually scored (the report says what was used, not
+    what was asked for)."""
     from pcg_plugin.problems.science_birds.scoring.bootstrap import interval, resampled_scores, setup_from_settings
 
     scores = _mapping(base.get("scores"))
@@ -400,10 +402,11 @@ def lower_bounds(
     subs = {name: _mapping(s) for name, s in _mapping(scores.get("submissions")).items()}
     if not subs or not setup.letters:
         return {}, 0
+    samples: dict[Key, list[Decimal]]
     if scores.get("multi_model"):
         samples, scored = _model_samples(subs, setup, resamples, seed)
         return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
-    samples: dict[Key, list[Decimal]] = {}
+    samples = {}
     scored = 0
     letters = {name: _letters(s.get("letters"), f"the baseline's {name}") for name, s in subs.items()}
     for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
@@ -478,7 +481,7 @@ def _rows(
     """(key, baseline, current) for every gated row; a vanished submission is one ``normalized_score`` row."""
     for name in order:
         if name in base_vals and name not in cur_vals:
-            key = (name, None, "normalized_score", None)
+            key: Key = (name, None, "normalized_score", None)
             yield key, base_vals[name].get(key), None
             continue
         if name not in base_vals:
@@ -583,7 +586,8 @@ def _table(rows: Sequence[Sequence[str]], right: Callable[[int], bool]) -> list[
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
 
     def line(row: Sequence[str]) -> str:
-        cells = (cell.rjust(w) if right(i) else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        pairs = enumerate(zip(row, widths, strict=True))
+        cells = (cell.rjust(w) if right(i) else cell.ljust(w) for i, (cell, w) in pairs)
         return "  ".join(cells).rstrip()
 
     return [line(r) for r in rows]

@@ -2,8 +2,8 @@
 intervals (``report_html.rank_intervals``) and the noise-aware baseline threshold (``baseline.compare``).
 
 Each (submission, letter) redraws its own trials with replacement (as many as it has; with several models, each
-model's trials apart); diversity is a per-letter number and stays at its measured value. Every draw is scored by ``scoring.score`` (weights
-included, so a draw moves the weights as a real rerun would): there is no second scorer here.
+model's trials apart); diversity is a per-letter number and stays at its measured value. Every draw is scored by
+``scoring.score`` (weights included, so a draw moves the weights as a real rerun would): there is no second scorer here.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from pcg_plugin.core.intervals import interval as interval  # the one order-statistics interval (re-exported)
 from pcg_plugin.problems.science_birds.editions import DEFAULT, EDITIONS
 from pcg_plugin.problems.science_birds.results import Letter, Settings
 from pcg_plugin.problems.science_birds.scoring.official import (
