@@ -1,7 +1,8 @@
 """Images per second of a letter classifier on one CPU core (or a chosen device), at batch 1 and batch 32.
 
-Images are 1024x1024 renders like the pipeline's (the glyph programs through pcg_plugin.problems.science_birds.level.pipeline when it is
-importable, else drawn from the glyph cells), so the processor's resize is part of what is timed.
+Images are 1024x1024 renders like the pipeline's (the glyph programs through
+pcg_plugin.problems.science_birds.level.pipeline when it is importable, else drawn from the glyph cells), so the
+processor's resize is part of what is timed.
 Usage: python scripts/bench_classify.py [--model ID_OR_PATH] [--threads 1] [--device cpu] [--images 64]
 """
 
@@ -56,7 +57,8 @@ def main() -> int:
     print(f"params {sum(p.numel() for p in clf.model.parameters()):,}")
     for batch in (1, 32):
         print(
-            f"batch {batch:>2}: {rate(clf, images, batch, args.repeats):8.1f} images/s (1024 px input, best of {args.repeats})"
+            f"batch {batch:>2}: {rate(clf, images, batch, args.repeats):8.1f} images/s "
+            f"(1024 px input, best of {args.repeats})"
         )
     return 0
 

@@ -4,8 +4,8 @@ Each run is a real ``pytest -n K`` session over N generated items. Every item ma
 (``--source pipeline``: ``pipeline.build_level`` + ``evaluate_level`` on ``glyphs.letter_program`` code, the
 stages ``item.run_trial`` runs; ``synthetic``: a 1024x1024 black-on-white render like the official one)
 and classifies it through
-``pcg_plugin.problems.science_birds.classify.classifier_for_run``, exactly as the plugin does; the controller starts and stops the
-service in ``pytest_configure``/``pytest_unconfigure`` like the plugin. Printed per run:
+``pcg_plugin.problems.science_birds.classify.classifier_for_run``, exactly as the plugin does; the controller starts
+and stops the service in ``pytest_configure``/``pytest_unconfigure`` like the plugin. Printed per run:
 
 - e2e total   : N / wall time of the whole pytest process (start-up, model loads, collection included)
 - e2e steady  : N / (last item end - first item start), i.e. inside the run
@@ -402,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         args.source = "pipeline" if _pipeline_ready() else "synthetic"
     if args.source == "pipeline" and not _pipeline_ready():
         raise SystemExit(
-            "--source pipeline needs pcg_plugin.problems.science_birds.level.pipeline (build_level, evaluate_level) and glyphs"
+            "--source pipeline needs pcg_plugin.problems.science_birds.level.pipeline (build_level, evaluate_level) "
+            "and glyphs"
         )
     loader = None  # pcg_plugin.problems.science_birds.classify.hf.Classifier.load: the plugin's own classifier
     with tempfile.TemporaryDirectory(prefix="pcg-bench-") as tmp:

@@ -31,8 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests")]
 
-from bench_replay import CLOCK, PER_ITEM, make_competition, pytest_cmd  # noqa: E402
-from cluster_support import netns_preexec, skip_reason  # noqa: E402
+from bench_replay import CLOCK, PER_ITEM, make_competition, pytest_cmd  # noqa: E402 - scripts/, put on sys.path above
+from cluster_support import netns_preexec, skip_reason  # noqa: E402 - tests/, put on sys.path above
 
 
 def run(work: Path, out: str, args: argparse.Namespace, cluster: bool) -> dict[str, Any]:

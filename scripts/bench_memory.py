@@ -8,7 +8,8 @@ science-birds a 2024 competition (3 programs x 4 letters x 2 trials, glyph lette
 pcgbench ``binary-v0`` (tests/pcgbench/grid_double.py, 2 instances x 2 trials), imagegame the three example
 submissions (tests/imagegame/ig_doubles.py, 2 instances). A plugin loaded with ``-p`` writes each process's
 ``ru_maxrss`` at the end of its session; the sandboxed submission programs run in separate processes (each
-worker's fork server and the trials forked from it, limited by the sandbox) and are not counted. Prints the controller's and each worker's peak in MiB.
+worker's fork server and the trials forked from it, limited by the sandbox) and are not counted. Prints the
+controller's and each worker's peak in MiB.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from replay_snapshot import PROGRAM_2024, RESPONDER  # noqa: E402
+from replay_snapshot import PROGRAM_2024, RESPONDER  # noqa: E402 - scripts/, put on sys.path above
 
 RSS = """
 import json, os, resource

@@ -42,7 +42,7 @@ def shaped(family: str, rng: np.random.Generator, rows: int, cols: int) -> list[
         k = int(rng.integers(1, 4))
         pieces = [2] + [3] * k + [4] * k
     cells = rng.choice(rows * cols, size=len(pieces), replace=False)
-    for cell, tile in zip(cells, pieces):
+    for cell, tile in zip(cells, pieces, strict=True):
         grid[int(cell) // cols][int(cell) % cols] = tile
     return grid
 

@@ -133,12 +133,13 @@ def compare(rev: str, names: list[str], variants: int, repeat: int, core: int) -
                     p.stdin.flush()  # type: ignore[union-attr]
                     got[label] = json.loads(p.stdout.readline())  # type: ignore[union-attr]
                 for label in got:
-                    sums[label] = [a + b for a, b in zip(sums[label], got[label][:3])]
+                    sums[label] = [a + b for a, b in zip(sums[label], got[label][:3], strict=True)]
                 mismatch += got["old"][3] != got["new"][3]
                 images += got["old"][4] != got["new"][4]
             o, w = sums["old"], sums["new"]
             print(
-                f"{name}: {n} levels, moving counts differ on {mismatch}, images on {images}; per level old {1000 * o[0] / n:.1f} ms "
+                f"{name}: {n} levels, moving counts differ on {mismatch}, images on {images}; "
+                f"per level old {1000 * o[0] / n:.1f} ms "
                 f"(physics {1000 * o[1] / n:.1f}, render {1000 * o[2] / n:.1f}), new {1000 * w[0] / n:.1f} ms "
                 f"(physics {1000 * w[1] / n:.1f}, render {1000 * w[2] / n:.1f}); speed-up physics "
                 f"{o[1] / w[1]:.2f}x, physics+render {o[0] / w[0]:.2f}x"

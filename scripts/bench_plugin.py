@@ -106,7 +106,7 @@ def main() -> int:
         first = None
         for workers in args.workers.split(","):
             wall, results, _ = run(root, f"run-n{workers}", workers, args.letters, args.trials, args.classifier)
-            n = sum(len(l["trials"]) for s in results["submissions"] for l in s["letters"].values())
+            n = sum(len(letter["trials"]) for s in results["submissions"] for letter in s["letters"].values())
             same = "first" if first is None else ("same scores" if scores(results) == first else "SCORES DIFFER")
             first = first or scores(results)
             means = " ".join(f"{k}={v * 1000:.0f}ms" for k, v in stage_means(results).items())

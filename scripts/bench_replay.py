@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from replay_snapshot import PROGRAM_2024, RESPONDER  # noqa: E402
+from replay_snapshot import PROGRAM_2024, RESPONDER  # noqa: E402 - scripts/, put on sys.path above
 
 # A pytest plugin (loaded with -p) that notes when the controller sees collection finish, the first and last
 # item reports, and the session finish; written into WORK so both trees load the same file.

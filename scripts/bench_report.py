@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from screenshot_report import screenshot  # noqa: E402
+from screenshot_report import screenshot  # noqa: E402 - scripts/, put on sys.path above
 
-from pcg_plugin.problems.science_birds.report.thumbnails import thumbnail_rel  # noqa: E402
+from pcg_plugin.problems.science_birds.report.thumbnails import thumbnail_rel  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
 
 FILES = ("raw", "code", "level", "image")
 

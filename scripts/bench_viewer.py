@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from bench_report import expand, open_times  # noqa: E402
+from bench_report import expand, open_times  # noqa: E402 - scripts/, put on sys.path above
 
-from pcg_plugin._util.paths import shared_data  # noqa: E402
+from pcg_plugin._util.paths import shared_data  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
 
 RESPONDER = """
 import re
@@ -132,7 +132,7 @@ def grow(run: Path, out: Path, trials: int) -> tuple[dict, list[dict]]:  # type:
     before = json.loads((run / "results.json").read_text())
     doc = expand(run, out, trials)
     docs = []
-    for sub, old_sub in zip(doc["submissions"], before["submissions"]):
+    for sub, old_sub in zip(doc["submissions"], before["submissions"], strict=True):
         for letter, data in sub["letters"].items():
             have = old_sub["letters"][letter]["trials"]
             for k, t in enumerate(data["trials"]):

@@ -12,16 +12,16 @@ import json
 import sys
 from pathlib import Path
 
+from PIL import Image
+
 ROOT = Path(__file__).resolve().parents[1]
 CALIBRATION = ROOT / "tests" / "data" / "unity-2023-calibration"  # its SOURCE.md: where it comes from
 sys.path.insert(0, str(ROOT))
 
-from PIL import Image  # noqa: E402
-
-from pcg_plugin.problems.science_birds.level.levelxml import parse_level  # noqa: E402
-from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings  # noqa: E402
-from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level  # noqa: E402
-from pcg_plugin.problems.science_birds.level.render import iou  # noqa: E402
+from pcg_plugin.problems.science_birds.level.levelxml import parse_level  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
+from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
+from pcg_plugin.problems.science_birds.level.pipeline import evaluate_level  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
+from pcg_plugin.problems.science_birds.level.render import iou  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
 
 
 def calibration_rows(root: Path, settings: PhysicsSettings) -> list[dict]:

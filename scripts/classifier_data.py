@@ -191,7 +191,7 @@ def cell_drops(cells: glyphs.Cells) -> list[tuple[str, float, float, float]] | N
         return None
     out = []
     for d in drops:
-        w, h = {"b11": (1, 1), "b31": (3, 1), "b13": (1, 3)}[d.block]
+        _w, h = {"b11": (1, 1), "b31": (3, 1), "b13": (1, 3)}[d.block]
         out.append((d.block, d.x + 0.5, d.row + h / 2, 0.0))
     return out
 

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "e2e")]
 
-from cluster_support import (  # noqa: E402
+from cluster_support import (  # noqa: E402 - tests/, put on sys.path above
     GATED,
     OPEN_CLUSTER,
     RUN_HOST,
@@ -37,7 +37,7 @@ from cluster_support import (  # noqa: E402
     two_hosts,
     two_hosts_reason,
 )
-from e2e_support import TINY_CLASSIFIER, VARIED_BODY, make_tiny_classifier, program, run_args, write_competition  # noqa: E402
+from e2e_support import TINY_CLASSIFIER, VARIED_BODY, make_tiny_classifier, program, run_args, write_competition  # noqa: E402 - tests/e2e/, put on sys.path above
 
 LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
@@ -96,7 +96,8 @@ def local_run(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
             mode = oct(tokens[0].stat().st_mode & 0o777)
             env_t = bare_env(work, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(tokens[0]), **LOOPBACK)
             print(
-                f"the same host, the run's token file ({mode}): {said(stranger(hosts, hosts.run, f'127.0.0.1:{gcs}', env_t))}"
+                f"the same host, the run's token file ({mode}): "
+                f"{said(stranger(hosts, hosts.run, f'127.0.0.1:{gcs}', env_t))}"
             )
         else:
             print("the run made no token file")
@@ -122,7 +123,8 @@ def join(hosts: TwoHosts, work: Path, env: dict[str, str]) -> None:
     try:
         address = cluster.stdout.readline().strip()  # type: ignore[union-attr]
         print(
-            f"an open cluster at {address}; from the other host: {said(stranger(hosts, hosts.other, address, bare_env(work)))}"
+            f"an open cluster at {address}; from the other host: "
+            f"{said(stranger(hosts, hosts.other, address, bare_env(work)))}"
         )
         for extra in ((), ("--pcg-cluster-insecure",)):
             shutil.rmtree(work / "joined", ignore_errors=True)

@@ -8,7 +8,8 @@ Every image goes through the product path (``pcg_plugin.problems.science_birds.c
 - ``collapsed_v0_11``: ``glyphs.letter_program(L, v)``, v = 0..11, stability < 0.3: mean P(intended);
 - ``collapsed_held_out``: held-out variants and typeface blocks with stability < 0.3: mean P(intended).
 
-Usage: python scripts/eval_classifier.py --model pcg_plugin/problems/science_birds/classify/pcg-letters --model OLD_FOLDER [--json out]
+Usage: python scripts/eval_classifier.py --model pcg_plugin/problems/science_birds/classify/pcg-letters \\
+    --model OLD_FOLDER [--json out]
 """
 
 from __future__ import annotations
@@ -80,11 +81,17 @@ def evaluate(model: str, sets: dict[str, list[Item]]) -> dict[str, dict]:
     out = {}
     for name, items in sets.items():
         results = clf.classify([im for im, _ in items])
-        conf = Counter(f"{LETTERS[i]}->{r.top}" for (_, i), r in zip(items, results) if r.top != LETTERS[i])
+        conf = Counter(
+            f"{LETTERS[i]}->{r.top}" for (_, i), r in zip(items, results, strict=True) if r.top != LETTERS[i]
+        )
         out[name] = {
             "n": len(items),
-            "top1": round(sum(r.top == LETTERS[i] for (_, i), r in zip(items, results)) / max(1, len(items)), 4),
-            "mean_p_intended": round(sum(r.probs[i] for (_, i), r in zip(items, results)) / max(1, len(items)), 4),
+            "top1": round(
+                sum(r.top == LETTERS[i] for (_, i), r in zip(items, results, strict=True)) / max(1, len(items)), 4
+            ),
+            "mean_p_intended": round(
+                sum(r.probs[i] for (_, i), r in zip(items, results, strict=True)) / max(1, len(items)), 4
+            ),
             "confusions": conf.most_common(6),
         }
     return out

@@ -43,9 +43,9 @@ def replies(mode: str, word: str, outcome: str, recorded: int) -> list[str | Non
     if outcome == "ChatError":
         return [None]
     if outcome == "EndingError":
-        return head + [NEUTRAL_Q, "gameover"]
+        return [*head, NEUTRAL_Q, "gameover"]
     if outcome == "AnswerMentionedError":
-        return head + [NEUTRAL_Q, f"yes, it is a {spaced} indeed"]
+        return [*head, NEUTRAL_Q, f"yes, it is a {spaced} indeed"]
     if outcome == "RoundLimitError":
         return head + [NEUTRAL_Q, "no"] * (30 if mode == "easy" else 31)
     qa_rounds = recorded if mode == "easy" else recorded + 1

@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pcg_plugin.problems.science_birds.level.glyphs import letter_program  # noqa: E402
-from pcg_plugin.problems.science_birds.level.physics import simulate  # noqa: E402
-from pcg_plugin.problems.science_birds.level.pipeline import build_level  # noqa: E402
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
+from pcg_plugin.problems.science_birds.level.physics import simulate  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
+from pcg_plugin.problems.science_birds.level.pipeline import build_level  # noqa: E402 - this checkout's pcg_plugin, on sys.path above
 
 FIXTURE = ROOT / "tests" / "data" / "physics" / "glyph_outcomes.json"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

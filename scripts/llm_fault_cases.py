@@ -26,9 +26,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-import fault_cases  # noqa: E402
-import loopback_llm  # noqa: E402
-from fault_cases import DISK_FULL_CONFTEST, PROBLEMS, FaultServer, outcomes, run_pytest, team_name  # noqa: E402
+import fault_cases  # noqa: E402 - tests/, put on sys.path above
+import loopback_llm  # noqa: E402 - tests/, put on sys.path above
+from fault_cases import DISK_FULL_CONFTEST, PROBLEMS, FaultServer, outcomes, run_pytest, team_name  # noqa: E402 - tests/, put on sys.path above
 
 FIVE_MB = 5_000_000
 

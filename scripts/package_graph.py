@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from import_graph import FLOORS, build_graph, floor_of  # noqa: E402
+from import_graph import FLOORS, build_graph, floor_of  # noqa: E402 - tests/, put on sys.path above
 
 OUT = REPO / "docs" / "images" / "package-graph.svg"
 BOX_W, BOX_H, GAP, ROW_H, MARGIN, LABEL_W = 150, 34, 24, 92, 20, 110

@@ -46,16 +46,16 @@ def line_exact(record: dict[str, Any], ref: dict[str, Any], with_control: bool =
 def samples(name: str) -> tuple[int, int, bool]:
     """(exact lines, lines, set diversity exact) of one variant's space samples."""
     doc = json.loads(gzip.decompress((FIXTURES / f"{name}.json.gz").read_bytes()))
-    lines = [json.dumps({"content": c, "control": k}) for c, k in zip(doc["contents"], doc["controls"])]
+    lines = [json.dumps({"content": c, "control": k}) for c, k in zip(doc["contents"], doc["controls"], strict=True)]
     records = list(evaluate_lines(get_problem(name), lines))
     *items, summary = records
-    exact = sum(line_exact(r, ref) for r, ref in zip(items, doc["items"]))
+    exact = sum(line_exact(r, ref) for r, ref in zip(items, doc["items"], strict=True))
     want = doc["set_diversity"]
     diversity = (
         summary.get("diversity") is not None
         and close(summary["diversity"], want["fraction"])
         and len(summary["per_item"]) == len(want["per_item"])
-        and all(close(a, b) for a, b in zip(summary["per_item"], want["per_item"]))
+        and all(close(a, b) for a, b in zip(summary["per_item"], want["per_item"], strict=True))
     )
     return exact, len(items), diversity
 
@@ -67,7 +67,7 @@ def readme(doc: dict[str, Any]) -> dict[str, tuple[int, int]]:
         for name, rows in problem["variants"].items():
             scored = [
                 (c, r)
-                for (label, c), r in zip(problem["contents"], rows)
+                for (label, c), r in zip(problem["contents"], rows, strict=True)
                 if label == "readme" and r["sampled"] and "error" not in r
             ]
             ok = 0

@@ -77,7 +77,7 @@ def generated() -> str:
         out.append(
             f"- `{cls.__name__}`: " + ", ".join(f"`{f.name}` ({str(f.type).replace('|', 'or')})" for f in fields)
         )
-    return "\n".join(out + ["", END])
+    return "\n".join([*out, "", END])
 
 
 def page_with(text: str, section: str) -> str:

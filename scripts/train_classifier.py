@@ -1,4 +1,5 @@
-"""Train the embedded letter classifier (pcg_plugin/problems/science_birds/classify/pcg-letters) offline, seeded, on CPU or GPU.
+"""Train the embedded letter classifier (pcg_plugin/problems/science_birds/classify/pcg-letters) offline, seeded,
+on CPU or GPU.
 
 Data is made here: letters rendered from the machine's typefaces (install Debian font packages first; see
 --install-fonts) and letters built as Science Birds block structures. Whole typefaces and whole glyph variants are
@@ -156,7 +157,7 @@ def make_model(size: int):
         layer_type="basic",
         hidden_act="relu",
         downsample_in_first_stage=False,
-        id2label={i: c for i, c in enumerate(cd.LETTERS)},
+        id2label=dict(enumerate(cd.LETTERS)),
         label2id={c: i for i, c in enumerate(cd.LETTERS)},
         num_labels=26,
         image_size=size,

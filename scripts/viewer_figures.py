@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from screenshot_report import browser  # noqa: E402
+from screenshot_report import browser  # noqa: E402 - scripts/, put on sys.path above
 
 PY = sys.executable
 MULTI = """

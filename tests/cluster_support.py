@@ -59,7 +59,7 @@ def skip_reason() -> str | None:
             os._exit(0)
         except OSError as exc:
             os._exit(exc.errno or 255)
-        except BaseException:  # noqa: BLE001
+        except BaseException:  # noqa: BLE001 - a forked child must exit on any error, never unwind into pytest
             os._exit(255)
     code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     if code == 0:

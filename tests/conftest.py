@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-import pcg_plugin.errors  # see below
-import pcg_plugin.problems.science_birds.results  # noqa: F401  (see below)
+import pcg_plugin.errors  # imported before any pytester run (see below)
+import pcg_plugin.problems.science_birds.results  # noqa: F401 - imported before any pytester run (see below)
 from pcg_plugin._util.paths import shared_data
 from pcg_plugin.core import problem as problems
 

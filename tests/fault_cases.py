@@ -8,6 +8,7 @@ everything else the problem's test double's answer. Runs are real ``python -m py
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import loopback_llm  # tests/ itself, where this module lives
+
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 DOUBLES = [TESTS / "e2e", TESTS / "imagegame", TESTS / "gameeval", TESTS / "pcgbench"]  # the problems' doubles
@@ -29,7 +32,6 @@ for _folder in DOUBLES:
     if str(_folder) not in sys.path:
         sys.path.append(str(_folder))
 
-import loopback_llm  # noqa: E402
 
 LONE_SURROGATE = "\ud83d"  # valid JSON ("\ud83d"), not valid UTF-8: half an emoji
 HUGE_PAD = 1_000_000  # characters of trailing blanks that make a reply huge and leave its answer as it was
@@ -162,7 +164,9 @@ SB_IMPORTS = {
         "from chatgpt4pcg.competition import chat_with_chatgpt as chat\n"
         "from chatgpt4pcg.models.trial_loop import TrialLoop\n"
     ),
-    "2025": "from llms4pcg.competition import chat_with_llm as chat\nfrom llms4pcg.models.trial_loop import TrialLoop\n",
+    "2025": (
+        "from llms4pcg.competition import chat_with_llm as chat\nfrom llms4pcg.models.trial_loop import TrialLoop\n"
+    ),
 }
 # HINT: a fixed text, or an expression drawn anew every run (an unseeded program, as real entries sample hints)
 UNSEEDED_HINT = "uuid.uuid4().hex"
@@ -202,10 +206,8 @@ def tiny_classifier(root: Path) -> None:
     if not (cache / "config.json").is_file():
         tmp = Path(tempfile.mkdtemp(prefix="pcg-clf-"))
         make_tiny_classifier(tmp / "c")
-        try:
+        with contextlib.suppress(OSError):  # another worker's copy got there first
             os.replace(tmp / "c", cache)  # atomic: workers making it at once keep one
-        except OSError:
-            pass
     shutil.copytree(cache, root / "tiny-classifier")
 
 

@@ -69,7 +69,8 @@ def build_graph(root: Path = ROOT, package: str = PACKAGE) -> Graph:
 
 
 def folders(graph: Graph, depth: int = 2) -> Graph:
-    """The same graph with each module replaced by its folder (``pcg_plugin.sandbox.official_api.shims.x`` -> ``pcg_plugin.sandbox.official_api``).
+    """The same graph with each module replaced by its folder (``pcg_plugin.sandbox.official_api.shims.x`` ->
+    ``pcg_plugin.sandbox.official_api``).
 
     A circle through a folder shows here even when no single module closes it: the sandbox child puts
     ``compat/shims`` on its path and loads them by their own names, which no import statement in it says.

@@ -55,7 +55,7 @@ def _literal_reasons(tree: ast.Module) -> list[tuple[int, str]]:
                 for side in sides:
                     take(side, node.lineno)
         elif isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values):
+            for key, value in zip(node.keys, node.values, strict=True):
                 if isinstance(key, ast.Constant) and key.value == "reason":
                     take(value, node.lineno)
     return found

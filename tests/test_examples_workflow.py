@@ -82,7 +82,7 @@ def test_parses_as_yaml(text: str) -> None:
     assert GATE in gate_runs
     base_runs = "\n".join(s.get("run", "") for s in base["steps"])
     assert "--pcg-save-baseline baselines/main.json" in base_runs and "--pcg-baseline " not in base_runs
-    artifact = [s for s in gate["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")][0]
+    artifact = next(s for s in gate["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert artifact["if"] == "always()" and artifact["with"]["path"] == "${{ env.PCG_RUN }}"
     assert doc["env"]["PCG_RUN"].startswith("pcg-runs/")
 

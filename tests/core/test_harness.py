@@ -85,7 +85,8 @@ def test_an_unknown_problem_is_a_usage_error_naming_the_installed_ones(contest):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*--pcg-problem: no problem 'nope' (known: gameeval/askguess-easy, *imagegame, *pcgbench/zelda-v0, science-birds; *pytest_pcg_problem hook)*"
+            "*--pcg-problem: no problem 'nope' (known: gameeval/askguess-easy, *imagegame, *pcgbench/zelda-v0, "
+            "science-birds; *pytest_pcg_problem hook)*"
         ]
     )
 

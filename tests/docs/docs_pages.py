@@ -23,7 +23,8 @@ TOP_PAGES = ("README.md", "CONTRIBUTING.md")
 # A repository path starts at one of these; `submissions/...` is the reader's own folder in examples (team_x),
 # so only `submissions/` itself is checked.
 PATH_ROOTS = ("pcg_plugin", "tests", "scripts", "docs", "examples", "templates", ".ci")
-_PATH = re.compile(r"(?<![\w./~$<>-])((?:%s)/(?:[\w.*/-]|\{[\w,.-]*\})*)" % "|".join(re.escape(r) for r in PATH_ROOTS))
+_ROOTS = "|".join(re.escape(r) for r in PATH_ROOTS)
+_PATH = re.compile(r"(?<![\w./~$<>-])((?:" + _ROOTS + r")/(?:[\w.*/-]|\{[\w,.-]*\})*)")
 _MODULE_REF = re.compile(r"(?<![\w./])pcg_plugin(?:\.[A-Za-z_]\w*)+")
 _OPTION = re.compile(r"--pcg-[a-z0-9]+(?:-[a-z0-9]+)*")
 _FENCE = re.compile(
@@ -149,7 +150,7 @@ def _words(line: str) -> list[list[str]]:
             current = []
         else:
             current.append(token)
-    return [c for c in commands + [current] if c]
+    return [c for c in [*commands, current] if c]
 
 
 def command(words: list[str]) -> tuple[str, list[str]] | None:
@@ -249,7 +250,8 @@ def options_named(text: str) -> list[str]:
 # A block states a measurement when it says so ("measured", "took") or quotes a speed, a duration in ms, a wall
 # time or a percentage with decimals. Limits and settings ("a 120 s time limit", "1 GiB") are not measurements.
 _FIGURE = re.compile(
-    r"\bmeasured\b(?=[\s:]+(?:on|from|with|at|by|under|in|against|while|:))|\btook\b|\bwall( time)?\b.{0,20}\d|\d\s?(?:ms|µs)\b|\d[\d,.]*\s?"
+    r"\bmeasured\b(?=[\s:]+(?:on|from|with|at|by|under|in|against|while|:))|\btook\b|\bwall( time)?\b.{0,20}\d"
+    r"|\d\s?(?:ms|µs)\b|\d[\d,.]*\s?"
     r"(?:images|tokens|episodes|calls|levels|items|requests)/s\b|\d\.\d+\s?%",
     re.I,
 )
@@ -261,7 +263,7 @@ def blocks(page: Page) -> list[tuple[int, str, bool]]:
     """(first line number, text, is code) of each paragraph, list, table and fenced block, in order."""
     out: list[tuple[int, str, bool]] = []
     pos = 0
-    for m in list(_FENCE.finditer(page.text)) + [None]:
+    for m in [*_FENCE.finditer(page.text), None]:
         end = m.start() if m else len(page.text)
         chunk = page.text[pos:end]
         line = page.text.count("\n", 0, pos) + 1

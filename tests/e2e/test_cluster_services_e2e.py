@@ -17,7 +17,8 @@ ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2", "--pcg-classify-mode", "ser
 LINE = re.compile(r"pcg cluster: node service on (\w+) \(.*, actor pid (\d+), gpu (\S+)\): serves (\d+) trial actors")
 
 
-@pytest.mark.slow  # a second cluster start (20-40 s idle, 4 min loaded): `pytest -m slow tests/e2e/test_cluster_services_e2e.py`
+# A second cluster start (20-40 s idle, 4 min loaded): `pytest -m slow tests/e2e/test_cluster_services_e2e.py`
+@pytest.mark.slow
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 def test_each_node_gets_its_own_classification_service(competition):
     write_competition(competition.path, {"team_prog": {"entry.py": program(VARIED_BODY)}})

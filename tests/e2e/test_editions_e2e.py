@@ -69,7 +69,7 @@ def F(value: Any) -> Fraction:
 
 
 def cosine(u: list[float], v: list[float]) -> Fraction:
-    dot = sum(a * b for a, b in zip(u, v))
+    dot = sum(a * b for a, b in zip(u, v, strict=True))
     return Fraction(1 - dot / math.sqrt(sum(a * a for a in u) * sum(b * b for b in v)))
 
 

@@ -105,7 +105,8 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
     """``scoring.score_models`` on each model's stage files as the official scorer reads them from disk
     (``official_layout.read_layout``, the ``pcg score`` reader), not on the plugin's records->inputs code; the
     files are checked against results.json's per-trial numbers and scipy's cosine formula on the way (written
-    out with numpy here: scipy is not installed in CI; tests/science_birds/scoring/test_diversity.py ties the package to scipy's bits)."""
+    out with numpy here: scipy is not installed in CI; tests/science_birds/scoring/test_diversity.py ties the
+    package to scipy's bits)."""
     import math
 
     import numpy as np
@@ -118,7 +119,7 @@ def expected(run: Path, results: dict[str, Any]) -> Any:
     from pcg_plugin.problems.science_birds.scoring.official import score_models
 
     per_model = {}
-    for model, folder in zip(MODELS, FOLDERS):
+    for model, folder in zip(MODELS, FOLDERS, strict=True):
         per_model[model] = read_layout(run / folder, LETTERS, edition="2025")
         assert set(per_model[model]) == set(results["per_model"][model]["submissions"])
         for name, letters in per_model[model].items():
@@ -163,7 +164,8 @@ def check(run: Path, results: dict[str, Any]) -> None:
         # the per-model shares add up, as published (HFLN 17.80 + 17.76 + 9.40 = 44.96): to the rounding, since each
         # share and the total are rounded to 20 places before x100 (so they can differ by 1.5e-18, as this data does)
         assert abs(total - Decimal(sub["normalized_score"])) <= Decimal("1.5e-18")
-    for model, folder in zip(MODELS, FOLDERS):  # each model's result/ is what `pcg score <model folder>` writes
+    # each model's result/ is what `pcg score <model folder>` writes
+    for model, folder in zip(MODELS, FOLDERS, strict=True):
         tables = result_tables(exp.per_model[model])
         names = ("character_scores.csv", "prompt_scores_ranks.csv")  # bytes: the official CRLF line ends too
         assert {f: (run / folder / "result" / f).read_bytes().decode() for f in names} == {f: tables[f] for f in names}

@@ -111,7 +111,7 @@ def test_the_export_has_one_row_per_trial_with_the_twelve_columns_first(runs):
     assert got.returncode == 0, got.stderr
     rows = list(csv.reader(io.StringIO(got.stdout)))
     assert rows[0][:12] == COLUMNS and "quality" in rows[0][12:]
-    body = [dict(zip(rows[0], r)) for r in rows[1:]]
+    body = [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
     assert len(body) == 2 * 3 * 3  # submissions x instances x trials
     assert {r["submission"] for r in body} == {"by_trial", "zero_shot"}
     assert {r["problem"] for r in body} == {"pcgbench/binary-v0"} and {r["trial"] for r in body} == {"1", "2", "3"}

@@ -36,7 +36,7 @@ def test_a_valid_manifest_comes_back_with_its_path(tmp_path) -> None:
     ],
 )
 def test_each_refusal_names_the_file_and_the_fix(tmp_path, text: str, message: str) -> None:
-    with pytest.raises(SubmissionError, match="game.toml") as info:
+    with pytest.raises(SubmissionError, match=r"game\.toml") as info:
         _read(tmp_path, text)
     assert message in str(info.value)
 

@@ -51,10 +51,7 @@ def spyfall(messages: list[dict]) -> str:
     said[name] = word[::-1]
     common = Counter(said.values()).most_common(1)[0][0]
     odd = [p for p in living if p in said and said[p] != common]
-    if said[name] != common or not odd:
-        vote = next(p for p in living if p != name)
-    else:
-        vote = odd[0]
+    vote = next(p for p in living if p != name) if said[name] != common or not odd else odd[0]
     return json.dumps({"thought": "the odd one out", "speak": f"{vote} sounds different", "name": vote})
 
 
@@ -70,7 +67,7 @@ def tofukingdom(messages: list[dict]) -> str:
             return json.dumps({"thought": "ask again", "name": names[0], "question": "Which player is the Princess?"})
         return json.dumps({"thought": "start simple", "question": "Which player is the Princess?"})
     role = re.search(r"play the role of the (\w+)\.", text).group(1)  # type: ignore[union-attr]
-    who = dict((r, n) for n, r in re.findall(r"(\w+) is the (\w+)\. \n", text))
+    who = {r: n for n, r in re.findall(r"(\w+) is the (\w+)\. \n", text)}
     named = {
         "Princess": "Princess",
         "Chef": "Princess",

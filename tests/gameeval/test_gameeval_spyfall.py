@@ -71,9 +71,9 @@ def test_unhashable_vote_crashes() -> None:
 
 
 def test_own_words_come_back_reserialised_and_others_get_str() -> None:
-    replies = ['{"thought":"a","speak":2.50,"x":"\u00e9","thought":"b"}', said(["a", "list"])] + describe_round(4)
+    replies = ['{"thought":"a","speak":2.50,"x":"\u00e9","thought":"b"}', said(["a", "list"]), *describe_round(4)]
     out = spyfall(replies + votes(SPY, SPY, SPY, SPY, SPY, SPY))
-    tom_vote = [c for c in out["calls"] if c["role"] == "Tom" and c["stage"] == "vote"][0]["messages"]
+    tom_vote = next(c for c in out["calls"] if c["role"] == "Tom" and c["stage"] == "vote")["messages"]
     assert {"role": "assistant", "content": '{"thought": "b", "speak": 2.5, "x": "\\u00e9"}'} in tom_vote
     assert {"role": "user", "content": "Nancy: ['a', 'list']"} in tom_vote
 

@@ -29,13 +29,13 @@ def choose(name: object) -> str:
     ],
 )
 def test_winner_is_the_named_role_and_its_camp(name: str, role: str, camp: str) -> None:
-    out = tofukingdom(seven_questions() + [extra(), answer(), choose(name)])
+    out = tofukingdom([*seven_questions(), extra(), answer(), choose(name)])
     assert (out["outcome"], out["rounds"], out["result"]) == (role, None, {"winner": role, "log": "3.log"})
     assert rules.winning_camp(role) == camp
 
 
 def test_extra_question_is_answered_by_the_last_seat_whoever_was_chosen() -> None:
-    out = tofukingdom(seven_questions() + [extra("Nobody"), answer("extra!"), choose("Nancy")])
+    out = tofukingdom([*seven_questions(), extra("Nobody"), answer("extra!"), choose("Nancy")])
     assert out["calls"][-2]["role"] == "Minister"  # Robert, the last seat
     final = out["calls"][-1]["messages"]
     assert {"role": "user", "content": "Prince: I choose Nobody, my quesiton is What is your identity?"} not in final
@@ -44,7 +44,7 @@ def test_extra_question_is_answered_by_the_last_seat_whoever_was_chosen() -> Non
 
 
 def test_everyone_knows_every_role() -> None:
-    out = tofukingdom(seven_questions() + [extra(), answer(), choose("Nancy")])
+    out = tofukingdom([*seven_questions(), extra(), answer(), choose("Nancy")])
     system = out["calls"][1]["messages"][0]["content"]
     assert "Tom is the Queen. \nNancy is the Princess. \n" in system and "Now, you are player Tom " in system
 
@@ -69,11 +69,11 @@ def test_null_values_stop_the_game(tail: list, error: str) -> None:
 
 def test_extra_and_final_errors() -> None:
     base = seven_questions()
-    assert tofukingdom(base + [extra(None)])["outcome"] == "Extra name is None."
-    assert tofukingdom(base + [extra(question=None), answer(), choose("Nancy")])["outcome"] == "Princess"
-    assert tofukingdom(base + [extra(), answer(None)])["outcome"] == "Extra answer is None."
+    assert tofukingdom([*base, extra(None)])["outcome"] == "Extra name is None."
+    assert tofukingdom([*base, extra(question=None), answer(), choose("Nancy")])["outcome"] == "Princess"
+    assert tofukingdom([*base, extra(), answer(None)])["outcome"] == "Extra answer is None."
     for bad in ("Prince", "nancy", None, 1):
-        assert tofukingdom(base + [extra(), answer(), choose(bad)])["outcome"] == "Fianl answer is None."
+        assert tofukingdom([*base, extra(), answer(), choose(bad)])["outcome"] == "Fianl answer is None."
 
 
 @pytest.mark.parametrize(

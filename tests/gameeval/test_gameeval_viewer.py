@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_gameeval_examples import args, subs  # noqa: F401  (the fixture)
+from test_gameeval_examples import args, subs  # noqa: F401 - subs is a fixture, used by name
 from trial_pages import opened
 
 from pcg_plugin.core import transcript
 
 
-def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: pytest.Pytester, subs: Path) -> None:  # noqa: F811
+def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: pytest.Pytester, subs: Path) -> None:  # noqa: F811 - the imported fixture
     pytester.runpytest_subprocess(
         *args(
             "gameeval/spyfall",

@@ -121,7 +121,7 @@ def test_reading_is_by_position_not_by_event_type() -> None:
 
 
 def test_folder_errors_name_the_folder(tmp_path) -> None:
-    with pytest.raises(clembench_io.EpisodeFolderError, match="no interactions.json"):
+    with pytest.raises(clembench_io.EpisodeFolderError, match=r"no interactions\.json"):
         clembench_io.score_folder(tmp_path, V2)
     odd = tmp_path / "x" / "episode_3"
     odd.mkdir(parents=True)

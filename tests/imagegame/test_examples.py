@@ -154,7 +154,8 @@ def test_a_realistic_folder_plays_and_every_broken_one_says_why(pytester: pytest
             "module 'gridfancy' (imported at giver.py:1) is not provided: requirements.txt line 1 'gridfancy==1.0'*",
             "  crashing instance random_grids/1 trial 1: giver_program_failed: program_error: RuntimeError: no prompt "
             "today -> no Giver prompt: counted as an aborted episode (against % Played, no quality)",
-            "  chatty instance compact_grids/0 trial 1: aborted: Invalid instruction format: the reply must be one line*; turn 1, the "
+            "  chatty instance compact_grids/0 trial 1: aborted: Invalid instruction format: the reply must be one "
+            "line*; turn 1, the "
             "giver replied “Sure! Here is my first command. ⏎ Command: row 1: X X X X X” -> clembench aborts the "
             "episode: Aborted 1, counted against % Played, no quality (NaN), Success 0",
             "1. Rowwise *  2  100  100  100  100  | 100/100 | 100/100",

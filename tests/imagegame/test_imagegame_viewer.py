@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from test_imagegame_e2e import ARGS, game  # noqa: F401  (the fixture)
+from test_imagegame_e2e import ARGS, game  # noqa: F401 - game is a fixture, used by name
 from trial_pages import opened
 
 from pcg_plugin.cli import main as pcg
@@ -20,7 +20,7 @@ def browser() -> str | None:
     return next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 
 
-def test_an_episode_is_seen_turn_by_turn_with_the_grid_after_each_instruction(game, capsys) -> None:  # noqa: F811
+def test_an_episode_is_seen_turn_by_turn_with_the_grid_after_each_instruction(game, capsys) -> None:  # noqa: F811 - the imported fixture
     game.runpytest_subprocess(*ARGS, "--pcg-out", "out")
     capsys.readouterr()
     assert pcg(["show", str(game.path / "out"), "subs/perfect::compact_grids/0::1", "--json"]) == 0
@@ -37,7 +37,7 @@ def test_an_episode_is_seen_turn_by_turn_with_the_grid_after_each_instruction(ga
 
 
 @pytest.mark.skipif(browser() is None, reason="no chromium")
-def test_the_leaderboard_fits_a_1400_px_window(game) -> None:  # noqa: F811
+def test_the_leaderboard_fits_a_1400_px_window(game) -> None:  # noqa: F811 - the imported fixture
     """Chromium lays the report out in a 1400 px window; a script added to a copy writes the page's width."""
     game.runpytest_subprocess(*ARGS, "--pcg-out", "out", "--pcg-model", "a-rather-long-provider/model-name-v2")
     page = (game.path / "out" / "report.html").read_text()

@@ -72,7 +72,7 @@ def test_retry_after_sets_the_floor_and_5xx_backs_off_exponentially():
     policy = RetryPolicy(base=1.0, cap=8.0, rng=random.Random(0))
     assert policy.delay(1, RateLimited("x", retry_after=5.0)) >= 5.0
     delays = [policy.delay(k, ServerError("x")) for k in range(1, 8)]
-    assert all(0 <= d <= min(8.0, 2 ** (k - 1)) for k, d in zip(range(1, 8), delays))
+    assert all(0 <= d <= min(8.0, 2 ** (k - 1)) for k, d in zip(range(1, 8), delays, strict=True))
 
 
 def test_call_with_retry_stops_on_permanent_errors_attempts_and_deadline():

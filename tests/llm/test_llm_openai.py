@@ -178,7 +178,7 @@ def test_a_lone_surrogate_reply_comes_back_stored_and_is_sent_back_in_the_histor
     chat = TrialChat(key(), backend=backend, profile=profile_for("2024"), store=store)
     (first,) = chat.chat(MSG)
     assert first == "half \ud83d"
-    history = MSG + [{"role": "assistant", "content": first}, {"role": "user", "content": "go on"}]
+    history = [*MSG, {"role": "assistant", "content": first}, {"role": "user", "content": "go on"}]
     chat.chat(history)
     assert fake_openai.bodies[1]["messages"][2]["content"] == "half \ud83d"  # sent as its JSON escape
     assert fake_openai.bodies[1]["model"] == fake_openai.bodies[0]["model"] and fake_openai.bodies[1]["seed"] == 42

@@ -129,7 +129,7 @@ def test_a_value_given_blank_is_refused_where_the_default_would_mean_everything(
             run_options.basics(bad, rootdir=Path("/r"), cwd=Path("/c"), env={})
     assert run_options.positive("pcg_max", None, 7) == 7 and run_options.positive("pcg_max", "3", None) == 3
     for text in ("0", "-1"):
-        with pytest.raises(ValueError, match="--pcg-max: .* must be at least 1"):
+        with pytest.raises(ValueError, match=r"--pcg-max: .* must be at least 1"):
             run_options.positive("pcg_max", text, None)
 
 

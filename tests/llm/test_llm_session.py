@@ -154,11 +154,11 @@ def test_each_calls_timeout_is_cut_to_what_the_trial_has_left(tmp_path):
     server = Server(clock, takes=40.0)
     chat = chat_for(store, server, clock, profile=replace(P, max_time=1000.0), deadline=100.0)
     chat.chat(MSG)
-    chat.chat(MSG + [{"role": "user", "content": "again"}])
+    chat.chat([*MSG, {"role": "user", "content": "again"}])
     assert server.timeouts == [100.0, 60.0]
     clock.now += 70.0  # the program thought for a while: nothing left to wait with
     with pytest.raises(DeadlineExceeded, match="no time left"):
-        chat.chat(MSG + [{"role": "user", "content": "third"}])
+        chat.chat([*MSG, {"role": "user", "content": "third"}])
     assert len(server.timeouts) == 2
 
 
@@ -196,7 +196,7 @@ def test_a_finished_trial_is_reused_as_recorded_and_its_program_not_run_again(tm
     clock, store = Clock(), ResponseStore(tmp_path)
     server = Server(clock)
     chat = chat_for(store, server, clock)
-    run, ran = unseeded_program(chat)
+    run, _ = unseeded_program(chat)
     first = chat.run_program(run, final_is_result=True)
     chat.finish(first)
     again = chat_for(store, server, clock)
@@ -277,7 +277,7 @@ def test_a_write_the_disk_refuses_stops_every_later_payment(tmp_path):
     chat = chat_for(store, server, clock, trial=2)
     fill_up(store)
     big = [{"role": "user", "content": "x" * 200_000}]
-    with pytest.raises(StoreWriteFailed, match="could not be written .*disk is full.*stops paying"):
+    with pytest.raises(StoreWriteFailed, match=r"could not be written .*disk is full.*stops paying"):
         chat.chat(big)
     assert server.paid == 2 and store.broken
     with pytest.raises(StoreWriteFailed):  # a program that catches the error and asks again pays nothing

@@ -153,7 +153,7 @@ def _open_store(path, barrier, queue):
     try:
         ResponseStore(path)
         queue.put("ok")
-    except Exception as e:  # the test reports what went wrong in the child
+    except Exception as e:  # noqa: BLE001 - the child hands whatever went wrong to the test, which reports it
         queue.put(repr(e))
 
 

@@ -32,7 +32,7 @@ def assert_close(ours: Any, theirs: Any, where: str) -> None:
             assert_close(ours[k], theirs[k], f"{where}.{k}")
     elif isinstance(theirs, list):
         assert isinstance(ours, list | tuple) and len(ours) == len(theirs), f"{where}: {ours!r} != {theirs!r}"
-        for i, (a, b) in enumerate(zip(ours, theirs)):
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             assert_close(a, b, f"{where}[{i}]")
     elif isinstance(theirs, int | float) and not isinstance(theirs, bool):
         assert isinstance(ours, int | float) and math.isclose(ours, theirs, rel_tol=0, abs_tol=TOL), (

@@ -29,7 +29,9 @@ def as_json(value: Any) -> Any:
 def check(bench: BenchProblem, golden: dict[str, Any]) -> list[dict[str, Any]]:
     """Assert agreement with the golden file; returns our infos (for further checks)."""
     infos = []
-    for n, (content, control, ref) in enumerate(zip(golden["contents"], golden["controls"], golden["items"])):
+    for n, (content, control, ref) in enumerate(
+        zip(golden["contents"], golden["controls"], golden["items"], strict=True)
+    ):
         assert bench.content.check(content) is None, n
         inf = bench.info(content)
         infos.append(inf)

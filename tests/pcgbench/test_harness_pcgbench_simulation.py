@@ -1,5 +1,6 @@
 """Offline end-to-end runs of the simulation problems through pytest (pytester) with the scripted test double:
-talakat-simple-v0, arcade-v0, smb-small-v0 and smbtile-scene-v0, one prompt answered with the variant's example, one answered broken."""
+talakat-simple-v0, arcade-v0, smb-small-v0 and smbtile-scene-v0, one prompt answered with the variant's example, one
+answered broken."""
 
 from __future__ import annotations
 

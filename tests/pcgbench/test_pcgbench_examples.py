@@ -104,8 +104,8 @@ def test_program_examples_run_on_every_variant_they_serve(name: str) -> None:
         asked: list[str] = []
 
         def chat(messages: list[dict], n: int) -> list[str]:
-            asked.append(messages[-1]["content"])
-            return [next(replies)]
+            asked.append(messages[-1]["content"])  # noqa: B023 - called only by this iteration's trial
+            return [next(replies)]  # noqa: B023 - called only by this iteration's trial
 
         with tempfile.TemporaryDirectory() as work:
             answer = run_program_trial(
@@ -117,7 +117,7 @@ def test_program_examples_run_on_every_variant_they_serve(name: str) -> None:
             again = run_program_trial(
                 entry,
                 letter=task_json(problem, inst.id, inst.control),
-                chat=lambda messages, n: calls.append(n) or [good],
+                chat=lambda messages, n: calls.append(n) or [good],  # noqa: B023 - called only in this iteration
                 workdir=Path(work),
                 root=example,
             )

@@ -99,7 +99,7 @@ def check_samples(name: str, quick: bool) -> None:
     """All 20 samples and their set diversity; `quick`: the first 3 (and their set diversity) and the sample of
     lowest controllability (the deepest control branch, e.g. an arcade player off the map's 1 cells)."""
     doc = golden(name)
-    items = list(zip(doc["contents"], doc["controls"], doc["items"]))
+    items = list(zip(doc["contents"], doc["controls"], doc["items"], strict=True))
     chosen = items[:3] if quick else items
     infos = [check_item(name, content, control, ref) for content, control, ref in chosen]
     want = doc["set_diversity_quick"] if quick else doc["set_diversity"]
@@ -133,9 +133,11 @@ def test_every_variant_has_its_reference_samples() -> None:
 def test_eval_lines_in_the_benchmarks_own_json(name: str) -> None:
     """What `pcg pcgbench eval` reads: the reference's own control format is scored, not refused."""
     doc = golden(name)
-    lines = [json.dumps({"content": c, "control": k}) for c, k in zip(doc["contents"][:2], doc["controls"][:2])]
+    lines = [
+        json.dumps({"content": c, "control": k}) for c, k in zip(doc["contents"][:2], doc["controls"][:2], strict=True)
+    ]
     *records, summary = evaluate_lines(get_problem(name), lines)
-    for record, ref in zip(records, doc["items"]):
+    for record, ref in zip(records, doc["items"][:2], strict=True):  # the two lines above
         assert record["valid"], record["reason"]
         assert math.isclose(record["controllability"], ref["controllability"], rel_tol=0, abs_tol=TOL)
     assert summary["diversity"] is not None
@@ -194,7 +196,7 @@ def test_readme_examples_are_scored_where_the_benchmark_scores_them(name: str, p
     scores it, with each README control, or refused by name where the reference raises."""
     doc = readme()["problems"][problem]
     base = None
-    for (label, content), ref in zip(doc["contents"], doc["variants"][name]):
+    for (label, content), ref in zip(doc["contents"], doc["variants"][name], strict=True):
         ev = evaluate_item(get_problem(name), content)
         if not ref["sampled"]:
             assert not ev["valid"], (name, label)
@@ -202,7 +204,7 @@ def test_readme_examples_are_scored_where_the_benchmark_scores_them(name: str, p
         if label == "readme":
             info = check_item(name, content, None, ref)
             base = info
-            for control, want in zip(doc["controls"], ref.get("controllability", [])):
+            for control, want in zip(doc["controls"], ref.get("controllability", []), strict=True):
                 ours = evaluate_item(get_problem(name), content, control)
                 if isinstance(want, str):  # the reference raised (mdungeons' README control misspells a key)
                     assert not ours["valid"], (name, control)
@@ -217,7 +219,7 @@ def test_no_readme_example_is_lost_to_a_size_check() -> None:
     cases: elimination-v0's on elimination-easy-v0, talakat-v0's on talakat-simple-v0, quality 0.895)."""
     scored = 0
     for problem in readme()["problems"]:
-        (label, content), *_ = problem["contents"]
+        (_label, content), *_ = problem["contents"]
         for name, (ref, *_) in problem["variants"].items():
             if ref["sampled"] and "error" not in ref:
                 assert evaluate_item(get_problem(name), content)["valid"], name

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_harness_pcgbench import EXAMPLES, args, grid, results  # noqa: F401  (grid is a fixture)
+from test_harness_pcgbench import EXAMPLES, args, grid, results  # noqa: F401 - grid is a fixture, used by name
 
 
 @pytest.mark.parametrize("problem", ["mdungeons-v0", "ddave-v0"])
-def test_example_submissions_run_on_the_step_games(grid: pytest.Pytester, problem: str) -> None:
+def test_example_submissions_run_on_the_step_games(grid: pytest.Pytester, problem: str) -> None:  # noqa: F811 - the imported fixture
     shutil.copytree(EXAMPLES, grid.path / "subs")
     result = grid.runpytest(*args(problem, "run", "--pcg-grid-instances", "2", "--pcg-trials", "2"))
     assert result.ret == 0, result.stdout.str()

@@ -92,7 +92,7 @@ def servers() -> list[int]:
 def test_each_trial_starts_from_a_fresh_import_folder_and_random_state(tmp_path: Path) -> None:
     entry = entry_of(tmp_path, "team", STATEFUL)
     outs = [run(entry, tmp_path, letter) for letter in "ABC"]
-    calls, listings, randoms, in_scratch = zip(*(o.split("|") for o in outs))
+    calls, listings, randoms, in_scratch = zip(*(o.split("|") for o in outs), strict=True)
     assert calls == ("1", "1", "1")  # module state is never carried from one trial to the next
     assert set(listings) == {str(["main.py", "prompt.txt"])}  # the file the last trial wrote is not there
     assert len(set(randoms)) == 3  # random is seeded again in every forked child

@@ -39,7 +39,7 @@ def test_anything_but_a_target_letter_is_refused(bad: object) -> None:
 
 @pytest.mark.parametrize("bad", [-1, 26, 100])
 def test_an_index_outside_the_classes_is_refused(bad: int) -> None:
-    with pytest.raises(ValueError, match="0..25"):
+    with pytest.raises(ValueError, match=r"0\.\.25"):
         letter_at(bad)
 
 

@@ -27,7 +27,7 @@ def test_run_ids_sort_by_time_and_differ():
 def test_writes_are_whole_and_leave_no_temporaries(tmp_path):
     write_text(tmp_path, "t/raw/A/t_A_1.txt", "héllo\r\n")
     assert (tmp_path / "t/raw/A/t_A_1.txt").read_bytes() == "héllo\r\n".encode()
-    assert not [p for p in tmp_path.rglob(".tmp-*")]
+    assert not list(tmp_path.rglob(".tmp-*"))
 
 
 def test_settings_document_prefers_what_workers_loaded(tmp_path):

@@ -71,7 +71,7 @@ def letter_docs(draw: Any) -> dict[str, Any]:
 def in_order(**parts: Any) -> Any:
     """An object whose keys come in the order given (st.fixed_dictionaries does not keep it)."""
     keys = list(parts)
-    return st.tuples(*parts.values()).map(lambda values: dict(zip(keys, values)))
+    return st.tuples(*parts.values()).map(lambda values: dict(zip(keys, values, strict=True)))
 
 
 usage = in_order(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import submission_shapes as shapes
 
 from pcg_plugin.problems.science_birds.submissions import (
     SubmissionError,
@@ -12,7 +13,11 @@ from pcg_plugin.problems.science_birds.submissions import (
     defines_trial_loop,
     detect_folder,
     detect_prompt_file,
+    entry_rank,
     files_hash,
+    find_programs,
+    folder_role,
+    not_a_submission,
     program_format,
     prompt_file_allowed,
 )
@@ -74,7 +79,7 @@ def test_plain_folder_is_not_a_submission(tmp_path):
 
 def test_two_programs_need_a_manifest(tmp_path):
     folder = make(tmp_path / "t", {"a.py": PROGRAM, "b.py": PROGRAM})
-    with pytest.raises(SubmissionError, match="submission.toml"):
+    with pytest.raises(SubmissionError, match=r"submission\.toml"):
         detect_folder(folder)
     make(folder, {"submission.toml": 'team = "Team T"\nentry = "b.py"\n'})
     sub = detect_folder(folder)
@@ -168,9 +173,6 @@ def test_vanished_or_foreign_folders_are_not_submissions(tmp_path):
 
 
 # Real-submission shapes (issue 12): tests/submission_shapes.py builds each as a small working folder.
-import submission_shapes as shapes  # noqa: E402
-
-from pcg_plugin.problems.science_birds.submissions import entry_rank, find_programs, folder_role, not_a_submission  # noqa: E402
 
 
 @pytest.mark.parametrize("shape", sorted(shapes.SHAPES))

@@ -62,7 +62,8 @@ class SpellRecord:
 
 def spelling_score(answer: str, word: str) -> float:
     """Share of the word's letters spelt right in place."""
-    return sum(a == b for a, b in zip(answer, word)) / len(word)
+    # an answer of another length: only the places both have are compared, the word's others count as wrong
+    return sum(a == b for a, b in zip(answer, word, strict=False)) / len(word)
 
 
 class Spell(BaseProblem):

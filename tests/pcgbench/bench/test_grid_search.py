@@ -1,3 +1,5 @@
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -58,7 +60,7 @@ def test_longest_path_bounded_by_tiles_and_paths_are_adjacent(grid):
         path = walk_back(dist, tiles[-1])
         if dist[tiles[-1][1]][tiles[-1][0]] > 0:
             assert len(path) == dist[tiles[-1][1]][tiles[-1][0]] + 1 and path[0] == tiles[0]
-            assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(path, path[1:]))
+            assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in itertools.pairwise(path))
 
 
 def test_walk_back_prefers_left_over_right_on_a_ring():

@@ -129,7 +129,7 @@ def test_any_content_evaluates_within_bounds(data):
         cells = data.draw(
             st.lists(st.tuples(st.integers(0, cols - 1), st.integers(0, rows - 1)), min_size=3, max_size=3, unique=True)
         )
-        for (x, y), tile in zip(cells, (2, 3, 5)):
+        for (x, y), tile in zip(cells, (2, 3, 5), strict=True):
             grid[y][x] = tile
     control = {k: data.draw(st.integers(lo, hi - 1)) for k, (lo, hi) in bench.control_space.items()}
     inf = bench.info(grid)

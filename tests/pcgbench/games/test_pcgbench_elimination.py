@@ -160,7 +160,7 @@ def test_the_pruned_search_finds_what_trying_every_subset_finds(letters):
         bits = format(mask, f"0{n}b")
         if bits.count("1") > n - 2:
             continue
-        word = "".join(c for c, b in zip(letters, bits) if b == "1")
+        word = "".join(c for c, b in zip(letters, bits, strict=True) if b == "1")
         if word in words:
             found.append((word, max(len(run) for run in bits.split("0"))))
     assert spelt_words(letters) == found

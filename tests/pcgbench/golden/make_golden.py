@@ -60,22 +60,25 @@ def plain(value):
 def grid(rng, rows, cols, floor, pieces):
     g = [[int(rng.random() < floor) for _ in range(cols)] for _ in range(rows)]
     cells = rng.choice(rows * cols, size=len(pieces), replace=False)
-    for cell, tile in zip(cells, pieces):
+    for cell, tile in zip(cells, pieces, strict=True):
         g[int(cell) // cols][int(cell) % cols] = tile
     return g
 
 
 def contents(name, p, rng):
     if name.startswith("building"):
-        w, l, b = p._width, p._length, p._target
+        w, length, b = p._width, p._length, p._target
         uniform = [
-            [{"x": int(rng.integers(w)), "y": int(rng.integers(l)), "type": int(rng.integers(4))} for _ in range(b)]
+            [
+                {"x": int(rng.integers(w)), "y": int(rng.integers(length)), "type": int(rng.integers(4))}
+                for _ in range(b)
+            ]
             for _ in range(6)
         ]
         # towers: drops piled on a few spots, so that pieces land high, reach the top or fail
         towers = []
         for spots in (1, 2, 3, 4, 6, 9):
-            xy = [(int(rng.integers(w)), int(rng.integers(l))) for _ in range(spots)]
+            xy = [(int(rng.integers(w)), int(rng.integers(length))) for _ in range(spots)]
             towers.append(
                 [
                     {"x": xy[i % spots][0], "y": xy[i % spots][1], "type": int(rng.choice([0, 3, 3, 1, 2]))}
@@ -83,7 +86,7 @@ def contents(name, p, rng):
                 ]
             )
         # disjoint 3x3 squares at x, y in {0, 4, 8, ...}, piled evenly: all land when B / squares <= H
-        squares = [(x, y) for y in range(0, l - 2, 4) for x in range(0, w - 2, 4)]
+        squares = [(x, y) for y in range(0, length - 2, 4) for x in range(0, w - 2, 4)]
         piles = [{"x": squares[i % len(squares)][0], "y": squares[i % len(squares)][1], "type": 3} for i in range(b)]
         extra = [BUILDING_README] if name == README_VARIANT[0] else []
         return uniform + towers + [piles] + extra
@@ -112,7 +115,7 @@ def main(out_dir):
     from pcg_benchmark.probs.building import BuildingProblem
 
     pcg_benchmark.register(README_VARIANT[0], BuildingProblem, README_VARIANT[1])
-    for name in VARIANTS + [README_VARIANT[0]]:
+    for name in [*VARIANTS, README_VARIANT[0]]:
         env = pcg_benchmark.make(name)
         p = env._problem
         rng = np.random.default_rng(sum(map(ord, name)))

@@ -93,8 +93,8 @@ def test_shuffled_labels_are_mapped_by_name(tmp_path: Path, tiny_vit: Path) -> N
     "labels",
     [
         [f"LABEL_{i}" for i in range(26)],
-        list(LETTERS[:25]) + ["A"],
-        list(LETTERS) + ["?"],
+        [*LETTERS[:25], "A"],
+        [*LETTERS, "?"],
         [c.lower() for c in LETTERS[:10]] + ["X"] * 16,
     ],
 )
@@ -117,7 +117,7 @@ def test_letter_order_inverts_any_permutation(perm: list[str]) -> None:
 def test_same_image_twice_same_vector_and_batch_equals_single(tiny_vit: Path) -> None:
     clf = Classifier.load(tiny_vit, device="cpu")
     images = [_letter_image(s) for s in range(5)]
-    batch = clf.classify(images + [images[0]])
+    batch = clf.classify([*images, images[0]])
     assert batch[0] == batch[-1]
     singles = [clf.classify([im])[0] for im in images]
     for a, b in zip(batch, singles, strict=False):

@@ -60,7 +60,7 @@ class _StandIn:
             out = self.model(**inputs, output_hidden_states=True)
         probs = out.logits.float().softmax(-1)
         emb = out.hidden_states[-1][:, 0, :].float()
-        return [_Classification(tuple(p.tolist()), tuple(e.tolist())) for p, e in zip(probs, emb)]
+        return [_Classification(tuple(p.tolist()), tuple(e.tolist())) for p, e in zip(probs, emb, strict=True)]
 
 
 class _Chatty(_StandIn):
@@ -135,10 +135,10 @@ def _wait_gone(pid: int, timeout: float = 15.0) -> bool:
 
 def _assert_close(a: list[Any], b: list[Any], tol: float) -> None:
     assert len(a) == len(b)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert len(x.probs) == len(y.probs) == 26
-        assert max(abs(p - q) for p, q in zip(x.probs, y.probs)) <= tol
-        assert max(abs(p - q) for p, q in zip(x.embedding, y.embedding)) <= tol * 10
+        assert max(abs(p - q) for p, q in zip(x.probs, y.probs, strict=True)) <= tol
+        assert max(abs(p - q) for p, q in zip(x.embedding, y.embedding, strict=True)) <= tol * 10
 
 
 # --------------------------------------------------------------------------------------------- policy
@@ -335,12 +335,14 @@ def test_bf16_stays_within_tolerance_of_fp32(tiny_model: Path) -> None:
     whenever fp32's top two are more than 0.04 apart."""
     fp32 = _in_process(tiny_model).classify(IMAGES)
     bf16 = _in_process(tiny_model, "bf16").classify(IMAGES)
-    for a, b in zip(fp32, bf16):
-        assert max(abs(p - q) for p, q in zip(a.probs, b.probs)) <= 0.02
+    for a, b in zip(fp32, bf16, strict=True):
+        assert max(abs(p - q) for p, q in zip(a.probs, b.probs, strict=True)) <= 0.02
         top = sorted(a.probs, reverse=True)
         if top[0] - top[1] > 0.04:
             assert a.probs.index(top[0]) == b.probs.index(max(b.probs))
-    assert any(a.probs != b.probs for a, b in zip(fp32, bf16)), "bf16 run was not actually reduced precision"
+    assert any(a.probs != b.probs for a, b in zip(fp32, bf16, strict=True)), (
+        "bf16 run was not actually reduced precision"
+    )
 
 
 XDIST_SUITE = """
@@ -417,7 +419,7 @@ def test_a_tcp_service_serves_a_client_that_only_has_its_address(tiny_model: Pat
         _assert_close(client.classify(IMAGES), _in_process(tiny_model).classify(IMAGES), tol=1e-5)
         assert handle.info.resize is not None  # the client shrinks images before they travel
         forged = dict(handle.info.to_dict(), authkey="00" * 32)
-        with pytest.raises(Exception, match="digest|auth|Authentication"):
+        with pytest.raises(Exception, match=r"digest|auth|Authentication"):
             cs.connect(forged).classify(IMAGES[:1])
     with pytest.raises(ValueError, match="expected tcp:HOST"):
         cs.start_service(model=tiny_model, device="cpu", listen="127.0.0.1")

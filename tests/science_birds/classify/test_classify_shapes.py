@@ -61,7 +61,7 @@ def test_flat_piles_are_not_confidently_their_intended_letter(clf: classify.Clas
         images.append(result.image)
         intended.append(letter)
     probs = [r.prob(c) for r, c in zip(clf.classify(images), intended, strict=True)]
-    assert sum(probs) / len(probs) <= 0.2, dict(zip(intended, (round(p, 2) for p in probs)))
+    assert sum(probs) / len(probs) <= 0.2, dict(zip(intended, (round(p, 2) for p in probs), strict=True))
 
 
 @pytest.mark.parametrize("variant", list(WIDTHS), ids=list(WIDTHS.values()))

@@ -16,9 +16,10 @@ from pcg_plugin.problems.science_birds.level.physics import PhysicsSettings, sim
 from pcg_plugin.problems.science_birds.level.pipeline import build_level
 
 FIXTURE = json.loads((Path(__file__).parents[2] / "data" / "physics" / "glyph_outcomes.json").read_text())
+DEFAULT_SETTINGS = PhysicsSettings()
 
 
-def _counts(key: str, settings: PhysicsSettings = PhysicsSettings()) -> dict[str, int]:
+def _counts(key: str, settings: PhysicsSettings = DEFAULT_SETTINGS) -> dict[str, int]:
     level = build_level("```\n" + letter_program(key[0], int(key[1:])) + "\n```").level
     sim = simulate(level, settings)
     return {"total": sim.total_blocks, "moving": sim.moving_blocks}

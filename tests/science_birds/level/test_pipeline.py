@@ -14,7 +14,7 @@ def test_golden_cases_through_build_level(reference) -> None:
     cases = json.loads((reference / "official-golden/extract_convert_golden.json").read_text())
     for name, case in cases.items():
         if case["extracted"] is None:
-            with pytest.raises(NoCode, match="Code not found."):
+            with pytest.raises(NoCode, match=r"Code not found\."):
                 build_level(case["input"])
         elif "error" in case:
             with pytest.raises(ConversionError) as info:
@@ -38,7 +38,7 @@ def test_evaluate_is_deterministic_and_timed() -> None:
 
 def test_ten_thousand_blocks_fail_fast_with_official_error() -> None:
     response = "```\n" + "drop_block('b11', 3)\n" * 10_000 + "```"
-    with pytest.raises(ConversionError, match="Height boundary is intruded."):
+    with pytest.raises(ConversionError, match=r"Height boundary is intruded\."):
         build_level(response)
 
 

@@ -46,12 +46,12 @@ def _write(prog: Path, letter: str, sta: list[tuple[int, float]], sim: list[tupl
         prog / "stability" / f"{letter}.json", [{"tag": f"{prog.name}_{letter}_{i}.xml", "score": s} for i, s in sta]
     )
     probs = [[0.0] * 26 for _ in sim]
-    for p, (_, v) in zip(probs, sim):
+    for p, (_, v) in zip(probs, sim, strict=True):
         p[ord(letter) - 65] = v
     ol.write_similarity_json(
         prog / "similarity" / f"{letter}.json",
         letter,
-        [{"id": f"{prog.name}_{letter}_{i}.png", "probs": p} for (i, _), p in zip(sim, probs)],
+        [{"id": f"{prog.name}_{letter}_{i}.png", "probs": p} for (i, _), p in zip(sim, probs, strict=True)],
     )
     ol.write_diversity_json(prog / "diversity" / f"{letter}.json", [], [], rate)
 

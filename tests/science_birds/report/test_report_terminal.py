@@ -23,7 +23,7 @@ def test_header_names_the_classifier_that_really_runs(tmp_path):
     """Without --pcg-classifier the embedded approximation runs (classify._resolve), never the official ViT."""
     from pcg_plugin.problems.science_birds.classify.hf import OFFICIAL_MODEL_ID, _resolve
 
-    default = [ln for ln in header_lines(resolve({}, rootdir=tmp_path, env={})) if "classifier" in ln][0]
+    default = next(ln for ln in header_lines(resolve({}, rootdir=tmp_path, env={})) if "classifier" in ln)
     assert _resolve(None)[1].startswith("pcg-letters") and "pcg-letters (embedded approximation" in default
     assert OFFICIAL_MODEL_ID in default  # says how to get official similarity
     chosen = header_lines(resolve({"pcg_classifier": OFFICIAL_MODEL_ID}, rootdir=tmp_path, env={}))

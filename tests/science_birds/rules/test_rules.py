@@ -155,7 +155,7 @@ def test_word_count_never_crashes(text: str) -> None:
 
 _MIXED = st.text(
     alphabet=st.sampled_from(
-        list(ALLOWED_ASCII) + ["\u00a0", "\u00e9", "\u3000", "\ufeff", "\u00b0", "\U0001f600", "\x0b", "\u2028"]
+        [*ALLOWED_ASCII, "\u00a0", "\u00e9", "\u3000", "\ufeff", "\u00b0", "\U0001f600", "\x0b", "\u2028"]
     )
 )
 
@@ -303,7 +303,10 @@ def test_multi_turn_echo_of_the_model_passes(tmp_path: Path) -> None:
         ('EXAMPLE = """```\\ndrop_block(\'b31\', 10)\\n```"""', 'm = [{"role": "assistant", "content": EXAMPLE}]'),
         (
             'SHOTS = (("I", "drop_block(\'b13\', 5)"), ("L", "drop_block(\'b11\', 5)"))',
-            'm = []\nfor q, a in SHOTS:\n    m += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]',
+            (
+                "m = []\nfor q, a in SHOTS:\n"
+                '    m += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]'
+            ),
         ),
         ("", 'm = [dict(role="assistant", content=f"drop_block({1}, 2)")]'),
         ("", 'm = [{"role": "assistant", "content": "drop_block(" + "\'b11\', 3)"}]'),

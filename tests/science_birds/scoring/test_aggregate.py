@@ -119,7 +119,10 @@ def test_several_models_scored_per_model_and_summed():
     col.add_error("submissions/b::m2::A::3", "call: boom")
     settings = SimpleNamespace(letters=("A",), trials=2, models=("m2", "m1"), disable_weights=False, tie_break=None)
     result, _, letters = score_models(col, settings)
-    d = lambda x: Decimal(repr(x))  # noqa: E731
+
+    def d(x: float) -> Decimal:
+        return Decimal(repr(x))
+
     expected = official(
         {
             m: {

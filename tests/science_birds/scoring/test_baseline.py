@@ -233,8 +233,8 @@ def test_a_results_json_or_its_run_folder_is_read_as_the_baseline_cut_from_it(tm
     path = tmp_path / "results.json"
     path.write_text(json.dumps(make_results()))
     cut = baseline_document(make_results())
-    for given in (path, tmp_path):
-        got = load_baseline(given)
+    for source in (path, tmp_path):
+        got = load_baseline(source)
         assert got["schema"] == "pytest-pcg/baseline/1"
         assert got["scores"] == cut["scores"] and got["settings"] == cut["settings"]
 

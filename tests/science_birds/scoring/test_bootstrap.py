@@ -30,7 +30,8 @@ D = Decimal
 
 
 def old_rank_intervals(results: dict[str, Any], *, reps: int = 100, seed: int = 0) -> dict[str, tuple[int, int]]:
-    """report_html.rank_intervals as it was before the resampling moved to pcg_plugin.problems.science_birds.scoring.bootstrap (reference)."""
+    """report_html.rank_intervals as it was before the resampling moved to
+    pcg_plugin.problems.science_birds.scoring.bootstrap (reference)."""
     settings = results.get("settings") or {}
     subs = results.get("submissions") or []
     letters = list(settings.get("letters") or [])
@@ -69,7 +70,7 @@ def old_rank_intervals(results: dict[str, Any], *, reps: int = 100, seed: int = 
     out = {}
     for name, rs in ranks.items():
         rs.sort()
-        out[name] = (rs[int(0.025 * (len(rs) - 1))], rs[int(round(0.975 * (len(rs) - 1)))])
+        out[name] = (rs[int(0.025 * (len(rs) - 1))], rs[round(0.975 * (len(rs) - 1))])
     return out
 
 
@@ -118,7 +119,7 @@ def test_setup_from_settings_defaults() -> None:
         "2023", 3, ("A",), True
     )
     assert setup_from_settings(settings(edition="1999")).edition == "2024"
-    with pytest.raises(ResultsError, match="settings.letters is a str, not a list"):
+    with pytest.raises(ResultsError, match=r"settings\.letters is a str, not a list"):
         settings(letters="AB")  # a string is not a list of letters: said so, not read as none
 
 
@@ -146,7 +147,7 @@ def test_draw_keeps_counts_and_values() -> None:
     for _ in range(30):
         li = draw(prepared, ["A"], rnd)["x"]["A"]
         assert [i for i, _ in li.stability] == [1, 2] and li.diversity == D("0.5")
-        pairs = set(zip((v for _, v in li.stability), (v for _, v in li.similarity)))
+        pairs = set(zip((v for _, v in li.stability), (v for _, v in li.similarity), strict=True))
         assert pairs <= {(D(1), D("0.1")), (D("0.5"), D("0.9"))}  # a trial's sta and sim travel together
         seen |= pairs
     assert len(seen) == 2
@@ -190,7 +191,7 @@ def test_interval_order_statistics() -> None:
 @given(st.lists(st.integers(-50, 50), min_size=1, max_size=300))
 def test_interval_matches_the_old_95_percent_rule(values: list[int]) -> None:
     rs = sorted(values)
-    assert interval(values, 0.95) == (rs[int(0.025 * (len(rs) - 1))], rs[int(round(0.975 * (len(rs) - 1)))])
+    assert interval(values, 0.95) == (rs[int(0.025 * (len(rs) - 1))], rs[round(0.975 * (len(rs) - 1))])
     lo, hi = interval(values, 0.95)
     assert min(values) <= lo <= hi <= max(values)
 

@@ -117,7 +117,7 @@ def test_cosine_distance_equals_scipy_to_the_last_bit():
     for case, got in zip(doc["cases"], ours, strict=True):
         u, v = [float.fromhex(x) for x in case["u"]], [float.fromhex(x) for x in case["v"]]
         assert got == float.fromhex(case["distance"]), case["distance"]
-        exact = 1.0 - math.fsum(a * b for a, b in zip(u, v)) / math.sqrt(
+        exact = 1.0 - math.fsum(a * b for a, b in zip(u, v, strict=True)) / math.sqrt(
             math.fsum(a * a for a in u) * math.fsum(b * b for b in v)
         )
         fsum_differs += min(max(exact, 0.0), 2.0) != float.fromhex(case["distance"])
