@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from pcg_plugin._util.trial_dirs import pid_alive as pid_alive  # re-exported: its users import it from here
+
 
 def available_cores() -> int:
     """Cores this process may run on (the affinity mask, not the machine: CI containers lie otherwise)."""

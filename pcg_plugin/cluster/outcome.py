@@ -29,7 +29,7 @@ class Outcome:
         if self.error is None:
             return None
         exc = pickle.loads(self.error)
-        return exc.rebuild() if isinstance(exc, _PytestOutcome) else exc  # type: ignore[no-any-return]
+        return exc.rebuild() if isinstance(exc, _PytestOutcome) else exc
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def pack_error(exc: BaseException) -> bytes:
         data = pickle.dumps(exc)
         pickle.loads(data)
         return data
-    except Exception:  # any exception that cannot travel is described instead
+    except Exception:  # noqa: BLE001 - any exception that cannot travel is described instead
         text = "".join(traceback.format_exception(exc))
         return pickle.dumps(RemoteError(f"{type(exc).__name__}: {exc}\n(on the cluster node)\n{text}"))
 

@@ -114,13 +114,14 @@ class TrialWorker:
             from pcg_plugin.cluster.shared import set_attempt
 
             set_attempt(self.run_id, attempt)  # the store's claim names this attempt
-        failed_in, record, error = "setup", None, None
+        failed_in: str | None = "setup"  # where it failed: setup, call, or None (it did not)
+        record, error = None, None
         try:
             problem.setup_trial(self.config, submission)
             failed_in = "call"
             record = problem.run_trial(self.config, submission, target, trial, nodeid, model).to_json()
             failed_in = None
-        except BaseException as exc:  # whatever the trial raised is its outcome, shown by the driver
+        except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome, shown by the driver
             error = pack_error(exc)
         return Outcome(
             record=record,

@@ -106,7 +106,7 @@ def install_guard(roots: tuple[str, ...], channel: Channel) -> None:
     def deny(what: str) -> None:
         if not reported:
             reported.append(what)
-            try:
+            try:  # noqa: SIM105 - the guard runs beside the program's code: builtins only, no contextlib
                 channel.send({"op": "violation", "what": what})
             except OSError:
                 pass
@@ -147,7 +147,7 @@ def install_guard(roots: tuple[str, ...], channel: Channel) -> None:
     sys.addaudithook(hook)
 
 
-def find_loop(module: Any) -> type:
+def find_loop(module: Any) -> type[TrialLoop]:
     """The TrialLoop the program passed to run_evaluation, else the only concrete subclass it defines."""
     chosen = registered()
     if chosen is not None:
@@ -194,7 +194,7 @@ def run_trial(spec: dict[str, Any], channel: Channel) -> None:
     except MemoryError:
         channel.send({"op": "memory", "traceback": _tail()})
         return
-    except BaseException as error:  # every fault of the program is reported, none escapes
+    except BaseException as error:  # noqa: BLE001 - every fault of the program is reported, none escapes
         if isinstance(error, OSError) and error.errno == errno.EFBIG:  # Python ignores SIGXFSZ: RLIMIT_FSIZE hit
             channel.send({"op": "file_size"})
             return
