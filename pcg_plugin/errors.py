@@ -5,8 +5,9 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
 - ``OfficialFailure``: a trial failed for an official reason (a ``Reason``) and scores 0; ``NoCode``,
   ``ConversionError``.
 - ``InfrastructureError``: something outside the submission broke, the item errors; ``LLMError`` and its
-  retry family (``AccessDenied``: the server refuses the harness; ``EmptyReply``: the provider answered nothing usable; ``DeadlineExceeded``: the trial's deadline
-  left no time to wait), ``ReplayMiss``, ``StoreWriteFailed`` (the run stops paying).
+  retry family (``AccessDenied``: the server refuses the harness; ``EmptyReply``: the provider answered nothing
+  usable; ``DeadlineExceeded``: the trial's deadline left no time to wait), ``ReplayMiss``, ``StoreWriteFailed``
+  (the run stops paying).
 - ``EnvironmentProblem``: a submission's requirements cannot be met.
 - ``SubmissionError`` (also ``ValueError``), ``FolderProblem``: a folder that cannot be evaluated as a submission.
 - ``SandboxViolation`` (also ``PermissionError``): raised inside a participant's program by the sandbox guard.

@@ -209,7 +209,7 @@ def _collect(path: Path, parent: pytest.Collector, *, folder: bool) -> pytest.Co
         sub = detect(path, _roots(config), evaluating=_evaluating(config))
     except SubmissionError as exc:
         broken = BrokenSubmission if folder else BrokenSubmissionFile
-        return broken.from_parent(parent, path=path, problem=str(exc))  # type: ignore[no-any-return]
+        return broken.from_parent(parent, path=path, problem=str(exc))
     if sub is None:
         return None
     collector = _collector_class(config, folder=folder)
@@ -237,7 +237,7 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
     return collector.from_parent(parent, path=zips.evaluated_as(file_path), submission=sub) if collector else None
 
 
-def _collector_class(config: pytest.Config, *, folder: bool) -> Any:
+def _collector_class(config: pytest.Config, *, folder: bool) -> type[pytest.Collector] | None:
     """Evaluation items (submission x target x trial), or the problem's checks under --pcg-rules/--pcg-dry-run."""
     if _evaluating(config):
         from pcg_plugin.core.items import SubmissionDir, SubmissionFile

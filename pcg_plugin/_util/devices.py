@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from pcg_plugin._util.trial_dirs import pid_alive  # noqa: F401 (re-exported: its users import it from here)
+from pcg_plugin._util.trial_dirs import pid_alive as pid_alive  # re-exported: its users import it from here
 
 
 def available_cores() -> int:

@@ -53,7 +53,8 @@ def clean_stale(tmp: Path | None = None) -> list[Path]:
     what was removed. A folder of this host whose process lives, of another host, or not named by
     ``owned_temp_dir`` is kept."""
     root = Path(tmp) if tmp is not None else Path(tempfile.gettempdir())
-    host, removed = _host(), []
+    host = _host()
+    removed: list[Path] = []
     try:
         children = list(root.iterdir())
     except OSError:

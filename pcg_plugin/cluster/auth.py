@@ -15,6 +15,7 @@ Nothing here imports Ray: ``probe`` imports gRPC and Ray's generated stubs only 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import tempfile
@@ -59,10 +60,8 @@ class LocalAuth:
             else:
                 environ[key] = value
         self.token_path.unlink(missing_ok=True)
-        try:
+        with contextlib.suppress(OSError):
             self.folder.rmdir()
-        except OSError:
-            pass
 
 
 def start_local(ray_tmpdir: str, environ: MutableMapping[str, str]) -> LocalAuth:
@@ -106,27 +105,31 @@ def probe(address: str, token: str | None, timeout: float = PROBE_TIMEOUT_S) -> 
 
     def answers(channel: grpc.Channel, token: str | None) -> bool:
         metadata = [("authorization", f"Bearer {token}")] if token else None
+        # Ray's protobuf modules make their message classes when imported, and ship no stubs: hence the ignores
         try:
             if address.startswith("ray://"):
                 from ray.core.generated import ray_client_pb2 as pb
                 from ray.core.generated import ray_client_pb2_grpc as stubs
 
-                request = pb.ClusterInfoRequest(type=pb.ClusterInfoType.PING)
+                ping = pb.ClusterInfoType.PING  # type: ignore[attr-defined]  # made at import time, no stubs
+                request = pb.ClusterInfoRequest(type=ping)  # type: ignore[attr-defined]  # made at import time
                 stubs.RayletDriverStub(channel).ClusterInfo(request, timeout=timeout, metadata=metadata)
             else:
                 from ray.core.generated import gcs_service_pb2 as gcs
                 from ray.core.generated import gcs_service_pb2_grpc as gcs_stubs
 
                 gcs_stubs.NodeInfoGcsServiceStub(channel).GetClusterId(
-                    gcs.GetClusterIdRequest(), timeout=timeout, metadata=metadata
+                    gcs.GetClusterIdRequest(),  # type: ignore[attr-defined]  # made at import time, no stubs
+                    timeout=timeout,
+                    metadata=metadata,
                 )
         except grpc.RpcError as exc:
-            code = exc.code()  # type: ignore[attr-defined]
+            code = exc.code()
             if code == grpc.StatusCode.UNAUTHENTICATED:
                 return False
             raise ConnectionError(
                 f"the Ray cluster at {address} did not answer: {code.name} ({exc.details()})"
-            ) from exc  # type: ignore[attr-defined]
+            ) from exc
         return True
 
     with grpc.insecure_channel(address.removeprefix("ray://")) as channel:
@@ -136,9 +139,10 @@ def probe(address: str, token: str | None, timeout: float = PROBE_TIMEOUT_S) -> 
 
 
 def check_join(spec: str, address: str, insecure: bool, environ: MutableMapping[str, str]) -> str | None:
-    """Before a run joins the cluster at ``address`` (``auto`` resolved as Ray resolves it): a ``pytest.UsageError`` (exit 4) for an open cluster
-    (unless ``insecure``), or for one that refuses this run's token; else the notice the run shows (None: the
-    cluster checks tokens and accepts ours, and ``RAY_AUTH_MODE`` is ``token`` here so that Ray sends it)."""
+    """Before a run joins the cluster at ``address`` (``auto`` resolved as Ray resolves it): a
+    ``pytest.UsageError`` (exit 4) for an open cluster (unless ``insecure``), or for one that refuses this run's
+    token; else the notice the run shows (None: the cluster checks tokens and accepts ours, and ``RAY_AUTH_MODE``
+    is ``token`` here so that Ray sends it)."""
     token = given_token(environ)
     try:
         address = resolve(address)

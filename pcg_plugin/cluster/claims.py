@@ -32,7 +32,8 @@ class ClusterStore(ResponseStore):
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__(path)
-        self._lock_file = open(self.path.with_name(self.path.name + ".cluster-lock"), "w")  # noqa: SIM115
+        lock = self.path.with_name(self.path.name + ".cluster-lock")
+        self._lock_file = open(lock, "w")  # noqa: SIM115 - held for the store's life: the lock goes with its process
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

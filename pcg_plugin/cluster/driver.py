@@ -5,6 +5,7 @@ the option is given, and the only module that starts Ray."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -36,13 +37,19 @@ def start_ray(address: Address) -> tuple[Any, LocalAuth | None]:
         import ray
         from ray.cluster_utils import Cluster
 
-        loopback = {"node_ip_address": LOOPBACK}
         cluster = Cluster(
             initialize_head=True,
-            head_node_args={"num_cpus": 0, "resources": {"head": 1}, "include_dashboard": False, **loopback},
+            head_node_args={
+                "num_cpus": 0,
+                "resources": {"head": 1},
+                "include_dashboard": False,
+                "node_ip_address": LOOPBACK,
+            },
         )
         for i in range(address.nodes):
-            cluster.add_node(num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1}, **loopback)
+            cluster.add_node(
+                num_cpus=address.cpus, num_gpus=int(i < address.gpus), resources={"worker": 1}, node_ip_address=LOOPBACK
+            )
         cluster.wait_for_nodes()
         target = cluster.address
     else:
@@ -135,7 +142,9 @@ class ClusterDriver:
         return route(nodes, {info["node"]: info["service"] for info in self.node_info})
 
     def _controller(self) -> Controller:
-        return self.config.pluginmanager.get_plugin("pcg-controller")  # type: ignore[no-any-return]
+        controller = self.config.pluginmanager.get_plugin("pcg-controller")
+        assert isinstance(controller, Controller)  # the plugin registers it before this driver
+        return controller
 
     def outcome(self, nodeid: str) -> Outcome:
         """The trial's outcome (waiting for it); its files are written into the run folder here."""
@@ -236,10 +245,8 @@ class ClusterDriver:
             self.pool.close()
             self.pool = None
         for actor in self.node_services:  # after the trial actors, which use them
-            try:
+            with contextlib.suppress(Exception):  # a lost node's services went with it; killed below either way
                 ray.get(actor.close.remote(), timeout=30)
-            except Exception:  # noqa: BLE001 - a lost node's services went with it; killed below either way
-                pass
             ray.kill(actor)
         self.node_services = []
         for actor in self.shared.values():  # the store actor closes its file as its process ends

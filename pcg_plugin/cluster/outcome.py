@@ -29,7 +29,7 @@ class Outcome:
         if self.error is None:
             return None
         exc = pickle.loads(self.error)
-        return exc.rebuild() if isinstance(exc, _PytestOutcome) else exc  # type: ignore[no-any-return]
+        return exc.rebuild() if isinstance(exc, _PytestOutcome) else exc
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ live actor instead, as attempt + 1."""
 from __future__ import annotations
 
 import collections
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,9 @@ class TrialPool:
         max_attempts: int = MAX_ATTEMPTS,
     ) -> None:
         actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(TrialWorker)
-        self.actors = [
+        # handles are Any: Ray types an actor's methods only where they are marked @ray.method, and TrialWorker's
+        # module imports ray only inside the actor's methods
+        self.actors: list[Any] = [
             actor.remote(list(args), invocation_dir, dict(run), dict(services), n_actors, f"ray{i}", limits)
             for i in range(n_actors)
         ]
@@ -167,8 +170,6 @@ class TrialPool:
             ray.cancel(ref)
         for actor in self.actors:
             if actor not in self.dead:
-                try:
+                with contextlib.suppress(Exception):  # the actor is killed just below either way
                     ray.get(actor.close.remote(), timeout=30)
-                except Exception:  # noqa: BLE001 - the actor is killed just below either way
-                    pass
             ray.kill(actor)

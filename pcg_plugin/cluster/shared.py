@@ -1,8 +1,11 @@
 """The run's shared state as actors on the driver's node (imported only under ``--pcg-cluster``): the response
 store (one actor owns the SQLite file, which cannot be shared across hosts) and the rate limiters (one actor
-per model endpoint, made by a hub on first use). Both are created by the driver, so they live exactly as long as its job; the trial
-actors reach them by name through ``RemoteStore`` and ``RemoteLimiter``, which keep the interfaces of
-``ResponseStore`` and ``SharedLimiter``."""
+per model endpoint, made by a hub on first use). Both are created by the driver, so they live exactly as long as
+its job; the trial actors reach them by name through ``RemoteStore`` and ``RemoteLimiter``, which keep the
+interfaces of ``ResponseStore`` and ``SharedLimiter``.
+
+An actor handle is ``Any`` here: Ray types a handle's methods only where the actor's class marks each with
+``@ray.method``, and types every other method (``handle.call.remote``) as ``Never``."""
 
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ class RemoteStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._actor = ray.get_actor(STORE)
+        self._actor: Any = ray.get_actor(STORE)
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         return ray.get(self._actor.call.remote(str(self.path), method, *args, **kwargs))
@@ -69,7 +72,7 @@ class RemoteStore:
         owner, deadline = attempt_owner(_ATTEMPT["run"], _ATTEMPT["attempt"]), time.monotonic() + wait
         while True:
             try:
-                return self._call("claim", key, wait=0.0, reset=reset, owner=owner)  # type: ignore[no-any-return]
+                return self._call("claim", key, wait=0.0, reset=reset, owner=owner)
             except InfrastructureError:
                 if time.monotonic() >= deadline:
                     raise
@@ -84,7 +87,7 @@ class RemoteStore:
     @property
     def broken(self) -> str | None:
         """The store actor's word on a failed write (``ResponseStore.broken``): asked before each paid call."""
-        return ray.get(self._actor.broken.remote(str(self.path)))  # type: ignore[no-any-return]
+        return ray.get(self._actor.broken.remote(str(self.path)))
 
     def finish(self, key: TrialKey, owner: str | None, **kwargs: Any) -> None:
         self._call("finish", key, owner, **kwargs)
@@ -137,7 +140,7 @@ def _each(limiters: Any, method: str, *args: Any) -> list[Any]:
     """``method(*args)`` on every limiter, at once: actors (or, in a test's hub, plain ``LimiterState``s)."""
     limiters = list(limiters)
     if limiters and isinstance(limiters[0], ray.actor.ActorHandle):
-        return ray.get([getattr(lim, method).remote(*args) for lim in limiters])  # type: ignore[no-any-return]
+        return ray.get([getattr(lim, method).remote(*args) for lim in limiters])
     return [getattr(lim, method)(*args) for lim in limiters]
 
 
@@ -155,14 +158,15 @@ class RemoteLimiter:
         holder: str = "",
     ) -> None:
         self.endpoint = endpoint
-        self._actor = ray.get(ray.get_actor(LIMITER).endpoint.remote(endpoint))
+        hub: Any = ray.get_actor(LIMITER)
+        self._actor: Any = ray.get(hub.endpoint.remote(endpoint))
         self.holder = holder or _ATTEMPT.get("worker", "")
 
     def acquire(self, tokens: int = 0, *, within: float | None = None) -> str:
         """As ``SharedLimiter.acquire``: a slot, or DeadlineExceeded when the wait would pass ``within`` seconds."""
 
         def ask(tokens: int) -> tuple[str | None, float]:
-            return ray.get(self._actor.try_acquire.remote(int(tokens), self.holder))  # type: ignore[no-any-return]
+            return ray.get(self._actor.try_acquire.remote(int(tokens), self.holder))
 
         return wait_for_slot(ask, tokens, within, time.monotonic, time.sleep)
 
@@ -184,7 +188,7 @@ def start_shared(invocation_dir: str) -> dict[str, Any]:
     ``PCG_CONCURRENCY`` are set; both pinned to the driver's node (where the store's file is)."""
     here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
     options = {"num_cpus": 0, "scheduling_strategy": here, "max_restarts": 0}
-    actors = {STORE: ray.remote(StoreActor).options(name=STORE, **options).remote(invocation_dir)}
+    actors: dict[str, Any] = {STORE: ray.remote(StoreActor).options(name=STORE, **options).remote(invocation_dir)}
     env = {k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()}
     if env:
         rpm, tpm, conc = (os.environ.get(k, "").strip() for k in LIMIT_ENV)

@@ -114,7 +114,8 @@ class TrialWorker:
             from pcg_plugin.cluster.shared import set_attempt
 
             set_attempt(self.run_id, attempt)  # the store's claim names this attempt
-        failed_in, record, error = "setup", None, None
+        failed_in: str | None = "setup"  # where it failed: setup, call, or None (it did not)
+        record, error = None, None
         try:
             problem.setup_trial(self.config, submission)
             failed_in = "call"

@@ -13,7 +13,8 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
     """The banner for a run whose answers came from the offline default LLM or a test double (None: a real
     model answered). ``settings``: the results document's settings (``backend``, ``offline_default``; a
     ``backend_used`` record of what the workers loaded is read first)."""
-    used = settings.get("backend_used") if isinstance(settings.get("backend_used"), Mapping) else {}
+    recorded = settings.get("backend_used")
+    used: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
     backend = used.get("name") or settings.get("backend")
     if used.get("offline_default") or (settings.get("offline_default") and backend in (None, "auto", "offline")):
         return (

@@ -71,7 +71,7 @@ class BaseProblem(ABC):
         """The problem's own pytest markers (``name: description``)."""
         return ()
 
-    def checks_collector(self, folder: bool) -> Any:
+    def checks_collector(self, folder: bool) -> type[pytest.Collector] | None:
         """The collector class of a run that does not evaluate (hook ``pytest_pcg_evaluating``), for a folder or a
         loose file (None: nothing is collected)."""
         return None

@@ -93,7 +93,7 @@ class Totals:
         )
 
     def __add__(self, other: Totals) -> Totals:
-        return Totals(*(a + b for a, b in zip(asdict(self).values(), asdict(other).values())))
+        return Totals(*(a + b for a, b in zip(asdict(self).values(), asdict(other).values(), strict=True)))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

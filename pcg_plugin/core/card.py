@@ -108,7 +108,7 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
                     hi,
                     sub.get("rank"),
                     tuple(ri) if ri else None,
-                    len(mine),  # type: ignore[arg-type]
+                    len(mine),
                     dict(Counter(r["reason"] for r in mine if r.get("reason"))),
                     sum(r.get("prompt_tokens") or 0 for r in mine),
                     sum(r.get("completion_tokens") or 0 for r in mine),
@@ -136,7 +136,9 @@ HEAD = (
 
 
 def _cells(line: Line) -> tuple[str, ...]:
-    num = lambda v: "-" if v is None else f"{v:.4g}"  # noqa: E731
+    def num(v: float | None) -> str:
+        return "-" if v is None else f"{v:.4g}"
+
     return (
         line.problem,
         line.submission,

@@ -116,7 +116,10 @@ def compare(
         a.scorer(), b.scorer(), {n: n for n, _ in both}, reps=reps, seed=seed, confidence=confidence
     )
     pairs = tuple(Pair(n, m, float(sa[n]), float(sb[n]), *(found.get(n) or (None, None))) for n, m in both)
-    label = lambda k: k[0] if k[1] is None else f"{k[0]} ({k[1]})"  # noqa: E731
+
+    def label(k: tuple[str, str | None]) -> str:
+        return k[0] if k[1] is None else f"{k[0]} ({k[1]})"
+
     return Comparison(
         a.name, pairs, tuple(sorted(map(label, keys_a - keys_b))), tuple(sorted(map(label, keys_b - keys_a))), reps
     )
@@ -145,7 +148,9 @@ def table(c: Comparison, places: int = 4) -> list[str]:
         f"({c.resamples} resamples)"
     ]
     lines += [
-        "  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths))).rstrip()
+        "  ".join(
+            cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
         for r in rows
     ]
     lines += [f"only in A: {name}" for name in c.only_a] + [f"only in B: {name}" for name in c.only_b]

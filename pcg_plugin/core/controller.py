@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core import runs, trials
-from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, is_run_item, record_json
+from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, is_run_item, property_text, record_json
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.core.progress import Progress
 
@@ -121,23 +121,28 @@ class Controller:
             reporter.write_line(line, yellow=True)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        meta = next((json.loads(v) for k, v in report.user_properties if k == ITEM_PROPERTY), None)
-        if meta is None:
+        item = property_text(report.user_properties, ITEM_PROPERTY)
+        if item is None:
             self._folder_problem(report)
             return
-        self.collected.add_item(report.nodeid, meta)
+        self.collected.add_item(report.nodeid, json.loads(item))
         text = record_json(report.user_properties)
         if text is not None:
             self.collected.add_record(problem_of(self.config).record_from_json(text))
         if report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
-            message = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1:]
+            message: str
+            if crash is not None:
+                message = crash.message
+            else:  # a failure worded by its item (``repr_failure``'s text): its last line
+                lines = str(report.longrepr).strip().splitlines()
+                message = lines[-1] if lines else ""
             self.collected.add_error(report.nodeid, f"{report.when}: {message}")
 
     def _folder_problem(self, report: pytest.TestReport) -> None:
-        problem = next((json.loads(v) for k, v in report.user_properties if k == FOLDER_PROPERTY), None)
-        if problem is not None and report.when == "call":
-            self.collected.add_folder_problem(report.nodeid, problem["problem"])
+        text = property_text(report.user_properties, FOLDER_PROPERTY)
+        if text is not None and report.when == "call":
+            self.collected.add_folder_problem(report.nodeid, json.loads(text)["problem"])
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         name = (getattr(node, "gateway", None) and node.gateway.id) or "worker"

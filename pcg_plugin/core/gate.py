@@ -157,7 +157,9 @@ def compare(
 
 
 def table(rows: list[Row], method: str, max_drop: float) -> list[str]:
-    num = lambda v, sign=False: "-" if v is None else (f"{v:+.4f}" if sign else f"{v:.4f}")  # noqa: E731
+    def num(v: float | None, sign: bool = False) -> str:
+        return "-" if v is None else (f"{v:+.4f}" if sign else f"{v:.4f}")
+
     cells = [("submission", "baseline", "current", "delta", "allowed", "status")]
     cells += [
         (r.submission, num(r.baseline), num(r.current), num(r.delta, True), num(r.allowed), r.status.replace("_", " "))
@@ -167,7 +169,9 @@ def table(rows: list[Row], method: str, max_drop: float) -> list[str]:
     test = "noise-aware: bootstrap over trials, 95 %" if method == "bootstrap" else "plain"
     lines = [f"pytest-pcg baseline comparison ({test}, max drop {max_drop:g})"]
     lines += [
-        "  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        "  ".join(
+            c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
         for row in cells
     ]
     failed = [r for r in rows if r.status in FAILING]
@@ -218,7 +222,7 @@ class Gate:
 
     def failed(self) -> bool:
         """A submission regressed or went missing."""
-        return bool(self.rows) and any(r.status in FAILING for r in self.rows)
+        return self.rows is not None and any(r.status in FAILING for r in self.rows)
 
     def lines(self) -> list[str] | None:
         """The comparison as the terminal shows it (None: nothing was compared)."""

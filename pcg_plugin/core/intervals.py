@@ -71,7 +71,7 @@ def interval(values: Sequence[Any], confidence: float = CONFIDENCE) -> tuple[Any
     ordered = sorted(values)
     alpha = round((1 - confidence) / 2, 12)  # 0.025, not 0.025000000000000022
     n = len(ordered) - 1
-    return ordered[int(alpha * n)], ordered[int(round((1 - alpha) * n))]
+    return ordered[int(alpha * n)], ordered[round((1 - alpha) * n)]
 
 
 def score_draws(scorer: Scorer, *, reps: int = RESAMPLES, seed: int = 0) -> Iterable[Mapping[str, float]]:

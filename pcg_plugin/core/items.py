@@ -4,9 +4,9 @@ target -> one item per trial. What a trial does is the problem's ``run_trial``."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import pytest
 
@@ -14,6 +14,9 @@ from pcg_plugin._util.names import is_shown, shown, shown_json
 from pcg_plugin.core import calls, transcript
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.errors import FolderProblem, InfrastructureError, StoreWriteFailed
+
+if TYPE_CHECKING:
+    from _pytest.nodes import Node
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed, tokens, cost): the progress line
@@ -48,23 +51,24 @@ def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
     return meta
 
 
-class NamedAsShown:
+class NamedAsShown(pytest.Collector):
     """A collector for a folder or file whose name may not be UTF-8: its node name and id are the ``shown`` text
     (``submissions/t\\xe9am::A::1``), so pytest's terminal, xdist and every report carry text; ``path`` keeps the
-    bytes. A name that is UTF-8 gets pytest's own name and id, unchanged."""
+    bytes. A name that is UTF-8 gets pytest's own name and id, unchanged. Listed before ``pytest.Directory`` or
+    ``pytest.File``, whose ``from_parent`` it wraps."""
 
     @classmethod
-    def from_parent(cls, parent: Any, *, path: Path, **kw: Any) -> Any:
-        if not is_shown(str(path)) and "nodeid" not in kw:
+    def from_parent(cls, parent: Node, *, path: Path | None = None, **kw: Any) -> Self:
+        if path is not None and not is_shown(str(path)) and "nodeid" not in kw:
             kw.setdefault("name", shown(path.name))
             try:
                 kw["nodeid"] = shown(path.relative_to(parent.config.rootpath).as_posix())
             except ValueError:
                 kw["nodeid"] = shown(path.as_posix())
-        return super().from_parent(parent, path=path, **kw)  # type: ignore[misc]
+        return super().from_parent(parent, path=path, **kw)
 
 
-class _HasSubmission:
+class _HasSubmission(pytest.Collector):
     """A collector that carries its submission."""
 
     def __init__(self, *, submission: Any, **kw: Any) -> None:
@@ -77,13 +81,13 @@ class _SubmissionCollector(_HasSubmission):
     model first (``team_x::<model>::A::3``)."""
 
     def collect(self) -> Iterator[pytest.Collector]:
-        settings = self.config.stash[SETTINGS_KEY]  # type: ignore[attr-defined]
+        settings = self.config.stash[SETTINGS_KEY]
         if settings.multi_model:
             for model in settings.models:
-                yield ModelCollector.from_parent(self, name=model, submission=self.submission)  # type: ignore[arg-type]
+                yield ModelCollector.from_parent(self, name=model, submission=self.submission)
             return
         for target in settings.targets:
-            yield TargetCollector.from_parent(self, name=target, submission=self.submission)  # type: ignore[arg-type]
+            yield TargetCollector.from_parent(self, name=target, submission=self.submission)
 
 
 class ModelCollector(_HasSubmission, pytest.Collector):
@@ -102,7 +106,7 @@ class SubmissionFile(NamedAsShown, _SubmissionCollector, pytest.File):
     """A submission that is one file (a 2023 prompt)."""
 
 
-class _Broken:
+class _Broken(pytest.Collector):
     """A folder (or file) that should be a submission but cannot be evaluated (none found, ambiguous, bad
     manifest, unreadable, ...): one failing item naming it, the reason and the fix; the other submissions still
     run. An item rather than a collection error, so pytest does not stop the whole run."""
@@ -112,7 +116,7 @@ class _Broken:
         self.problem = shown(problem)
 
     def collect(self) -> Iterator[pytest.Item]:
-        yield FolderProblemItem.from_parent(self, name=NOT_EVALUATED, problem=self.problem)  # type: ignore[arg-type]
+        yield FolderProblemItem.from_parent(self, name=NOT_EVALUATED, problem=self.problem)
 
 
 class BrokenSubmission(NamedAsShown, _Broken, pytest.Directory):
@@ -142,7 +146,8 @@ class FolderProblemItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, FolderProblem):
-            return f"pytest-pcg: folder '{shown(self.path.name)}' is not evaluated (no scores, not ranked): {excinfo.value}"
+            folder = shown(self.path.name)
+            return f"pytest-pcg: folder '{folder}' is not evaluated (no scores, not ranked): {excinfo.value}"
         return super().repr_failure(excinfo, style=style)
 
 
@@ -183,7 +188,7 @@ class TrialItem(pytest.Item):
         if remote is not None:  # --pcg-cluster: the trial ran (or runs) on an actor; its setup failure is raised here
             self._outcome = remote.outcome(self.nodeid)
             if self._outcome.failed_in == "setup":
-                raise self._outcome.exception()  # type: ignore[misc]
+                raise self._outcome.exception()
             return
         problem_of(self.config).setup_trial(self.config, self.submission)
 
@@ -192,7 +197,7 @@ class TrialItem(pytest.Item):
         outcome = getattr(self, "_outcome", None)
         if outcome is not None:  # --pcg-cluster: the trial ran on an actor
             if outcome.failed_in is not None:
-                raise outcome.exception()  # type: ignore[misc]
+                raise outcome.exception()
             self.user_properties.append((RECORD_PROPERTY, shown_json(outcome.record)))
             self.add_report_section("call", "pcg", problem.describe(problem.record_from_json(outcome.record)))
             return
@@ -249,6 +254,11 @@ class TrialItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)  # a bug: keep the traceback
 
 
-def record_json(properties: Any) -> str | None:
+def property_text(properties: Iterable[tuple[str, object]], key: str) -> str | None:
+    """The text a report carries under one of our keys (each holds JSON text), if any."""
+    return next((value for name, value in properties if name == key and isinstance(value, str)), None)
+
+
+def record_json(properties: Iterable[tuple[str, object]]) -> str | None:
     """The record a report carries, as JSON, if any."""
-    return next((value for key, value in properties if key == RECORD_PROPERTY), None)
+    return property_text(properties, RECORD_PROPERTY)

@@ -13,7 +13,8 @@ names (read without importing any game) and one implementation made per variant;
 ``<prefix>/<variant>`` (``pcgbench/zelda-large-v0``), listed and loaded like any other.
 
 What a problem defines is ``Problem`` (eight methods); the optional hooks, with their defaults, are
-``core.base.BaseProblem``, which every problem subclasses.
+``core.base.BaseProblem``, which every problem subclasses. The harness calls those hooks on every problem, so a
+loaded problem is a ``BaseProblem`` to it.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import pytest
 
+from pcg_plugin.core.base import BaseProblem
+
 ENTRY_POINT_GROUP = "pytest_pcg.problems"
 DEFAULT_PROBLEM = "science-birds"
-PROBLEM_KEY = pytest.StashKey["Problem"]()
+PROBLEM_KEY = pytest.StashKey[BaseProblem]()
 SETTINGS_KEY = pytest.StashKey[Any]()  # the problem's own frozen settings, identical on every process
 
 
@@ -128,8 +131,8 @@ class Entry:
         if self.options is not None:
             _import(self.options)(parser)
 
-    def load(self) -> Problem:
-        return _import(self.implementation)(*self.args)  # type: ignore[no-any-return]
+    def load(self) -> BaseProblem:
+        return _import(self.implementation)(*self.args)
 
 
 @dataclass(frozen=True)
@@ -176,12 +179,12 @@ def add_options(parser: pytest.Parser, entries: Iterable[Entry]) -> None:
         entry.add_options(parser)
 
 
-def load(name: str, config: pytest.Config | None = None) -> Problem:
+def load(name: str, config: pytest.Config | None = None) -> BaseProblem:
     """The problem called ``name``: a conftest's ``pytest_pcg_problem`` first, then the entry points."""
     if config is not None:
         found = config.hook.pytest_pcg_problem(config=config, name=name)
         if found is not None:
-            return found  # type: ignore[no-any-return]
+            return found
     entries = registered()
     if name not in entries:
         known = ", ".join(sorted(entries)) or "none installed"
@@ -192,5 +195,5 @@ def load(name: str, config: pytest.Config | None = None) -> Problem:
     return entries[name].load()
 
 
-def problem_of(config: pytest.Config) -> Problem:
+def problem_of(config: pytest.Config) -> BaseProblem:
     return config.stash[PROBLEM_KEY]

@@ -24,7 +24,7 @@ def _tokens(n: int) -> str:
 
 
 def _clock(seconds: float) -> str:
-    s = int(round(seconds))
+    s = round(seconds)
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
@@ -100,9 +100,9 @@ class Progress:
             outcome.force_result((result[0], "", result[2]))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pcg_plugin.core.items import CALLS_PROPERTY
+        from pcg_plugin.core.items import CALLS_PROPERTY, property_text
 
-        text = next((v for k, v in report.user_properties if k == CALLS_PROPERTY), None)
+        text = property_text(report.user_properties, CALLS_PROPERTY)
         if text is not None and report.nodeid not in self.by_item:
             t = Totals(**json.loads(text))
             self.by_item[report.nodeid] = t

@@ -137,7 +137,7 @@ def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
     path = folder / f"{trial_id(nodeid)}.js"
     older = folder / f"{trial_id(nodeid)}.json.gz"  # a run folder written before trials/<id>.js
     if not path.is_file() and older.is_file():
-        return json.loads(gzip.decompress(older.read_bytes()))  # type: ignore[no-any-return]
+        return json.loads(gzip.decompress(older.read_bytes()))
     if not path.is_file():
         known = sorted(folder.glob("*.js")) if folder.is_dir() else []
         raise FileNotFoundError(
@@ -269,6 +269,7 @@ def text(doc: Mapping[str, Any]) -> str:
 
 
 # -- the page ----------------------------------------------------------------------------------------------
+# (a template line that ends in a backslash goes on in the same line of the page: the page is as it was written)
 
 STYLE = """body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:12px 20px;color:#1b1f24}
 h1{font-size:18px;margin:4px 0}.meta{color:#57606a}.call{border:1px solid #d0d7de;border-radius:6px;margin:10px 0}
@@ -277,8 +278,10 @@ h1{font-size:18px;margin:4px 0}.meta{color:#57606a}.call{border:1px solid #d0d7d
 .role.assistant,.role.reply{color:#0a5}.role.system{color:#8250df}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px solid #eaeef2;margin:2px 0;padding:6px;
 font-size:12.5px;max-height:300px;overflow:auto}.reply pre{background:#f0fff4}.same{color:#57606a;font-style:italic}
-.state{border-left:4px solid #54aeff;background:#f4f9ff;margin:10px 0;padding:6px 10px}.state h3{font-size:14px;margin:0}
-table.g{border-collapse:collapse;margin:4px 0}table.g td{width:18px;height:18px;text-align:center;border:1px solid #d0d7de;
+.state{border-left:4px solid #54aeff;background:#f4f9ff;margin:10px 0;padding:6px 10px}\
+.state h3{font-size:14px;margin:0}
+table.g{border-collapse:collapse;margin:4px 0}\
+table.g td{width:18px;height:18px;text-align:center;border:1px solid #d0d7de;
 font:13px monospace}.state img{max-width:100%;max-height:320px;border:1px solid #d0d7de;background:#fff}
 .err{background:#ffebe9;border:1px solid #cf222e;padding:6px 10px}
 """
@@ -365,7 +368,8 @@ def _state_html(state: Mapping[str, Any]) -> str:
 # stored markup with each text put in as text. Works from file: (script elements, no fetch).
 VIEW_HTML = """<!doctype html><html lang="en"><meta charset="utf-8"><title>trial</title>
 <link rel="stylesheet" href="viewer.css">
-<main id="pcg-trial"><p class="meta"><a href="../report.html">report</a></p><p class="meta">Loading the trial…</p></main>
+<main id="pcg-trial"><p class="meta"><a href="../report.html">report</a></p>\
+<p class="meta">Loading the trial…</p></main>
 <script>(function(){
 var id=location.search.slice(1),main=document.getElementById('pcg-trial'),shared={},waiting=0,got=null;
 function fail(m){var p=document.createElement('p');p.className='err';p.textContent=m;main.appendChild(p)}
@@ -373,7 +377,8 @@ function load(src,what){var s=document.createElement('script');s.src=src;
  s.onerror=function(){fail('Cannot read '+src+' ('+what+') beside this page.')};document.head.appendChild(s)}
 function unzip(b64){var bin=atob(b64),u=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)u[i]=bin.charCodeAt(i);
  return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(JSON.parse)}
-function show(){var doc=got.doc;(doc.refs||[]).forEach(function(r){doc.calls[r[0]].messages[r[1]].content=shared[r[2]]});
+function show(){var doc=got.doc;\
+(doc.refs||[]).forEach(function(r){doc.calls[r[0]].messages[r[1]].content=shared[r[2]]});
  main.innerHTML=got.page;document.title=doc.nodeid;
  main.querySelectorAll('[data-m]').forEach(function(e){var p=e.dataset.m.split('.');
   e.textContent=doc.calls[+p[0]].messages[+p[1]].content});
@@ -383,8 +388,10 @@ function show(){var doc=got.doc;(doc.refs||[]).forEach(function(r){doc.calls[r[0
 window.pcgTrial=function(b64){unzip(b64).then(function(v){got=v;var need={};
  (v.doc.refs||[]).forEach(function(r){need[r[2]]=1});waiting=Object.keys(need).length;if(!waiting)show();
  Object.keys(need).forEach(function(h){load('m/'+h+'.js','a message this trial sent')})},function(e){fail(String(e))})};
-window.pcgMessage=function(h,b64){unzip(b64).then(function(v){if(!(h in shared)){shared[h]=v;if(--waiting===0)show()}})};
-if(/^[0-9a-f]{16}$/.test(id))load(id+'.js',"the trial's transcript");else fail('No trial named: open view.html?<trial id> from the report.');
+window.pcgMessage=function(h,b64){\
+unzip(b64).then(function(v){if(!(h in shared)){shared[h]=v;if(--waiting===0)show()}})};
+if(/^[0-9a-f]{16}$/.test(id))load(id+'.js',"the trial's transcript");\
+else fail('No trial named: open view.html?<trial id> from the report.');
 })();</script>
 """
 

@@ -18,8 +18,8 @@ from pcg_plugin._util.prices import Prices
 
 FILE = "trials.jsonl"
 # name -> what it holds (docs/results-schema.md is generated from this: scripts/results_schema.py)
-COLUMN_DOCS = dict(
-    [  # pairs, not a dict literal: a "reason" key here names a column, not a zero reason
+COLUMN_DOCS = dict(  # noqa: C406 - pairs, not a dict literal: a "reason" key here names a column, not a zero reason
+    [
         ("problem", "the problem's name (`science-birds`, `pcgbench/binary-v0`, `imagegame`, `gameeval/spyfall`)"),
         ("submission", "the submission's name"),
         ("model", "the model that answered (several joined by `,`; empty when not recorded)"),

@@ -20,8 +20,10 @@ from pcg_plugin.core.calls import Totals
 
 MARK = "<!-- pcg-viewer -->"  # the added part starts here (a report written again is not given it twice)
 
+# a line that ends in a backslash goes on in the same line of the page
 SCRIPT = """<script>(function(){
-function key(td){var t=td.textContent.trim(),n=parseFloat(t);return t!==''&&isFinite(n)&&/^[-+0-9.e]+$/i.test(t)?n:t.toLowerCase()}
+function key(td){var t=td.textContent.trim(),n=parseFloat(t);\
+return t!==''&&isFinite(n)&&/^[-+0-9.e]+$/i.test(t)?n:t.toLowerCase()}
 document.querySelectorAll('table.pcg-sort').forEach(function(tb){
  var head=tb.tHead?tb.tHead.rows[0]:tb.rows[0];
  Array.prototype.forEach.call(head.cells,function(th,i){th.style.cursor='pointer';th.title='sort';
@@ -40,7 +42,8 @@ f.addEventListener('input',apply);f.addEventListener('change',apply);
 var h=decodeURIComponent(location.hash);if(h.indexOf('#trials?')===0){h.slice(8).split('&').forEach(function(kv){
  var p=kv.split('='),k=p[0],v=p.slice(1).join('=');Array.prototype.forEach.call(sel,function(s){
   if(s.previousSibling&&s.previousSibling.textContent.trim()===k)s.value=v});if(k==='text')q.value=v;
- if(k==='sort'){var th=Array.prototype.filter.call(tb.tHead.rows[0].cells,function(c){return c.textContent===v.replace(/^-/,'')})[0];
+ if(k==='sort'){\
+var th=Array.prototype.filter.call(tb.tHead.rows[0].cells,function(c){return c.textContent===v.replace(/^-/,'')})[0];
   if(th){th.click();if(v[0]==='-')th.click()}}});apply();document.getElementById('pcg-trials-title').scrollIntoView()}
 })();</script>"""
 

@@ -115,10 +115,8 @@ class Ended:
 
 Event = Prompted | Replied | Accepted | Rejected | Call | Said | Voted | Eliminated | Ended
 TurnEvent = Prompted | Replied | Accepted | Rejected
-EVENT_TYPES: dict[str, type] = {
-    cls.__dataclass_fields__["kind"].default: cls
-    for cls in (Prompted, Replied, Accepted, Rejected, Call, Said, Voted, Eliminated, Ended)
-}
+_EVENT_CLASSES: tuple[type[Event], ...] = (Prompted, Replied, Accepted, Rejected, Call, Said, Voted, Eliminated, Ended)
+EVENT_TYPES: dict[str, type[Event]] = {cls.kind: cls for cls in _EVENT_CLASSES}  # ``kind``'s default, on the class
 
 
 def event_dict(event: Event) -> dict[str, Any]:
@@ -134,4 +132,4 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     kw = dict(data)
     if "to" in kw:
         kw["to"] = tuple(kw["to"])
-    return EVENT_TYPES[kw["kind"]](**kw)  # type: ignore[no-any-return]
+    return EVENT_TYPES[kw["kind"]](**kw)

@@ -44,8 +44,9 @@ class EpisodeProblem(BaseProblem):
         requirements (the controller prints the run folder, when the run has items)."""
         backend = settings.backend or ("auto (offline default)" if settings.offline_default else "auto")
         return [
-            f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}"
-        ] + self.requirement_lines(settings, run)
+            f"pcg: problem {what}; backend {backend}, model {settings.model or 'default'}",
+            *self.requirement_lines(settings, run),
+        ]
 
     def detect(self, path: Path) -> Any:
         """The submission in ``path`` (None when it holds no manifest); a broken manifest raises SubmissionError."""

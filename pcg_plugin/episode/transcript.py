@@ -47,5 +47,13 @@ class Transcript:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Transcript:
-        events = tuple(event_from_dict(e) for e in data["events"])
+        events = tuple(_turn_event(e) for e in data["events"])
         return cls(events, data["outcome"], int(data["turns"]), data.get("reason"), tuple(data.get("roles", ())))
+
+
+def _turn_event(data: dict[str, Any]) -> Event:
+    """A turn event back from ``event_dict``; a transcript holds no other kind (``to_dict`` writes none)."""
+    event = event_from_dict(data)
+    if not isinstance(event, (Prompted, Replied, Accepted, Rejected)):
+        raise ValueError(f"a {event.kind!r} event is no turn event: a transcript holds turn events only")
+    return event

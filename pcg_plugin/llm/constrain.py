@@ -41,7 +41,7 @@ def answer_budget(regex: str) -> int:
     try:
         import re._parser as regex_parser  # Python 3.11+
     except ImportError:  # pragma: no cover - Python 3.10
-        import sre_parse as regex_parser  # type: ignore[no-redef]
+        import sre_parse as regex_parser
 
     fenced = regex.split("```", 1)
     widest = regex_parser.parse("```" + fenced[1]).getwidth()[1] if len(fenced) == 2 else len(regex)

@@ -149,7 +149,8 @@ class SharedLimiter:
             db.execute("COMMIT")
 
     def acquire(self, tokens: int = 0, *, within: float | None = None) -> str:
-        """Block until a call with about ``tokens`` tokens may start; returns the slot to release (``wait_for_slot``)."""
+        """Block until a call with about ``tokens`` tokens may start; returns the slot to release
+        (``wait_for_slot``)."""
         return wait_for_slot(self._try, tokens, within, self._clock, self._sleep)
 
     def release(self, slot: str, used_tokens: int = 0) -> None:
@@ -198,5 +199,5 @@ class SharedLimiter:
         except ValueError as exc:
             raise ValueError(f"PCG_RPM/PCG_TPM/PCG_CONCURRENCY must be numbers: {exc}") from exc
         if _REMOTE:
-            return _REMOTE[0](folder, *limits, endpoint=endpoint)  # type: ignore[no-any-return]
+            return _REMOTE[0](folder, *limits, endpoint=endpoint)
         return cls(Path(folder) / endpoint_file(endpoint) if endpoint else folder, *limits)

@@ -73,9 +73,11 @@ class ScriptedBackend:
         self._lock = threading.Lock()
         self._turn = 0
         self.calls: list[tuple[list[dict], int]] = []
-        if isinstance(failures, (int, float)) and not isinstance(failures, bool):
+        if isinstance(failures, bool):  # a float to the type checker, and no rate: it used to fail the first call
+            raise TypeError("failures: a rate, a Faults or a sequence of fault kinds (None: no faults), not a bool")
+        if isinstance(failures, (int, float)):
             failures = Faults(rate=float(failures))  # a bare rate: every fault kind, seed 0
-        self._faults = failures
+        self._faults: Faults | Sequence[str | None] | None = failures
         self._rng = random.Random(failures.seed) if isinstance(failures, Faults) else None
         self._fault_idx = 0
 
@@ -107,9 +109,10 @@ class ScriptedBackend:
                 else:
                     choices = [items[(self._turn + i) % len(items)] for i in range(n)]
                     self._turn += n
+        texts: list[str | None] = list(choices)  # as a ChatResult holds them (a real backend may pass a None)
         if callable(self.usage):
-            return ChatResult(choices, *self.usage(messages, choices))
-        return ChatResult(choices, self.usage[0], self.usage[1] * max(1, n))
+            return ChatResult(texts, *self.usage(messages, choices))
+        return ChatResult(texts, self.usage[0], self.usage[1] * max(1, n))
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
@@ -119,6 +122,6 @@ def load_callable(spec: str) -> Callable[..., Any]:
     if not module or not attr:
         raise InfrastructureError(f"--pcg-backend scripted needs --pcg-model module:callable, got {spec!r}")
     try:
-        return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
         raise InfrastructureError(f"cannot load the scripted responder {spec!r}: {exc}") from exc

@@ -135,7 +135,7 @@ class TrialChat:
                 self._idx,
                 digest,
                 request,
-                list(result.choices),
+                _texts(result),
                 int(result.prompt_tokens),
                 int(result.completion_tokens),
                 started,
@@ -246,8 +246,9 @@ class TrialChat:
                 warnings.warn(
                     RecordingDiverged(
                         f"{where}: the program asked something else than the unfinished recording (recorded "
-                        f"{rec.request_hash[:12]}, now {digest[:12]}; an unseeded program?); {len(self._recorded) - self._idx}"
-                        f" recorded call(s) from here on are dropped and this call and the rest are recorded anew"
+                        f"{rec.request_hash[:12]}, now {digest[:12]}; an unseeded program?); "
+                        f"{len(self._recorded) - self._idx} recorded call(s) from here on are dropped and this call "
+                        "and the rest are recorded anew"
                     ),
                     stacklevel=3,
                 )
@@ -405,6 +406,11 @@ def provider_fault(result: ChatResult) -> str | None:
         if not isinstance(choice, str):
             return f"{'a null' if choice is None else type(choice).__name__} content in choice {i}"
     return None
+
+
+def _texts(result: ChatResult) -> list[str]:
+    """A paid reply's choices as text: ``provider_fault`` refused a reply holding any other, so none is dropped."""
+    return [c for c in result.choices if isinstance(c, str)]
 
 
 def call_seed(key: TrialKey, idx: int) -> int:

@@ -6,8 +6,9 @@ the messages it adds; ``messages`` maps a hash to the message's canonical JSON, 
 that sends it (a conversation's history, a prompt sent in every trial). The choices are such messages too, so a
 reply that comes back in the next request's history is not stored twice: a conversation costs what was said,
 not the square of it. A trial's final response and its program's result are such messages too (``final_hash``,
-``program_hash``): the reply they usually are is not stored again, and the trial's row stays small. Format 1 rows (the whole request and the choices as JSON, written before) are still read
-as they are; a store gets the new columns when a process opens it, and its old rows are never rewritten.
+``program_hash``): the reply they usually are is not stored again, and the trial's row stays small. Format 1
+rows (the whole request and the choices as JSON, written before) are still read as they are; a store gets the
+new columns when a process opens it, and its old rows are never rewritten.
 
 A call dropped from a recording (a program that asked something else; ``--pcg-record all``) is moved to
 ``dropped_calls``: a reply once paid for is never deleted. A write the disk refuses (full, read-only) breaks
@@ -120,7 +121,7 @@ def _drop_calls(db: sqlite3.Connection, key: TrialKey, start: int) -> None:
 
 def common_prefix(a: list[str], b: list[str]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # the shorter list ends the common prefix
         if x != y:
             break
         n += 1
@@ -250,7 +251,7 @@ class ResponseStore:
         if self._conn is None or self._pid != os.getpid():
             conn = wal.connect(self.path, self._timeout)
             conn.execute("PRAGMA synchronous=FULL")  # a committed response survives power loss, not just a crash
-            conn.execute("PRAGMA busy_timeout=%d" % int(self._timeout * 1000))
+            conn.execute(f"PRAGMA busy_timeout={int(self._timeout * 1000)}")
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 

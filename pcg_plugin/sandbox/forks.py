@@ -20,6 +20,7 @@ socket before any program code.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import json
 import os
@@ -91,8 +92,10 @@ def _child(command: dict[str, Any], fds: list[int]) -> None:
     os.close(err)
     os.chdir(command["cwd"])
     os.environ.update(HOME=command["home"], TMPDIR=command["tmp"])
-    if "tempfile" in sys.modules:
-        sys.modules["tempfile"].tempdir = None  # computed again from TMPDIR
+    if "tempfile" in sys.modules:  # loaded already (else nothing to reset, and no need to load it)
+        import tempfile
+
+        tempfile.tempdir = None  # computed again from TMPDIR
     import resource
 
     for which, soft, hard in command["rlimits"]:
@@ -102,7 +105,7 @@ def _child(command: dict[str, Any], fds: list[int]) -> None:
 
 def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        try:  # noqa: SIM105 - in the program's process after its code ran: builtins only, no contextlib
             stream.flush()
         except (OSError, ValueError):
             pass
@@ -111,17 +114,13 @@ def _flush() -> None:
 def _end_leftovers(pid: int, pid_namespace: bool) -> None:
     """Kill what the trial left running: its process group, and in a PID namespace every process but the
     namespace's init and this server (a native fork that called setsid() leaves the group, not the namespace)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     if pid_namespace:
         for name in os.listdir("/proc"):
             if name.isdigit() and int(name) not in (1, os.getpid()):
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(int(name), signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
     while True:  # reap any of ours (none unless the child's own children were re-parented here)
         try:
             if os.waitpid(-1, os.WNOHANG) == (0, 0):
@@ -209,10 +208,8 @@ class ForkServer:
 
     def stop(self) -> None:
         """Kill the server, the trial child and anything else in its process group or namespace."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

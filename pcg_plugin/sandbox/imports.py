@@ -17,6 +17,7 @@ the program *can* load, which is what the rule checks and the requirements check
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import tokenize
 from collections.abc import Collection, Iterator, Sequence
@@ -40,10 +41,8 @@ class ImportSite:
         """``tot/tot.py:6`` (relative to ``root`` when the file lies under it)."""
         shown = self.file
         if root is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 shown = self.file.relative_to(root)
-            except ValueError:
-                pass
         return f"{shown.as_posix()}:{self.line}"
 
 
@@ -132,15 +131,19 @@ def _dynamic_name(node: ast.Call) -> str | None:
 def _requests(tree: ast.Module, path: Path) -> Iterator[_Request]:
     guarded = _guarded_nodes(tree)
     for node in ast.walk(tree):
-        site = lambda: ImportSite(path, getattr(node, "lineno", 1), _statement(node), id(node) in guarded)  # noqa: E731
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield _Request(alias.name, 0, site())
+                yield _Request(alias.name, 0, _site(path, node, guarded))
         elif isinstance(node, ast.ImportFrom):
             names = tuple(a.name for a in node.names)
-            yield _Request(node.module or "", node.level, site(), names)
+            yield _Request(node.module or "", node.level, _site(path, node, guarded), names)
         elif isinstance(node, ast.Call) and (name := _dynamic_name(node)):
-            yield _Request(name, 0, site())
+            yield _Request(name, 0, _site(path, node, guarded))
+
+
+def _site(path: Path, node: ast.AST, guarded: set[int]) -> ImportSite:
+    """Where an import is (made only for the nodes that import: most nodes are not imports)."""
+    return ImportSite(path, getattr(node, "lineno", 1), _statement(node), id(node) in guarded)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -132,10 +133,8 @@ def _copy_submission(folder: Path, dest: Path, limit: int) -> None:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
@@ -171,8 +170,9 @@ def run_program_trial(
     ``workdir``; the program runs with the copy of ``cwd`` (default ``root``) as its working folder, as the
     participant ran ``python tot/tot.py`` from their folder, and imports from its own folder, then from
     ``root``, then from ``site_dirs`` (its installed requirements); ``model`` is what ``ctx.get_model_name()``
-    returns (2025's ``run_evaluation`` passed it). The child's ``chat_with_chatgpt``/``chat_with_llm`` reach ``chat`` (which enforces the official guards and
-    stores responses) over a pipe. Participant faults raise OfficialFailure (score 0) with reason
+    returns (2025's ``run_evaluation`` passed it). The child's ``chat_with_chatgpt``/``chat_with_llm`` reach
+    ``chat`` (which enforces the official guards and stores responses) over a pipe. Participant faults raise
+    OfficialFailure (score 0) with reason
     ``program_error``, ``timeout``, ``token_limit``, ``memory``, ``killed``, ``bad_return``, ``response_too_large``
     or ``sandbox_violation``; a failing ``chat`` infrastructure error stops the child and is re-raised as is.
     The child is forked from this process's fork server, or a new interpreter (``use_start_method``).
@@ -276,10 +276,8 @@ def _exchange(
     finally:
         release(settled)
         os.close(rfd)
-        try:
+        with contextlib.suppress(OSError):
             os.close(wfd)
-        except OSError:
-            pass
 
 
 def _serve(
@@ -318,10 +316,8 @@ def _serve(
                 op = message.get("op")
                 if op == "chat":
                     reply, guard_failure = _answer(chat, message, guard_failure)
-                    try:
+                    with contextlib.suppress(BrokenPipeError):
                         os.write(wfd, json.dumps(reply).encode() + b"\n")
-                    except BrokenPipeError:
-                        pass
                     deadline = max(deadline, time.monotonic() + AFTER_CHAT_GRACE_S)
                 elif op == "violation":  # stop at once: a program that catches the PermissionError pays no more
                     violation = violation or str(message.get("what"))

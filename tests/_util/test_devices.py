@@ -58,3 +58,15 @@ def test_pid_alive_counts_a_zombie_as_gone() -> None:
         time.sleep(0.01)
     assert not devices.pid_alive(child.pid)
     assert child.poll() == 0
+
+
+def test_pid_alive_is_still_importable_from_devices() -> None:
+    """Its users import it from here (the LLM store and limiter, the classifier service): a lint fix that dropped
+    the re-export as an unused import made ``pcg_plugin.llm.store`` fail to import."""
+    import importlib
+
+    from pcg_plugin._util import trial_dirs
+
+    assert devices.pid_alive is trial_dirs.pid_alive
+    for module in ("pcg_plugin.llm.store", "pcg_plugin.llm.ratelimit"):
+        importlib.import_module(module)

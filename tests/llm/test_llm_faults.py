@@ -226,6 +226,14 @@ def test_scripted_fault_sequence_and_bare_rate():
     assert two.choices == ["a", "b"] and (two.prompt_tokens, two.completion_tokens) == (10, 40)
 
 
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_bool_is_no_fault_spec_and_is_refused_when_the_double_is_made(flag: bool) -> None:
+    """A bool is a float to the type checker but no rate: it used to pass, then fail the first call with
+    ``TypeError: object of type 'bool' has no len()``."""
+    with pytest.raises(TypeError, match="not a bool"):
+        ScriptedBackend(["x"], failures=flag)
+
+
 def test_2023_empty_response_is_kept_and_exported_as_an_empty_file(tmp_path):
     from pcg_plugin.llm.session import generate_prompt_trial
 

@@ -8,16 +8,19 @@ shims never write to.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_REGISTERED: list[type] = []
+if TYPE_CHECKING:  # the official signature's type; nothing is imported when the program runs
+    from pcg_plugin.sandbox.official_api.models import TrialLoop
+
+_REGISTERED: list[type[TrialLoop]] = []
 
 
-def register_evaluation(team_name: str, fn: type, *args: Any, **kwargs: Any) -> None:
+def register_evaluation(team_name: str, fn: type[TrialLoop], *args: Any, **kwargs: Any) -> None:
     """``run_evaluation`` inside the sandbox: remember which TrialLoop the program meant; the harness runs it."""
     _REGISTERED.append(fn)
 
 
-def registered() -> type | None:
+def registered() -> type[TrialLoop] | None:
     """The TrialLoop most recently passed to ``run_evaluation`` in this process, if any."""
     return _REGISTERED[-1] if _REGISTERED else None
