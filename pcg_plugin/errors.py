@@ -181,6 +181,11 @@ class StoreWriteFailed(InfrastructureError):
     so the run stops paying; every later call in this process raises this at once, before it is paid."""
 
 
+class RunInterrupted(InfrastructureError):
+    """The run was interrupted (Ctrl-C) while this trial ran: calls already sent were answered and stored, no new
+    call was started; the trial has no record and a rerun pays only what is missing."""
+
+
 class RecordingDiverged(PcgError, UserWarning):
     """An unfinished trial's program asked something else than its recording (an unseeded program): the calls
     from there on are recorded anew (the recorded tail is dropped) instead of failing the trial."""

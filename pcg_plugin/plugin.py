@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core import problem as problems
-from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
+from pcg_plugin.core.controller import CLUSTER_ACTOR_KEY, RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
 from pcg_plugin.core.options import option_value
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
 from pcg_plugin.core.progress import XdistTotal
@@ -67,6 +67,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     from pcg_plugin import cluster
 
     cluster.add_options(group)
+    from pcg_plugin.core import inflight
+
+    inflight.add_option(group)
+    parser.addini(inflight.DEST, "trials each process keeps in flight (as --pcg-in-flight)")
     problems.add_options(parser, entries.values())
 
 
@@ -131,6 +135,34 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
     problem.start_process(config, settings, run, workers, service)
+    _in_flight(config, spec, workers)
+
+
+def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) -> None:
+    """Trials in flight (``core.inflight``): started ahead in a process that runs items (``-n 0``, an xdist worker),
+    each worker kept that many items ahead by xdist's controller. A bad ``--pcg-in-flight`` is a usage error."""
+    from pcg_plugin.core import inflight
+    from pcg_plugin.llm import in_flight_default
+
+    depth = inflight.depth(config, in_flight_default(config.stash[SETTINGS_KEY]))
+    workerinput = getattr(config, "workerinput", None)
+    if depth <= 1 or config.option.collectonly or (workerinput or {}).get(CLUSTER_ACTOR_KEY):
+        return  # a cluster's actor keeps its own trials in flight (cluster.worker)
+    if workerinput is None:
+        from pcg_plugin.cluster import xdist_requested
+
+        if cluster_spec:
+            return  # the driver runs no trial
+        if xdist_requested(config):
+            if config.pluginmanager.hasplugin("xdist"):
+                from pcg_plugin.core.inflight.xdist import KeepAhead
+
+                config.pluginmanager.register(KeepAhead(depth), "pcg-in-flight-xdist")
+            return
+    from pcg_plugin._util.devices import threads_per_worker
+    from pcg_plugin.core.inflight.ahead import InFlight
+
+    config.pluginmanager.register(InFlight(config, depth, threads_per_worker(workers)), "pcg-in-flight")
 
 
 def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:

@@ -7,6 +7,7 @@ import pickle
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from _pytest.outcomes import Failed, OutcomeException, Skipped, XFailed
 
@@ -24,6 +25,7 @@ class Outcome:
     files: tuple[tuple[str, bytes], ...] = ()  # (path relative to the run folder, content)
     worker: str = ""  # which actor ran it (node id and pid), for the run's worker facts
     attempt: int = 1
+    calls: tuple[Any, ...] | None = None  # the trial's model calls (core.calls.Call): its transcript on the driver
 
     def exception(self) -> BaseException | None:
         if self.error is None:

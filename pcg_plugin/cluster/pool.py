@@ -47,12 +47,18 @@ class TrialPool:
         on_lost: Any = None,
         depth: int = DEPTH,
         max_attempts: int = MAX_ATTEMPTS,
+        in_flight: int = 1,
     ) -> None:
-        actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(TrialWorker)
+        # ``in_flight`` trials at once in an actor (``--pcg-in-flight``): Ray runs that many of its calls at once,
+        # one per thread; one more is queued so that the actor never waits for the driver between trials
+        depth = max(depth, in_flight + 1)
+        actor = ray.remote(TrialWorker).options(
+            num_cpus=1, max_restarts=0, max_task_retries=0, max_concurrency=in_flight
+        )
         # handles are Any: Ray types an actor's methods only where they are marked @ray.method, and TrialWorker's
         # module imports ray only inside the actor's methods
         self.actors: list[Any] = [
-            actor.remote(list(args), invocation_dir, dict(run), dict(services), n_actors, f"ray{i}", limits)
+            actor.remote(list(args), invocation_dir, dict(run), dict(services), n_actors, f"ray{i}", limits, in_flight)
             for i in range(n_actors)
         ]
         self.on_lost = on_lost  # called with a lost actor's name (its limiter slots are freed)

@@ -10,6 +10,7 @@ An actor handle is ``Any`` here: Ray types a handle's methods only where the act
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,14 @@ from pcg_plugin.llm.store import LEASE_S, TrialKey
 
 STORE, LIMITER = "pcg-store", "pcg-limiter"
 CLAIM_POLL_S = 0.2
-_ATTEMPT: dict[str, Any] = {"run": "", "attempt": 1}  # set by the trial actor before each trial
+_ATTEMPT: dict[str, Any] = {"run": "", "attempt": 1}  # the actor's run and name (use_shared)
+_THIS_TRIAL = threading.local()  # the attempt of the trial on this thread (set_attempt): an actor runs several at once
 
 
 def set_attempt(run: str, attempt: int) -> None:
-    _ATTEMPT.update(run=run, attempt=attempt)
+    """The trial about to run on this thread is ``attempt`` of its trial in ``run``: its store claims name it."""
+    _ATTEMPT.update(run=run)
+    _THIS_TRIAL.attempt = attempt
 
 
 class StoreActor:
@@ -69,7 +73,8 @@ class RemoteStore:
         return self._call("load", key)
 
     def claim(self, key: TrialKey, *, wait: float = LEASE_S, reset: bool = False) -> str:
-        owner, deadline = attempt_owner(_ATTEMPT["run"], _ATTEMPT["attempt"]), time.monotonic() + wait
+        attempt = getattr(_THIS_TRIAL, "attempt", 1)
+        owner, deadline = attempt_owner(_ATTEMPT["run"], attempt), time.monotonic() + wait
         while True:
             try:
                 return self._call("claim", key, wait=0.0, reset=reset, owner=owner)

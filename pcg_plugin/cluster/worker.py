@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.cluster.outcome import Outcome, pack_error, take_files
-from pcg_plugin.core.controller import RUN_KEY, SERVICE_KEY
+from pcg_plugin.core.controller import CLUSTER_ACTOR_KEY, RUN_KEY, SERVICE_KEY
 
 # the driver's options that must not reach a worker's own command line
 _DRIVER_ONLY = ("--pcg-cluster", "--pcg-cluster-cpus", "--pcg-cluster-gpus", "--pcg-cluster-fault")
@@ -49,7 +51,8 @@ def worker_config(
     config = _prepareconfig(worker_args(args), None)
     config.option.numprocesses = None
     config.option.dist = "no"
-    config.workerinput = {RUN_KEY: json.dumps(dict(run)), "workercount": workers, "workerid": name}  # type: ignore[attr-defined]
+    workerinput = {RUN_KEY: json.dumps(dict(run)), "workercount": workers, "workerid": name, CLUSTER_ACTOR_KEY: "1"}
+    config.workerinput = workerinput  # type: ignore[attr-defined]
     if service is not None:
         config.workerinput[SERVICE_KEY] = service  # type: ignore[attr-defined]
     config.workeroutput = {}  # type: ignore[attr-defined]
@@ -79,6 +82,7 @@ class TrialWorker:
         workers: int,
         name: str,
         limits: Mapping[str, str] | None = None,
+        in_flight: int = 1,
     ) -> None:
         self.name = f"{name}@{socket.gethostname()}:{os.getpid()}"
         self.staging = Path(tempfile.mkdtemp(prefix="pcg-cluster-run-"))
@@ -92,6 +96,13 @@ class TrialWorker:
         self.config = worker_config(
             args, invocation_dir, dict(run, run_dir=str(self.staging)), self.service, workers, name
         )
+        from pcg_plugin.core.inflight import slots as cpu
+
+        # the driver's --pcg-in-flight: Ray runs up to that many ``run`` calls at once, one per thread (``pool``)
+        self.slots = cpu.Slots(1, in_flight)  # the actor holds one CPU
+        cpu.install(self.slots if in_flight > 1 else None)
+        self.open = threading.Event()  # closed while ``hold`` holds the actor: no trial starts
+        self.open.set()
 
     def ping(self) -> tuple[str, str]:
         """Its name and the Ray node it runs on."""
@@ -106,38 +117,52 @@ class TrialWorker:
         return ray.get_runtime_context().get_node_id(), self.service
 
     def run(self, nodeid: str, attempt: int, submission: Any, target: str, trial: int, model: str | None) -> Outcome:
-        """One trial: the problem's ``setup_trial`` then ``run_trial``, as the item would run them."""
+        """One trial: the problem's ``setup_trial`` then ``run_trial``, as the item would run them, in a staging
+        folder of its own (the actor may run several at once: each sends back only its files), holding the actor's
+        CPU slot except while it waits on its model (``core.inflight``)."""
+        from pcg_plugin.core import calls
         from pcg_plugin.core.problem import problem_of
+        from pcg_plugin.core.rundir import writing_to
 
+        self.open.wait()
         problem = problem_of(self.config)
         if self.shared:
             from pcg_plugin.cluster.shared import set_attempt
 
             set_attempt(self.run_id, attempt)  # the store's claim names this attempt
-        failed_in: str | None = "setup"  # where it failed: setup, call, or None (it did not)
+        folder = Path(tempfile.mkdtemp(prefix="trial-", dir=self.staging))
+        failed_in: str | None = "setup"
         record, error = None, None
+        calls.start()
         try:
-            problem.setup_trial(self.config, submission)
-            failed_in = "call"
-            record = problem.run_trial(self.config, submission, target, trial, nodeid, model).to_json()
-            failed_in = None
+            with writing_to(folder), self.slots.running():
+                problem.setup_trial(self.config, submission)
+                failed_in = "call"
+                record = problem.run_trial(self.config, submission, target, trial, nodeid, model).to_json()
+                failed_in = None
         except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome, shown by the driver
             error = pack_error(exc)
+        made = calls.take()
+        files = take_files(folder)
+        shutil.rmtree(folder, ignore_errors=True)
         return Outcome(
             record=record,
             failed_in=failed_in,
             error=error,
-            files=take_files(self.staging),
+            files=files,
             worker=self.name,
             attempt=attempt,
+            calls=tuple(made) if failed_in != "setup" else None,
         )
 
     def hold(self, seconds: float) -> None:
-        """Test hook (``--pcg-cluster-fault``): do nothing for ``seconds``, so the trials queued behind this call have
-        not started (nothing paid) when the node is removed."""
+        """Test hook (``--pcg-cluster-fault``): start no trial for ``seconds``, so the trials queued behind this call
+        have not started (nothing paid) when the node is removed."""
         import time
 
+        self.open.clear()
         time.sleep(seconds)
+        self.open.set()
 
     def facts(self) -> dict[str, Any]:
         """What an xdist worker reports at its end (``process_facts``)."""

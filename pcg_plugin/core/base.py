@@ -122,6 +122,12 @@ class BaseProblem(ABC):
         """Before a trial, in its setup: fail here (``pytest.fail``) what must fail before any model call."""
         return None
 
+    def warm_up(self, config: pytest.Config) -> None:
+        """With trials in flight (``core.inflight``), on a thread of its own as the process's first trial starts: load
+        what every trial needs (a classifier), so that it loads while the first trials wait on their model rather
+        than after. A failure here is left for the trials to meet and report."""
+        return None
+
     # -- the run read back (export, intervals, gate, compare, card: pcg_plugin/core/runs.py) --------------------
 
     def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -1,20 +1,34 @@
-"""The calls of the trial this process is running, in the order they were made: what the transcript of a trial
-(``pcg show``, the report's trial pages) and the progress line are made of.
+"""The calls of a running trial, in the order they were made: what the transcript of a trial (``pcg show``, the
+report's trial pages) and the progress line are made of.
 
 Whatever answers a model call (``llm.session.TrialChat``, in any problem) notes each call here as it returns,
-with the exact messages sent and the reply as stored; the item that runs the trial (``core.items.TrialItem``)
-starts the log before the trial and takes it after. A process runs one item at a time, so everything noted in
-between is that trial's, whichever thread (a sandbox's pipe server) made the call.
+with the exact messages sent and the reply as stored; whoever runs the trial (``core.items.TrialItem``, or a
+thread of ``core.inflight``) starts the trial's log before it and takes it after. The log belongs to the thread
+that started it (a context variable: a process may run many trials at once, each on its own thread, and a
+trial's calls are always made on its own thread: a sandbox child's calls are served there). A trial's warnings
+(``warn``) wait in the same log for the item to report them, so pytest shows each under its own trial.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
-from dataclasses import asdict, dataclass
+import warnings
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+
+@dataclass
+class Log:
+    """One trial's calls and warnings, from ``start`` to ``take``."""
+
+    calls: list[Call] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+    live: bool = True  # taken: the trial is over (the response store asks, ``is_live``)
+
+
+_current: contextvars.ContextVar[Log | None] = contextvars.ContextVar("pcg_trial_log", default=None)
 _lock = threading.Lock()
-_calls: list[Call] = []
 
 
 @dataclass(frozen=True)
@@ -48,23 +62,56 @@ class Call:
 
 
 def note(call: Call) -> None:
-    """Add a call to the running trial's log."""
-    with _lock:
-        _calls.append(call)
+    """Add a call to the running trial's log (outside a trial: nowhere, as before a trial starts)."""
+    log = _current.get()
+    if log is not None:
+        with _lock:
+            log.calls.append(call)
 
 
-def start() -> None:
-    """A trial begins: forget anything noted outside a trial (a pre-flight check, a previous item's stragglers)."""
+def warn(warning: Warning, stacklevel: int = 2) -> None:
+    """A warning of the running trial: kept for its item to show (its thread may not be pytest's), else shown."""
+    log = _current.get()
+    if log is None or threading.current_thread() is threading.main_thread():
+        warnings.warn(warning, stacklevel=stacklevel + 1)
+        return
     with _lock:
-        _calls.clear()
+        log.warnings.append(warning)
+
+
+def start() -> Log:
+    """A trial begins on this thread: a new, empty log (anything noted before belonged to no trial)."""
+    log = Log()
+    _current.set(log)
+    return log
+
+
+def current() -> Log | None:
+    """The log of the trial running on this thread (None: none is)."""
+    return _current.get()
 
 
 def take() -> list[Call]:
-    """The calls noted since ``start``, in order; the log is empty afterwards."""
+    """The calls noted since ``start`` on this thread, in order; the trial is over."""
+    log = _current.get()
+    _current.set(None)
+    if log is None:
+        return []
     with _lock:
-        out = list(_calls)
-        _calls.clear()
-    return out
+        log.live = False
+        return list(log.calls)
+
+
+def take_log() -> Log:
+    """As ``take``, the whole log (its warnings too)."""
+    log = _current.get() or Log()
+    take()
+    return log
+
+
+def is_live(log: Log | None) -> bool:
+    """Whether ``log``'s trial is still running (started, not taken)."""
+    return log is not None and log.live
 
 
 @dataclass(frozen=True)

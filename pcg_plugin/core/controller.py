@@ -19,6 +19,7 @@ from pcg_plugin.core.progress import Progress
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
 SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
 STATS_KEY = "pcg_worker"  # workeroutput key: per-worker facts (load times, cache hits)
+CLUSTER_ACTOR_KEY = "pcg_cluster_actor"  # workerinput key: this "worker" is a cluster's trial actor (cluster.worker)
 
 
 @dataclass

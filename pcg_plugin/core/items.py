@@ -4,6 +4,7 @@ target -> one item per trial. What a trial does is the problem's ``run_trial``."
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed, tokens, cost): the progress line
+IN_FLIGHT_PROPERTY = "pcg_in_flight"  # trials its process had in flight when it reported (core.inflight)
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
@@ -185,7 +187,7 @@ class TrialItem(pytest.Item):
 
     def setup(self) -> None:
         remote = self.config.stash.get(REMOTE_KEY, None)
-        if remote is not None:  # --pcg-cluster: the trial ran (or runs) on an actor; its setup failure is raised here
+        if remote is not None:  # the trial ran (or runs) on a thread started ahead or a cluster's actor
             self._outcome = remote.outcome(self.nodeid)
             if self._outcome.failed_in == "setup":
                 raise self._outcome.exception()
@@ -195,19 +197,16 @@ class TrialItem(pytest.Item):
     def runtest(self) -> None:
         problem = problem_of(self.config)
         outcome = getattr(self, "_outcome", None)
-        if outcome is not None:  # --pcg-cluster: the trial ran on an actor
-            if outcome.failed_in is not None:
-                raise outcome.exception()
-            self.user_properties.append((RECORD_PROPERTY, shown_json(outcome.record)))
-            self.add_report_section("call", "pcg", problem.describe(problem.record_from_json(outcome.record)))
+        if outcome is not None:
+            self._report_outcome(problem, outcome)
             return
         calls.start()
         record, error = None, None
         try:
             record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
-        except StoreWriteFailed as exc:  # replies could be paid and lost: no further item runs (xdist: no worker)
+        except StoreWriteFailed as exc:
             error = f"{type(exc).__name__}: {exc}"
-            self.session.shouldstop = f"pytest-pcg stopped the run: {exc}"
+            self._stop_run(exc)
             raise
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
@@ -216,6 +215,32 @@ class TrialItem(pytest.Item):
             self._keep_calls(problem, record, calls.take(), error)
         self.user_properties.append((RECORD_PROPERTY, shown_json(record.to_json())))
         self.add_report_section("call", "pcg", problem.describe(record))
+
+    def _report_outcome(self, problem: Any, outcome: Any) -> None:
+        """A trial that ran elsewhere, reported as if it had run here: the warnings it gave, its calls (a thread of
+        this process kept them: ``core.inflight``; a cluster's actor does not), then its record or its error."""
+        for warning in getattr(outcome, "warnings", ()):
+            warnings.warn(warning, stacklevel=1)
+        error = outcome.exception() if outcome.failed_in is not None else None
+        text = outcome.record if isinstance(outcome.record, str) else None  # a cluster's actor sends the JSON
+        record = problem.record_from_json(text) if text is not None else outcome.record
+        in_flight = getattr(self.config.stash.get(REMOTE_KEY, None), "in_flight", None)
+        if callable(in_flight):
+            self.user_properties.append((IN_FLIGHT_PROPERTY, str(in_flight())))
+        made = getattr(outcome, "calls", None)
+        made = list(made) if made is not None else None
+        if made is not None:
+            self._keep_calls(problem, record, made, None if error is None else f"{type(error).__name__}: {error}")
+        if error is not None:
+            if isinstance(error, StoreWriteFailed):
+                self._stop_run(error)
+            raise error
+        self.user_properties.append((RECORD_PROPERTY, shown_json(text if text is not None else record.to_json())))
+        self.add_report_section("call", "pcg", problem.describe(record))
+
+    def _stop_run(self, exc: StoreWriteFailed) -> None:
+        """Replies could be paid and lost: no further item runs (xdist: no worker)."""
+        self.session.shouldstop = f"pytest-pcg stopped the run: {exc}"
 
     def _keep_calls(self, problem: Any, record: Any, made: list[calls.Call], error: str | None) -> None:
         """The trial's calls: their totals on the report (the progress line), its transcript beside the report

@@ -37,8 +37,8 @@ def time_left(done: int, total: int, first: tuple[int, float] | None, now: float
     return (now - first[1]) / (done - first[0]) * max(total - done, 0)
 
 
-def line(done: int, total: int, totals: Totals, elapsed: float, left: float | None = None) -> str:
-    """``pcg 52/104 items · calls 40 paid, 12 replayed · tokens 61.2k · $0.0123 · 0:42 left``."""
+def line(done: int, total: int, totals: Totals, elapsed: float, left: float | None = None, in_flight: int = 0) -> str:
+    """``pcg 52/104 items · 37 in flight · calls 40 paid, 12 replayed · tokens 61.2k · $0.0123 · 0:42 left``."""
     cost = f"${totals.cost_usd:.4f}" + (f" (+{totals.unpriced} unpriced)" if totals.unpriced else "")
     if total and done >= total:
         shown = f"done in {_clock(elapsed)}"
@@ -46,8 +46,9 @@ def line(done: int, total: int, totals: Totals, elapsed: float, left: float | No
         shown = f"{_clock(left)} left"
     else:
         shown = "time left unknown"
+    flying = f" · {in_flight} in flight" if in_flight and not (total and done >= total) else ""
     return (
-        f"pcg {done}/{total or '?'} items · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
+        f"pcg {done}/{total or '?'} items{flying} · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
         f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {shown}"
     )
 
@@ -63,6 +64,7 @@ class Progress:
         self.first: tuple[int, float] | None = None  # items done and the clock when the first item finished
         self.totals = Totals()
         self.by_item: dict[str, Totals] = {}
+        self.in_flight: dict[str, int] = {}  # trials in flight by worker, as its last report said
         self.started = clock()
         self.next_step = 1
         self._last_draw = 0.0
@@ -100,8 +102,12 @@ class Progress:
             outcome.force_result((result[0], "", result[2]))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pcg_plugin.core.items import CALLS_PROPERTY, property_text
+        from pcg_plugin.core.items import CALLS_PROPERTY, IN_FLIGHT_PROPERTY, property_text
 
+        flying = property_text(report.user_properties, IN_FLIGHT_PROPERTY)
+        if flying is not None:
+            node = getattr(getattr(report, "node", None), "gateway", None)
+            self.in_flight[getattr(node, "id", "main")] = int(flying)
         text = property_text(report.user_properties, CALLS_PROPERTY)
         if text is not None and report.nodeid not in self.by_item:
             t = Totals(**json.loads(text))
@@ -117,7 +123,7 @@ class Progress:
     def text(self) -> str:
         now = self.clock()
         left = time_left(len(self.done), self.total, self.first, now)
-        return line(len(self.done), self.total, self.totals, now - self.started, left)
+        return line(len(self.done), self.total, self.totals, now - self.started, left, sum(self.in_flight.values()))
 
     def draw(self, final: bool = False) -> None:
         if self.reporter is None or self.mode == "off":

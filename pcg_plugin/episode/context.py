@@ -4,6 +4,7 @@ store, the rate limiter, a program's installed requirements, and clembench-style
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,6 +42,7 @@ class EpisodeContext:
     workers: int = 1
     environments: dict[str, dict[str, Any]] = field(default_factory=dict)  # the pre-flight's, by submission
     _cache: dict[str, Any] = field(default_factory=dict)
+    _lock: threading.RLock = field(default_factory=threading.RLock)  # trials in flight: each made once
     edition: ClassVar[str] = "episode"
 
     def site_dirs(self, sub: Any) -> tuple[Path, ...]:
@@ -59,6 +61,10 @@ class EpisodeContext:
 
     def backend(self, model: str | None) -> Any:
         key = f"backend:{model}"
+        with self._lock:
+            return self._backend(key, model)
+
+    def _backend(self, key: str, model: str | None) -> Any:
         if key not in self._cache:
             s = self.settings
             if s.backend == "scripted":
@@ -92,15 +98,17 @@ class EpisodeContext:
         )
 
     def store(self) -> Any:
-        if "store" not in self._cache:
-            from pcg_plugin.llm.store import open_store
+        with self._lock:
+            if "store" not in self._cache:
+                from pcg_plugin.llm.store import open_store
 
-            assert self.settings.store is not None
-            self._cache["store"] = open_store(self.settings.store)
-        return self._cache["store"]
+                assert self.settings.store is not None
+                self._cache["store"] = open_store(self.settings.store)
+            return self._cache["store"]
 
     def facts(self) -> dict[str, Any]:
-        backends = {k.split(":", 1)[1]: v for k, v in self._cache.items() if k.startswith("backend:")}
+        with self._lock:
+            backends = {k.split(":", 1)[1]: v for k, v in self._cache.items() if k.startswith("backend:")}
         return {
             "models": {str(m): str(getattr(b, "model", m)) for m, b in backends.items()},
             "backends": sorted({getattr(b, "name", type(b).__name__) for b in backends.values()}),

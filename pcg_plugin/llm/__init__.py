@@ -8,6 +8,26 @@ from typing import Any
 BACKEND_KINDS = ("openai", "openai-compatible", "transformers", "offline", "scripted")
 
 
+SERVER_KINDS = ("openai", "openai-compatible")  # the backends whose answers come from a server
+
+
+def waits_on_a_server(backend: str | None, base_url: str | None, env: Any = None) -> bool:
+    """Whether a run's answers come from a server (a hosted API, an OpenAI-compatible one), so that its trials spend
+    most of their time waiting and keeping several in flight pays (``core.inflight``'s default); an in-process model
+    or the scripted double leaves nothing to wait for."""
+    if backend in (None, "auto"):
+        return wants_openai(base_url, env)
+    return backend in SERVER_KINDS
+
+
+def in_flight_default(settings: Any) -> int:
+    """``--pcg-in-flight``'s default for a run with these settings: ``core.inflight.DEFAULT`` when its model is a
+    server, 1 when nothing is waited for."""
+    from pcg_plugin.core.inflight import DEFAULT
+
+    return DEFAULT if waits_on_a_server(getattr(settings, "backend", None), getattr(settings, "base_url", None)) else 1
+
+
 def wants_openai(base_url: str | None, env: Any = None) -> bool:
     """Auto: an API key or a base URL means the OpenAI path; otherwise the offline default."""
     env = os.environ if env is None else env

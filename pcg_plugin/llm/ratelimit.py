@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -104,6 +105,7 @@ class SharedLimiter:
         self._clock, self._sleep = clock, sleep
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
+        self._lock = threading.Lock()  # one connection, one transaction at a time: trials in flight share this limiter
         wal.until_unlocked(lambda: self._db().executescript(SCHEMA), LOCK_WAIT_S)
 
     def _db(self) -> sqlite3.Connection:
@@ -114,6 +116,10 @@ class SharedLimiter:
 
     def _try(self, tokens: int) -> tuple[str | None, float]:
         """One transaction: take a slot now, or say how long to wait."""
+        with self._lock:
+            return self._try_locked(tokens)
+
+    def _try_locked(self, tokens: int) -> tuple[str | None, float]:
         db, now = self._db(), self._clock()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -155,6 +161,10 @@ class SharedLimiter:
 
     def release(self, slot: str, used_tokens: int = 0) -> None:
         """Free the slot; charge (or refund) the difference between the estimate and the real usage."""
+        with self._lock:
+            self._release_locked(slot, used_tokens)
+
+    def _release_locked(self, slot: str, used_tokens: int) -> None:
         db = self._db()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -170,18 +180,20 @@ class SharedLimiter:
 
     def pause(self, seconds: float) -> None:
         """Everyone waits ``seconds`` from now (extends, never shortens, a pause already in force)."""
-        db = self._db()
-        until = self._clock() + seconds
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute(
-                "INSERT INTO pause VALUES (0, ?) ON CONFLICT(id) DO UPDATE SET until=MAX(until, ?)", (until, until)
-            )
-        finally:
-            db.execute("COMMIT")
+        with self._lock:
+            db = self._db()
+            until = self._clock() + seconds
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "INSERT INTO pause VALUES (0, ?) ON CONFLICT(id) DO UPDATE SET until=MAX(until, ?)", (until, until)
+                )
+            finally:
+                db.execute("COMMIT")
 
     def in_flight(self) -> int:
-        (busy,) = self._db().execute("SELECT COUNT(*) FROM slots").fetchone()
+        with self._lock:
+            (busy,) = self._db().execute("SELECT COUNT(*) FROM slots").fetchone()
         return int(busy)
 
     @classmethod

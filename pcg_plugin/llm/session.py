@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import threading
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 from pcg_plugin.core import calls
+from pcg_plugin.core.inflight import slots as cpu
 from pcg_plugin.errors import (
     BadRequest,
     DeadlineExceeded,
@@ -50,7 +52,7 @@ class TrialChat:
         mode: str = "once",
         limiter: Any = None,
         retry: RetryPolicy | None = None,
-        clock: Callable[[], float] = time.perf_counter,
+        clock: Callable[[], float] = cpu.trial_clock,
         sleep: Callable[[float], None] = time.sleep,
         deadline: float | None = None,
     ) -> None:
@@ -243,7 +245,7 @@ class TrialChat:
                     "use --pcg-record new to record past the divergence"
                 )
             if self.mode == "once":
-                warnings.warn(
+                calls.warn(
                     RecordingDiverged(
                         f"{where}: the program asked something else than the unfinished recording (recorded "
                         f"{rec.request_hash[:12]}, now {digest[:12]}; an unseeded program?); "
@@ -284,13 +286,16 @@ class TrialChat:
         timed = getattr(self.backend, "accepts_timeout", False)  # a server to wait on: its waits are cut
 
         def once() -> ChatResult:
+            cpu.check(self.where)  # Ctrl-C: the calls already sent are answered, no new one starts
             slot = None
             if self.limiter is not None:
-                slot = self.limiter.acquire(self._estimate(messages, n), within=self._left("a rate-limit slot"))
+                with cpu.waiting():  # a rate limit's wait is no work of this process
+                    slot = self.limiter.acquire(self._estimate(messages, n), within=self._left("a rate-limit slot"))
             used = 0
             try:
                 kwargs = {**extra, "timeout": self._left("an answer")} if timed else extra
-                result = self.backend.complete(messages, n=n, profile=self.profile, **kwargs)
+                with cpu.waiting() if timed else contextlib.nullcontext():  # a server's answer is awaited, not computed
+                    result = self.backend.complete(messages, n=n, profile=self.profile, **kwargs)
                 used = int(result.prompt_tokens) + int(result.completion_tokens)
                 fault = provider_fault(result)
                 if fault is not None:
@@ -299,6 +304,10 @@ class TrialChat:
             finally:
                 if slot is not None:
                     self.limiter.release(slot, used)
+
+        def pause(seconds: float) -> None:
+            with cpu.waiting():
+                self._sleep(seconds)
 
         def on_retry(error: Exception, wait: float) -> None:
             self.usage["retries"] += 1
@@ -322,7 +331,7 @@ class TrialChat:
             return False
 
         try:
-            result = call_with_retry(once, self.retry, sleep=self._sleep, deadline=out_of_time, on_retry=on_retry)
+            result = call_with_retry(once, self.retry, sleep=pause, deadline=out_of_time, on_retry=on_retry)
         except BadRequest as exc:
             # The participant's request itself is refused (e.g. context too long): per the rules a trial error
             # is an empty response, so the trial fails and scores 0 rather than erroring the run.
@@ -385,6 +394,7 @@ class TrialChat:
 
 
 _LIMITERS: dict[tuple[str, str], Any] = {}
+_LIMITERS_LOCK = threading.Lock()
 
 
 def endpoint_limiter(folder: Any, base_url: str | None, model: str) -> Any:
@@ -392,9 +402,10 @@ def endpoint_limiter(folder: Any, base_url: str | None, model: str) -> Any:
     from pcg_plugin.llm.ratelimit import SharedLimiter, endpoint_of
 
     key = (str(folder), endpoint_of(base_url, model))
-    if key not in _LIMITERS:
-        _LIMITERS[key] = SharedLimiter.from_env(folder, endpoint=key[1])
-    return _LIMITERS[key]
+    with _LIMITERS_LOCK:  # trials in flight share it
+        if key not in _LIMITERS:
+            _LIMITERS[key] = SharedLimiter.from_env(folder, endpoint=key[1])
+        return _LIMITERS[key]
 
 
 def provider_fault(result: ChatResult) -> str | None:

@@ -28,6 +28,7 @@ import sqlite3
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from typing import Any
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin._util.paths import stem
+from pcg_plugin.core import calls
 from pcg_plugin.errors import InfrastructureError, StoreWriteFailed
 from pcg_plugin.llm import wal
 
@@ -183,6 +185,26 @@ def _owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
+# the claims this process holds, by owner: the trial (its call log) that made each, so that a trial still running
+# on another thread of this process keeps its claim, while one that is over (an item that errored) is taken over
+_HELD: dict[str, weakref.ref[calls.Log]] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def _hold(owner: str) -> None:
+    log = calls.current()
+    with _HELD_LOCK:
+        if log is None:
+            _HELD.pop(owner, None)
+        else:
+            _HELD[owner] = weakref.ref(log)
+
+
+def _let_go(owner: str | None) -> None:
+    with _HELD_LOCK:
+        _HELD.pop(owner or "", None)
+
+
 def _owner_alive(owner: str | None) -> bool:
     if not owner:
         return False
@@ -190,8 +212,11 @@ def _owner_alive(owner: str | None) -> bool:
     if host != socket.gethostname():
         return True  # another machine: trust the lease
     pid = int(rest.split(":")[0]) if rest.split(":")[0].isdigit() else -1
-    if pid == os.getpid():
-        return False  # our own earlier, unfinished attempt (an item that errored): take it over
+    if pid == os.getpid():  # ours: a trial still running on another thread holds it; an earlier attempt does not
+        with _HELD_LOCK:
+            held = _HELD.get(owner)
+        log = held() if held is not None else None
+        return calls.is_live(log) and log is not calls.current()
     return pid > 0 and pid_alive(pid)
 
 
@@ -401,6 +426,7 @@ class ResponseStore:
                             "UPDATE trials SET owner=?, lease_until=?, updated=? WHERE key_id=?",
                             (me, now + LEASE_S, now, key.id),
                         )
+                    _hold(me)
                     if reset:
                         _drop_calls(db, key, 0)
                         db.execute(
@@ -500,6 +526,7 @@ class ResponseStore:
         message: str | None = None,
     ) -> None:
         """Mark the trial complete (with its final response) or failed (its reason and message), and release it."""
+        _let_go(owner)
         with self._write(f"finishing trial {key.submission}/{key.letter}/{key.trial}") as db:
             final = self._put_text(db, final_response) if final_response is not None else None
             db.execute(
@@ -509,6 +536,7 @@ class ResponseStore:
             )
 
     def release(self, key: TrialKey, owner: str) -> None:
+        _let_go(owner)
         if self.broken:
             return  # nothing can be written; the lease runs out, or the owner's death frees the trial
         with self._write(f"releasing trial {key.submission}/{key.letter}/{key.trial}") as db:

@@ -76,6 +76,13 @@ def resolve_device(device: str | None) -> str:
     return devices.resolve_device("auto" if device in ("", None) else device, mps=False)
 
 
+# One generation at a time in a process, whichever backend object asks: the seed of each call is torch's one global
+# generator (``torch.manual_seed``), and torch's thread count is process-wide too, so two generations at once
+# would draw from each other's random numbers; on a CPU, one generation at a time is also the fastest.
+_GENERATING = threading.Lock()
+_LOADING = threading.Lock()
+
+
 class TransformersBackend:
     """A chat model run in-process: its chat template, sampling at the profile's temperature, a seed per call."""
 
@@ -112,7 +119,6 @@ class TransformersBackend:
         base = OFFLINE_MODEL if is_offline_default else model
         # the store key names what really answered: constrained answers are never replayed as free ones
         self.model = base + ("+few-shot" if few_shot else "") + ("+constrained" if self.constrained else "")
-        self._lock = threading.Lock()
         self._loaded: tuple[Any, Any] | None = None
         self.load_seconds: float | None = None
 
@@ -140,6 +146,10 @@ class TransformersBackend:
             torch.set_num_threads(before)
 
     def _load(self) -> tuple[Any, Any]:
+        with _LOADING:  # trials in flight ask at once: one load
+            return self._load_locked()
+
+    def _load_locked(self) -> tuple[Any, Any]:
         if self._loaded is None:
             import time
 
@@ -202,7 +212,7 @@ class TransformersBackend:
 
         tok, model = self._load()
         convo = [*FEW_SHOT, *messages] if self.few_shot else list(messages)
-        with self._lock, self._threads():
+        with _GENERATING, self._threads():
             ids = tok.apply_chat_template(convo, add_generation_prompt=True, return_tensors="pt", return_dict=True)
             ids = {k: v.to(model.device) for k, v in ids.items()}
             prompt_len = int(ids["input_ids"].shape[1])

@@ -211,6 +211,10 @@ def main() -> int:
     """A new interpreter for one trial (``--pcg-sandbox-start exec``): the trial's facts, the same the fork server
     sends, come as one JSON value in the environment, taken out before the program runs."""
     spec = json.loads(os.environ.pop("PCG_SANDBOX_TRIAL"))
+    import resource
+
+    for which, soft, hard in spec["rlimits"]:  # as the fork server sets them in its forked child
+        resource.setrlimit(which, (soft, hard))
     run_trial(spec, Channel(*spec["fds"]))
     return 0
 

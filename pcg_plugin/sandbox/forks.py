@@ -217,32 +217,48 @@ class ForkServer:
         self.sock.close()
 
 
-_SERVERS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], ForkServer] = {}
+_SERVERS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], list[ForkServer]] = {}
 _GUARD = threading.Lock()
+
+
+def pool_size() -> int:
+    """How many fork servers one process keeps for one sandbox: one per CPU slot (``core.inflight``). A server runs
+    one trial child at a time (in a PID namespace it ends every process there but itself after a trial) and is
+    held while its program waits on the model, so with many trials in flight most children start as a new
+    interpreter: a server for each would cost as much to start, and its memory for as long as the trial lasts."""
+    from pcg_plugin.core.inflight.slots import installed
+
+    slots = installed()
+    return slots.count if slots is not None else 1
 
 
 @contextmanager
 def lease(argv: list[str], env: dict[str, str], *, pid_namespace: bool) -> Iterator[ForkServer | None]:
-    """This process's fork server started by ``argv`` with ``env`` (started on first use, started again after one that
-    had to be stopped), or None while another thread of this process is using it (the caller then starts a
-    fresh interpreter, as it does where no fork server can be started). The caller leaves the server usable or
-    calls ``stop``."""
+    """An idle fork server of this process started by ``argv`` with ``env`` (started on first use, and again after
+    one that had to be stopped; up to ``pool_size`` at once), or None while as many are busy in other threads of
+    this process (the caller then starts a fresh interpreter, as it does where no fork server can be started). The
+    caller leaves the server usable or calls ``stop``."""
     key = (tuple(argv), tuple(sorted(env.items())))
+    server = None
     with _GUARD:
-        server = _SERVERS.get(key)
-        if server is not None and not server.lock.acquire(blocking=False):
-            server = None  # busy in another thread
-        elif server is None or not server.usable:
-            if server is not None:
-                server.stop()
-                server.lock.release()
+        pool = _SERVERS.setdefault(key, [])
+        for candidate in list(pool):
+            if not candidate.lock.acquire(blocking=False):
+                continue  # busy in another thread
+            if candidate.usable:
+                server = candidate
+                break
+            candidate.stop()  # ended since its last trial: its place is free
+            pool.remove(candidate)
+            candidate.lock.release()
+        if server is None and len(pool) < pool_size():
             try:
-                server = _SERVERS[key] = ForkServer(argv, env, pid_namespace)
+                server = ForkServer(argv, env, pid_namespace)
             except OSError:  # no SOCK_SEQPACKET Unix sockets here (not Linux): a new interpreter per trial
-                _SERVERS.pop(key, None)
                 server = None
             else:
                 server.lock.acquire()
+                pool.append(server)
     if server is None:
         yield None
         return
@@ -256,8 +272,9 @@ def lease(argv: list[str], env: dict[str, str], *, pid_namespace: bool) -> Itera
 def stop_all() -> None:
     """Stop every fork server of this process (its children would also end when this process's socket closes)."""
     with _GUARD:
-        for server in _SERVERS.values():
-            server.stop()
+        for pool in _SERVERS.values():
+            for server in pool:
+                server.stop()
         _SERVERS.clear()
 
 

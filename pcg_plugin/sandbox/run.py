@@ -100,7 +100,8 @@ def _in_namespaces(prefix: tuple[str, ...], cmd: list[str]) -> list[str]:
 
 
 def _rlimits(limits: SandboxLimits) -> list[tuple[int, int, int]]:
-    """The trial's resource limits as (resource, soft, hard): applied before exec, or in the forked child."""
+    """The trial's resource limits as (resource, soft, hard): applied in the trial's child before the program runs
+    (``child.main``, or the fork server's ``_child``)."""
     return [
         (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
         (resource.RLIMIT_CPU, limits.cpu_time, limits.cpu_time + 1),
@@ -108,16 +109,6 @@ def _rlimits(limits: SandboxLimits) -> list[tuple[int, int, int]]:
         (resource.RLIMIT_CORE, 0, 0),
         (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files),
     ]
-
-
-def _limit_child(limits: SandboxLimits) -> Callable[[], None]:
-    values = _rlimits(limits)
-
-    def preexec() -> None:  # runs in the child between fork and exec
-        for which, soft, hard in values:
-            resource.setrlimit(which, (soft, hard))
-
-    return preexec
 
 
 def _copy_submission(folder: Path, dest: Path, limit: int) -> None:
@@ -196,6 +187,7 @@ def run_program_trial(
         "team": team or root.name,
         "trial": trial,
         "model": model or "",
+        "rlimits": _rlimits(limits),  # set by the child before the program (no code between fork and exec here)
     }
     prefix = network_namespace_prefix() if limits.network == "deny" else ()
     to_child_r, to_child_w = os.pipe()
@@ -206,7 +198,7 @@ def run_program_trial(
         argv = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox.forks"])
         with sandbox_forks.lease(argv, _scrubbed_env(None, None), pid_namespace="--kill-child" in prefix) as server:
             if server is not None:
-                command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp), rlimits=_rlimits(limits))
+                command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp))
                 with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
                     started = server.start(command, [to_child_r, from_child_w, out.fileno(), err.fileno()])
                 if not started:  # it could not fork, or ended since its last trial: a new interpreter runs this one
@@ -229,8 +221,8 @@ def run_program_trial(
                 stdout=out,
                 stderr=err,
                 pass_fds=(to_child_r, from_child_w),
-                start_new_session=True,
-                preexec_fn=_limit_child(limits),
+                start_new_session=True,  # no preexec_fn: Python code between fork and exec can deadlock a process
+                # with threads (trials in flight); the child applies the limits itself, first thing (child.main)
             )
         finally:
             os.close(to_child_r)

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from cluster_support import run_in_netns, skip_reason
+from cluster_support import run_in_netns, skip_reason, two_hosts_reason
 from e2e_support import VARIED_BODY, load_results, program, run_args, write_competition
 from test_plugin_e2e import stable_view
 
@@ -84,6 +84,8 @@ def test_a_cluster_with_a_node_removed_scores_like_n2(varied):
         "6000",
         "--pcg-concurrency",
         "2",
+        "--pcg-in-flight",  # one trial at a time in an actor: the hold the fault hook sends keeps the next one back
+        "1",
     )  # through the limiter actors, never binding
     assert "1 node removed" in stdout and "attempt 1 lost" in stdout, stdout[-3000:]
     assert stdout.count("pcg cluster: rate limit of endpoint") == 1, stdout[-3000:]  # one model, one limiter
@@ -161,3 +163,42 @@ def test_a_killed_driver_is_resumed_by_a_rerun_with_the_same_store(varied):
     import shutil
 
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+@needs_ray
+@pytest.mark.skipif(two_hosts_reason() is not None, reason=two_hosts_reason() or "")
+def test_a_cluster_actor_keeps_trials_in_flight_and_scores_like_n2(tmp_path):
+    """local:2 with --pcg-in-flight 4: each actor runs several trials at once (the slow server sees more calls in
+    flight than the two actors), every trial's files come back once, the same trials and scores as -n 2 one at a
+    time, and requests = calls stored. The server runs beside the run in a network namespace of the test's own."""
+    import json
+    import os
+    import subprocess
+
+    from cluster_support import two_hosts
+    from in_flight_cases import command, level_files, make_work, serve_elsewhere, stable_rows, stored_calls
+
+    make_work(tmp_path, "science-birds")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    env.update(RAY_USAGE_STATS_ENABLED="0")
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    with two_hosts() as hosts:
+        server = serve_elsewhere("science-birds", tmp_path, 0.3, hosts.cmd(hosts.run, []))
+        try:
+            url = server.stdout.readline().strip()
+            slow = ["--pcg-backend", "openai-compatible", "--pcg-base-url", url, "--pcg-model", "double"]
+
+            def run(out: str, workers: int, *extra: str) -> None:
+                cmd = hosts.cmd(hosts.run, command("science-birds", out, 2, workers, *slow, *extra, small=True))
+                done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+                assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+            run("n2", 2, "--pcg-in-flight", "1")
+            run("cluster", 0, "--pcg-cluster", "local:2", "--pcg-in-flight", "4")
+        finally:
+            seen = json.loads(server.communicate(input="", timeout=60)[0].strip().splitlines()[-1])
+    assert stable_rows(tmp_path, "cluster") == stable_rows(tmp_path, "n2") != []
+    assert level_files(tmp_path, "cluster") == level_files(tmp_path, "n2") != {}
+    assert seen["requests"] == stored_calls(tmp_path, "n2") + stored_calls(tmp_path, "cluster")
+    assert seen["most_at_once"] > 2, seen  # the two one-CPU actors had more than one call in flight each

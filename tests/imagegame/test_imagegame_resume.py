@@ -80,6 +80,8 @@ def command(url: str, out: str, store: str) -> list[str]:
         "xdist",
         "-n",
         "2",
+        "--pcg-in-flight",  # one turn in flight a worker: the hold point below is then two held turns exactly
+        "1",
         "-q",
     ]
 

@@ -224,17 +224,21 @@ def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> N
         assert third.report and third.held == second.held
 
 
+@pytest.mark.parametrize("in_flight", [1, 4])
 @pytest.mark.parametrize("problem", ["pcgbench", "sb2024", pytest.param("gameeval", marks=SLOW)])
-def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Path, problem: str) -> None:
+def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(
+    tmp_path: Path, problem: str, in_flight: int
+) -> None:
     """The store's disk fills at the second call: that reply is paid and lost, no later call is paid, the run
     ends naming the error with results.json and the report of what was done; a rerun (disk freed) pays for the
-    rest and scores every team."""
+    rest and scores every team. With trials in flight, the calls already sent when the disk filled are lost with
+    it (at most one per trial in flight), and nothing is sent after."""
     import loopback_llm
     from fault_cases import DISK_FULL_CONFTEST, PROBLEMS, FaultServer, outcomes, run_pytest
 
     p = PROBLEMS[problem]
     teams = {f"t{i}": None for i in range(1, 5)}
-    args = p.setup(tmp_path, teams, {})
+    args = [*p.setup(tmp_path, teams, {}), "--pcg-in-flight", str(in_flight)]
     (tmp_path / "conftest.py").write_text(DISK_FULL_CONFTEST, encoding="utf-8")
     with loopback_llm.serve(FaultServer(p.answer)) as server:
         first = run_pytest(tmp_path, server, p, args, "out1", env={"PCG_TEST_DISK_FULL_AT": "2"})
@@ -243,10 +247,14 @@ def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(tmp_path: Pa
             -3000:
         ]
         assert first.results is not None and first.report, first.output[-3000:]
-        assert first.requests == first.answered == first.recorded + 1  # the one lost, nothing paid after it
-        done = outcomes(first.results)
-        assert "ok" in done.get("t1", []), done
-        assert "ok" not in done.get("t2", []) and "ok" not in done.get("t3", []) + done.get("t4", []), done
+        assert first.requests == first.answered
+        if in_flight == 1:
+            assert first.requests == first.recorded + 1  # the one lost, nothing paid after it
+            done = outcomes(first.results)
+            assert "ok" in done.get("t1", []), done
+            assert "ok" not in done.get("t2", []) and "ok" not in done.get("t3", []) + done.get("t4", []), done
+        else:  # the calls in flight when the disk filled: each trial's first, lost; none sent after
+            assert first.recorded + 1 <= first.requests <= first.recorded + in_flight
         second = run_pytest(tmp_path, server, p, args, "out2", env={"PCG_TEST_DISK_FULL_AT": "0"})
         assert second.returncode == 0, second.output[-3000:]
         assert set(outcomes(second.results)) == set(teams)

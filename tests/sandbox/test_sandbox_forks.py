@@ -86,7 +86,7 @@ def run(entry: Path, tmp_path: Path, letter: str, limits: SandboxLimits = FAST, 
 
 
 def servers() -> list[int]:
-    return [s.proc.pid for s in sandbox_forks._SERVERS.values()]
+    return [s.proc.pid for pool in sandbox_forks._SERVERS.values() for s in pool]
 
 
 def test_each_trial_starts_from_a_fresh_import_folder_and_random_state(tmp_path: Path) -> None:
@@ -190,7 +190,7 @@ def test_a_server_killed_between_trials_costs_the_next_trial_nothing(tmp_path: P
 
     entry = entry_of(tmp_path, "team", STATEFUL)
     assert run(entry, tmp_path, "A").startswith("1|")
-    for server in sandbox_forks._SERVERS.values():
+    for server in (s for pool in sandbox_forks._SERVERS.values() for s in pool):
         os.killpg(server.proc.pid, signal.SIGKILL)  # e.g. the OOM killer, noticed only when the next trial is sent
     assert run(entry, tmp_path, "B").startswith("1|")
     assert run(entry, tmp_path, "C").startswith("1|")

@@ -22,13 +22,14 @@ class Context(EpisodeContext):
         s = self.settings
         offline = s.backend == "offline" or (s.backend in (None, "auto") and s.offline_default)
         key = f"backend:{model}"
-        if offline and not model and key not in self._cache and s.max_tokens:
-            from pcg_plugin.llm.transformers_backend import offline_default
+        with self._lock:
+            if offline and not model and key not in self._cache and s.max_tokens:
+                from pcg_plugin.llm.transformers_backend import offline_default
 
-            self._cache[key] = offline_default(
-                device=s.device, max_new_tokens=s.max_tokens, threads=threads_per_worker(self.workers)
-            )
-        return super().backend(model)
+                self._cache[key] = offline_default(
+                    device=s.device, max_new_tokens=s.max_tokens, threads=threads_per_worker(self.workers)
+                )
+            return super().backend(model)
 
 
 __all__ = ["CONTEXT_KEY", "Context", "context"]

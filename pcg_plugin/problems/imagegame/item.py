@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
+from pcg_plugin.core.rundir import trial_folder
 from pcg_plugin.episode.loop import chat_speaker, play
 from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
@@ -144,7 +145,9 @@ def scored(
         )
     except scoring.NotScorable as exc:
         scores, reason, message = None, NOT_SCORED, str(exc)
-    folder = outputs.write_episode(ctx.run_dir, base["submission"], base["trial"], record, instance, transcript)
+    folder = outputs.write_episode(
+        trial_folder(ctx.run_dir), base["submission"], base["trial"], record, instance, transcript
+    )
     commands = [e.parsed or "" for e in transcript.events if e.kind == "accepted" and e.role == GIVER]
     return EpisodeResult(
         **base,

@@ -16,6 +16,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.trial_dirs import owned_temp_dir
+from pcg_plugin.core.rundir import trial_folder
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, shown_info
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, reason_code
@@ -71,7 +72,7 @@ def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str,
         )
     timings = {"generate": time.perf_counter() - t}
     rel = response_path(sub.name, instance.id, trial)
-    atomic_write(ctx.run_dir / rel, response, newline="")
+    atomic_write(trial_folder(ctx.run_dir) / rel, response, newline="")
     t = time.perf_counter()
     record = judge(get_problem(ctx.settings.problem), replace(record, response=rel, usage=usage), response)
     timings["evaluate"] = time.perf_counter() - t

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pcg_plugin._util.devices import threads_per_worker
+from pcg_plugin._util.once import once_property
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
 
@@ -35,7 +35,7 @@ class BenchContext:
         """The response store's first key: the problem and the pinned benchmark semantics."""
         return f"pcgbench/{self.settings.problem}@{PINNED_COMMIT}"
 
-    @cached_property
+    @once_property
     def backend(self) -> Any:
         """The LLM backend, made once per process (``scripted``: the responder of ``--pcg-model module:callable``)."""
         t = time.perf_counter()
@@ -85,7 +85,7 @@ class BenchContext:
             return f"scripted:{s.model}"
         return str(getattr(self.backend, "model", None) or s.model or "")
 
-    @cached_property
+    @once_property
     def profile(self) -> Any:
         """What every request sends and the guards enforce (see the constants above)."""
         from pcg_plugin.llm.profiles import Profile
@@ -101,7 +101,7 @@ class BenchContext:
             base_url=self.settings.base_url,
         )
 
-    @cached_property
+    @once_property
     def store(self) -> Any:
         from pcg_plugin.llm.store import open_store
 

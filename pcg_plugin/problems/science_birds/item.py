@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
+from pcg_plugin.core.rundir import trial_folder
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
 from pcg_plugin.problems.science_birds import outputs
 from pcg_plugin.problems.science_birds.letters import letter_index
@@ -89,7 +90,9 @@ def run_trial(
         response, usage, answers = generate(sub, letter, trial, record.seed, ctx, model)
         timings["generate"] = time.perf_counter() - t
         record = replace(record, usage=usage)
-        outputs.write_text(ctx.run_dir, paths["raw"], response)  # kept as returned, as the official runner does
+        outputs.write_text(
+            trial_folder(ctx.run_dir), paths["raw"], response
+        )  # kept as returned, as the official runner does
         kept["raw"] = paths["raw"]
         why = not_an_answer(response, answers) if ctx.settings.unmodified_response == "zero" else None
         if why is not None:
@@ -100,9 +103,9 @@ def run_trial(
         stage, t = "build", time.perf_counter()
         build = pipeline.build_level(response, prefix=ctx.function_prefix)
         timings["build"] = time.perf_counter() - t
-        outputs.write_text(ctx.run_dir, paths["code"], build.extracted)
+        outputs.write_text(trial_folder(ctx.run_dir), paths["code"], build.extracted)
         kept["code"] = paths["code"]
-        outputs.write_text(ctx.run_dir, paths["level"], build.xml)
+        outputs.write_text(trial_folder(ctx.run_dir), paths["level"], build.xml)
         kept["level"] = paths["level"]
 
         stage, t = "simulate", time.perf_counter()
@@ -112,7 +115,7 @@ def run_trial(
         if "render" in stage_times:
             timings["render"] = stage_times["render"]
         t = time.perf_counter()
-        if outputs.write_animation(ctx.run_dir, paths["animation"], build.level, ev.frames, ctx.physics):
+        if outputs.write_animation(trial_folder(ctx.run_dir), paths["animation"], build.level, ev.frames, ctx.physics):
             kept["animation"] = paths["animation"]
             timings["animate"] = time.perf_counter() - t
         record = replace(
@@ -120,7 +123,7 @@ def run_trial(
         )
         if ev.image is None:
             raise OfficialFailure("the level has no blocks, so no image is rendered (sim = 0)", reason=Reason.NO_BLOCKS)
-        outputs.write_image(ctx.run_dir, paths["image"], ev.image)
+        outputs.write_image(trial_folder(ctx.run_dir), paths["image"], ev.image)
         kept["image"] = paths["image"]
 
         stage, classifier = "classify", ctx.classifier()  # loaded once per process, outside the stage timing

@@ -179,6 +179,12 @@ class ScienceBirds(BaseProblem):
         ctx = config.stash.get(CONTEXT_KEY, None)
         return {"stats": ctx.stats, "facts": ctx.facts()} if ctx else {}
 
+    def warm_up(self, config: pytest.Config) -> None:
+        """The classifier (seconds to load) and the physics settings, while the first trials wait on their model."""
+        ctx = worker_context(config)
+        ctx.classifier()
+        _ = ctx.physics
+
     def setup_trial(self, config: pytest.Config, sub: collect.Submission) -> None:
         """A submission whose requirements cannot be met errors here, before any model call."""
         if sub.format == "prompt-2023":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ class WorkerContext:
     environments: dict[str, dict[str, Any]] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict)
+    _lock: threading.RLock = field(default_factory=threading.RLock)  # trials in flight: one of each, made once
 
     def site_dirs(self, sub: Submission) -> tuple[Path, ...]:
         """The submission's installed requirements, then its edition's official environment (empty when there
@@ -53,11 +55,12 @@ class WorkerContext:
         return edition(self.settings.edition).function
 
     def _once(self, key: str, make: Any) -> Any:
-        if key not in self._cache:
-            t = time.perf_counter()
-            self._cache[key] = make()
-            self.stats[f"load_{key}_s"] = time.perf_counter() - t
-        return self._cache[key]
+        with self._lock:
+            if key not in self._cache:
+                t = time.perf_counter()
+                self._cache[key] = make()
+                self.stats[f"load_{key}_s"] = time.perf_counter() - t
+            return self._cache[key]
 
     @property
     def physics(self) -> Any:

@@ -181,3 +181,27 @@ def test_embedded_model_reads_block_letters() -> None:
     results = clf.classify(images)
     assert all(math.isclose(sum(r.probs), 1.0, rel_tol=1e-5) for r in results)
     assert sum(r.top == c for r, c in zip(results, "AHLTO", strict=True)) >= 4
+
+
+def test_threads_classifying_at_once_each_get_their_own_embedding() -> None:
+    """The embedded model's embedding is the input of its head, caught by a hook. Two threads classifying at once
+    (trials in flight; the GPU service's batcher threads): each gets its own image's, not the other's. Both are
+    made to wait on the model's lock together, as a busy model makes them; the hook used to be registered before
+    that lock, so the first forward pass fed both hooks and the second thread read the first one's features."""
+    import threading
+    import time
+
+    clf = hf.get_classifier(None, device="cpu")
+    images = {"a": _letter_image(1), "b": _letter_image(2)}
+    alone = {k: clf.classify([im])[0] for k, im in images.items()}
+    assert alone["a"].embedding != alone["b"].embedding
+    got: dict[str, Classification] = {}
+    threads = [threading.Thread(target=lambda k=k: got.update({k: clf.classify([images[k]])[0]})) for k in images]
+    with clf._lock:  # a forward pass in progress
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+    for t in threads:
+        t.join(30)
+    for k in images:
+        assert got[k].embedding == pytest.approx(alone[k].embedding, abs=1e-5), k

@@ -144,18 +144,18 @@ class Classifier:
         inputs = self.processor(images=rgb, return_tensors="pt")
         pixels = inputs["pixel_values"].to(self.device)
         captured: list[Any] = []
-        hook = None
-        if not self._is_token_model:
-            head = getattr(self.model, "classifier", None)
-            if head is None:
-                raise InfrastructureError(f"{self.name}: no `classifier` head to read the pooled embedding from")
-            hook = head.register_forward_pre_hook(lambda _m, args: captured.append(args[0]))
-        try:
-            with self._lock, torch.inference_mode():
+        with self._lock, torch.inference_mode():  # the hook too: another thread's forward pass would fill `captured`
+            hook = None
+            if not self._is_token_model:
+                head = getattr(self.model, "classifier", None)
+                if head is None:
+                    raise InfrastructureError(f"{self.name}: no `classifier` head to read the pooled embedding from")
+                hook = head.register_forward_pre_hook(lambda _m, args: captured.append(args[0]))
+            try:
                 result = self.model(pixel_values=pixels, output_hidden_states=self._is_token_model)
-        finally:
-            if hook is not None:
-                hook.remove()
+            finally:
+                if hook is not None:
+                    hook.remove()
         logits = result.logits.float()
         if logits.shape[-1] != 26:
             raise InfrastructureError(f"{self.name} returned {logits.shape[-1]} logits, expected 26")

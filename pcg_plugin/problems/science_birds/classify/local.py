@@ -7,6 +7,7 @@ because the service process receives it as JSON); ``None`` is the transformers `
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,7 @@ def load_classifier(
 
 
 _LOCAL: dict[tuple[Any, ...], ClassifierLike] = {}
+_LOCAL_LOCK = threading.Lock()
 
 
 def _local_classifier(
@@ -71,6 +73,7 @@ def _local_classifier(
 ) -> ClassifierLike:
     """Per-process memo: a worker loads its model once, whatever the number of items."""
     key = (None if model is None else str(model), device, threads, dtype, loader)
-    if key not in _LOCAL:
-        _LOCAL[key] = load_classifier(model, device=device, threads=threads, dtype=dtype, loader=loader)
-    return _LOCAL[key]
+    with _LOCAL_LOCK:  # trials in flight ask at once: one load
+        if key not in _LOCAL:
+            _LOCAL[key] = load_classifier(model, device=device, threads=threads, dtype=dtype, loader=loader)
+        return _LOCAL[key]
