@@ -142,9 +142,9 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
     """Trials in flight (``core.inflight``): started ahead in a process that runs items (``-n 0``, an xdist worker),
     each worker kept that many items ahead by xdist's controller. A bad ``--pcg-in-flight`` is a usage error."""
     from pcg_plugin.core import inflight
-    from pcg_plugin.llm import in_flight_default
 
-    depth = inflight.depth(config, in_flight_default(config.stash[SETTINGS_KEY]))
+    # an LLM problem's settings know whether the model is a server (llm.options.RunSettings); else one at a time
+    depth = inflight.depth(config, getattr(config.stash[SETTINGS_KEY], "in_flight_default", 1))
     workerinput = getattr(config, "workerinput", None)
     if depth <= 1 or config.option.collectonly or (workerinput or {}).get(CLUSTER_ACTOR_KEY):
         return  # a cluster's actor keeps its own trials in flight (cluster.worker)

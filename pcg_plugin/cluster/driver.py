@@ -21,7 +21,6 @@ from pcg_plugin.cluster.outcome import Outcome, put_files
 from pcg_plugin.core import inflight
 from pcg_plugin.core.controller import Controller
 from pcg_plugin.core.problem import SETTINGS_KEY
-from pcg_plugin.llm import in_flight_default
 
 HOLD_S = 600.0  # the fault hook's hold: longer than any test waits; the node goes first
 NAMESPACE = "pytest-pcg"  # actors are looked up by name within it (the store, the limiters)
@@ -119,7 +118,7 @@ class ClusterDriver:
             services=services,
             limits={k: os.environ[k] for k in LIMIT_ENV if os.environ.get(k, "").strip()},
             on_lost=(lambda name: limiter.release_holder.remote(name)) if limiter else None,
-            in_flight=inflight.depth(self.config, in_flight_default(self.config.stash[SETTINGS_KEY])),
+            in_flight=inflight.depth(self.config, getattr(self.config.stash[SETTINGS_KEY], "in_flight_default", 1)),
         )
         if self.fault_after is not None:
             self.pool.on_step = self._fault_step

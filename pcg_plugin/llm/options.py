@@ -294,6 +294,14 @@ class RunSettings(JsonSettings):
         return (self.model,) if self.model else ()
 
     @property
+    def in_flight_default(self) -> int:
+        """``--pcg-in-flight``'s default for this run (``llm.in_flight_default``): read by the harness, which knows
+        settings but not the llm package."""
+        from pcg_plugin.llm import in_flight_default
+
+        return in_flight_default(self)
+
+    @property
     def multi_model(self) -> bool:
         """Several models in one run (items gain a model level); one model per run unless a problem says."""
         return False

@@ -326,3 +326,26 @@ def test_a_once_property_is_made_once_when_threads_ask_together() -> None:
     for t in threads:
         t.join(5)
     assert len(made) == 1 and len({id(g) for g in got}) == 1
+
+
+@pytest.mark.parametrize(
+    ("backend", "base_url", "key", "expected"),
+    [
+        ("openai-compatible", "http://127.0.0.1:9/v1", None, inflight.DEFAULT),
+        ("openai", None, "sk-x", inflight.DEFAULT),
+        (None, None, "sk-x", inflight.DEFAULT),  # auto with a key: the OpenAI server
+        (None, None, None, 1),  # auto without: the in-process offline model
+        ("scripted", None, None, 1),
+        ("transformers", None, None, 1),
+    ],
+)
+def test_the_default_keeps_trials_in_flight_only_when_the_model_is_a_server(
+    monkeypatch: pytest.MonkeyPatch, backend: str | None, base_url: str | None, key: str | None, expected: int
+) -> None:
+    from pcg_plugin.llm.options import RunSettings
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    if key:
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert RunSettings(backend=backend, base_url=base_url).in_flight_default == expected
