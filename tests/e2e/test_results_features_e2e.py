@@ -43,8 +43,11 @@ class Entry(TrialLoop):
 """
 
 
-def run_pytest(root: Path, out: str, double: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(root / double), "PCG_CACHE_DIR": str(root / "cache")}
+def run_pytest(
+    root: Path, out: str, double: str, *extra: str, model: str = "grid_double:respond"
+) -> subprocess.CompletedProcess[str]:
+    path = os.pathsep.join(filter(None, [str(root / double), os.environ.get("PYTHONPATH")]))  # this checkout
+    env = {**os.environ, "PYTHONPATH": path, "PCG_CACHE_DIR": str(root / "cache")}
     env.pop("OPENAI_API_KEY", None)
     env.pop("PCG_PRICES", None)
     cmd = [
@@ -57,7 +60,7 @@ def run_pytest(root: Path, out: str, double: str, *extra: str) -> subprocess.Com
         "--pcg-backend",
         "scripted",
         "--pcg-model",
-        "grid_double:respond",
+        model,
         "--pcg-out",
         out,
         "--pcg-store",
@@ -97,6 +100,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out["E"] = run_pytest(root, "E", "empty", "--pcg-trials", "3", "--pcg-baseline", "A/results.json")
     out["T2"] = run_pytest(root, "T2", "good", "--pcg-trials", "2", "--pcg-baseline", "A")
     out["P"] = run_pytest(root, "P", "good", "--pcg-trials", "3", "--pcg-prices", "prices.json")
+    (root / "other").mkdir()  # another double (another model's name) whose answers are empty
+    (root / "other" / "other_double.py").write_text("def respond(messages, n=1):\n    return [''] * n\n")
+    out["O"] = run_pytest(root, "O", "other", "--pcg-trials", "3", "--pcg-baseline", "A", model="other_double:respond")
     return out
 
 
@@ -156,11 +162,14 @@ def test_compare_a_run_with_itself_gives_zero_differences(runs):
     got = pcg(runs["root"], "compare", "A", "A2", "--json")
     assert got.returncode == 0, got.stderr
     c = json.loads(got.stdout)
-    assert set(c) == {"problem", "pairs", "only_a", "only_b"} and c["problem"] == "pcgbench/binary-v0"
+    assert set(c) == {"problem", "score", "a", "b", "pair_by", "pairs", "only_a", "only_b", "changed_trials"}
+    assert c["problem"] == "pcgbench/binary-v0" and (c["a"], c["b"], c["pair_by"]) == ("A", "A2", "submission+model")
+    assert c["score"].startswith("score (mean over instances")
     assert [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
-    assert all(set(p) == {"submission", "model", "a", "b", "difference", "low", "high"} for p in c["pairs"])
-    assert all(p["difference"] == 0 and p["low"] <= 0 <= p["high"] for p in c["pairs"])
-    assert c["only_a"] == c["only_b"] == []
+    keys = {"submission", "model", "submission_b", "model_b", "a", "b", "difference", "low", "high", "flag", "targets"}
+    assert all(set(p) == keys for p in c["pairs"])
+    assert all(p["difference"] == 0 and p["low"] <= 0 <= p["high"] and p["flag"] is None for p in c["pairs"])
+    assert c["only_a"] == c["only_b"] == c["changed_trials"] == []
 
 
 def test_compare_flags_the_drop_of_a_run_with_empty_answers(runs):
@@ -239,3 +248,51 @@ def test_the_figures_script_prints_every_figure_of_the_issue(tmp_path):
         timeout=1200,
     )
     assert got.returncode == 0 and "all figures as issue 34 asks" in got.stdout, got.stdout[-3000:]
+
+
+def test_the_gate_refuses_a_baseline_of_another_model_with_exit_4(runs):
+    """Issue 46: an empty double of another name gated against the good double's run was a DROP, exit 1."""
+    o = runs["O"]
+    assert o.returncode == 4, o.stdout[-2000:]
+    assert (
+        "not like for like with the baseline: another model (baseline scripted:grid_double:respond, this run "
+        "scripted:other_double:respond)" in o.stdout
+    )
+    assert "regressed" not in o.stdout and not (runs["root"] / "O" / "compare.html").exists()
+
+
+def test_a_failing_gate_writes_the_comparison_page_and_prints_its_path(runs):
+    e = runs["E"]
+    page = runs["root"] / "E" / "compare.html"
+    assert f"what changed, trial by trial: {page}" in e.stdout
+    html = page.read_text()
+    assert "by_trial" in html and "DROP" in html and "scored -&gt; zero" in html
+    assert 'href="../A/trials/view.html?' in html and 'href="trials/view.html?' in html
+    assert not (runs["root"] / "A2" / "compare.html").exists()  # a passing gate writes none
+
+
+def test_compare_says_which_score_and_which_run_is_a_and_b(runs):
+    text = pcg(runs["root"], "compare", "A", "E").stdout.splitlines()
+    assert text[0].startswith(
+        "pcg compare: pcgbench/binary-v0, score (mean over instances of the share of trials feasible, controlled "
+        "and unique): B - A per pair (paired by submission+model)"
+    )
+    assert text[1:3] == ["  A: A", "  B: E"]
+
+
+def test_compare_pairs_runs_of_two_models_by_submission(runs):
+    """Before: `only in A: by_trial (scripted:grid_double:respond)` and no pair at all."""
+    plain = json.loads(pcg(runs["root"], "compare", "A", "O", "--json").stdout)
+    assert plain["pairs"] == [] and len(plain["only_a"]) == 2
+    got = pcg(runs["root"], "compare", "A", "O", "--pair", "submission", "--json")
+    c = json.loads(got.stdout)
+    assert c["pair_by"] == "submission" and [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
+    p = c["pairs"][0]
+    assert (p["model"], p["model_b"]) == ("scripted:grid_double:respond", "scripted:other_double:respond")
+    assert p["flag"] == "DROP" and p["b"] == 0
+    assert pcg(runs["root"], "compare", "A", "O", "--pair", "model").returncode == 2  # one model, two submissions
+
+
+def test_compare_help_shows_a_plain_percent_sign(runs):
+    got = pcg(runs["root"], "compare", "--help")
+    assert got.returncode == 0 and "95% paired" in " ".join(got.stdout.split()) and "%%" not in got.stdout
