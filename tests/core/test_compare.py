@@ -90,3 +90,27 @@ def test_another_problem_targets_and_trials():
         "other targets (baseline t; this run u)",
         "other trial counts (baseline 1 per target, this run 2)",
     ]
+
+
+def test_the_page_keeps_every_inserted_text_as_text(tmp_path):
+    from pcg_plugin.core.compare import Comparison, Pair, TargetPair, TrialChange
+    from pcg_plugin.core.compare_page import render
+
+    evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    row_a = {"submission": evil, "target": evil, "trial": 1, "score": 0.5, "reason": None}
+    row_b = {"submission": evil, "target": evil, "trial": 1, "score": 0.0, "reason": evil}
+    c = Comparison(
+        evil,
+        (Pair(evil, evil, 1.0, 0.0, -1.0, -0.5, targets=(TargetPair(evil, 0.5, 0.0, -0.5, -0.5),)),),
+        (evil,),
+        (evil,),
+        10,
+        score=evil,
+        run_a=str(tmp_path / evil.replace("/", "_")),
+        run_b=str(tmp_path / "b"),
+        changes=(TrialChange(evil, evil, 1, "scored -> zero", row_a, row_b, 0.0),),
+        target_label=evil,
+    )
+    html = render([c], tmp_path, only_a=[evil], only_b=[evil])
+    assert "<script>alert" not in html and "<img src=x" not in html and "&lt;script&gt;alert(1)" in html
+    assert html.count("<script>") == 1  # the page's own

@@ -296,3 +296,41 @@ def test_compare_pairs_runs_of_two_models_by_submission(runs):
 def test_compare_help_shows_a_plain_percent_sign(runs):
     got = pcg(runs["root"], "compare", "--help")
     assert got.returncode == 0 and "95% paired" in " ".join(got.stdout.split()) and "%%" not in got.stdout
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="no chromium (apt-get install chromium)")
+def test_the_compare_page_in_a_real_browser_links_and_filters(runs, tmp_path):
+    """The page a failing gate wrote (A = the good run, B = empty answers), copied with both run folders side by
+    side elsewhere: every link resolves, each trial link opens that trial in Chromium, and a view carried by the
+    URL (``#p0-changes?change=...&sort=-trial``) filters and sorts the changed trials."""
+    import re
+
+    sys.path.insert(0, str(TESTS))
+    from trial_pages import rendered
+
+    for name in ("A", "E"):
+        shutil.copytree(runs["root"] / name, tmp_path / "copy" / name)
+    page = tmp_path / "copy" / "E" / "compare.html"
+    html = page.read_text()
+    links = re.findall(r'(?:href|src)="([^"]+)"', html)
+    assert len([x for x in links if "view.html?" in x]) >= 2 * 9
+    for link in links:
+        assert (page.parent / link.partition("?")[0]).is_file(), link
+    trial = next(x for x in links if x.startswith("../A/trials/view.html?"))
+    dom = rendered(page.parent, trial, tmp_path / "profile")
+    assert "by_trial" in dom and "Loading the trial" not in dom
+    url_view = "compare.html#p0-changes?change=scored -> zero&pair=by_trial (scripted:grid_double:respond)&sort=-trial"
+    shown = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'p2'}",
+         "--proxy-server=127.0.0.1:9", "--virtual-time-budget=3000", "--dump-dom",
+         page.parent.as_uri() + "/" + url_view.replace(" ", "%20").replace(">", "%3E")],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    table = shown[shown.index('id="p0-table"') :]
+    rows = re.findall(
+        r"<tr( hidden=\"\")?><td class=\"l\">([^<]*)</td><td class=\"l\">([^<]*)</td><td>(\d+)</td>", table
+    )
+    visible = [(sub, int(trial)) for hidden, sub, _, trial in rows if not hidden]
+    assert visible and all(sub.startswith("by_trial") for sub, _ in visible)
+    assert [t for _, t in visible] == sorted((t for _, t in visible), reverse=True)
+    assert len(visible) < len(rows) and re.search(r'class="pcg-shown">%d<' % len(visible), shown)
