@@ -333,4 +333,4 @@ def test_the_compare_page_in_a_real_browser_links_and_filters(runs, tmp_path):
     visible = [(sub, int(trial)) for hidden, sub, _, trial in rows if not hidden]
     assert visible and all(sub.startswith("by_trial") for sub, _ in visible)
     assert [t for _, t in visible] == sorted((t for _, t in visible), reverse=True)
-    assert len(visible) < len(rows) and re.search(r'class="pcg-shown">%d<' % len(visible), shown)
+    assert len(visible) < len(rows) and f'class="pcg-shown">{len(visible)}<' in shown
