@@ -246,8 +246,8 @@ class Gate:
         try:
             found = compare_runs(runs.load(self.baseline), runs.load(Path(run_dir)))
             self.page = compare_page.write(Path(run_dir) / PAGE, [found])
-        except (ResultsError, OSError, ValueError) as exc:
-            self.page_error = f"no comparison page: {exc}"
+        except (ResultsError, OSError, ValueError) as exc:  # a saved baseline file: no run to link to
+            self.page_error = f"no comparison page (gate against the baseline's run folder for one): {exc}"
 
     def failed(self) -> bool:
         """A submission regressed or went missing."""

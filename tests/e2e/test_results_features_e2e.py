@@ -334,3 +334,31 @@ def test_the_compare_page_in_a_real_browser_links_and_filters(runs, tmp_path):
     assert visible and all(sub.startswith("by_trial") for sub, _ in visible)
     assert [t for _, t in visible] == sorted((t for _, t in visible), reverse=True)
     assert len(visible) < len(rows) and f'class="pcg-shown">{len(visible)}<' in shown
+
+
+def test_compare_takes_suite_runs_problem_by_problem(runs, tmp_path):
+    """Two hand-made suite folders (suite.document over real single runs): the shared problem compared as the
+    single runs are, a problem in one suite only named, the page with one section per shared problem."""
+    from pcg_plugin.core import suite
+
+    def make(name: str, members: dict[str, str]) -> Path:
+        folder = tmp_path / name
+        for problem, run in members.items():
+            shutil.copytree(runs["root"] / run, folder / suite.folder_for(problem))
+        (folder / "results.json").write_text(json.dumps(suite.document({p: suite.folder_for(p) for p in members})))
+        return folder
+
+    sa = make("SA", {"pcgbench/binary-v0": "A"})
+    sb = make("SB", {"pcgbench/binary-v0": "E", "gameeval/askguess-easy": "A"})
+    single = json.loads(pcg(runs["root"], "compare", "A", "E", "--json").stdout)
+    got = pcg(runs["root"], "compare", str(sa), str(sb), "--json", "-o", str(tmp_path / "suite.html"))
+    assert got.returncode == 0, got.stderr
+    c = json.loads(got.stdout)
+    assert c["only_a"] == [] and c["only_b"] == ["gameeval/askguess-easy"]
+    (member,) = c["problems"]
+    assert [p["difference"] for p in member["pairs"]] == [p["difference"] for p in single["pairs"]]
+    text = pcg(runs["root"], "compare", str(sa), str(sb)).stdout
+    assert "problem only in B: gameeval/askguess-easy" in text and "pcg compare: pcgbench/binary-v0" in text
+    html = (tmp_path / "suite.html").read_text()
+    assert html.count("<section ") == 1 and "problem only in B: gameeval/askguess-easy" in html
+    assert 'href="SA/pcgbench-binary-v0/trials/view.html?' in html
