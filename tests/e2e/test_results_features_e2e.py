@@ -102,6 +102,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out["P"] = run_pytest(root, "P", "good", "--pcg-trials", "3", "--pcg-prices", "prices.json")
     (root / "other").mkdir()  # another double (another model's name) whose answers are empty
     (root / "other" / "other_double.py").write_text("def respond(messages, n=1):\n    return [''] * n\n")
+    warm = json.loads((root / "A" / "results.json").read_text())  # a baseline sampled at another temperature
+    warm["settings"]["temperature"] = 0.7
+    (root / "warm.json").write_text(json.dumps(warm))
+    out["W"] = run_pytest(root, "W", "good", "--pcg-trials", "3", "--pcg-baseline", "warm.json")
     out["O"] = run_pytest(root, "O", "other", "--pcg-trials", "3", "--pcg-baseline", "A", model="other_double:respond")
     return out
 
@@ -362,3 +366,11 @@ def test_compare_takes_suite_runs_problem_by_problem(runs, tmp_path):
     html = (tmp_path / "suite.html").read_text()
     assert html.count("<section ") == 1 and "problem only in B: gameeval/askguess-easy" in html
     assert 'href="SA/pcgbench-binary-v0/trials/view.html?' in html
+
+
+def test_the_gate_refuses_a_baseline_sampled_at_another_temperature(runs):
+    settings = doc(runs, "A")["settings"]
+    assert (settings["temperature"], settings["seed_policy"]) == (1.0, "none")  # recorded, so compared
+    w = runs["W"]
+    assert w.returncode == 4, w.stdout[-2000:]
+    assert "not like for like with the baseline: another temperature (baseline 0.7, this run 1.0)" in w.stdout
