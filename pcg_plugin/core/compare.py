@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.core import intervals
-from pcg_plugin.core.like_for_like import shape
+from pcg_plugin.core.like_for_like import setting_differences, settings_of, shape
 from pcg_plugin.core.runs import FinishedRun
 from pcg_plugin.errors import ResultsError
 
@@ -139,6 +139,7 @@ class Comparison:
     pair_by: str = PAIRINGS[0]
     changes: tuple[TrialChange, ...] = ()
     target_label: str = "target"
+    unlike: tuple[str, ...] = ()  # the like-for-like settings A and B differ in (the gate would refuse them)
     runs: tuple[FinishedRun | None, FinishedRun | None] = field(default=(None, None), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -152,6 +153,7 @@ class Comparison:
             "only_a": list(self.only_a),
             "only_b": list(self.only_b),
             "changed_trials": [c.to_dict() for c in self.changes],
+            "unlike": list(self.unlike),
         }
 
 
@@ -395,6 +397,7 @@ def compare(
         pair_by=pair_by,
         changes=tuple(changes),
         target_label=str(getattr(a.problem, "target_label", "target")),
+        unlike=tuple(setting_differences(settings_of(a.problem, a.doc), settings_of(b.problem, b.doc), ("A", "B"))),
         runs=(a, b),
     )
 
@@ -446,6 +449,8 @@ def table(c: Comparison, places: int = 4) -> list[str]:
         f"  A: {c.run_a}",
         f"  B: {c.run_b}",
     ]
+    if c.unlike:
+        lines.append(f"  not like for like (the gate would refuse them): {'; '.join(c.unlike)}")
     lines += [
         "  ".join(
             cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))

@@ -167,6 +167,7 @@ def section(c: Comparison, page_dir: Path, index: int) -> dict[str, Any]:
             "change": sorted({ch["kind"] for ch in changes}),
         },
         "resamples": c.resamples,
+        "unlike": list(c.unlike),
         "pages_a": ta.has_pages,
         "pages_b": tb.has_pages,
     }

@@ -62,10 +62,13 @@ def show(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def setting_differences(base: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-    """``label: baseline X, this run Y`` for each label both recorded with different values (pure)."""
+def setting_differences(
+    base: Mapping[str, Any], current: Mapping[str, Any], names: tuple[str, str] = ("baseline", "this run")
+) -> list[str]:
+    """``another LABEL (baseline X, this run Y)`` for each label both recorded with different values (pure);
+    ``names``: what the two runs are called."""
     return [
-        f"another {label} (baseline {show(base[label])}, this run {show(current[label])})"
+        f"another {label} ({names[0]} {show(base[label])}, {names[1]} {show(current[label])})"
         for label in base
         if label in current and base[label] != current[label]
     ]

@@ -166,7 +166,8 @@ def test_compare_a_run_with_itself_gives_zero_differences(runs):
     got = pcg(runs["root"], "compare", "A", "A2", "--json")
     assert got.returncode == 0, got.stderr
     c = json.loads(got.stdout)
-    assert set(c) == {"problem", "score", "a", "b", "pair_by", "pairs", "only_a", "only_b", "changed_trials"}
+    keys = {"problem", "score", "a", "b", "pair_by", "pairs", "only_a", "only_b", "changed_trials", "unlike"}
+    assert set(c) == keys and c["unlike"] == []
     assert c["problem"] == "pcgbench/binary-v0" and (c["a"], c["b"], c["pair_by"]) == ("A", "A2", "submission+model")
     assert c["score"].startswith("score (mean over instances")
     assert [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
@@ -291,6 +292,7 @@ def test_compare_pairs_runs_of_two_models_by_submission(runs):
     got = pcg(runs["root"], "compare", "A", "O", "--pair", "submission", "--json")
     c = json.loads(got.stdout)
     assert c["pair_by"] == "submission" and [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
+    assert c["unlike"] == ["another model (A scripted:grid_double:respond, B scripted:other_double:respond)"]
     p = c["pairs"][0]
     assert (p["model"], p["model_b"]) == ("scripted:grid_double:respond", "scripted:other_double:respond")
     assert p["flag"] == "DROP" and p["b"] == 0
