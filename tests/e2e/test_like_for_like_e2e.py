@@ -24,11 +24,11 @@ def family(root: Path, name: str) -> tuple[str, str, list[str]]:
     (root / "good").mkdir(parents=True)
     if name == "science-birds":
         sys.path.insert(0, str(TESTS / "e2e"))
-        from e2e_support import GOOD_BODY, RESPONDER, make_tiny_classifier, program
+        from e2e_support import RESPONDER, VARIED_BODY, make_tiny_classifier, program
 
         (root / "good" / "scripted_llm.py").write_text(textwrap.dedent(RESPONDER))
-        (root / "subs" / "plain").mkdir(parents=True)
-        (root / "subs" / "plain" / "program.py").write_text(program(GOOD_BODY))
+        (root / "subs" / "varied").mkdir(parents=True)  # a program that scores above 0 with the double
+        (root / "subs" / "varied" / "program.py").write_text(program(VARIED_BODY))
         make_tiny_classifier(root / "tiny")
         return "scripted_llm", "respond", ["--pcg-letters", "A", "--pcg-classifier", str(root / "tiny")]
     if name == "imagegame":
@@ -68,3 +68,12 @@ def test_a_baseline_of_another_model_is_refused_with_exit_4(tmp_path, name):
     assert f"scripted:{module}:{func}".startswith(base) or base.endswith(f"{module}:{func}"), base
     assert f"scripted:other_double:{func}".startswith(this) or this.endswith(f"other_double:{func}"), this
     assert "regressed" not in said and "DROP" not in said
+    if name == "science-birds":  # the same double's name answering "" is like for like: a DROP, and the page
+        (tmp_path / "empty").mkdir()
+        (tmp_path / "empty" / f"{module}.py").write_text(EMPTY.format(func=func))
+        worse = run(tmp_path, "E", "empty", f"{module}:{func}", args, "--pcg-baseline", "A")
+        assert worse.returncode == 1, worse.stdout[-3000:]
+        page = tmp_path / "E" / "compare.html"
+        assert f"what changed, trial by trial: {page}" in worse.stdout
+        html = page.read_text()
+        assert "scored -&gt; zero" in html and "no_code" in html and 'src="../A/varied/images/A/' in html
