@@ -19,10 +19,7 @@ from pcg_plugin.core.runs import FinishedRun
 from pcg_plugin.errors import ResultsError
 
 PAIRINGS = ("submission+model", "submission", "model")
-# what each problem's score is, for a reader of the comparison (the problem's ``score_name`` wins)
-SCORE = "score"
-
-__all__ = ["PAIRINGS", "Comparison", "Pair", "TrialChange", "change", "compare", "shape", "table"]
+SCORE = "score"  # what the comparison compares where the problem names no ``score_name``
 
 
 @dataclass(frozen=True)
