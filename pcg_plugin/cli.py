@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module_path in COMMANDS.items():
         module = importlib.import_module(module_path)
-        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # HELP is %-formatted by argparse in the command list only: the description shows it as the user reads it
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP.replace("%%", "%"))
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)
     return parser

@@ -6,8 +6,10 @@ The Science Birds semantics (``problems/science_birds/scoring/baseline.py``): ``
 ``--pcg-max-drop``; ``bootstrap`` fails it only when the current score is also below the baseline's 95 %
 bootstrap interval over trials (``core.intervals``, the problem's own scorer); a submission of the baseline that
 is missing now fails; improvements and new submissions are listed, never failed. Runs that are not like for like
-(another problem, other targets or trial counts) are refused, exit 4, saying which. A problem that gates itself
-(``own_baseline_gate``, Science Birds with its per-letter scores) is left to its own gate.
+(``core.like_for_like``: another problem, targets, trial counts, model, backend, base URL, temperature, seed policy
+or a setting the problem adds) are refused, exit 4, naming each difference. A failing gate writes the comparison's
+page (``core.compare_page``) into the run folder and prints its path. A problem that gates itself
+(``own_baseline_gate``, Science Birds with its per-letter scores) is left to its own gate, which writes the page too.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ OPTIONS = (
 )
 METHODS = ("plain", "bootstrap")
 FAILING = ("regressed", "missing")
+PAGE = "compare.html"  # the page a failing gate writes into the run folder
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -196,9 +199,12 @@ class Gate:
         self.rows: list[Row] | None = None
         self.error: str | None = None
         self.saved: Path | None = None
+        self.page: Path | None = None
+        self.page_error: str | None = None
         self.finished = False
 
     def pytest_pcg_run_finished(self, config: pytest.Config, results: dict[str, Any]) -> None:
+        from pcg_plugin.core import like_for_like
         from pcg_plugin.core.problem import problem_of
         from pcg_plugin.core.runs import problem_name, trial_rows
 
@@ -207,10 +213,14 @@ class Gate:
         try:
             if self.baseline is not None:
                 base = load_document(self.baseline)
-                why = (
-                    [f"different problems: the baseline is {problem_name(base)}, this run {problem.name}"]
-                    if problem_name(base) != problem.name
-                    else _unlike(trial_rows(problem, base), trial_rows(problem, results))
+                same = problem_name(base) == problem.name
+                why = like_for_like.differences(
+                    problem,
+                    problem_name(base),
+                    base,
+                    results,
+                    trial_rows(problem, base) if same else [],
+                    trial_rows(problem, results),
                 )
                 if why:
                     raise ResultsError("this run is not like for like with the baseline: " + "; ".join(why))
@@ -219,6 +229,25 @@ class Gate:
                 self.saved = atomic_write(self.save, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
         except (ResultsError, OSError) as exc:
             self.error = str(exc)
+        if self.failed():
+            self.write_page(config, results)
+
+    def write_page(self, config: pytest.Config, results: Mapping[str, Any]) -> None:
+        """The comparison of the baseline's run (A) with this one (B) as a page in this run's folder, linking to
+        both runs' trial pages (the baseline's where it is a run folder that kept them)."""
+        from pcg_plugin.core import compare_page, runs, transcript
+        from pcg_plugin.core.compare import compare as compare_runs
+
+        run = results.get("run")
+        run = run if isinstance(run, Mapping) else {}
+        run_dir = config.stash.get(transcript.RUN_DIR_KEY, None) or run.get("run_dir") or run.get("out_dir")
+        if not run_dir or self.baseline is None:
+            return
+        try:
+            found = compare_runs(runs.load(self.baseline), runs.load(Path(run_dir)))
+            self.page = compare_page.write(Path(run_dir) / PAGE, [found])
+        except (ResultsError, OSError, ValueError) as exc:  # a saved baseline file: no run to link to
+            self.page_error = f"no comparison page (gate against the baseline's run folder for one): {exc}"
 
     def failed(self) -> bool:
         """A submission regressed or went missing."""
@@ -249,21 +278,12 @@ class Gate:
             terminalreporter.write_line(f"baseline: {self.baseline}")
             for line in compared:
                 terminalreporter.write_line(line, red=failed, green=not failed)
+        if self.page is not None:
+            terminalreporter.write_line(f"what changed, trial by trial: {self.page}", red=True)
+        elif self.page_error is not None:
+            terminalreporter.write_line(self.page_error)
         if self.saved is not None:
             terminalreporter.write_line(f"baseline saved: {self.saved}")
-
-
-def _unlike(base_rows: list[dict[str, Any]], rows: list[dict[str, Any]]) -> list[str]:
-    """Other targets or trial counts (the settings that make scores incomparable), said which."""
-    from pcg_plugin.core.compare import shape
-
-    (tb, nb), (tc, nc) = shape(base_rows), shape(rows)
-    out = []
-    if tb != tc:
-        out.append(f"other targets (baseline {', '.join(tb) or '-'}; this run {', '.join(tc) or '-'})")
-    if nb != nc:
-        out.append(f"other trial counts (baseline {nb} per target, this run {nc})")
-    return out
 
 
 def configure(config: pytest.Config, problem: Any) -> None:

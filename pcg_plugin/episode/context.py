@@ -16,6 +16,8 @@ from pcg_plugin.llm.profiles import Profile
 
 CONTEXT_KEY = pytest.StashKey["EpisodeContext"]()
 TEMPERATURE = 0.0  # clemcore's default, the one the benchmark runs used
+# what every request of an episode sends, recorded in the run's settings so that the gate compares it like for like
+SAMPLING = {"temperature": TEMPERATURE, "seed_policy": "none"}
 NO_LIMIT_TOKENS = 10**12  # clembench sets no per-episode token or time limit
 
 

@@ -59,6 +59,7 @@ def test_save_replay_gate_and_compare(competition):
             "*team_b*prompt_score*regressed*",
             "*team_b*I*char_score*regressed*",
             "*regressions*FAILED*",
+            "*no comparison page (gate against the baseline's run folder for one)*good.json*",
         ]
     )
     assert (competition.path / "worse.json").is_file()

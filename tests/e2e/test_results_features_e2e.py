@@ -43,8 +43,11 @@ class Entry(TrialLoop):
 """
 
 
-def run_pytest(root: Path, out: str, double: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(root / double), "PCG_CACHE_DIR": str(root / "cache")}
+def run_pytest(
+    root: Path, out: str, double: str, *extra: str, model: str = "grid_double:respond"
+) -> subprocess.CompletedProcess[str]:
+    path = os.pathsep.join(filter(None, [str(root / double), os.environ.get("PYTHONPATH")]))  # this checkout
+    env = {**os.environ, "PYTHONPATH": path, "PCG_CACHE_DIR": str(root / "cache")}
     env.pop("OPENAI_API_KEY", None)
     env.pop("PCG_PRICES", None)
     cmd = [
@@ -57,7 +60,7 @@ def run_pytest(root: Path, out: str, double: str, *extra: str) -> subprocess.Com
         "--pcg-backend",
         "scripted",
         "--pcg-model",
-        "grid_double:respond",
+        model,
         "--pcg-out",
         out,
         "--pcg-store",
@@ -97,6 +100,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out["E"] = run_pytest(root, "E", "empty", "--pcg-trials", "3", "--pcg-baseline", "A/results.json")
     out["T2"] = run_pytest(root, "T2", "good", "--pcg-trials", "2", "--pcg-baseline", "A")
     out["P"] = run_pytest(root, "P", "good", "--pcg-trials", "3", "--pcg-prices", "prices.json")
+    (root / "other").mkdir()  # another double (another model's name) whose answers are empty
+    (root / "other" / "other_double.py").write_text("def respond(messages, n=1):\n    return [''] * n\n")
+    warm = json.loads((root / "A" / "results.json").read_text())  # a baseline sampled at another temperature
+    warm["settings"]["temperature"] = 0.7
+    (root / "warm.json").write_text(json.dumps(warm))
+    out["W"] = run_pytest(root, "W", "good", "--pcg-trials", "3", "--pcg-baseline", "warm.json")
+    out["O"] = run_pytest(root, "O", "other", "--pcg-trials", "3", "--pcg-baseline", "A", model="other_double:respond")
     return out
 
 
@@ -156,11 +166,15 @@ def test_compare_a_run_with_itself_gives_zero_differences(runs):
     got = pcg(runs["root"], "compare", "A", "A2", "--json")
     assert got.returncode == 0, got.stderr
     c = json.loads(got.stdout)
-    assert set(c) == {"problem", "pairs", "only_a", "only_b"} and c["problem"] == "pcgbench/binary-v0"
+    keys = {"problem", "score", "a", "b", "pair_by", "pairs", "only_a", "only_b", "changed_trials", "unlike"}
+    assert set(c) == keys and c["unlike"] == []
+    assert c["problem"] == "pcgbench/binary-v0" and (c["a"], c["b"], c["pair_by"]) == ("A", "A2", "submission+model")
+    assert c["score"].startswith("score (mean over instances")
     assert [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
-    assert all(set(p) == {"submission", "model", "a", "b", "difference", "low", "high"} for p in c["pairs"])
-    assert all(p["difference"] == 0 and p["low"] <= 0 <= p["high"] for p in c["pairs"])
-    assert c["only_a"] == c["only_b"] == []
+    keys = {"submission", "model", "submission_b", "model_b", "a", "b", "difference", "low", "high", "flag", "targets"}
+    assert all(set(p) == keys for p in c["pairs"])
+    assert all(p["difference"] == 0 and p["low"] <= 0 <= p["high"] and p["flag"] is None for p in c["pairs"])
+    assert c["only_a"] == c["only_b"] == c["changed_trials"] == []
 
 
 def test_compare_flags_the_drop_of_a_run_with_empty_answers(runs):
@@ -239,3 +253,126 @@ def test_the_figures_script_prints_every_figure_of_the_issue(tmp_path):
         timeout=1200,
     )
     assert got.returncode == 0 and "all figures as issue 34 asks" in got.stdout, got.stdout[-3000:]
+
+
+def test_the_gate_refuses_a_baseline_of_another_model_with_exit_4(runs):
+    """Issue 46: an empty double of another name gated against the good double's run was a DROP, exit 1."""
+    o = runs["O"]
+    assert o.returncode == 4, o.stdout[-2000:]
+    assert (
+        "not like for like with the baseline: another model (baseline scripted:grid_double:respond, this run "
+        "scripted:other_double:respond)" in o.stdout
+    )
+    assert "regressed" not in o.stdout and not (runs["root"] / "O" / "compare.html").exists()
+
+
+def test_a_failing_gate_writes_the_comparison_page_and_prints_its_path(runs):
+    e = runs["E"]
+    page = runs["root"] / "E" / "compare.html"
+    assert f"what changed, trial by trial: {page}" in e.stdout
+    html = page.read_text()
+    assert "by_trial" in html and "DROP" in html and "scored -&gt; zero" in html
+    assert 'href="../A/trials/view.html?' in html and 'href="trials/view.html?' in html
+    assert not (runs["root"] / "A2" / "compare.html").exists()  # a passing gate writes none
+
+
+def test_compare_says_which_score_and_which_run_is_a_and_b(runs):
+    text = pcg(runs["root"], "compare", "A", "E").stdout.splitlines()
+    assert text[0].startswith(
+        "pcg compare: pcgbench/binary-v0, score (mean over instances of the share of trials feasible, controlled "
+        "and unique): B - A per pair (paired by submission+model)"
+    )
+    assert text[1:3] == ["  A: A", "  B: E"]
+
+
+def test_compare_pairs_runs_of_two_models_by_submission(runs):
+    """Before: `only in A: by_trial (scripted:grid_double:respond)` and no pair at all."""
+    plain = json.loads(pcg(runs["root"], "compare", "A", "O", "--json").stdout)
+    assert plain["pairs"] == [] and len(plain["only_a"]) == 2
+    got = pcg(runs["root"], "compare", "A", "O", "--pair", "submission", "--json")
+    c = json.loads(got.stdout)
+    assert c["pair_by"] == "submission" and [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
+    assert c["unlike"] == ["another model (A scripted:grid_double:respond, B scripted:other_double:respond)"]
+    p = c["pairs"][0]
+    assert (p["model"], p["model_b"]) == ("scripted:grid_double:respond", "scripted:other_double:respond")
+    assert p["flag"] == "DROP" and p["b"] == 0
+    assert pcg(runs["root"], "compare", "A", "O", "--pair", "model").returncode == 2  # one model, two submissions
+
+
+def test_compare_help_shows_a_plain_percent_sign(runs):
+    got = pcg(runs["root"], "compare", "--help")
+    assert got.returncode == 0 and "95% paired" in " ".join(got.stdout.split()) and "%%" not in got.stdout
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="no chromium (apt-get install chromium)")
+def test_the_compare_page_in_a_real_browser_links_and_filters(runs, tmp_path):
+    """The page a failing gate wrote (A = the good run, B = empty answers), copied with both run folders side by
+    side elsewhere: every link resolves, each trial link opens that trial in Chromium, and a view carried by the
+    URL (``#p0-changes?change=...&sort=-trial``) filters and sorts the changed trials."""
+    import re
+
+    sys.path.insert(0, str(TESTS))
+    from trial_pages import rendered
+
+    for name in ("A", "E"):
+        shutil.copytree(runs["root"] / name, tmp_path / "copy" / name)
+    page = tmp_path / "copy" / "E" / "compare.html"
+    html = page.read_text()
+    links = re.findall(r'(?:href|src)="([^"]+)"', html)
+    assert len([x for x in links if "view.html?" in x]) >= 2 * 9
+    for link in links:
+        assert (page.parent / link.partition("?")[0]).is_file(), link
+    trial = next(x for x in links if x.startswith("../A/trials/view.html?"))
+    dom = rendered(page.parent, trial, tmp_path / "profile")
+    assert "by_trial" in dom and "Loading the trial" not in dom
+    url_view = "compare.html#p0-changes?change=scored -> zero&pair=by_trial (scripted:grid_double:respond)&sort=-trial"
+    shown = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'p2'}",
+         "--proxy-server=127.0.0.1:9", "--virtual-time-budget=3000", "--dump-dom",
+         page.parent.as_uri() + "/" + url_view.replace(" ", "%20").replace(">", "%3E")],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    table = shown[shown.index('id="p0-table"') :]
+    rows = re.findall(
+        r"<tr( hidden=\"\")?><td class=\"l\">([^<]*)</td><td class=\"l\">([^<]*)</td><td>(\d+)</td>", table
+    )
+    visible = [(sub, int(trial)) for hidden, sub, _, trial in rows if not hidden]
+    assert visible and all(sub.startswith("by_trial") for sub, _ in visible)
+    assert [t for _, t in visible] == sorted((t for _, t in visible), reverse=True)
+    assert len(visible) < len(rows) and f'class="pcg-shown">{len(visible)}<' in shown
+
+
+def test_compare_takes_suite_runs_problem_by_problem(runs, tmp_path):
+    """Two hand-made suite folders (suite.document over real single runs): the shared problem compared as the
+    single runs are, a problem in one suite only named, the page with one section per shared problem."""
+    from pcg_plugin.core import suite
+
+    def make(name: str, members: dict[str, str]) -> Path:
+        folder = tmp_path / name
+        for problem, run in members.items():
+            shutil.copytree(runs["root"] / run, folder / suite.folder_for(problem))
+        (folder / "results.json").write_text(json.dumps(suite.document({p: suite.folder_for(p) for p in members})))
+        return folder
+
+    sa = make("SA", {"pcgbench/binary-v0": "A"})
+    sb = make("SB", {"pcgbench/binary-v0": "E", "gameeval/askguess-easy": "A"})
+    single = json.loads(pcg(runs["root"], "compare", "A", "E", "--json").stdout)
+    got = pcg(runs["root"], "compare", str(sa), str(sb), "--json", "-o", str(tmp_path / "suite.html"))
+    assert got.returncode == 0, got.stderr
+    c = json.loads(got.stdout)
+    assert c["only_a"] == [] and c["only_b"] == ["gameeval/askguess-easy"]
+    (member,) = c["problems"]
+    assert [p["difference"] for p in member["pairs"]] == [p["difference"] for p in single["pairs"]]
+    text = pcg(runs["root"], "compare", str(sa), str(sb)).stdout
+    assert "problem only in B: gameeval/askguess-easy" in text and "pcg compare: pcgbench/binary-v0" in text
+    html = (tmp_path / "suite.html").read_text()
+    assert html.count("<section ") == 1 and "problem only in B: gameeval/askguess-easy" in html
+    assert 'href="SA/pcgbench-binary-v0/trials/view.html?' in html
+
+
+def test_the_gate_refuses_a_baseline_sampled_at_another_temperature(runs):
+    settings = doc(runs, "A")["settings"]
+    assert (settings["temperature"], settings["seed_policy"]) == (1.0, "none")  # recorded, so compared
+    w = runs["W"]
+    assert w.returncode == 4, w.stdout[-2000:]
+    assert "not like for like with the baseline: another temperature (baseline 0.7, this run 1.0)" in w.stdout

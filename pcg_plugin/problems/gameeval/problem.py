@@ -30,6 +30,7 @@ class GameEvalProblem(EpisodeProblem):
     context_class = Context
     settings_class = Settings
     record_class = EpisodeRecord
+    score_name = "share of wins of the submission's side"
 
     def __init__(self, game: str) -> None:
         self.game = GAMES[game]
@@ -38,6 +39,12 @@ class GameEvalProblem(EpisodeProblem):
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, self.game)
+
+    def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """Beyond the harness's check (model, backend, targets, trials): the seatings' and role draws' seed."""
+        from pcg_plugin.core.like_for_like import recorded
+
+        return recorded(results, {"seating seed": ("seed",)})
 
     def markers(self) -> Sequence[str]:
         return (

@@ -11,6 +11,7 @@ from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.episode.context import SAMPLING
 from pcg_plugin.episode.finish import errors_by_submission, write_run
 from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.gameeval import REFERENCE
@@ -70,7 +71,7 @@ def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any 
         "reference": REFERENCE,
         "game": {"name": game.name, "title": game.title},
         "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run},
-        "settings": run.get("settings", {}),
+        "settings": {**run.get("settings", {}), **SAMPLING},
         "leaderboard": board,
         "episodes": [episode_row(r) for r in ordered],
         "errors": dict(sorted(collected.errors.items())),

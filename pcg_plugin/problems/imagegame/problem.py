@@ -33,6 +33,7 @@ class ImageGame(EpisodeProblem):
 
     name = "imagegame"
     target_label = "instance"
+    score_name = "clemscore"
     submission_module = submission_mod
     context_class = Context
     settings_class = Settings
@@ -40,6 +41,12 @@ class ImageGame(EpisodeProblem):
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))
+
+    def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """Beyond the harness's check (model, backend, targets, trials): the game's variant and answer length."""
+        from pcg_plugin.core.like_for_like import recorded
+
+        return recorded(results, {"variant": ("variant",), "max tokens": ("max_tokens",)})
 
     def markers(self) -> Sequence[str]:
         return (

@@ -11,6 +11,7 @@ from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
 from pcg_plugin.core.banner import unofficial
 from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.episode.context import SAMPLING
 from pcg_plugin.episode.finish import errors_by_submission, write_run
 from pcg_plugin.episode.summary import summary_lines as episode_summary
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
@@ -30,7 +31,7 @@ def results_document(
         "problem": "imagegame",
         "clembench": {"version": PINNED_VERSION, "commit": PINNED_COMMIT},
         "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run},
-        "settings": run.get("settings", {}),
+        "settings": {**run.get("settings", {}), **SAMPLING},
         "leaderboard": [r.to_dict() for r in board],
         "episodes": episode_rows(results),
         "errors": dict(sorted(collected.errors.items())),

@@ -22,6 +22,7 @@ from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.records import BenchRecord
 from pcg_plugin.problems.pcgbench.scoring import InstanceScore, rank, score_submission
 from pcg_plugin.problems.pcgbench.settings import BenchSettings
+from pcg_plugin.problems.pcgbench.worker import SAMPLING
 
 SCHEMA = "pytest-pcg/pcgbench-results/1"
 FILE = "results.json"
@@ -130,7 +131,12 @@ def results_document(
             "out_dir": run["run_dir"],
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         },
-        "settings": {**settings.to_dict(), "backend_used": facts.get("backend"), "model_used": facts.get("model")},
+        "settings": {
+            **settings.to_dict(),
+            "backend_used": facts.get("backend"),
+            "model_used": facts.get("model"),
+            **SAMPLING,  # what every request sent: the gate compares it like for like (core/like_for_like.py)
+        },
         "scoring": "score = mean over instances of (trials feasible AND controlled AND unique) / trials",
         "instances": [{"id": i.id, "control": i.control} for i in insts],
         "submissions": subs,

@@ -29,6 +29,7 @@ class PcgBenchProblem(BaseProblem):
     """One benchmark variant (`binary-v0`, `building-tall-v0`, ...) on the Problem protocol."""
 
     target_label = "instance"
+    score_name = "score (mean over instances of the share of trials feasible, controlled and unique)"
 
     def __init__(self, benchmark: str) -> None:
         self.benchmark = benchmark
@@ -39,6 +40,12 @@ class PcgBenchProblem(BaseProblem):
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> BenchSettings:
         return BenchSettings.from_dict(data)
+
+    def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """Beyond the harness's check (model, backend, targets, trials): the instance draw and the decoding."""
+        from pcg_plugin.core.like_for_like import recorded
+
+        return recorded(results, {"instance draw seed": ("seed",), "constrained decoding": ("constrain",)})
 
     def markers(self) -> Sequence[str]:
         return ("pcgbench_prompt: a PCG Benchmark prompt-file trial", "pcgbench_program: a PCG Benchmark program trial")

@@ -18,6 +18,8 @@ CONTEXT_KEY = pytest.StashKey["BenchContext"]()
 # No competition fixed these: the 2024 ChatGPT4PCG guards (T=1, 60 s client timeout, 120 s and 25 000 tokens a
 # trial), without its fixed seed so that trials of one instance can differ (diversity is scored).
 TEMPERATURE, CLIENT_TIMEOUT, MAX_TIME, TOKEN_LIMIT = 1.0, 60.0, 120.0, 25_000
+# recorded in the run's settings (outputs.py) so that the gate compares them like for like
+SAMPLING = {"temperature": TEMPERATURE, "seed_policy": "none"}
 FREE_ANSWER_TOKENS = 400  # arcade's rule set (no answer language): about 5 tokens a key and value, 60 values
 
 

@@ -33,6 +33,7 @@ class ScienceBirds(BaseProblem):
     name = "science-birds"
     target_label = "letter"
     own_baseline_gate = True  # per-letter and per-model scores, like-for-like digests (rules/plugin.py)
+    score_name = "normalized score (official; the submissions' scores sum to 100)"
 
     # -- settings ----------------------------------------------------------------------------------------------
 
@@ -235,6 +236,23 @@ class ScienceBirds(BaseProblem):
         return terminal.summary_lines(results, run_dir, report, error)
 
     # -- the run read back (core.runs) ---------------------------------------------------------------------------
+
+    def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
+        """Beyond the harness's check (model, backend, base URL, temperature, seed policy, letters, trials): the
+        edition's scoring switches and the classifier's and physics' digests (a results.json or a baseline)."""
+        from pcg_plugin.core.like_for_like import recorded
+
+        return recorded(
+            results,
+            {
+                "edition": ("edition",),
+                "disable weights": ("disable_weights",),
+                "tie break": ("tie_break",),
+                "diversity vector": ("diversity_vector",),
+                "classifier digest": ("classifier", "digest"),
+                "physics digest": ("physics", "digest"),
+            },
+        )
 
     def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
         return rows.trial_rows(results)

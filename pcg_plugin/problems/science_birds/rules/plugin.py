@@ -110,6 +110,8 @@ class BaselineGate(Gate):
                 self.saved = baseline.save_baseline(self.save, doc)
         except (baseline.BaselineError, ResultsError) as exc:
             self.error = str(exc)
+        if self.failed():
+            self.write_page(config, results)  # a saved baseline (not a run's results) gets none: said why
 
     def failed(self) -> bool:
         return self.comparison is not None and bool(self.comparison.failed)
