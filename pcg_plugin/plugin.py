@@ -134,6 +134,9 @@ def pytest_configure(config: pytest.Config) -> None:
                 controller.notices.append(address.notice)
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
+    from pcg_plugin.llm import budget
+
+    budget.configure(config, settings, run)  # --pcg-max-cost: the run's ledger, in every process
     problem.start_process(config, settings, run, workers, service)
     _in_flight(config, spec, workers)
 

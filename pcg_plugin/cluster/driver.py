@@ -108,7 +108,9 @@ class ClusterDriver:
         from pcg_plugin.cluster.shared import LIMIT_ENV, LIMITER, start_shared
 
         controller, where = self._controller(), str(self.config.invocation_params.dir)
-        self.shared = start_shared(where)
+        from pcg_plugin.llm.budget import RUN_KEY as CAP_KEY
+
+        self.shared = start_shared(where, (controller.run.get(CAP_KEY) or {}).get("file"))
         limiter = self.shared.get(LIMITER)
         services = self._start_node_services(controller.run)
         self.pool = TrialPool(
