@@ -59,6 +59,20 @@ class Collected:
         self.errors.pop(nodeid, None)
         self.not_run.setdefault(nodeid, reason)
 
+    def set_aside(self, submissions: set[str]) -> dict[str, int]:
+        """Take the items of ``submissions`` (node id prefixes) out of what the problem scores: a submission with a
+        trial not run is scored by no partial count (its missing trials would be zeros). Returns how many of each
+        one's trials ran (their answers stay stored: a rerun replays them free)."""
+        ran: dict[str, int] = {}
+        for nodeid in list(self.items):
+            name = nodeid.split("::")[0]
+            if name in submissions:
+                ran[name] = ran.get(name, 0) + 1
+                self.items.pop(nodeid)
+                self.records.pop(nodeid, None)
+                self.errors.pop(nodeid, None)
+        return {name: ran.get(name, 0) for name in sorted(submissions)}
+
     @property
     def empty(self) -> bool:
         return not (self.records or self.items or self.folder_problems or self.not_run)
@@ -215,14 +229,21 @@ class Controller:
                 if nodeid not in reported:
                     self.collected.add_not_run(nodeid, COST_CAP)
             session.exitstatus = pytest.ExitCode.INTERRUPTED
+            aside = self.collected.set_aside({n.split("::")[0] for n in self.collected.not_run})
+            unscored = {
+                name: f"{COST_CAP}: not scored, {ran} of its trials ran (stored: a rerun replays them free)"
+                for name, ran in aside.items()
+            }
             self.notices.append(
-                f"{state.text()}; {len(self.collected.not_run)} trials not run (results.json: not_run); "
-                "rerun with a higher --pcg-max-cost to run them (stored answers are replayed free)"
+                f"{state.text()}; {len(self.collected.not_run)} trials not run and {len(unscored)} submissions "
+                "not scored (results.json: not_run, cost_cap.not_scored); rerun with a higher --pcg-max-cost to "
+                "run them (stored answers are replayed free)"
             )
         return {
             "cap_usd": state.cap / budget.NANO,
             "spent_usd": state.spent / budget.NANO,
             "reached": state.stopped,
+            "not_scored": unscored if state.stopped else {},
         }
 
     def _add_viewer(self, problem: Any) -> None:
