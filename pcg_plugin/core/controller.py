@@ -191,7 +191,7 @@ class Controller:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        capped = self._cost_cap(session)
+        capped = self._cost_cap()
         if self.collected.empty:
             return
         problem = problem_of(self.config)
@@ -214,9 +214,10 @@ class Controller:
         self._add_notices()
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
 
-    def _cost_cap(self, session: pytest.Session) -> dict[str, Any] | None:
-        """Under ``--pcg-max-cost``: the ledger's last word (None: no cap). When the cap stopped the run, every item
-        it did not reach is not run, the run ends with exit code 2 and says so in its summary and report."""
+    def _cost_cap(self) -> dict[str, Any] | None:
+        """Under ``--pcg-max-cost``: the ledger's last word (None: no cap). When the cap stopped the run (the item it
+        stopped ended the session: exit code 2), every item it did not reach is not run, a submission with a trial
+        not run is not scored, and the run says so in its summary and report."""
         from pcg_plugin.llm import budget
 
         held = budget.current()
@@ -228,7 +229,6 @@ class Controller:
             for nodeid in self.planned:
                 if nodeid not in reported:
                     self.collected.add_not_run(nodeid, COST_CAP)
-            session.exitstatus = pytest.ExitCode.INTERRUPTED
             aside = self.collected.set_aside({n.split("::")[0] for n in self.collected.not_run})
             unscored = {
                 name: f"{COST_CAP}: not scored, {ran} of its trials ran (stored: a rerun replays them free)"

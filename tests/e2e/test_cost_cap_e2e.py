@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,7 +59,7 @@ def trials_of(rows: list[dict[str, Any]]) -> set[str]:
 
 def test_the_cap_stops_the_run_at_n2_and_a_rerun_with_a_higher_cap_pays_only_the_rest(competition: Any) -> None:
     work, server, env = competition
-    capped = run(work, server, env, 2, "--pcg-prices", "prices.json", "--pcg-max-cost", CAP)
+    capped = run(work, server, env, 2, "--pcg-prices", "prices.json", "--pcg-max-cost", CAP, "-rs")
     out = capped.stdout
     assert capped.returncode == 2, out[-3000:] + capped.stderr[-2000:]
     assert "stopped at the cost cap: $0.0420 of $16.4190" in out, out[-3000:]
@@ -72,6 +73,9 @@ def test_the_cap_stops_the_run_at_n2_and_a_rerun_with_a_higher_cap_pays_only_the
     scored = {s["name"] for s in doc["submissions"]}
     rows = stable_rows(work, "run")
     assert not trials_of(rows) & set(not_run)  # a trial not run is no row: not a zero
+    assert not scored & {n.split("::")[0].rsplit("/", 1)[-1] for n in not_run}  # nor is its submission scored
+    refused = re.findall(r"SKIPPED .*?not run \(cost cap\): (\w+)/(\w+)/trial (\d+)", out)
+    assert refused and {f"subs/{s}::{i}::{t}" for s, i, t in refused} <= set(not_run), out[-3000:]
     assert {r["submission"] for r in rows} == scored and not scored & {a.rsplit("/", 1)[-1] for a in aside}
     assert len(rows) + len(not_run) + sum(int(a.split(", ")[1].split()[0]) for a in aside.values()) == 8
 
