@@ -193,9 +193,15 @@ class BudgetActor:
         from pcg_plugin.llm.budget import SharedLedger
 
         self.ledger = SharedLedger(path, reclaim=False)
+        self.granted = 0  # calls it let start (the driver's summary says so)
 
     def reserve(self, worst: int) -> Any:
-        return self.ledger.reserve(worst)
+        decision = self.ledger.reserve(worst)
+        self.granted += decision[1] is not None
+        return decision
+
+    def granted_calls(self) -> int:
+        return self.granted
 
     def settle(self, slot: str, cost: int) -> None:
         self.ledger.settle(slot, cost)

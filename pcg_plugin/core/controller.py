@@ -231,7 +231,8 @@ class Controller:
                     self.collected.add_not_run(nodeid, COST_CAP)
             aside = self.collected.set_aside({n.split("::")[0] for n in self.collected.not_run})
             unscored = {
-                name: f"{COST_CAP}: not scored, {ran} of its trials ran (stored: a rerun replays them free)"
+                name: f"{COST_CAP}: not scored, {ran} of its trials reported (what was paid is stored: a rerun "
+                "replays it free)"
                 for name, ran in aside.items()
             }
             self.notices.append(

@@ -21,6 +21,7 @@ from typing import Any
 
 import loopback_llm
 import pytest
+from cluster_support import skip_reason, two_hosts_reason
 from in_flight_cases import CASES, SlowServer, command, load, make_work, stable_rows, stored_calls
 
 CASE = "pcgbench"
@@ -114,3 +115,37 @@ def test_a_cap_that_is_no_amount_is_a_usage_error(competition: Any, flag: str, v
         result = run(work, server, {**env, flag: value}, 0, "--pcg-prices", "prices.json")
     assert result.returncode == 4 and server.bodies == []
     assert named in result.stderr, result.stderr[-2000:]
+
+
+@pytest.mark.skipif(skip_reason() is not None or two_hosts_reason() is not None, reason="no Ray or no two hosts")
+def test_the_cap_holds_on_a_cluster(tmp_path: Path) -> None:
+    """--pcg-cluster local:2 with trials in flight: every trial actor asks the driver's one ledger actor, and the run
+    stops where -n 2 does. The server runs beside the run in a network namespace of the test's own."""
+    from cluster_support import two_hosts
+    from in_flight_cases import serve_elsewhere
+
+    make_work(tmp_path, CASE)
+    (tmp_path / "prices.json").write_text(json.dumps({"models": {"double": [0, 1000]}}))
+    path = str(CASES[CASE]["path"])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), path, os.environ.get("PYTHONPATH", "")])}
+    env.update(RAY_USAGE_STATS_ENABLED="0")
+    for var in ("OPENAI_API_KEY", "PYTEST_XDIST_WORKER", "PCG_MAX_COST", "PCG_PRICES"):
+        env.pop(var, None)
+    with two_hosts() as hosts:
+        server = serve_elsewhere(CASE, tmp_path, 0.05, hosts.cmd(hosts.run, []))
+        try:
+            url = server.stdout.readline().strip()
+            model = ["--pcg-backend", "openai-compatible", "--pcg-base-url", url, "--pcg-model", "double"]
+            extra = ["--pcg-prices", "prices.json", "--pcg-max-cost", CAP, "--pcg-cluster", "local:2"]
+            cmd = command(CASE, "run", TRIALS, 0, *model, "--pcg-in-flight", "4", *extra, small=True)
+            done = subprocess.run(
+                hosts.cmd(hosts.run, cmd), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+            )
+        finally:
+            seen = json.loads(server.communicate(input="", timeout=60)[0].strip().splitlines()[-1])
+    assert done.returncode == 2, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "stopped at the cost cap: $0.0420 of $16.4190" in done.stdout
+    assert "pcg cluster: spending ledger: one actor, 6 calls let start" in done.stdout, done.stdout[-3000:]
+    assert seen["requests"] == stored_calls(tmp_path, "run") == 6
+    doc = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert doc["cost_cap"]["spent_usd"] == pytest.approx(0.042) and set(doc["not_run"].values()) == {"cost cap"}
