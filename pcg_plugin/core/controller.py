@@ -18,6 +18,7 @@ from pcg_plugin.core.items import (
     ITEM_PROPERTY,
     NOT_EVALUATED,
     NOT_RUN_PROPERTY,
+    SPENDING_KEY,
     is_run_item,
     property_text,
     record_json,
@@ -218,9 +219,7 @@ class Controller:
         """Under ``--pcg-max-cost``: the ledger's last word (None: no cap). When the cap stopped the run (the item it
         stopped ended the session: exit code 2), every item it did not reach is not run, a submission with a trial
         not run is not scored, and the run says so in its summary and report."""
-        from pcg_plugin.llm import budget
-
-        held = budget.current()
+        held = self.config.stash.get(SPENDING_KEY, None)
         if held is None:
             return None
         state = held.state()
@@ -241,8 +240,8 @@ class Controller:
                 "run them (stored answers are replayed free)"
             )
         return {
-            "cap_usd": state.cap / budget.NANO,
-            "spent_usd": state.spent / budget.NANO,
+            "cap_usd": state.cap_usd,
+            "spent_usd": state.spent_usd,
             "reached": state.stopped,
             "not_scored": unscored if state.stopped else {},
         }
@@ -271,11 +270,6 @@ class Controller:
         if self.notices and self.report_path is not None and Path(self.report_path).is_file():
             page = Path(self.report_path).read_text(encoding="utf-8")
             atomic_write(Path(self.report_path), with_notices(page, self.notices))
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        from pcg_plugin.llm import budget
-
-        budget.finish(self.run)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         for notice in self.notices:

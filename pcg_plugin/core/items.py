@@ -29,6 +29,9 @@ NOT_RUN_PROPERTY = "pcg_not_run"  # a trial the run did not run (the spending ca
 COST_CAP = "cost cap"  # the reason of a trial the spending cap stopped (``--pcg-max-cost``)
 # a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
 REMOTE_KEY = pytest.StashKey[Any]()
+# the run's spending cap in this process (``llm.budget.Budget``, set by the entry; absent: no cap): ``state()``
+# gives its ``text()``, ``cap_usd``, ``spent_usd`` and whether it ``stopped`` the run
+SPENDING_KEY = pytest.StashKey[Any]()
 
 
 def is_run_item(nodeid: str) -> bool:
@@ -252,10 +255,8 @@ class TrialItem(pytest.Item):
     def _not_run(self, exc: CostCapReached) -> NoReturn:
         """The spending cap refused this trial a call: no further item runs (xdist: no worker), and this trial is
         skipped as not run, never a failure or a zero (the controller lists it; a rerun pays only what is missing)."""
-        from pcg_plugin.llm import budget
-
         self.user_properties.append((NOT_RUN_PROPERTY, json.dumps({"reason": COST_CAP, "message": str(exc)})))
-        held = budget.current()
+        held = self.config.stash.get(SPENDING_KEY, None)
         self.session.shouldstop = f"pytest-pcg {held.state().text() if held is not None else exc}"
         pytest.skip(f"not run ({COST_CAP}): {exc}")
 

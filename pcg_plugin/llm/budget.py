@@ -107,6 +107,14 @@ class State:
     def text(self) -> str:
         return f"stopped at the cost cap: {dollars(self.spent)} of {dollars(self.cap)}"
 
+    @property
+    def cap_usd(self) -> float:
+        return self.cap / NANO
+
+    @property
+    def spent_usd(self) -> float:
+        return self.spent / NANO
+
 
 class Ledger:
     """The pure ledger (one process, or the state an actor holds): ``reserve`` a call's worst case, ``settle`` it."""
@@ -218,8 +226,11 @@ class Budget:
     """A process's handle on the run's ledger (a ``SharedLedger``, or a cluster's remote one): what a trial asks
     before each paid call (``hold``) and tells after it (``settle``)."""
 
-    def __init__(self, ledger: Any, cap: int, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self, ledger: Any, cap: int, *, sleep: Callable[[float], None] = time.sleep, owns: str | None = None
+    ) -> None:
         self.ledger, self.cap, self._sleep = ledger, int(cap), sleep
+        self.owns = owns  # the ledger file this process made (the controller's), removed by ``finish``
 
     def hold(self, worst: int, where: str, time_left: Callable[[], float]) -> str:
         """Reserve ``worst`` nanodollars for a call about to start: wait while it fits only once the calls in flight
@@ -247,6 +258,17 @@ class Budget:
     def state(self) -> State:
         state: State = self.ledger.state()
         return state
+
+    def finish(self) -> None:
+        """The run is over in this process: the ledger is closed, and the controller removes its file (its
+        figures are in results.json's ``cost_cap``)."""
+        if current() is self:
+            install(None)
+        if hasattr(self.ledger, "close"):
+            self.ledger.close()
+        if self.owns is not None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(self.owns + suffix).unlink(missing_ok=True)
 
 
 _REMOTE: list[Any] = []  # set in a cluster's trial actor: ``factory(path)`` gives the driver's ledger actor
@@ -285,30 +307,19 @@ def ledger_file(folder: str | os.PathLike[str], run_id: str) -> Path:
     return Path(folder) / f"spending-{run_id}.sqlite3"
 
 
-def open_budget(plan: Mapping[str, Any]) -> Budget:
-    """The budget of a run from its ``RUN_KEY`` entry, in any process (a cluster's actor: the remote ledger)."""
+def open_budget(plan: Mapping[str, Any], *, owner: bool = False) -> Budget:
+    """The budget of a run from its ``RUN_KEY`` entry, in any process (a cluster's actor: the remote ledger);
+    ``owner``: this process made the ledger (the controller) and removes its file at the end."""
     cap = nanodollars(float(plan["cap"]))
     ledger = _REMOTE[0](plan["file"]) if _REMOTE else SharedLedger(plan["file"], cap)
-    return Budget(ledger, cap)
+    return Budget(ledger, cap, owns=str(plan["file"]) if owner else None)
 
 
-def finish(run: Mapping[str, Any]) -> None:
-    """The run is over (on the controller): the ledger is closed and its file goes (its figures are in
-    results.json's ``cost_cap``)."""
-    held = current()
-    install(None)
-    if held is not None and hasattr(held.ledger, "close"):
-        held.ledger.close()
-    plan = run.get(RUN_KEY)
-    if plan:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(plan["file"]) + suffix).unlink(missing_ok=True)
-
-
-def configure(config: Any, settings: Any, run: dict[str, Any]) -> None:
-    """In every process of a run, as it is configured. On the controller: the cap (``--pcg-max-cost``, else
-    ``$PCG_MAX_COST``), each named model's price checked (a usage error before any call names a model without one
-    and ``--pcg-prices``) and the ledger made; the plan travels in the run to every worker, which opens it."""
+def configure(config: Any, settings: Any, run: dict[str, Any]) -> Budget | None:
+    """In every process of a run, as it is configured: this process's budget, installed (None: no cap). On the
+    controller: the cap (``--pcg-max-cost``, else ``$PCG_MAX_COST``), each named model's price checked (a usage
+    error before any call names a model without one and ``--pcg-prices``) and the ledger made; the plan travels
+    in the run to every worker, which opens it."""
     import pytest
 
     from pcg_plugin.core.options import option_value
@@ -327,11 +338,14 @@ def configure(config: Any, settings: Any, run: dict[str, Any]) -> None:
         store = getattr(settings, "store", None)
         if cap is None or getattr(settings, "record", "once") == "none" or store is None:
             install(None)  # no cap, or nothing can be paid (replay only)
-            return
+            return None
         _check_prices(settings)
         plan = {"cap": cap, "file": str(ledger_file(store, str(run["id"])))}
         run[RUN_KEY] = plan
-    install(open_budget(plan) if plan else None)
+        install(open_budget(plan, owner=True))
+    else:
+        install(open_budget(plan) if plan else None)
+    return current()
 
 
 def _check_prices(settings: Any) -> None:

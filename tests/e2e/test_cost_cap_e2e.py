@@ -93,6 +93,7 @@ def test_the_cap_stops_the_run_at_n2_and_a_rerun_with_a_higher_cap_pays_only_the
         "not_scored": {},
     }
     assert doc["not_run"] == {} and len(stable_rows(work, "run")) == 8
+    assert not list((work / "run-store").glob("spending-*"))  # each run's ledger went with it
 
 
 def test_a_model_without_a_price_is_refused_before_any_call(competition: Any) -> None:
