@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.devices import pid_alive
-from pcg_plugin.errors import CostCapReached
+from pcg_plugin.errors import CostCapReached, DeadlineExceeded
 from pcg_plugin.llm import wal
 
 ENV = "PCG_MAX_COST"
@@ -234,7 +234,8 @@ class Budget:
 
     def hold(self, worst: int, where: str, time_left: Callable[[], float]) -> str:
         """Reserve ``worst`` nanodollars for a call about to start: wait while it fits only once the calls in flight
-        settle (``time_left()`` seconds at most), raise ``CostCapReached`` when it can never fit."""
+        settle (``time_left()`` seconds at most, then ``DeadlineExceeded``), raise ``CostCapReached`` when it can
+        never fit."""
         while True:
             decision, slot = self.ledger.reserve(int(worst))
             if slot is not None:
@@ -245,10 +246,10 @@ class Budget:
                     f"{where}: not run: {state.text()} (this call could cost up to {dollars(int(worst))}); "
                     "rerun with a higher --pcg-max-cost to pay only what is missing"
                 )
-            if time_left() <= WAIT_S:
-                raise CostCapReached(
-                    f"{where}: not run: the calls in flight hold what is left of the {dollars(self.cap)} cap "
-                    "past the trial's deadline"
+            if time_left() <= WAIT_S:  # as a rate limit's wait past the deadline: the item errors, --lf reruns it
+                raise DeadlineExceeded(
+                    f"{where}: the calls in flight hold what is left of the {dollars(self.cap)} cost cap past the "
+                    "trial's deadline: the item errors (rerun it with --lf), nothing was sent"
                 )
             self._sleep(WAIT_S)
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pcg_plugin.errors import CostCapReached
+from pcg_plugin.errors import CostCapReached, DeadlineExceeded
 from pcg_plugin.llm import budget
 from pcg_plugin.llm.base import ChatResult
 from pcg_plugin.llm.budget import Budget, Decision, Ledger, SharedLedger, decide
@@ -196,3 +196,28 @@ def test_the_price_file_is_what_counts(tmp_path: Path, monkeypatch: pytest.Monke
     first = chat(tmp_path, 5.0, Paid())
     first.chat(MSG)
     assert first.budget.state().spent == budget.nanodollars(1000 * 1000 / 1e6)  # $1 for 1000 prompt tokens
+
+
+def test_a_call_that_fits_once_the_calls_in_flight_settle_waits_for_them(tmp_path: Path) -> None:
+    ledger = SharedLedger(tmp_path / "l.sqlite3", 100)
+    _, other = ledger.reserve(60)  # a call in flight that may cost up to 60
+    assert other is not None
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # while this call waits, the other one is answered for 10
+        waits.append(seconds)
+        ledger.settle(other, 10)
+
+    held = Budget(ledger, 100, sleep=sleep)
+    slot = held.hold(60, "team/A/trial 1", lambda: 100.0)
+    assert waits == [budget.WAIT_S] and ledger.state() == budget.State(100, 10, 60, False)
+    held.settle(slot, 5e-9)
+    assert ledger.state().spent == 15
+
+
+def test_a_wait_past_the_trials_deadline_errors_the_item_and_stops_nothing(tmp_path: Path) -> None:
+    ledger = SharedLedger(tmp_path / "l.sqlite3", 100)
+    ledger.reserve(60)
+    with pytest.raises(DeadlineExceeded, match="rerun it with --lf"):
+        Budget(ledger, 100, sleep=lambda s: None).hold(60, "team/A/trial 1", lambda: 0.0)
+    assert not ledger.state().stopped  # the cap is not reached: other trials go on
