@@ -7,7 +7,7 @@ The tree (``PcgError`` is the root; a second base is kept where code or particip
 - ``InfrastructureError``: something outside the submission broke, the item errors; ``LLMError`` and its
   retry family (``AccessDenied``: the server refuses the harness; ``EmptyReply``: the provider answered nothing
   usable; ``DeadlineExceeded``: the trial's deadline left no time to wait), ``ReplayMiss``, ``StoreWriteFailed``
-  (the run stops paying).
+  (the run stops paying), ``CostCapReached`` (the spending cap stops the run).
 - ``EnvironmentProblem``: a submission's requirements cannot be met.
 - ``SubmissionError`` (also ``ValueError``), ``FolderProblem``: a folder that cannot be evaluated as a submission.
 - ``SandboxViolation`` (also ``PermissionError``): raised inside a participant's program by the sandbox guard.
@@ -179,6 +179,12 @@ class ReplayMiss(InfrastructureError):
 class StoreWriteFailed(InfrastructureError):
     """The response store could not be written (disk full, file gone read-only): the reply just paid for is lost,
     so the run stops paying; every later call in this process raises this at once, before it is paid."""
+
+
+class CostCapReached(InfrastructureError):
+    """The run's spending cap (``--pcg-max-cost``) leaves no room for this call's worst case, or the model has no
+    price to count it by: the call is not sent, the trial is "not run" (never a zero) and the run stops; a rerun
+    with a higher cap pays only what is missing."""
 
 
 class RunInterrupted(InfrastructureError):

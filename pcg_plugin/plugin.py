@@ -134,6 +134,10 @@ def pytest_configure(config: pytest.Config) -> None:
                 controller.notices.append(address.notice)
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
+    from pcg_plugin.core.items import SPENDING_KEY
+    from pcg_plugin.llm import budget
+
+    config.stash[SPENDING_KEY] = budget.configure(config, settings, run)  # --pcg-max-cost, in every process
     problem.start_process(config, settings, run, workers, service)
     _in_flight(config, spec, workers)
 
@@ -189,6 +193,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     problem = config.stash.get(PROBLEM_KEY, None)
     if problem is not None:
         problem.stop_services(config)
+    from pcg_plugin.core.items import SPENDING_KEY
+
+    spending = config.stash.get(SPENDING_KEY, None)
+    if spending is not None:  # the ledger closed; the controller's file removed
+        spending.finish()
 
 
 def _now() -> str:

@@ -107,7 +107,9 @@ class ClusterDriver:
         from pcg_plugin.cluster.shared import LIMIT_ENV, LIMITER, start_shared
 
         controller, where = self._controller(), str(self.config.invocation_params.dir)
-        self.shared = start_shared(where)
+        from pcg_plugin.llm.budget import RUN_KEY as CAP_KEY
+
+        self.shared = start_shared(where, (controller.run.get(CAP_KEY) or {}).get("file"))
         limiter = self.shared.get(LIMITER)
         services = self._start_node_services(controller.run)
         self.pool = TrialPool(
@@ -194,7 +196,7 @@ class ClusterDriver:
         line = f"pcg cluster {self.spec}: {len(pool.actors)} trial actors, {pool.done} trials run"
         line += f", {len(pool.dead)} actors lost" if pool.dead else ""
         line += f", {len(self.removed)} node removed (--pcg-cluster-fault)" if self.removed else ""
-        return [line, *self._service_lines(), *self._limiter_lines()] + [
+        return [line, *self._service_lines(), *self._limiter_lines(), *self._budget_lines()] + [
             f"pcg cluster: {nodeid} attempt {attempt} lost ({why}); run again" for nodeid, attempt, why in pool.retried
         ]
 
@@ -227,6 +229,20 @@ class ClusterDriver:
         except Exception as exc:  # noqa: BLE001 - the summary is for the reader; it must not fail the run
             return [f"pcg cluster: rate limits unknown ({type(exc).__name__})"]
         return [f"pcg cluster: rate limit of endpoint {name!r}: one limiter actor" for name in names]
+
+    def _budget_lines(self) -> list[str]:
+        """Under ``--pcg-max-cost``: the ledger actor every trial actor asked before each paid call."""
+        from pcg_plugin.cluster.shared import BUDGET
+
+        if BUDGET not in self.shared:
+            return []
+        import ray
+
+        try:
+            granted = ray.get(self.shared[BUDGET].granted_calls.remote(), timeout=30)
+        except Exception as exc:  # noqa: BLE001 - the summary is for the reader; it must not fail the run
+            return [f"pcg cluster: spending ledger unknown ({type(exc).__name__})"]
+        return [f"pcg cluster: spending ledger: one actor, {granted} calls let start"]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         for line in self.summary:

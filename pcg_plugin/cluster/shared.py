@@ -24,7 +24,7 @@ from pcg_plugin.errors import InfrastructureError
 from pcg_plugin.llm.ratelimit import wait_for_slot
 from pcg_plugin.llm.store import LEASE_S, TrialKey
 
-STORE, LIMITER = "pcg-store", "pcg-limiter"
+STORE, LIMITER, BUDGET = "pcg-store", "pcg-limiter", "pcg-budget"
 CLAIM_POLL_S = 0.2
 _ATTEMPT: dict[str, Any] = {"run": "", "attempt": 1}  # the actor's run and name (use_shared)
 _THIS_TRIAL = threading.local()  # the attempt of the trial on this thread (set_attempt): an actor runs several at once
@@ -185,12 +185,54 @@ class RemoteLimiter:
         return int(ray.get(self._actor.in_flight.remote()))
 
 
+class BudgetActor:
+    """The run's spending ledger (``llm.budget``) for every trial actor: the driver's ledger file, opened on the
+    driver's node (where the driver reads it), without reclaiming by pid (the trial actors' pids are other hosts')."""
+
+    def __init__(self, path: str) -> None:
+        from pcg_plugin.llm.budget import SharedLedger
+
+        self.ledger = SharedLedger(path, reclaim=False)
+        self.granted = 0  # calls it let start (the driver's summary says so)
+
+    def reserve(self, worst: int) -> Any:
+        decision = self.ledger.reserve(worst)
+        self.granted += decision[1] is not None
+        return decision
+
+    def granted_calls(self) -> int:
+        return self.granted
+
+    def settle(self, slot: str, cost: int) -> None:
+        self.ledger.settle(slot, cost)
+
+    def state(self) -> Any:
+        return self.ledger.state()
+
+
+class RemoteLedger:
+    """``SharedLedger``'s interface over the budget actor (``budget.use_remote_ledger``)."""
+
+    def __init__(self, path: str = "") -> None:
+        self._actor: Any = ray.get_actor(BUDGET)
+
+    def reserve(self, worst: int) -> Any:
+        return ray.get(self._actor.reserve.remote(int(worst)))
+
+    def settle(self, slot: str, cost: int) -> None:
+        ray.get(self._actor.settle.remote(slot, int(cost)))
+
+    def state(self) -> Any:
+        return ray.get(self._actor.state.remote())
+
+
 LIMIT_ENV = ("PCG_RPM", "PCG_TPM", "PCG_CONCURRENCY")
 
 
-def start_shared(invocation_dir: str) -> dict[str, Any]:
-    """On the driver, after ``ray.init``: the store actor, and the limiters' hub when ``PCG_RPM``/``PCG_TPM``/
-    ``PCG_CONCURRENCY`` are set; both pinned to the driver's node (where the store's file is)."""
+def start_shared(invocation_dir: str, ledger: str | None = None) -> dict[str, Any]:
+    """On the driver, after ``ray.init``: the store actor, the limiters' hub when ``PCG_RPM``/``PCG_TPM``/
+    ``PCG_CONCURRENCY`` are set, and the spending ledger's actor under ``--pcg-max-cost`` (``ledger``: its file);
+    all pinned to the driver's node (where the store's and the ledger's files are)."""
     here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
     options = {"num_cpus": 0, "scheduling_strategy": here, "max_restarts": 0}
     actors: dict[str, Any] = {STORE: ray.remote(StoreActor).options(name=STORE, **options).remote(invocation_dir)}
@@ -202,15 +244,18 @@ def start_shared(invocation_dir: str) -> dict[str, Any]:
             .options(name=LIMITER, **options)
             .remote(float(rpm) if rpm else None, float(tpm) if tpm else None, int(conc) if conc else None)
         )
+    if ledger is not None:
+        actors[BUDGET] = ray.remote(BudgetActor).options(name=BUDGET, **options).remote(ledger)
     ray.get([a.__ray_ready__.remote() for a in actors.values()])
     return actors
 
 
 def use_shared(worker: str, run: str, limits: dict[str, str]) -> None:
     """In a trial actor: the run's store and limiter are the actors (``open_store``, ``SharedLimiter.from_env``)."""
-    from pcg_plugin.llm import ratelimit, store
+    from pcg_plugin.llm import budget, ratelimit, store
 
     _ATTEMPT.update(run=run, worker=worker)
     store.use_remote_store(RemoteStore)
+    budget.use_remote_ledger(RemoteLedger)  # used only where the run has a cap
     os.environ.update(limits)
     ratelimit.use_remote_limiter(RemoteLimiter if limits else None)

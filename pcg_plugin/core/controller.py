@@ -12,7 +12,17 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core import runs, trials
-from pcg_plugin.core.items import FOLDER_PROPERTY, ITEM_PROPERTY, is_run_item, property_text, record_json
+from pcg_plugin.core.items import (
+    COST_CAP,
+    FOLDER_PROPERTY,
+    ITEM_PROPERTY,
+    NOT_EVALUATED,
+    NOT_RUN_PROPERTY,
+    SPENDING_KEY,
+    is_run_item,
+    property_text,
+    record_json,
+)
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.core.progress import Progress
 
@@ -30,6 +40,7 @@ class Collected:
     items: dict[str, dict[str, Any]] = field(default_factory=dict)  # nodeid -> pcg_item metadata
     errors: dict[str, str] = field(default_factory=dict)  # nodeid -> short message
     folder_problems: dict[str, str] = field(default_factory=dict)  # nodeid -> why the folder is not evaluated
+    not_run: dict[str, str] = field(default_factory=dict)  # nodeid -> why the run did not run it (the cost cap)
 
     def add_record(self, record: Any) -> None:
         self.records[record.nodeid] = record
@@ -43,9 +54,29 @@ class Collected:
     def add_folder_problem(self, nodeid: str, message: str) -> None:
         self.folder_problems.setdefault(nodeid, message)
 
+    def add_not_run(self, nodeid: str, reason: str) -> None:
+        """A trial the run did not run: out of the items a problem scores (never an error, never a zero)."""
+        self.items.pop(nodeid, None)
+        self.errors.pop(nodeid, None)
+        self.not_run.setdefault(nodeid, reason)
+
+    def set_aside(self, submissions: set[str]) -> dict[str, int]:
+        """Take the items of ``submissions`` (node id prefixes) out of what the problem scores: a submission with a
+        trial not run is scored by no partial count (its missing trials would be zeros). Returns how many of each
+        one's trials ran (their answers stay stored: a rerun replays them free)."""
+        ran: dict[str, int] = {}
+        for nodeid in list(self.items):
+            name = nodeid.split("::")[0]
+            if name in submissions:
+                ran[name] = ran.get(name, 0) + 1
+                self.items.pop(nodeid)
+                self.records.pop(nodeid, None)
+                self.errors.pop(nodeid, None)
+        return {name: ran.get(name, 0) for name in sorted(submissions)}
+
     @property
     def empty(self) -> bool:
-        return not (self.records or self.items or self.folder_problems)
+        return not (self.records or self.items or self.folder_problems or self.not_run)
 
     def models(self, order: Sequence[str] = ()) -> list[str]:
         """The models that ran (several-model runs only; empty otherwise), in ``order`` then by name."""
@@ -92,6 +123,7 @@ class Controller:
         self.progress = Progress(config)
         self.viewer_error: str | None = None
         self.notices: list[str] = []  # what the harness says of the whole run (an insecure cluster): summary and report
+        self.planned: list[str] = []  # the run's items as collected (those a stopped run did not reach: not run)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -112,6 +144,7 @@ class Controller:
         if self._preflight_done:
             return
         self._preflight_done = True
+        self.planned = [n for n in nodeids if is_run_item(n) and not n.endswith("::" + NOT_EVALUATED)]
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             return
@@ -125,6 +158,10 @@ class Controller:
         item = property_text(report.user_properties, ITEM_PROPERTY)
         if item is None:
             self._folder_problem(report)
+            return
+        not_run = property_text(report.user_properties, NOT_RUN_PROPERTY)
+        if not_run is not None or report.nodeid in self.collected.not_run:
+            self.collected.add_not_run(report.nodeid, json.loads(not_run)["reason"] if not_run else COST_CAP)
             return
         self.collected.add_item(report.nodeid, json.loads(item))
         text = record_json(report.user_properties)
@@ -155,6 +192,7 @@ class Controller:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        capped = self._cost_cap()
         if self.collected.empty:
             return
         problem = problem_of(self.config)
@@ -166,12 +204,47 @@ class Controller:
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
+        if capped is not None:
+            self.results = spending_doc(Path(self.run["run_dir"]), self.results, capped, self.collected.not_run)
+        if self.results is None:
+            return
         rows = runs.trial_rows(problem, self.results)
         if rows:
             trials.write(Path(self.run["run_dir"]), rows)
         self._add_viewer(problem)
         self._add_notices()
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
+
+    def _cost_cap(self) -> dict[str, Any] | None:
+        """Under ``--pcg-max-cost``: the ledger's last word (None: no cap). When the cap stopped the run (the item it
+        stopped ended the session: exit code 2), every item it did not reach is not run, a submission with a trial
+        not run is not scored, and the run says so in its summary and report."""
+        held = self.config.stash.get(SPENDING_KEY, None)
+        if held is None:
+            return None
+        state = held.state()
+        if state.stopped:
+            reported = set(self.collected.items) | set(self.collected.not_run)
+            for nodeid in self.planned:
+                if nodeid not in reported:
+                    self.collected.add_not_run(nodeid, COST_CAP)
+            aside = self.collected.set_aside({n.split("::")[0] for n in self.collected.not_run})
+            unscored = {
+                name: f"{COST_CAP}: not scored, {ran} of its trials reported (what was paid is stored: a rerun "
+                "replays it free)"
+                for name, ran in aside.items()
+            }
+            self.notices.append(
+                f"{state.text()}; {len(self.collected.not_run)} trials not run and {len(unscored)} submissions "
+                "not scored (results.json: not_run, cost_cap.not_scored); rerun with a higher --pcg-max-cost to "
+                "run them (stored answers are replayed free)"
+            )
+        return {
+            "cap_usd": state.cap_usd,
+            "spent_usd": state.spent_usd,
+            "reached": state.stopped,
+            "not_scored": unscored if state.stopped else {},
+        }
 
     def _add_viewer(self, problem: Any) -> None:
         """Charts, the trials table and the links to each trial's transcript, in every problem's report."""
@@ -213,3 +286,20 @@ class Controller:
             terminalreporter.write_line(
                 f"the report has no charts, trial table or trial links: {self.viewer_error}", red=True
             )
+
+
+def spending_doc(
+    run_dir: Path, results: dict[str, Any], cap: Mapping[str, Any], not_run: Mapping[str, str]
+) -> dict[str, Any]:
+    """results.json, as the problem wrote it, with the spending cap's figures (``cost_cap``) and the trials not run
+    (``not_run``: node id -> reason) added at its end: every problem's document, the same two keys."""
+    from pcg_plugin._util.atomic import atomic_write
+
+    path = run_dir / "results.json"
+    if not path.is_file():
+        return results
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["cost_cap"] = dict(cap)
+    doc["not_run"] = dict(sorted(not_run.items()))
+    atomic_write(path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    return {**results, "cost_cap": doc["cost_cap"], "not_run": doc["not_run"]}

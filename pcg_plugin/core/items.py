@@ -7,14 +7,14 @@ import json
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, NoReturn, Self
 
 import pytest
 
 from pcg_plugin._util.names import is_shown, shown, shown_json
 from pcg_plugin.core import calls, transcript
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
-from pcg_plugin.errors import FolderProblem, InfrastructureError, StoreWriteFailed
+from pcg_plugin.errors import CostCapReached, FolderProblem, InfrastructureError, StoreWriteFailed
 
 if TYPE_CHECKING:
     from _pytest.nodes import Node
@@ -25,8 +25,13 @@ IN_FLIGHT_PROPERTY = "pcg_in_flight"  # trials its process had in flight when it
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
+NOT_RUN_PROPERTY = "pcg_not_run"  # a trial the run did not run (the spending cap): never a zero, listed as not run
+COST_CAP = "cost cap"  # the reason of a trial the spending cap stopped (``--pcg-max-cost``)
 # a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
 REMOTE_KEY = pytest.StashKey[Any]()
+# the run's spending cap in this process (``llm.budget.Budget``, set by the entry; absent: no cap): ``state()``
+# gives its ``text()``, ``cap_usd``, ``spent_usd`` and whether it ``stopped`` the run
+SPENDING_KEY = pytest.StashKey[Any]()
 
 
 def is_run_item(nodeid: str) -> bool:
@@ -208,6 +213,9 @@ class TrialItem(pytest.Item):
             error = f"{type(exc).__name__}: {exc}"
             self._stop_run(exc)
             raise
+        except CostCapReached as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            self._not_run(exc)
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
             raise
@@ -234,6 +242,8 @@ class TrialItem(pytest.Item):
         if error is not None:
             if isinstance(error, StoreWriteFailed):
                 self._stop_run(error)
+            if isinstance(error, CostCapReached):
+                self._not_run(error)
             raise error
         self.user_properties.append((RECORD_PROPERTY, shown_json(text if text is not None else record.to_json())))
         self.add_report_section("call", "pcg", problem.describe(record))
@@ -241,6 +251,14 @@ class TrialItem(pytest.Item):
     def _stop_run(self, exc: StoreWriteFailed) -> None:
         """Replies could be paid and lost: no further item runs (xdist: no worker)."""
         self.session.shouldstop = f"pytest-pcg stopped the run: {exc}"
+
+    def _not_run(self, exc: CostCapReached) -> NoReturn:
+        """The spending cap refused this trial a call: no further item runs (xdist: no worker), and this trial is
+        skipped as not run, never a failure or a zero (the controller lists it; a rerun pays only what is missing)."""
+        self.user_properties.append((NOT_RUN_PROPERTY, json.dumps({"reason": COST_CAP, "message": str(exc)})))
+        held = self.config.stash.get(SPENDING_KEY, None)
+        self.session.shouldstop = f"pytest-pcg {held.state().text() if held is not None else exc}"
+        pytest.skip(f"not run ({COST_CAP}): {exc}")
 
     def _keep_calls(self, problem: Any, record: Any, made: list[calls.Call], error: str | None) -> None:
         """The trial's calls: their totals on the report (the progress line), its transcript beside the report

@@ -72,6 +72,25 @@ def usage_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float 
     return prices().cost(model, prompt_tokens, completion_tokens)
 
 
+def require_price(model: str, *, paid: bool = True) -> tuple[float, float] | None:
+    """The model's price, which a spending cap (``--pcg-max-cost``) needs to count a call: a paid model without one
+    is refused (``CostCapReached``), naming it and ``--pcg-prices``; None for a free in-process one."""
+    price = prices().price(model)
+    if price is None and paid:
+        from pcg_plugin.errors import CostCapReached
+
+        raise CostCapReached(unknown_price_text(model))
+    return price
+
+
+def unknown_price_text(model: str) -> str:
+    return (
+        f"--pcg-max-cost: the model {model!r} has no price in the price table, so no call can be counted against "
+        "the cap: give its price with --pcg-prices FILE (USD per million tokens, "
+        '{"models": {"name": [input, output]}}) or leave the cap out; nothing was run and no model was called'
+    )
+
+
 def estimate_run(
     *,
     submissions: int,

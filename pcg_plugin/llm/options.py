@@ -61,6 +61,12 @@ COMMON: tuple[Option, ...] = (
         "price table FILE (JSON, USD per million tokens; as PCG_PRICES; default the shipped "
         "pcg_plugin/_util/prices.json)",
     ),
+    Option(
+        "--pcg-max-cost",
+        "spending cap in USD for what this run pays its model (as PCG_MAX_COST; default none): no call starts once "
+        "what is spent plus the worst case of the calls in flight would pass it; the run then stops (exit code 2) "
+        "and lists the trials not run; a rerun pays only what is missing",
+    ),
 )
 # option -> the environment variable it sets (the rate limiter and the price table read these in every process;
 # the option wins over a variable already set)

@@ -23,6 +23,7 @@ from pcg_plugin.errors import (
     ReplayMiss,
     StoreWriteFailed,
 )
+from pcg_plugin.llm import budget as spending
 from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.llm.profiles import Profile, trial_deadline
@@ -55,6 +56,7 @@ class TrialChat:
         clock: Callable[[], float] = cpu.trial_clock,
         sleep: Callable[[float], None] = time.sleep,
         deadline: float | None = None,
+        budget: Any = None,
     ) -> None:
         if mode not in RECORD_MODES:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
@@ -62,6 +64,7 @@ class TrialChat:
         if limiter is None:  # PCG_RPM/PCG_TPM/PCG_CONCURRENCY: one limit per endpoint beside the store, all workers
             limiter = endpoint_limiter(store.path.parent, profile.base_url, profile.model)
         self.limiter, self.retry, self._sleep, self._clock = limiter, retry or RetryPolicy(), sleep, clock
+        self.budget = budget if budget is not None else spending.current()  # --pcg-max-cost: the run's ledger
         self.deadline = trial_deadline(profile) if deadline is None else float(deadline)
         self._began = clock()  # the deadline counts this run's time only: a resumed trial replays for free
         self.guard = TrialGuard(profile.max_time, profile.token_limit, clock)
@@ -287,6 +290,8 @@ class TrialChat:
 
         def once() -> ChatResult:
             cpu.check(self.where)  # Ctrl-C: the calls already sent are answered, no new one starts
+            held = self._hold(messages, n)  # the cap: its worst case reserved before it is sent
+            cost: float | None = 0.0
             slot = None
             if self.limiter is not None:
                 with cpu.waiting():  # a rate limit's wait is no work of this process
@@ -297,6 +302,7 @@ class TrialChat:
                 with cpu.waiting() if timed else contextlib.nullcontext():  # a server's answer is awaited, not computed
                     result = self.backend.complete(messages, n=n, profile=self.profile, **kwargs)
                 used = int(result.prompt_tokens) + int(result.completion_tokens)
+                cost = self._cost(result)
                 fault = provider_fault(result)
                 if fault is not None:
                     raise EmptyReply(f"the provider's reply holds {fault}: its fault, not the model's answer")
@@ -304,6 +310,8 @@ class TrialChat:
             finally:
                 if slot is not None:
                     self.limiter.release(slot, used)
+                if held is not None and self.budget is not None:  # a failed try reports no usage: charged 0
+                    self.budget.settle(held, cost)
 
         def pause(seconds: float) -> None:
             with cpu.waiting():
@@ -337,6 +345,30 @@ class TrialChat:
             # is an empty response, so the trial fails and scores 0 rather than erroring the run.
             raise OfficialFailure(f"the model refused the request: {exc}", reason=Reason.LLM_BAD_REQUEST) from exc
         return result, started, self._clock() - t0
+
+    def _model(self) -> str:
+        return self.key.model or self.profile.model
+
+    def _cost(self, result: ChatResult) -> float | None:
+        from pcg_plugin.llm.estimate import usage_cost
+
+        return usage_cost(self._model(), int(result.prompt_tokens), int(result.completion_tokens))
+
+    def _hold(self, messages: list[dict], n: int) -> str | None:
+        """Under a spending cap: the call's worst case reserved in the run's ledger (waiting while only calls in
+        flight hold the room it needs), or ``CostCapReached``: the call is not sent. None: no cap, or an in-process
+        model without a price (it costs nothing)."""
+        if self.budget is None:
+            return None
+        from pcg_plugin.llm.estimate import require_price
+
+        price = require_price(self._model(), paid=getattr(self.backend, "name", "") not in spending.FREE_BACKENDS)
+        if price is None:
+            return None
+        request = {**self.profile.request_params(), "n": n}
+        worst = spending.worst_case(price, messages, request, n)
+        with cpu.waiting():  # waiting for calls in flight to settle is no work of this process
+            return str(self.budget.hold(worst, self.where, self.time_left))
 
     def _left(self, what: str) -> float:
         """Seconds left for waiting on ``what``; none left is DeadlineExceeded (before anything is paid)."""
