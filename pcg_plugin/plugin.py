@@ -135,9 +135,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
     from pcg_plugin.core.items import SPENDING_KEY
-    from pcg_plugin.llm import budget
 
-    config.stash[SPENDING_KEY] = budget.configure(config, settings, run)  # --pcg-max-cost, in every process
+    opener = getattr(settings, "open_spending", None)  # an LLM problem's settings (llm.options.RunSettings)
+    config.stash[SPENDING_KEY] = opener(config, run) if opener else None  # --pcg-max-cost, in every process
     problem.start_process(config, settings, run, workers, service)
     _in_flight(config, spec, workers)
 

@@ -307,6 +307,13 @@ class RunSettings(JsonSettings):
 
         return in_flight_default(self)
 
+    def open_spending(self, config: Any, run: dict[str, Any]) -> Any:
+        """This process's spending ledger for ``--pcg-max-cost`` (``llm.budget.configure``; None: no cap), opened by
+        the pytest entry, which knows settings but not the llm package."""
+        from pcg_plugin.llm import budget
+
+        return budget.configure(config, self, run)
+
     @property
     def multi_model(self) -> bool:
         """Several models in one run (items gain a model level); one model per run unless a problem says."""
