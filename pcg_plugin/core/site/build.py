@@ -37,6 +37,8 @@ class Built:
     pages: list[str] = field(default_factory=list)
     removed_runs: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    link_seconds: float = 0.0  # of which mirroring the run folders
+    read_seconds: float = 0.0  # of which reading runs (the model card's bootstrap, mostly)
 
 
 def run_key(top: Path, doc: dict[str, Any]) -> str:
@@ -63,14 +65,36 @@ def _manifest(out: Path) -> dict[str, Any]:
     return doc
 
 
-def build(inputs: Sequence[Path | str], out: Path | str, *, resamples: int = 200, title: str = "Runs") -> Built:
-    """Build (or bring up to date) the site at ``out`` over the run folders ``inputs``."""
+def _read(results: Path, folder: str, resamples: int) -> dict[str, Any]:
+    """One run's stored entry (a function of its own, so that a process pool can run it)."""
+    return entries.read(runs.load(results), folder, resamples)
+
+
+def _read_all(tasks: list[tuple[dict[str, Any], Path, str]], resamples: int, jobs: int) -> None:
+    """Fill each task's ``stored``: in ``jobs`` processes when there are several (the bootstrap is CPU-bound)."""
+    if jobs > 1 and len(tasks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(jobs, len(tasks))) as pool:
+            found = list(pool.map(_read, [r for _, r, _ in tasks], [f for _, _, f in tasks], [resamples] * len(tasks)))
+    else:
+        found = [_read(r, f, resamples) for _, r, f in tasks]
+    for (hit, _, _), stored in zip(tasks, found, strict=True):
+        hit["stored"] = stored
+
+
+def build(
+    inputs: Sequence[Path | str], out: Path | str, *, resamples: int = 200, title: str = "Runs", jobs: int = 1
+) -> Built:
+    """Build (or bring up to date) the site at ``out`` over the run folders ``inputs``; runs not read before
+    are read in ``jobs`` processes."""
     t0 = time.perf_counter()
     out = Path(out).resolve()
     old = _manifest(out)
     out.mkdir(parents=True, exist_ok=True)
     built = Built(out)
     new_runs: dict[str, Any] = {}
+    tasks: list[tuple[dict[str, Any], Path, str]] = []
     for given in inputs:
         members = suite.members(given)
         top_results = runs.results_path(given).resolve()
@@ -80,7 +104,9 @@ def build(inputs: Sequence[Path | str], out: Path | str, *, resamples: int = 200
         key = run_key(top, runs.read_document(top_results))
         if key in new_runs:
             continue  # the same run given twice
+        t = time.perf_counter()
         built.mirrored.add(mirror(top, out / RUNS / key))
+        built.link_seconds += time.perf_counter() - t
         stored_members = []
         cached = {m["results"]: m for m in (old["runs"].get(key) or {}).get("members", [])}
         for problem, results in members:
@@ -92,10 +118,13 @@ def build(inputs: Sequence[Path | str], out: Path | str, *, resamples: int = 200
             stamp = entries.digest(results, resamples)
             hit = cached.get(rel)
             if hit is None or hit.get("digest") != stamp or hit["stored"]["entry"]["folder"] != folder:
-                hit = {"results": rel, "digest": stamp, "stored": entries.read(runs.load(results), folder, resamples)}
-                built.read += 1
+                hit = {"results": rel, "digest": stamp, "stored": None}
+                tasks.append((hit, results, folder))
             stored_members.append(hit)
         new_runs[key] = {"source": str(top), "members": stored_members}
+    t = time.perf_counter()
+    _read_all(tasks, resamples, jobs)
+    built.read, built.read_seconds = len(tasks), time.perf_counter() - t
     for key in old["runs"]:
         if key not in new_runs and (out / RUNS / key).is_dir():
             shutil.rmtree(out / RUNS / key)  # links only: the run's own files stay where they are

@@ -7,6 +7,7 @@ longer points at the run's file, so unchanged files keep their inode and modific
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,56 +32,63 @@ class Mirrored:
             self.how[k] = self.how.get(k, 0) + v
 
 
-def _same(source: os.stat_result, target: Path, absolute: str) -> str | None:
-    """How ``target`` already is ``source`` (a hard link to it, or a symbolic link to ``absolute``), else None."""
-    try:
-        st = target.lstat()
-    except FileNotFoundError:
-        return None
-    if os.path.islink(target):
-        return SYMBOLIC if os.readlink(target) == absolute else None
-    return HARD if (st.st_ino, st.st_dev) == (source.st_ino, source.st_dev) else None
-
-
-def _link(source: Path, target: Path) -> str:
+def _link(source: str, target: str) -> str:
     """Link ``target`` to ``source``: a hard link, else a symbolic one (absolute, so it survives moving the
-    site on the same machine); whatever stood at ``target`` is replaced."""
-    if target.is_symlink() or target.exists():
-        target.unlink()
+    site on the same machine)."""
     try:
         os.link(source, target)
         return HARD
     except OSError:  # EXDEV, EPERM, EMLINK, ENOTSUP...: the file system will not hard-link this file here
-        os.symlink(source.resolve(), target)
+        os.symlink(source, target)
         return SYMBOLIC
+
+
+def _remove(entry: os.DirEntry[str]) -> None:
+    if entry.is_dir(follow_symlinks=False):
+        shutil.rmtree(entry.path)
+    else:
+        os.unlink(entry.path)
+
+
+def _sync(src: str, dst: str, done: Mirrored) -> None:
+    """One folder: each file linked unless its link already is the source's file (compared by inode, read from
+    the folder listing, so an unchanged file costs no system call of its own), sub-folders in turn, and what
+    the source no longer has removed."""
+    os.makedirs(dst, exist_ok=True)
+    with os.scandir(dst) as listing:
+        have = {e.name: e for e in listing}
+    same_device = os.stat(src).st_dev == os.stat(dst).st_dev
+    with os.scandir(src) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
+        target = os.path.join(dst, entry.name)
+        old = have.pop(entry.name, None)
+        if entry.is_dir(follow_symlinks=False):
+            if old is not None and not old.is_dir(follow_symlinks=False):
+                _remove(old)
+            _sync(entry.path, target, done)
+            continue
+        how = None
+        if old is not None and old.is_symlink():
+            how = SYMBOLIC if os.readlink(target) == entry.path else None
+        elif old is not None and not old.is_dir(follow_symlinks=False):
+            ino = entry.stat().st_ino if entry.is_symlink() else entry.inode()
+            how = HARD if same_device and old.inode() == ino else None
+        if how:
+            done.kept += 1
+        else:
+            if old is not None:
+                _remove(old)
+            how = _link(entry.path, target)
+            done.linked += 1
+        done.how[how] = done.how.get(how, 0) + 1
+    for old in have.values():
+        _remove(old)
+        done.removed += 1
 
 
 def mirror(source: Path, dest: Path) -> Mirrored:
     """Make ``dest`` hold every file of ``source`` (its sub-folders too) as a link, and nothing else."""
     done = Mirrored()
-    source = source.resolve()
-    wanted: set[Path] = set()
-    for folder, dirs, files in os.walk(source):
-        rel = Path(folder).relative_to(source)
-        dirs.sort()
-        (dest / rel).mkdir(parents=True, exist_ok=True)
-        wanted.add(dest / rel)
-        for name in sorted(files):
-            src, target = Path(folder) / name, dest / rel / name
-            wanted.add(target)
-            absolute = str(src.resolve())
-            how = _same(src.stat(), target, absolute)
-            if how:
-                done.kept += 1
-            else:
-                how = _link(src, target)
-                done.linked += 1
-            done.how[how] = done.how.get(how, 0) + 1
-    for folder, dirs, files in os.walk(dest, topdown=False):
-        for name in files + [d for d in dirs if os.path.islink(Path(folder) / d)]:
-            if Path(folder) / name not in wanted:
-                (Path(folder) / name).unlink()
-                done.removed += 1
-        if Path(folder) not in wanted and not os.listdir(folder):
-            os.rmdir(folder)
+    _sync(str(source.resolve()), str(dest), done)
     return done
