@@ -55,6 +55,8 @@ def _inside(a: Path, b: Path) -> bool:
 
 def _manifest(out: Path) -> dict[str, Any]:
     path = out / MANIFEST
+    if out.exists() and not out.is_dir():
+        raise ResultsError(f"{out}: a file, not a folder for the site")
     if not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return {"schema": SCHEMA, "runs": {}}
     if not path.is_file():
