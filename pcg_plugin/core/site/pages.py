@@ -20,7 +20,7 @@ table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;paddi
 th{background:#f6f8fa;text-align:left}td.l{text-align:left}.meta{color:#57606a}
 .warn{background:#fff4ce;border:1px solid #d4a72c;border-radius:6px;padding:8px 12px;margin:10px 0;font-weight:600}
 .unofficial,.tag{color:#9a6700;font-size:12px}.tag{border:1px solid #d4a72c;border-radius:4px;padding:0 3px}
-table.runs td{vertical-align:top}.nw{white-space:nowrap}table.runs td:last-child{max-width:330px}
+table.runs td{vertical-align:top}.nw{white-space:nowrap}table.runs{width:100%}table.runs td:last-child{min-width:250px}
 """
 
 
