@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "export": "pcg_plugin.core.commands.export",
     "compare": "pcg_plugin.core.commands.compare",
     "card": "pcg_plugin.core.commands.card",
+    "site": "pcg_plugin.core.commands.site",
     "show": "pcg_plugin.core.show",
 }
 
