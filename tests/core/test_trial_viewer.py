@@ -71,7 +71,8 @@ def test_pcg_show_names_what_is_missing(contest, capsys):
     contest.runpytest_subprocess("subs", *SPELL)
     code, out, err = show(capsys, str(run_dir(contest)), "subs/alpha::dog::9")
     assert code == 2 and out == ""
-    assert "no transcript of 'subs/alpha::dog::9'" in err and "8 trial(s) there" in err
+    assert "no trial 'subs/alpha::dog::9'" in err and "(8 trial(s);" in err
+    assert "e.g. alpha::cat::1 or subs/alpha::cat::1" in err  # an id of this run (read from its transcripts)
 
 
 def test_an_errored_trial_keeps_its_transcript_and_error(contest, capsys):
@@ -88,7 +89,7 @@ def test_the_report_links_every_trial_to_its_page_and_shows_the_charts(contest):
     folder = run_dir(contest)
     html = (folder / "report.html").read_text()
     rows = re.findall(
-        r'<tr><td class="l">(\w+)<td class="l">(\w+)<td>(\d)<td class="l"><td>([\d.]*)<td class="l">'
+        r'<tr><td class="l">(\w+)<td class="l">(\w+)<td>(\d)<td class="l"><td title="[\d.]+">([\d.]*)<td class="l">'
         r'(\w*)<td>(\d)<td>(\d)<td>(\d+)<td class="l"><a href="([^"]+)">view</a>',
         html,
     )
