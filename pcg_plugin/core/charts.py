@@ -62,10 +62,11 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
         return ""
     lo, hi = _scale(min(means.values()), max(means.values()))
     left, top, plot_h = 44, 10, 180
-    step = max(12, min(60, (WIDTH - left - 20) // max(1, len(targets))))
+    step: float = max(12, min(60, (WIDTH - left - 20) // max(1, len(targets))))
     # wide enough for a legend entry per column (up to four) however few targets: a narrow chart cut its legend
-    width = max(left + step * len(targets) + 20, min(WIDTH, left + LEGEND * min(len(subs), 4) + 10))
+    width = max(int(left + step * len(targets)) + 20, min(WIDTH, left + LEGEND * min(len(subs), 4) + 10))
     columns = max(1, min(4, (width - left - 10) // LEGEND))
+    step = (width - left - 20) / len(targets)  # a chart widened for its legend spreads its targets over it
     labels = [str(t)[:LABEL] for t in targets]
     slanted = max(_text_width(t) for t in labels) > step - 4  # side by side they would overlap: slant them
     axis_h = int(max(_text_width(t) for t in labels) * 0.71) + 16 if slanted else 24

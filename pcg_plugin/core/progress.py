@@ -209,9 +209,7 @@ class Progress:
         if self.mode == "off" or done is None or not self.done:
             return
         end = _clock(self.clock() - self.started)
-        terminalreporter.write_line(
-            f"pcg: items done at {_clock(done)}, results and report by {end} (pytest's time below)"
-        )
+        terminalreporter.write_line(f"pcg: items done at {_clock(done)}, results and report by {end}")
 
 
 class XdistTotal:

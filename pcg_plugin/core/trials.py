@@ -29,7 +29,7 @@ COLUMN_DOCS = dict(  # noqa: C406 - pairs, not a dict literal: a "reason" key he
             "score",
             "the problem's own per-trial score, full precision (Science Birds: the official trial score, the letter's "
             "weight x stability x similarity; empty: the trial has none, e.g. an aborted episode's quality); the "
-            "report's trial table and `pcg show --json` give the same number under the same name",
+            "report's trial table and `pcg show` (its `--json`) give the same number under the same name",
         ),
         ("reason", "why the trial scored 0 (empty: it did not; `error`: the item errored)"),
         ("seconds", "the trial's measured time where the problem records it"),

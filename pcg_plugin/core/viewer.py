@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin._util.names import shown
 from pcg_plugin.core import charts, transcript, trials
 from pcg_plugin.core.calls import Totals
 
@@ -55,8 +54,8 @@ STYLE = """<style>.pcg-viewer .pcg-chart{display:block;margin:6px 0 14px;max-wid
 
 COLUMNS = ("submission", "target", "trial", "model", "score", "zero reason", "calls", "replayed", "tokens")
 FILTERED = ("submission", "target", "model", "zero reason")
-# the header's hover text: the score column is the one ``pcg export`` and ``pcg show --json`` call score
-SCORE_TITLE = "the trial's score as trials.jsonl, pcg export and pcg show --json give it (hover a cell for all digits)"
+# the header's hover text: the score column is the one pcg export and pcg show (its --json) call score
+SCORE_TITLE = "the trial's score as trials.jsonl, pcg export and pcg show give it (hover a cell for all digits)"
 
 
 def exported(run_dir: Path) -> dict[Any, Mapping[str, Any]]:
@@ -92,7 +91,7 @@ def rows(
         reason = getattr(record, "reason", None) if record is not None else ("error" if error else None)
         t = totals.get(nodeid, Totals())
         key = (meta.get("name"), str(meta.get(label, meta.get("target"))), meta.get("trial"), meta.get("model"))
-        row = written.get(shown(nodeid)) or written.get(nodeid) or written.get(key) or {}
+        row = written.get(nodeid) or written.get(key) or {}
         score = row["score"] if "score" in row else (problem.trial_score(record) if record is not None else None)
         out.append(
             {

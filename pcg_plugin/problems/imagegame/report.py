@@ -118,12 +118,12 @@ def _table(doc: Mapping[str, Any]) -> list[str]:
 
 def breakable(name: Any) -> Any:
     """A model name that may wrap only after its separators (``provider/model-name:tag``), never inside a word:
-    the escaped text with ``<wbr>`` after each ``: / _ - , .``."""
+    the escaped text with ``<wbr>`` after each ``:``, ``/``, ``,`` and ``_`` (a hyphen breaks by itself)."""
     import re
 
     from markupsafe import Markup, escape
 
-    return Markup(re.sub(r"([:/_\-,.])", r"\1<wbr>", str(escape(str(name)))))
+    return Markup(re.sub(r"([:/,_])", r"\1<wbr>", str(escape(str(name)))))
 
 
 def _template() -> Any:

@@ -306,3 +306,9 @@ def test_a_26_letter_report_fits_a_1280_px_window(tmp_path: Path) -> None:
         }
     write_report(doc, tmp_path)
     assert measured(tmp_path / "report.html", PAGE_WIDTH, width=1280) <= 1280
+    # and every letter's column is in sight: no table needs its own scroll bar either
+    hidden = (
+        "return [].map.call(document.querySelectorAll('table.heat'),"
+        "function(t){return t.parentNode.scrollWidth-t.parentNode.clientWidth})"
+    )
+    assert set(measured(tmp_path / "report.html", hidden, width=1280)) == {0}
