@@ -141,6 +141,12 @@ class BaseProblem(ABC):
         own scores. Empty by default: nothing to resample, no interval."""
         return {}
 
+    def caveats(self, results: Mapping[str, Any]) -> list[str]:
+        """What makes a finished run's scores differ from the official pipeline's, beyond who answered (the
+        unofficial banner says that): a classifier that is not the official one. The report's warnings, so that
+        ``pcg card`` says what the report says; none by default."""
+        return []
+
     def rank_intervals(
         self, results: Mapping[str, Any], *, reps: int = 200, seed: int = 0
     ) -> dict[str, tuple[int, int]]:

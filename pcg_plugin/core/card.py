@@ -28,7 +28,7 @@ class Line:
     high: float | None
     rank: int | None
     rank_interval: tuple[int, int] | None
-    trials: int
+    trials: int  # the trials this submission ran (every target, every trial of it)
     zeros: dict[str, int]
     prompt_tokens: int
     completion_tokens: int
@@ -87,17 +87,22 @@ def _provenance(run: FinishedRun) -> dict[str, Any]:
 
 def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: int = 0) -> Card:
     lines, models = [], []
+    caveats: list[str] = []
     for run in runs:
         rows = run.rows()
         scores = run.problem.scores(run.doc, intervals.observed)
         found = intervals.score_intervals(run.scorer(), reps=reps, seed=seed) if scores else {}
-        for sub in _submissions(run.doc):
+        subs = _submissions(run.doc)
+        caveats += [f"{run.name}: {w}" for w in run.problem.caveats(run.doc)]
+        for sub in subs:
             name = sub["name"]
             mine = [r for r in rows if r["submission"] == name]
             model = ",".join(sorted({r["model"] for r in mine if r.get("model")})) or "-"
             models += [m for m in model.split(",") if m not in models and m != "-"]
             lo, hi = found.get(name, (None, None))
             ri = sub.get("rank_interval")
+            if not ri and len(subs) == 1 and sub.get("rank") is not None:
+                ri = ALONE  # one submission: its rank cannot move, and "-" read as a missing number
             lines.append(
                 Line(
                     run.name,
@@ -116,10 +121,11 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
                     str((run.doc.get("run") or {}).get("id")),
                 )
             )
-    banners = tuple(dict.fromkeys(b for r in runs if (b := unofficial(r.doc.get("settings", {})))))
+    banners = tuple(dict.fromkeys([*(b for r in runs if (b := unofficial(r.doc.get("settings", {})))), *caveats]))
     return Card(tuple(models), tuple(lines), tuple(_provenance(r) for r in runs), banners)
 
 
+ALONE = (0, 0)  # the rank interval of a run's only submission
 HEAD = (
     "problem",
     "submission",
@@ -128,7 +134,7 @@ HEAD = (
     "95% interval",
     "rank",
     "95% rank",
-    "trials",
+    "trials run",
     "zero reasons",
     "tokens (prompt + completion)",
     "cost",
@@ -146,7 +152,7 @@ def _cells(line: Line) -> tuple[str, ...]:
         num(line.score),
         "-" if line.low is None else f"[{num(line.low)}, {num(line.high)}]",
         "-" if line.rank is None else str(line.rank),
-        intervals.rank_text(line.rank_interval),
+        "only submission" if line.rank_interval == ALONE else intervals.rank_text(line.rank_interval),
         str(line.trials),
         ", ".join(f"{k} {v}" for k, v in sorted(line.zeros.items())) or "none",
         f"{line.prompt_tokens} + {line.completion_tokens}",
@@ -167,11 +173,12 @@ def markdown(c: Card) -> str:
         "",
         "Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over instances of "
         "feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission side's wins). "
-        "Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's scorer.",
+        "Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's scorer. "
+        "Trials run: the submission's trials over every target; trials per target: the run's setting.",
         "",
         "## Provenance",
         "",
-        "| problem | run | started | backend | trials | git SHA | folder |",
+        "| problem | run | started | backend | trials per target | git SHA | folder |",
         "|---|---|---|---|---|---|---|",
     ]
     out += [
@@ -215,6 +222,7 @@ def html_page(c: Card) -> str:
         "<p class=meta>Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over "
         "instances of feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission "
         "side's wins). Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's "
-        "scorer.</p><h2>Provenance</h2><table><tr><th>problem</th><th>run</th><th>started</th><th>backend</th>"
-        f"<th>trials</th><th>git SHA</th><th>folder</th></tr>\n{prov}</table></body></html>\n"
+        "scorer. Trials run: the submission's trials over every target; trials per target: the run's setting.</p>"
+        "<h2>Provenance</h2><table><tr><th>problem</th><th>run</th><th>started</th><th>backend</th>"
+        f"<th>trials per target</th><th>git SHA</th><th>folder</th></tr>\n{prov}</table></body></html>\n"
     )

@@ -21,6 +21,15 @@ def _svg(width: int, height: int, body: list[str], label: str) -> str:
     )
 
 
+LEGEND = 240  # px: one legend entry (a swatch and up to 34 characters)
+LABEL = 24  # characters of a target's label on the axis (the dot's title has it all)
+
+
+def _text_width(text: str) -> float:
+    """About how wide ``text`` is at the charts' 11 px sans-serif (0.62 em a character: a little over)."""
+    return 11 * 0.62 * len(text)
+
+
 def _finite(v: Any) -> bool:
     return isinstance(v, (int, float)) and math.isfinite(v)
 
@@ -53,10 +62,16 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
         return ""
     lo, hi = _scale(min(means.values()), max(means.values()))
     left, top, plot_h = 44, 10, 180
-    step = max(12, min(60, (WIDTH - left - 20) // max(1, len(targets))))
-    width = left + step * len(targets) + 20
-    legend_h = 16 * ((len(subs) + 3) // 4)
-    height = top + plot_h + 40 + legend_h
+    step: float = max(12, min(60, (WIDTH - left - 20) // max(1, len(targets))))
+    # wide enough for a legend entry per column (up to four) however few targets: a narrow chart cut its legend
+    width = max(int(left + step * len(targets)) + 20, min(WIDTH, left + LEGEND * min(len(subs), 4) + 10))
+    columns = max(1, min(4, (width - left - 10) // LEGEND))
+    step = (width - left - 20) / len(targets)  # a chart widened for its legend spreads its targets over it
+    labels = [str(t)[:LABEL] for t in targets]
+    slanted = max(_text_width(t) for t in labels) > step - 4  # side by side they would overlap: slant them
+    axis_h = int(max(_text_width(t) for t in labels) * 0.71) + 16 if slanted else 24
+    legend_top = top + plot_h + axis_h + 10
+    height = legend_top + 16 * ((len(subs) + columns - 1) // columns)
 
     def y(v: float) -> float:
         return top + plot_h - (v - lo) / (hi - lo) * plot_h
@@ -68,9 +83,16 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
             f'<text x="{left - 4}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#57606a">{_num(v)}</text>'
             f'<line x1="{left}" y1="{y(v):.1f}" x2="{width - 10}" y2="{y(v):.1f}" stroke="#eaeef2"/>'
         )
-    for i, t in enumerate(targets):
+    for i, label in enumerate(labels):
         x = left + step * i + step / 2
-        body.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle">{escape(str(t))[:12]}</text>')
+        if slanted:
+            ly = top + plot_h + 8
+            body.append(
+                f'<text x="{x:.1f}" y="{ly}" text-anchor="end" transform="rotate(-45 {x:.1f} {ly})">'
+                f"{escape(label)}</text>"
+            )
+        else:
+            body.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" text-anchor="middle">{escape(label)}</text>')
     for n, s in enumerate(subs):
         colour = PALETTE[n % len(PALETTE)]
         pts = [(left + step * i + step / 2, y(means[(s, t)]), t) for i, t in enumerate(targets) if (s, t) in means]
@@ -85,7 +107,7 @@ def by_target(rows: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
                 f'<circle cx="{x:.1f}" cy="{yy:.1f}" r="3.5" fill="{colour}"><title>{escape(s)} · '
                 f"{escape(str(t))}: mean {_num(means[(s, t)])}</title></circle>"
             )
-        lx, ly = left + (n % 4) * 240, top + plot_h + 34 + 16 * (n // 4)
+        lx, ly = left + (n % columns) * LEGEND, legend_top + 16 * (n // columns)
         body.append(
             f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
             f'<text x="{lx + 14}" y="{ly}">{escape(s)[:34]}</text>'

@@ -24,7 +24,7 @@ from pcg_plugin.core.items import (
     record_json,
 )
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
-from pcg_plugin.core.progress import Progress
+from pcg_plugin.core.progress import Progress, end_partial_line
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
 SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
@@ -149,6 +149,7 @@ class Controller:
         if reporter is None:
             return
         if not self.config.option.collectonly and any(is_run_item(n) for n in nodeids):
+            end_partial_line(reporter)  # under xdist its "ready: 1/2 workers" is still being rewritten
             reporter.write_line(f"pcg: run folder {self.run['run_dir']}")
         line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids, self.run)
         if line:

@@ -37,20 +37,65 @@ def time_left(done: int, total: int, first: tuple[int, float] | None, now: float
     return (now - first[1]) / (done - first[0]) * max(total - done, 0)
 
 
-def line(done: int, total: int, totals: Totals, elapsed: float, left: float | None = None, in_flight: int = 0) -> str:
-    """``pcg 52/104 items · 37 in flight · calls 40 paid, 12 replayed · tokens 61.2k · $0.0123 · 0:42 left``."""
-    cost = f"${totals.cost_usd:.4f}" + (f" (+{totals.unpriced} unpriced)" if totals.unpriced else "")
-    if total and done >= total:
-        shown = f"done in {_clock(elapsed)}"
+def line(
+    done: int,
+    total: int,
+    totals: Totals,
+    elapsed: float,
+    left: float | None = None,
+    in_flight: int = 0,
+    width: int | None = None,
+) -> str:
+    """``pcg 52/104 items · 37 in flight · calls 40 paid, 12 replayed · tokens 61.2k · $0.0123 · 0:42 left``;
+    at the end ``items done at 0:48`` (``elapsed``: since the session started, pytest's own clock, whose
+    ``passed in`` adds the scoring and the report that follow the items). ``width``: the terminal's columns;
+    a line as wide wraps, and each rewrite of a wrapped line leaves a cut copy above, so the line drops, in
+    order, the tokens, the word ``calls``, the unpriced count, the calls, the word ``items`` and the cost, and
+    is cut at last (the count, the trials in flight and the time stay longest)."""
+    finished = bool(total) and done >= total
+    if finished:
+        shown = f"items done at {_clock(elapsed)}"
     elif left is not None:
         shown = f"{_clock(left)} left"
     else:
         shown = "time left unknown"
-    flying = f" · {in_flight} in flight" if in_flight and not (total and done >= total) else ""
-    return (
-        f"pcg {done}/{total or '?'} items{flying} · calls {totals.paid} paid, {totals.replayed} replayed · tokens "
-        f"{_tokens(totals.prompt_tokens + totals.completion_tokens)} · {cost} · {shown}"
+    calls = f"{totals.paid} paid, {totals.replayed} replayed"
+    cost = f"${totals.cost_usd:.4f}"
+    parts = {
+        "head": f"pcg {done}/{total or '?'} items",
+        "flying": f"{in_flight} in flight" if in_flight and not finished else "",
+        "calls": f"calls {calls}",
+        "tokens": f"tokens {_tokens(totals.prompt_tokens + totals.completion_tokens)}",
+        "cost": cost + (f" (+{totals.unpriced} unpriced)" if totals.unpriced else ""),
+        "time": shown,
+    }
+    shorter: tuple[tuple[str, str], ...] = (
+        ("tokens", ""),
+        ("calls", calls),
+        ("cost", cost + ("+" if totals.unpriced else "")),
+        ("calls", ""),
+        ("head", f"pcg {done}/{total or '?'}"),
+        ("cost", ""),
     )
+    text = " · ".join(v for v in parts.values() if v)
+    for key, value in shorter:
+        if width is None or len(text) < width:
+            break
+        parts[key] = value
+        text = " · ".join(v for v in parts.values() if v)
+    return text if width is None or len(text) < width else text[: max(width - 2, 0)] + "…"
+
+
+def end_partial_line(reporter: Any) -> None:
+    """Before a line of ours: end a line another plugin left open (xdist's ``ready: 1/2 workers``, rewritten in
+    place), erasing it on a terminal (it rewrites its status after) and ending it elsewhere."""
+    tw = getattr(reporter, "_tw", None)
+    if tw is None or not getattr(tw, "width_of_current_line", 0):
+        return
+    if getattr(reporter, "isatty", False):
+        tw.write("\r\x1b[K")
+    else:
+        tw.line()
 
 
 class Progress:
@@ -71,6 +116,7 @@ class Progress:
         self._drawn = ""
         self.reporter: Any = None
         self.mode = "off"
+        self.items_done_at: float | None = None  # since the start, when the last item finished
 
     # -- what the run says ------------------------------------------------------------------------------------
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -79,10 +125,10 @@ class Progress:
     def set_total(self, total: int) -> None:
         if not self.total:
             self.total = total
-            self.started = self.clock()
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.started = self.clock()  # pytest's own start (its "passed in"), not the workers' first collection
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         verbosity = self.config.get_verbosity()
         if reporter is None or verbosity < 0 or self.config.option.collectonly:
@@ -123,7 +169,9 @@ class Progress:
     def text(self) -> str:
         now = self.clock()
         left = time_left(len(self.done), self.total, self.first, now)
-        return line(len(self.done), self.total, self.totals, now - self.started, left, sum(self.in_flight.values()))
+        width = getattr(getattr(self.reporter, "_tw", None), "fullwidth", None) if self.mode == "tty" else None
+        flying = sum(self.in_flight.values())
+        return line(len(self.done), self.total, self.totals, now - self.started, left, flying, width)
 
     def draw(self, final: bool = False) -> None:
         if self.reporter is None or self.mode == "off":
@@ -146,11 +194,22 @@ class Progress:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.items_done_at = self.clock() - self.started
         if self.mode == "tty" and self.reporter is not None:
             self.draw(final=True)
             self.reporter._tw.write("\n")
         elif self.mode == "plain" and self.done and self.next_step <= STEPS:
             self.draw(final=True)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """After the problem's summary: what the time at the end of the line counted, and what pytest's
+        ``passed in`` adds (scoring, the report, the viewer), on the one clock both start from."""
+        done = self.items_done_at
+        if self.mode == "off" or done is None or not self.done:
+            return
+        end = _clock(self.clock() - self.started)
+        terminalreporter.write_line(f"pcg: items done at {_clock(done)}, results and report by {end}")
 
 
 class XdistTotal:

@@ -277,7 +277,8 @@ h1{font-size:18px;margin:4px 0}.meta{color:#57606a}.call{border:1px solid #d0d7d
 .call.replayed>h2{background:#eef6ee}.msg{margin:6px 8px}.role{font-weight:600;font-size:12px;color:#57606a}
 .role.assistant,.role.reply{color:#0a5}.role.system{color:#8250df}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px solid #eaeef2;margin:2px 0;padding:6px;
-font-size:12.5px;max-height:300px;overflow:auto}.reply pre{background:#f0fff4}.same{color:#57606a;font-style:italic}
+font-size:12.5px;max-height:300px;overflow:auto}.msg.last pre{max-height:none}\
+.reply pre{background:#f0fff4}.same{color:#57606a;font-style:italic}
 .state{border-left:4px solid #54aeff;background:#f4f9ff;margin:10px 0;padding:6px 10px}\
 .state h3{font-size:14px;margin:0}
 table.g{border-collapse:collapse;margin:4px 0}\
@@ -332,10 +333,13 @@ def _call_html(calls: Sequence[Mapping[str, Any]], k: int, fill: bool = True) ->
     if m:
         said = _as_in(calls, j, m).replace(f"call {j + 1}", f'<a href="#c{j + 1}">call {j + 1}</a>')
         parts.append(f'<div class="msg same">messages 1–{m}: {said}</div>')
+    last = len(call["messages"])
     for i, msg in enumerate(call["messages"][m:], start=m + 1):
         role, slot = str(msg.get("role", "?")), f'data-m="{k}.{i - 1}"'
+        # the message the model answers, in full: its end is the turn's own line (the picture game's command)
+        box = "msg last" if i == last else "msg"
         parts.append(
-            f'<div class="msg"><div class="role {e(role)}">[{i}] {e(role)}</div>'
+            f'<div class="{box}"><div class="role {e(role)}">[{i}] {e(role)}</div>'
             f"{_pre(msg.get('content'), slot, fill)}</div>"
         )
     for c, reply in enumerate(call.get("choices") or [call["reply"]]):

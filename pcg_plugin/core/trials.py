@@ -25,7 +25,12 @@ COLUMN_DOCS = dict(  # noqa: C406 - pairs, not a dict literal: a "reason" key he
         ("model", "the model that answered (several joined by `,`; empty when not recorded)"),
         ("target", "what the trial was asked for: a letter, an instance, a word, a word pair, a role draw"),
         ("trial", "the trial's number, from 1"),
-        ("score", "the problem's own per-trial score (empty: the trial has none, e.g. an aborted episode's quality)"),
+        (
+            "score",
+            "the problem's own per-trial score, full precision (Science Birds: the official trial score, the letter's "
+            "weight x stability x similarity; empty: the trial has none, e.g. an aborted episode's quality); the "
+            "report's trial table and `pcg show` (its `--json`) give the same number under the same name",
+        ),
         ("reason", "why the trial scored 0 (empty: it did not; `error`: the item errored)"),
         ("seconds", "the trial's measured time where the problem records it"),
         ("calls", "model calls the trial made"),

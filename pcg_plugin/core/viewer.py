@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.core import charts, transcript
+from pcg_plugin.core import charts, transcript, trials
 from pcg_plugin.core.calls import Totals
 
 MARK = "<!-- pcg-viewer -->"  # the added part starts here (a report written again is not given it twice)
@@ -54,25 +54,53 @@ STYLE = """<style>.pcg-viewer .pcg-chart{display:block;margin:6px 0 14px;max-wid
 
 COLUMNS = ("submission", "target", "trial", "model", "score", "zero reason", "calls", "replayed", "tokens")
 FILTERED = ("submission", "target", "model", "zero reason")
+# the header's hover text: the score column is the one pcg export and pcg show (its --json) call score
+SCORE_TITLE = "the trial's score as trials.jsonl, pcg export and pcg show give it (hover a cell for all digits)"
 
 
-def rows(collected: Any, problem: Any, totals: Mapping[str, Totals], label: str) -> list[dict[str, Any]]:
-    """One row per item that ran (records, and errored items without one), in node-id order."""
+def exported(run_dir: Path) -> dict[Any, Mapping[str, Any]]:
+    """``trials.jsonl``'s rows (none when the run wrote none) by node id where a row names it, and by
+    (submission, target, trial, model): the model that answered and the score every other output names
+    ``score``, so that the table says the same as ``pcg export``."""
+    path = Path(run_dir) / trials.FILE
+    out: dict[Any, Mapping[str, Any]] = {}
+    for r in trials.read(path) if path.is_file() else ():
+        if r.get("nodeid"):
+            out[str(r["nodeid"])] = r
+        out[(r.get("submission"), str(r.get("target")), r.get("trial"), r.get("model"))] = r
+        out.setdefault((r.get("submission"), str(r.get("target")), r.get("trial"), None), r)
+    return out
+
+
+def rows(
+    collected: Any,
+    problem: Any,
+    totals: Mapping[str, Totals],
+    label: str,
+    written: Mapping[Any, Mapping[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """One row per item that ran (records, and errored items without one), in node-id order. ``written``: the
+    run's trials.jsonl rows by node id, whose model and score win (the item knows its model only when the run
+    had several, and Science Birds' weighted trial score only exists once the run is scored)."""
     out = []
+    written = written or {}
     for nodeid in sorted(set(collected.items) | set(collected.records)):
         meta = collected.items.get(nodeid, {})
         record = collected.records.get(nodeid)
         error = collected.errors.get(nodeid)
         reason = getattr(record, "reason", None) if record is not None else ("error" if error else None)
         t = totals.get(nodeid, Totals())
+        key = (meta.get("name"), str(meta.get(label, meta.get("target"))), meta.get("trial"), meta.get("model"))
+        row = written.get(nodeid) or written.get(key) or {}
+        score = row["score"] if "score" in row else (problem.trial_score(record) if record is not None else None)
         out.append(
             {
                 "nodeid": nodeid,
                 "submission": meta.get("name", nodeid.split("::")[0]),
                 "target": meta.get(label, meta.get("target")),
                 "trial": meta.get("trial"),
-                "model": meta.get("model") or getattr(record, "model", None) or "",
-                "score": problem.trial_score(record) if record is not None else None,
+                "model": meta.get("model") or getattr(record, "model", None) or row.get("model") or "",
+                "score": score,
                 "reason": reason,
                 "error": error,
                 "calls": t.calls,
@@ -89,6 +117,13 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return escape(str(value))
+
+
+def _score_cell(value: Any) -> str:
+    """Rounded for reading, every digit in the hover text (the number is the exported one)."""
+    if isinstance(value, float):
+        return f'<td title="{value!r}">{value:.4g}'
+    return f"<td>{_cell(value)}"
 
 
 def section(trials: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
@@ -117,14 +152,14 @@ def section(trials: Sequence[Mapping[str, Any]], targets: Sequence[str]) -> str:
     parts.append('<input type="search" placeholder="text in the row"></form>')
     parts.append(
         '<table class="pcg-sort" id="pcg-trials"><thead><tr>'
-        + "".join(f"<th>{c}</th>" for c in COLUMNS)
+        + "".join(f'<th title="{SCORE_TITLE}">{c}</th>' if c == "score" else f"<th>{c}</th>" for c in COLUMNS)
         + "<th>transcript</th></tr></thead><tbody>"
     )
     for r in trials:
         why = f' title="{escape(r["error"])}"' if r.get("error") else ""
         parts.append(
             f'<tr><td class="l">{_cell(r["submission"])}<td class="l">{_cell(r["target"])}<td>'
-            f'{_cell(r["trial"])}<td class="l">{_cell(r["model"])}<td>{_cell(r["score"])}<td class="l"{why}>'
+            f'{_cell(r["trial"])}<td class="l">{_cell(r["model"])}{_score_cell(r["score"])}<td class="l"{why}>'
             f'{_cell(r["reason"])}<td>{r["calls"]}<td>{r["replayed"]}<td>{r["tokens"]}<td class="l">'
             f'<a href="{transcript.page_rel(r["nodeid"])}">view</a>'
         )
@@ -159,4 +194,5 @@ def add_to_report(
     transcript.write_style(run_dir)
     if report is None or not Path(report).is_file():
         return
-    attach(Path(report), section(rows(collected, problem, totals, problem.target_label), targets))
+    written = exported(run_dir)
+    attach(Path(report), section(rows(collected, problem, totals, problem.target_label, written), targets))

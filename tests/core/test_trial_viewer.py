@@ -71,7 +71,8 @@ def test_pcg_show_names_what_is_missing(contest, capsys):
     contest.runpytest_subprocess("subs", *SPELL)
     code, out, err = show(capsys, str(run_dir(contest)), "subs/alpha::dog::9")
     assert code == 2 and out == ""
-    assert "no transcript of 'subs/alpha::dog::9'" in err and "8 trial(s) there" in err
+    assert "no trial 'subs/alpha::dog::9'" in err and "(8 trial(s);" in err
+    assert "e.g. alpha::cat::1 or subs/alpha::cat::1" in err  # an id of this run (read from its transcripts)
 
 
 def test_an_errored_trial_keeps_its_transcript_and_error(contest, capsys):
@@ -88,7 +89,7 @@ def test_the_report_links_every_trial_to_its_page_and_shows_the_charts(contest):
     folder = run_dir(contest)
     html = (folder / "report.html").read_text()
     rows = re.findall(
-        r'<tr><td class="l">(\w+)<td class="l">(\w+)<td>(\d)<td class="l"><td>([\d.]*)<td class="l">'
+        r'<tr><td class="l">(\w+)<td class="l">(\w+)<td>(\d)<td class="l"><td title="[\d.]+">([\d.]*)<td class="l">'
         r'(\w*)<td>(\d)<td>(\d)<td>(\d+)<td class="l"><a href="([^"]+)">view</a>',
         html,
     )
@@ -146,7 +147,7 @@ def test_the_viewer_is_added_once_however_often_the_report_is_written(tmp_path):
 def test_progress_prints_plain_lines_when_not_a_terminal_and_nothing_under_q(contest):
     result = contest.runpytest_subprocess("subs", *SPELL, "-p", "xdist", "-n", "2")
     lines = [ln for ln in result.outlines if ln.startswith("pcg ") and "items" in ln]
-    assert lines[-1].startswith("pcg 8/8 items · calls 6 paid, 0 replayed · tokens 36 · $0.0000 · done in ")
+    assert lines[-1].startswith("pcg 8/8 items · calls 6 paid, 0 replayed · tokens 36 · $0.0000 · items done at ")
     assert 2 <= len(lines) <= 10
     quiet = contest.runpytest_subprocess("subs", *SPELL, "-q")
     assert not [ln for ln in quiet.outlines if " items · calls " in ln]
@@ -160,7 +161,19 @@ def test_the_progress_line_says_what_is_left():
         "pcg 26/104 items · calls 20 paid, 10 replayed · tokens 12.0k · $0.0123 (+2 unpriced) · 0:39 left"
     )
     assert line(0, 104, Totals(), 0.0).endswith("time left unknown")
-    assert line(104, 104, Totals(), 75.0).endswith("done in 1:15")
+    assert line(104, 104, Totals(), 75.0).endswith("items done at 1:15")
+
+
+def test_the_progress_line_fits_a_72_column_terminal_keeping_the_count_in_flight_and_time():
+    totals = Totals(
+        calls=30, paid=20, replayed=10, prompt_tokens=9000, completion_tokens=3000, cost_usd=0.0123, unpriced=2
+    )
+    wide = line(52, 104, totals, 13.0, 39.0, 37)
+    assert len(wide) > 72  # the line the issue saw wrap
+    fitted = line(52, 104, totals, 13.0, 39.0, 37, width=72)
+    assert fitted == "pcg 52/104 items · 37 in flight · $0.0123+ · 0:39 left"
+    assert line(52, 104, totals, 13.0, 39.0, 37, width=200) == wide
+    assert all(len(line(52, 104, totals, 13.0, 39.0, 37, width=w)) < w for w in range(8, 120))
 
 
 def finished(nodeid: str) -> SimpleNamespace:
@@ -199,6 +212,32 @@ def test_on_a_terminal_the_progress_is_one_line_rewritten(contest):
     draws = re.findall(r"\r\x1b\[Kpcg (\d)/8 items", out)
     assert draws and draws[-1] == "8" and "subs/alpha ." not in out
     assert "2 zero" in out  # pytest's own summary is kept
+
+
+def test_on_a_72_column_terminal_under_xdist_every_line_fits_and_stands_alone(contest):
+    """The issue's terminal: 72 columns, two workers. Every redraw of the progress line is narrower than the
+    terminal (a wider one wraps and leaves a cut copy per redraw); the run folder line is not written after
+    xdist's "ready: 1/2 workers"; the time at the end is on pytest's clock (at most its "passed in")."""
+    if shutil.which("script") is None:
+        pytest.skip("no `script` to give the run a terminal")
+    cmd = " ".join([sys.executable, "-m", "pytest", "subs", *SPELL, "-W", "ignore", "-p", "xdist", "-n", "2"])
+    proc = subprocess.run(
+        ["script", "-qec", cmd, "/dev/null"],
+        cwd=contest.path,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "72", "LINES": "24"},
+    )
+    out = proc.stdout.decode()
+    draws = [d for d in re.split(r"\r\x1b\[K", out) if d.startswith("pcg ") and " items" in d.split("·")[0]]
+    assert draws and all(len(re.split(r"[\r\n]", d)[0]) < 72 for d in draws), draws
+    folder = next(row for row in out.split("\n") if "pcg: run folder" in row)
+    assert "workers" not in folder.split("\r")[-1].split("pcg: run folder")[0]
+    done = re.search(r"pcg: items done at (\d+):(\d\d), results and report by (\d+):(\d\d)", out)
+    passed = re.search(r" in (\d+\.\d+)s", out)
+    assert done and passed, out[-2000:]
+    items, end = (int(done.group(k)) * 60 + int(done.group(k + 1)) for k in (1, 3))
+    assert items <= end <= float(passed.group(1)) + 0.5 <= end + 5  # one clock: pytest's adds only its own summary
 
 
 def test_a_viewer_that_fails_leaves_the_results_and_says_so(contest):

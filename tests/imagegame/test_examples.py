@@ -72,7 +72,7 @@ def test_the_three_examples_play_and_rank(pytester: pytest.Pytester, subs: Path,
     shutil.copytree(EXAMPLES, subs)
     result = run(pytester, double)
     assert outcomes(result) == {"passed": 6}
-    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "rank submission*"])
+    result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "rank  95% rank  submission*"])
     doc = json.loads((pytester.path / "out" / "results.json").read_text())
     for kind in KINDS:
         played = {e["instance"]: e["episode scores"]["Main Score"] for e in doc["episodes"] if e["submission"] == kind}
@@ -158,7 +158,7 @@ def test_a_realistic_folder_plays_and_every_broken_one_says_why(pytester: pytest
             "line*; turn 1, the "
             "giver replied “Sure! Here is my first command. ⏎ Command: row 1: X X X X X” -> clembench aborts the "
             "episode: Aborted 1, counted against % Played, no quality (NaN), Success 0",
-            "1. Rowwise *  2  100  100  100  100  | 100/100 | 100/100",
+            "  1. * Rowwise * 2      100      100        100       100       100/100      100/100",
         ]
     )
     doc = json.loads((pytester.path / "out" / "results.json").read_text())

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 from test_imagegame_e2e import ARGS, game  # noqa: F401 - game is a fixture, used by name
-from trial_pages import opened
+from trial_pages import CHART, MID_WORD, PAGE_WIDTH, measured, opened
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core import transcript
@@ -64,3 +64,27 @@ def test_the_leaderboard_fits_a_1400_px_window(game) -> None:  # noqa: F811 - th
     ).stdout
     width = int(re.search(r"<title>W(\d+)W</title>", dom).group(1))
     assert width <= 1400
+
+
+@pytest.mark.skipif(browser() is None, reason="no chromium")
+def test_the_report_fits_1280_px_with_its_chart_model_names_and_first_follower_prompt_whole(game) -> None:  # noqa: F811 - the imported fixture
+    """The issue's picture game report at 1280 px: the "mean trial score per target" chart was 184 px wide with
+    one of three legend entries shown and its target labels on top of each other; model names broke mid-word;
+    the first Follower prompt kept its command (the line that matters, at its end) below its box's scroll limit."""
+    game.runpytest_subprocess(*ARGS, "--pcg-out", "out")
+    report = game.path / "out" / "report.html"
+    assert measured(report, PAGE_WIDTH) <= 1280
+    chart = measured(report, CHART)
+    assert chart["legend"] == chart["legend_visible"] == 3  # perfect, chatty, prompted
+    assert chart["labels"] >= 2 and chart["overlaps"] == 0 and chart["width"] >= 480
+    assert measured(report, MID_WORD.replace("SELECTOR", "'table.board td.m'"), width=1280) == []
+    page = game.path / "out" / "trials" / "view.html"
+    tid = transcript.trial_id("subs/perfect::compact_grids/0::1")
+    box = measured(
+        page,
+        "var m=document.querySelectorAll('#c2 .msg:not(.reply) pre'),p=m[m.length-1];"
+        "return [p.scrollHeight,p.clientHeight,p.textContent.trim().split('\\n').pop()]",
+        query=tid,
+        ready="document.querySelector('#c2 .msg pre') && document.querySelector('#c2 .msg pre').textContent",
+    )
+    assert box[2].startswith("Command: ") and box[0] <= box[1] + 1, box

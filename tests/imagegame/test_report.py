@@ -62,3 +62,19 @@ def test_results_carry_the_runs_provenance_as_every_problems_do() -> None:
     from pcg_plugin._util.paths import REPO_ROOT
 
     assert document([aborted("chatty", 1)], ["chatty"])["provenance"] == provenance.collect(REPO_ROOT)
+
+
+def test_the_terminal_leaderboard_columns_line_up() -> None:
+    """The issue's table: each row's figures started where its name ended; now every column starts and ends where
+    its header does, whatever the names' lengths and a missing figure (an aborted-only submission's quality)."""
+    results = [aborted("a_rather_long_submission_name", 1), aborted("x", 2)]
+    doc = document(results, ["a_rather_long_submission_name", "x", "silent"])
+    lines = summary_lines(doc, "run", None, None)
+    head = next(i for i, line in enumerate(lines) if line.startswith("rank "))
+    table = lines[head : head + 4]
+    header = table[0]
+    for name in ("episodes", "%Played", "Quality", "clemscore", "Success%", "compact %P/Q", "random %P/Q"):
+        end = header.index(name) + len(name)  # right-aligned: every cell ends under its header's end
+        assert all(row[end - 1] != " " and row[end : end + 1] in ("", " ") for row in table[1:]), (name, table)
+    start = header.index("model")  # left-aligned: every cell starts under its header
+    assert all(row[start - 2 : start] == "  " and row[start] != " " for row in table[1:]), table

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,23 +72,44 @@ def summary_lines(
     return episode_summary(doc, run_dir, report, error, _table)
 
 
+def aligned(head: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[bool]) -> list[str]:
+    """A table whose columns line up: each as wide as its widest cell, text to the left, numbers to the right."""
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+
+    def one(cells: Sequence[str]) -> str:
+        return "  ".join(
+            f"{c:<{w}}" if is_text else f"{c:>{w}}" for c, w, is_text in zip(cells, widths, left, strict=True)
+        ).rstrip()
+
+    return [one(head), *(one(r) for r in rows)]
+
+
 def _table(doc: Mapping[str, Any]) -> list[str]:
     banner = unofficial(doc.get("settings", {}))
-    lines = ([banner] if banner else []) + [
-        "rank submission [95% rank]  model  episodes  %Played  Quality  "
-        "clemscore  Success%  | compact %P/Q | random %P/Q"
-    ]
+    head = ["rank", "95% rank", "submission", "model", "episodes", "%Played", "Quality", "clemscore", "Success%"]
+    head += [f"{e.split('_')[0]} %P/Q" for e in rules.EXPERIMENTS] + [""]
+    body = []
     for row in doc["leaderboard"]:
         o = row["overall"] or {}
         per = [row["experiments"].get(e) or {} for e in rules.EXPERIMENTS]
-        cols = " | ".join(f"{_fmt(p.get('% Played'))}/{_fmt(p.get('Quality Score'))}" for p in per)
-        extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("aborted", "not_scored", "errors") if row[k])
-        lines.append(
-            f"{row['rank']}. {row['submission']} [{rank_text(row.get('rank_interval'))}]  {row['model']}  "
-            f"{o.get('episodes', 0)}  "
-            f"{_fmt(o.get('% Played'))}  {_fmt(o.get('Quality Score'))}  {_fmt(o.get('clemscore'))}  "
-            f"{_fmt(o.get('Success (%)'))}  | {cols}{extra}"
+        extra = ", ".join(f"{row[k]} {k.replace('_', ' ')}" for k in ("aborted", "not_scored", "errors") if row[k])
+        body.append(
+            [
+                f"{row['rank']}.",
+                rank_text(row.get("rank_interval")),
+                str(row["submission"]),
+                str(row["model"]),
+                str(o.get("episodes", 0)),
+                _fmt(o.get("% Played")),
+                _fmt(o.get("Quality Score")),
+                _fmt(o.get("clemscore")),
+                _fmt(o.get("Success (%)")),
+                *(f"{_fmt(p.get('% Played'))}/{_fmt(p.get('Quality Score'))}" for p in per),
+                extra,
+            ]
         )
+    left = [False, False, True, True] + [False] * (len(head) - 5) + [True]
+    lines = ([banner] if banner else []) + aligned(head, body, left)
     zeros = [e for e in doc["episodes"] if e["reason"]]
     lines.extend(f"  {zero_line(e)}" for e in zeros[:MAX_ZERO_LINES])
     if len(zeros) > MAX_ZERO_LINES:
@@ -96,11 +117,22 @@ def _table(doc: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def breakable(name: Any) -> Any:
+    """A model name that may wrap only after its separators (``provider/model-name:tag``), never inside a word:
+    the escaped text with ``<wbr>`` after each ``:``, ``/``, ``,`` and ``_`` (a hyphen breaks by itself)."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"([:/,_])", r"\1<wbr>", str(escape(str(name)))))
+
+
 def _template() -> Any:
     import jinja2
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = _fmt
+    env.filters["breakable"] = breakable
     return env.from_string(template_source(TEMPLATE))
 
 

@@ -260,6 +260,17 @@ class ScienceBirds(BaseProblem):
     def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
         return rows.scores(results, pick)
 
+    def caveats(self, results: Mapping[str, Any]) -> list[str]:
+        """The report's warnings but the unofficial banner (``pcg card`` prints that one itself)."""
+        from pcg_plugin.core.banner import unofficial
+        from pcg_plugin.problems.science_birds.report.html import warnings
+        from pcg_plugin.problems.science_birds.results import coerce
+
+        doc = coerce(results)
+        said = unofficial(results.get("settings") or {}) is not None  # the banner says who answered
+        offline = "The offline default LLM"
+        return [w for w in warnings(doc) if not (said and w.startswith((offline, "UNOFFICIAL")))]
+
     def rank_intervals(
         self, results: Mapping[str, Any], *, reps: int = 100, seed: int = 0
     ) -> dict[str, tuple[int, int]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trial_pages import PAGE_WIDTH, browser, measured
 
 from pcg_plugin.problems.science_birds.report.html import OFFICIAL_CLASSIFIER, render_report, write_report
 
@@ -286,3 +287,28 @@ def test_report_of_a_2600_trial_run_stays_small(tmp_path: Path) -> None:
     html = render_report(run, tmp_path, bootstrap=0)
     assert html.count("<details") == 2600
     assert len(html.encode()) < 5_000_000
+
+
+@pytest.mark.skipif(browser() is None, reason="no chromium")
+def test_a_26_letter_report_fits_a_1280_px_window(tmp_path: Path) -> None:
+    """The issue's report: every letter's column in the weights and per-letter tables made the page 1758 px
+    wide at 1280; now the tables fit (and would scroll inside their box rather than widen the page)."""
+    doc = make_run(tmp_path)
+    letters = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+    doc["settings"]["letters"] = letters
+    doc["weights"] = {
+        c: {"weight": "0.0384615", "w_sta": "0.512345", "w_sim": "0.487655", "w_div": "0.834567"} for c in letters
+    }
+    for sub in doc["submissions"]:
+        one = sub["letters"]["A"]
+        sub["letters"] = {
+            c: {**one, "char_score": "0.0123456", "sim_mean": "0.0356789", "diversity": "0.123456"} for c in letters
+        }
+    write_report(doc, tmp_path)
+    assert measured(tmp_path / "report.html", PAGE_WIDTH, width=1280) <= 1280
+    # and every letter's column is in sight: no table needs its own scroll bar either
+    hidden = (
+        "return [].map.call(document.querySelectorAll('table.heat'),"
+        "function(t){return t.parentNode.scrollWidth-t.parentNode.clientWidth})"
+    )
+    assert set(measured(tmp_path / "report.html", hidden, width=1280)) == {0}

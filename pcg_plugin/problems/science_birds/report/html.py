@@ -11,6 +11,7 @@ from typing import Any
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
 from pcg_plugin.core.banner import unofficial
+from pcg_plugin.problems.science_birds.report.terminal import zero_score_reason
 from pcg_plugin.problems.science_birds.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -163,6 +164,7 @@ def _submission_view(sub: Submission, run_dir: Path, results: Results, thumbs: b
             "prompt_short": short(sub.prompt_score),
             "cost": f"{cost:.4f}" if isinstance(cost, (int, float)) else "–",
             "rank_interval": "",
+            "zero_reason": zero_score_reason(sub, results.per_model or None, list(results.settings.letters or ())),
         },
     )
 

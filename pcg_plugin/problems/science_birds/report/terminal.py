@@ -125,6 +125,43 @@ def trial_counts(sub: Submission, per_model: Mapping[str, ModelResults] | None =
     return n, zero, err
 
 
+def _is_zero(value: Any) -> bool:
+    try:
+        return value is not None and Decimal(str(value)) == 0
+    except (InvalidOperation, ValueError):
+        return False
+
+
+def zero_score_reason(
+    sub: Submission, per_model: Mapping[str, ModelResults] | None = None, letters: Sequence[str] = ()
+) -> str | None:
+    """Why a submission none of whose trials scored 0 still scores 0, when diversity did it: a letter whose
+    trials all built the same level has diversity 0, and its char score (stability x similarity x diversity)
+    with it. None when the score is not 0 or diversity is not the reason (2023 has no diversity)."""
+    if not _is_zero(sub.prompt_score):
+        return None
+    name = sub.name
+    parts = [sub.letters] + [
+        m.submissions[name].letters for m in (per_model or {}).values() if name is not None and name in m.submissions
+    ]
+    zeroed = sorted(
+        {
+            c
+            for part in parts
+            for c, lt in part.items()
+            if _is_zero(lt.diversity) and not all(t.reason for t in lt.trials)
+        }
+    )
+    if not zeroed:
+        return None
+    every = set(zeroed) >= set(letters or {c for part in parts for c in part})
+    where = "every letter" if every else "letter" + ("s " if len(zeroed) > 1 else " ") + ", ".join(zeroed)
+    return (
+        f"{name} scores 0: diversity 0 in {where} (every trial of the letter built the same level), "
+        "and a letter's char score is stability x similarity x diversity"
+    )
+
+
 def ranking_table(submissions: Sequence[Submission], per_model: Mapping[str, ModelResults] | None = None) -> list[str]:
     rows = sorted(submissions, key=lambda s: (s.rank is None, s.rank or 0, s.name))
     width = max([len("submission")] + [len(s.name or "") for s in rows])
@@ -184,6 +221,8 @@ def summary_lines(
     lines = ranking_table(subs, per_model)
     if per_model:
         lines += per_model_table(per_model, [s.name for s in subs if s.name is not None])
+    letters = list(doc.settings.letters or ())
+    lines += [why for s in subs if (why := zero_score_reason(s, per_model, letters))]
     reasons = reason_counts(doc)
     if reasons:
         lines.append("trials scored 0 (reason: count): " + ", ".join(f"{k}: {v}" for k, v in reasons.items()))
