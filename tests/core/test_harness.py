@@ -85,7 +85,8 @@ def test_an_unknown_problem_is_a_usage_error_naming_the_closest_ones_not_all(con
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*--pcg-problem: no problem 'pcgbench/zelda' (closest: pcgbench/zelda-v0, *; 52 installed*pytest_pcg_problem hook)*"
+            "*--pcg-problem: no problem 'pcgbench/zelda' (closest: pcgbench/zelda-v0, *; 52 installed*"
+            "pytest_pcg_problem hook)*"
         ]
     )
     assert "science-birds" not in result.stderr.str()  # the closest names, not all 52
