@@ -32,7 +32,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``--pcg-problem`` and the options of every installed problem (parsed before a problem is chosen)."""
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
     entries = problems.registered()
-    text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(entries)})"
+    text = (
+        f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}), or a suite of them in one run: a comma list "
+        "and shell-style patterns ('pcgbench/*', 'gameeval/*', all), each problem in its own folder of the run "
+        f"folder (installed: {', '.join(entries)})"
+    )
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
     from pcg_plugin.core import zips

@@ -181,7 +181,7 @@ def test_the_cost_estimate_covers_every_problem_of_the_suite(bench: pytest.Pytes
     result.stdout.fnmatch_lines(
         [
             "pcg: pre-flight estimate over the suite: 2 problems, 24 trials at most *; 24 calls x (1,000 prompt + "
-            "300 completion tokens) = 31,200 tokens on gpt-4o: ~$*"
+            "300 completion tokens) = 31,200 tokens on gpt-4o: ~$0.13"
         ]
     )
 
