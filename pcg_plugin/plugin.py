@@ -378,19 +378,25 @@ def _collect_suite(
     path: Path, parent: pytest.Collector, *, folder: bool, roots: list[Path], shown_as: Path | None = None
 ) -> pytest.Collector | None:
     """In a suite: what each problem makes of ``path`` (its submission, or why it is none of that problem's); None
-    when no problem of the suite takes it. ``shown_as``: the path the items are named by (a zip's folder)."""
+    when no problem of the suite takes it. A folder no problem takes as a submission, that some leave alone (a
+    container of other problems' submissions: a command-line folder of GameEval entries, for the picture game) is
+    left to pytest, which looks inside; one every problem refuses is not evaluated on each. ``shown_as``: the path
+    the items are named by (a zip's folder)."""
     from pcg_plugin.core.items import SuiteSubmissionDir, SuiteSubmissionFile
 
     found: list[tuple[Member, Any]] = []
+    left = False
     for m in parent.config.stash[SUITE_KEY].members:
         detect = m.problem.detect_folder if folder else m.problem.detect_file
         try:
             sub = detect(path, roots, evaluating=True)
         except SubmissionError as exc:
             sub = str(exc)
-        if sub is not None:
+        if sub is None:
+            left = True
+        else:
             found.append((m, sub))
-    if not found:
+    if not found or (left and all(isinstance(sub, str) for _, sub in found)):
         return None
     collector = SuiteSubmissionDir if folder else SuiteSubmissionFile
     return collector.from_parent(parent, path=shown_as or path, found=found)

@@ -193,6 +193,42 @@ def test_an_unknown_name_in_a_list_is_refused_with_the_closest_names(bench: pyte
     assert "science-birds" not in result.stderr.str()
 
 
+def test_a_suite_across_families_collects_each_problem_its_own_submissions(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ask-Guess, SpyFall and the picture game in one run: each command-line folder holds one family's entries
+    (a folder of another family's is looked into, not refused), the Ask-Guess role prompts are not evaluated on
+    SpyFall only, and one double answers both families (tests/suite_double.py)."""
+    for double in ("gameeval/ge_doubles.py", "imagegame/ig_doubles.py", "suite_double.py"):
+        shutil.copy(REPO / "tests" / double, pytester.path)
+    shutil.copytree(REPO / "examples" / "gameeval" / "askguess", pytester.path / "askguess")
+    shutil.copytree(REPO / "examples" / "imagegame", pytester.path / "imagegame")
+    monkeypatch.syspath_prepend(str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
+    result = pytester.runpytest(
+        "askguess",
+        "imagegame",
+        "--pcg-problem",
+        "gameeval/askguess-easy,gameeval/spyfall,imagegame",
+        *("--pcg-backend", "scripted", "--pcg-model", "suite_double:respond", "--pcg-store", "store"),
+        *("--pcg-trials", "1", "--pcg-imagegame-instances", "compact_grids/0", "--pcg-out", "run"),
+        *("-k", "word_apple or pair_ipad or problem_imagegame or evaluated", "-p", "no:cacheprovider"),
+    )
+    result.assert_outcomes(passed=3 + 1 + 3, failed=2, deselected=result.parseoutcomes()["deselected"])
+    top = doc(pytester.path / "run")
+    assert [p["folder"] for p in top["problems"]] == ["gameeval-askguess-easy", "gameeval-spyfall", "imagegame"]
+    assert top["exit_status"] == 1
+    spyfall = doc(pytester.path / "run" / "gameeval-spyfall")
+    assert sorted(spyfall["folder_errors"]) == [
+        "askguess/answerer_program::gameeval/spyfall::not-evaluated",
+        "askguess/questioner_prompt::gameeval/spyfall::not-evaluated",
+    ]
+    assert doc(pytester.path / "run" / "gameeval-askguess-easy")["folder_errors"] == {}
+    picture = doc(pytester.path / "run" / "imagegame")
+    assert sorted(row["submission"] for row in picture["leaderboard"]) == ["giver_program", "giver_prompt", "selfplay"]
+    assert all(e["outcome"] == "done" for e in picture["episodes"])  # the picture game's double answered it
+
+
 @pytest.mark.slow
 def test_every_pcg_benchmark_variant_in_one_run(tmp_path: Path) -> None:
     """The issue's check: self_check over all 46 variants, one run: 46 folders, one card, one exit code."""
