@@ -234,7 +234,10 @@ def test_every_pcg_benchmark_variant_in_one_run(tmp_path: Path) -> None:
     """The issue's check: self_check over all 46 variants, one run: 46 folders, one card, one exit code."""
     from pcg_plugin.problems.pcgbench.bench.registry import names
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "tests" / "pcgbench"), os.environ["PYTHONPATH"]])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO / "tests" / "pcgbench"), str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
     cmd = [sys.executable, "-m", "pytest", str(REPO / "examples" / "pcgbench" / "self_check"), "--pcg-problem"]
     cmd += ["pcgbench/*", "--pcg-out", str(tmp_path / "run"), *COMMON, "-p", "no:cacheprovider", "-q"]
     done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
