@@ -161,11 +161,10 @@ def _chosen(config: pytest.Config) -> tuple[tuple[str, ...], bool]:
 
 
 def _suite_cost(suite: Suite, per_problem: list[tuple[str, int]]) -> str | None:
-    """The pre-flight estimate over every problem of a suite (``llm.estimate.suite_text``), on the model options
-    the problems share."""
-    from pcg_plugin.llm.estimate import suite_text
-
-    return suite_text(suite.members[0].settings, per_problem)
+    """The pre-flight estimate over every problem of a suite, on the model options the problems share: an LLM
+    problem's settings make it (``llm.options.RunSettings.suite_cost_line``); other settings have none."""
+    line = getattr(suite.members[0].settings, "suite_cost_line", None)
+    return line(per_problem) if line is not None else None
 
 
 def _register_controller(
