@@ -193,8 +193,7 @@ def _configure_suite(config: pytest.Config, names: tuple[str, ...], cluster_spec
             "--pcg-rules and --pcg-dry-run check one problem's submissions: give --pcg-problem one name"
         )
     workerinput = getattr(config, "workerinput", None)
-    for line in ("pcg: a pytest-pcg evaluation item (submission x problem x target x trial, in a suite)",):
-        config.addinivalue_line("markers", line)
+    config.addinivalue_line("markers", "pcg: a pytest-pcg evaluation item (submission x problem x target x trial)")
     loaded = {name: problems.load(name, config) for name in names}
     for marker in dict.fromkeys(m for p in loaded.values() for m in p.markers()):
         config.addinivalue_line("markers", marker)
