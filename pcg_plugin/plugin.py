@@ -13,6 +13,7 @@ import pytest
 
 from pcg_plugin.core import problem as problems
 from pcg_plugin.core.controller import CLUSTER_ACTOR_KEY, RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
+from pcg_plugin.core.members import SUITE_KEY, Member, Suite
 from pcg_plugin.core.options import option_value
 from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
 from pcg_plugin.core.progress import XdistTotal
@@ -31,7 +32,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``--pcg-problem`` and the options of every installed problem (parsed before a problem is chosen)."""
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
     entries = problems.registered()
-    text = f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}; installed: {', '.join(entries)})"
+    text = (
+        f"the problem to evaluate (default {problems.DEFAULT_PROBLEM}), or a suite of them in one run: a comma list "
+        "and shell-style patterns ('pcgbench/*', 'gameeval/*', all), each problem in its own folder of the run "
+        f"folder (installed: {', '.join(entries)})"
+    )
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
     from pcg_plugin.core import zips
@@ -89,7 +94,11 @@ def pytest_configure(config: pytest.Config) -> None:
         from pcg_plugin import cluster
 
         address = cluster.check_usable(config, spec)  # before any service starts: -n beside it is exit 4
-    problem = problems.load(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM, config)
+    names, is_suite = _chosen(config)
+    if is_suite:
+        _configure_suite(config, names, spec)
+        return
+    problem = problems.load(names[0], config)
     config.stash[PROBLEM_KEY] = problem
     for line in ("pcg: a pytest-pcg evaluation item (submission x target x trial)", *problem.markers()):
         config.addinivalue_line("markers", line)
@@ -118,14 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         gate.configure(config, problem)
         controller = Controller(config, run)
-        config.pluginmanager.register(controller, "pcg-controller")
-        evaluating = _evaluating(config)  # a run that checks (--pcg-rules, --pcg-dry-run) pays nothing: no progress
-        if evaluating:
-            config.pluginmanager.register(controller.progress, "pcg-progress")
-        if config.pluginmanager.hasplugin("xdist"):
-            config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
-            if evaluating:
-                config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
+        _register_controller(config, controller, run, service, spec)
         if spec:
             from pcg_plugin.cluster.driver import ClusterDriver
 
@@ -134,12 +136,130 @@ def pytest_configure(config: pytest.Config) -> None:
                 controller.notices.append(address.notice)
     config.stash[SETTINGS_KEY] = settings
     config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
-    from pcg_plugin.core.items import SPENDING_KEY
-
-    opener = getattr(settings, "open_spending", None)  # an LLM problem's settings (llm.options.RunSettings)
-    config.stash[SPENDING_KEY] = opener(config, run) if opener else None  # --pcg-max-cost, in every process
+    config.stash[SUITE_KEY] = Suite([Member(problem, config, run)])
+    _open_spending(config, settings, run)
     problem.start_process(config, settings, run, workers, service)
     _in_flight(config, spec, workers)
+
+
+def _open_spending(config: pytest.Config, settings: Any, run: dict[str, Any]) -> None:
+    """``--pcg-max-cost``'s ledger in every process, opened through an LLM problem's settings
+    (``llm.options.RunSettings.open_spending``: the entry imports no llm); none for other settings."""
+    from pcg_plugin.core.items import SPENDING_KEY
+
+    opener = getattr(settings, "open_spending", None)
+    config.stash[SPENDING_KEY] = opener(config, run) if opener else None
+
+
+def _chosen(config: pytest.Config) -> tuple[tuple[str, ...], bool]:
+    """The problems ``--pcg-problem`` names (``core.selection``) and whether they are a suite; an unknown name is a
+    usage error naming the closest installed ones."""
+    from pcg_plugin.core import selection
+
+    spec = str(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM)
+    if not selection.is_suite(spec):
+        return (selection.parts(spec)[0] if selection.parts(spec) else problems.DEFAULT_PROBLEM,), False
+    entries = problems.registered()
+
+    def supplied(name: str) -> bool:  # a conftest's own problem (hook pytest_pcg_problem)
+        return config.hook.pytest_pcg_problem(config=config, name=name) is not None
+
+    try:
+        return selection.select(spec, sorted(entries), accept=supplied), True
+    except selection.UnknownProblem as exc:
+        raise pytest.UsageError(f"--pcg-problem: {exc}") from None
+
+
+def _suite_cost(suite: Suite, per_problem: list[tuple[str, int]]) -> str | None:
+    """The pre-flight estimate over every problem of a suite, on the model options the problems share: an LLM
+    problem's settings make it (``llm.options.RunSettings.suite_cost_line``); other settings have none."""
+    line = getattr(suite.members[0].settings, "suite_cost_line", None)
+    return line(per_problem) if line is not None else None
+
+
+def _register_controller(
+    config: pytest.Config, controller: Controller, run: dict[str, Any], service: str | None, spec: str | None
+) -> None:
+    """The controller, its progress line and, under xdist, the bridge that hands every worker the run."""
+    config.pluginmanager.register(controller, "pcg-controller")
+    evaluating = _evaluating(config)  # a run that checks (--pcg-rules, --pcg-dry-run) pays nothing: no progress
+    if evaluating:
+        config.pluginmanager.register(controller.progress, "pcg-progress")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
+        if evaluating:
+            config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
+
+
+def _configure_suite(config: pytest.Config, names: tuple[str, ...], cluster_spec: str | None) -> None:
+    """A suite: every problem loaded and configured with a config view of its own (``core.members``), its run
+    folder ``folder_for(name)`` inside the run folder; on xdist workers, rebuilt from the controller's run."""
+    from pcg_plugin.core.members import MemberConfig, member_run
+
+    if cluster_spec:
+        raise pytest.UsageError("--pcg-cluster evaluates one problem per run: give --pcg-problem one name")
+    if not _evaluating(config):
+        raise pytest.UsageError(
+            "--pcg-rules and --pcg-dry-run check one problem's submissions: give --pcg-problem one name"
+        )
+    workerinput = getattr(config, "workerinput", None)
+    config.addinivalue_line("markers", "pcg: a pytest-pcg evaluation item (submission x problem x target x trial)")
+    loaded = {name: problems.load(name, config) for name in names}
+    for marker in dict.fromkeys(m for p in loaded.values() for m in p.markers()):
+        config.addinivalue_line("markers", marker)
+    members = [Member(loaded[name], MemberConfig(config)) for name in names]
+    suite = Suite(members, is_suite=True)
+    services: dict[str, str] = {}
+    if workerinput is not None and RUN_KEY in workerinput:
+        run = json.loads(workerinput[RUN_KEY])
+        by_name = {entry["problem"]: entry["run"] for entry in run["members"]}
+        for m in members:
+            m.run = by_name[m.name]
+            m.keep(m.problem.settings_from_dict(m.run["settings"]))
+        workers = int(workerinput.get("workercount", 1))
+        services = json.loads(workerinput.get(SERVICE_KEY) or "{}")
+    else:
+        configured = []
+        for m in members:
+            try:
+                configured.append(m.problem.configure(m.config))
+            except pytest.UsageError as exc:
+                raise pytest.UsageError(f"{m.name}: {exc}") from None
+        run_id = new_run_id()
+        first = configured[0]
+        run_dir = first.out or Path(config.rootpath) / DEFAULT_OUT / run_id
+        run = {"id": run_id, "run_dir": str(run_dir), "started": _now(), "selection": names}
+        for m, settings in zip(members, configured, strict=True):
+            m.run = member_run(run, m.name, settings)
+            m.keep(settings)
+        for settings in {str(getattr(s, "store", None)): s for s in configured}.values():
+            _check_folders(config, settings, run_dir)
+        from pcg_plugin._util.trial_dirs import clean_stale
+
+        run["stale_trial_dirs"] = len(clean_stale())
+        from pcg_plugin.core import gate
+
+        if gate.settings(config) is not None:
+            raise pytest.UsageError(
+                "--pcg-baseline and --pcg-save-baseline gate one problem's run: give --pcg-problem one name "
+                "(a suite's problems compare one by one with pcg compare)"
+            )
+        for m in members:
+            m.run.update(m.problem.preflight(m.config, m.settings, _roots(config)))
+            if not config.option.collectonly:
+                service = m.problem.start_services(m.config, m.settings, m.run_dir)
+                if service is not None:
+                    services[m.name] = service
+        run["members"] = [{"problem": m.name, "run": m.run} for m in members]
+        workers = 1
+        controller = Controller(config, run, suite, _suite_cost)
+        _register_controller(config, controller, run, json.dumps(services) if services else None, None)
+    config.stash[RUN_DIR_KEY] = Path(run["run_dir"])
+    config.stash[SUITE_KEY] = suite
+    _open_spending(config, members[0].settings, run)  # one ledger over every problem (they share the model options)
+    for m in members:
+        m.problem.start_process(m.config, m.settings, m.run, workers, services.get(m.name))
+    _in_flight(config, None, workers)
 
 
 def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) -> None:
@@ -148,7 +268,7 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
     from pcg_plugin.core import inflight
 
     # an LLM problem's settings know whether the model is a server (llm.options.RunSettings); else one at a time
-    depth = inflight.depth(config, getattr(config.stash[SETTINGS_KEY], "in_flight_default", 1))
+    depth = inflight.depth(config, getattr(config.stash[SUITE_KEY].members[0].settings, "in_flight_default", 1))
     workerinput = getattr(config, "workerinput", None)
     if depth <= 1 or config.option.collectonly or (workerinput or {}).get(CLUSTER_ACTOR_KEY):
         return  # a cluster's actor keeps its own trials in flight (cluster.worker)
@@ -190,6 +310,11 @@ def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    suite = config.stash.get(SUITE_KEY, None)
+    if suite is not None and suite.is_suite:
+        for m in suite.members:
+            m.problem.stop_services(m.config)
+        return
     problem = config.stash.get(PROBLEM_KEY, None)
     if problem is not None:
         problem.stop_services(config)
@@ -205,11 +330,15 @@ def _now() -> str:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    settings = config.stash.get(SETTINGS_KEY, None)
+    suite = config.stash.get(SUITE_KEY, None)
     controller = config.pluginmanager.get_plugin("pcg-controller")
-    if settings is None or controller is None or not _evaluating(config):
+    if suite is None or controller is None or not _evaluating(config):
         return None
-    lines = problem_of(config).header_lines(config, settings, controller.run)
+    if suite.is_suite:
+        lines = [f"pcg: a suite of {len(suite.members)} problems, each in its own folder of the run folder"]
+        lines += [line for m in suite.members for line in m.problem.header_lines(m.config, m.settings, m.run)]
+    else:
+        lines = problem_of(config).header_lines(config, suite.members[0].settings, controller.run)
     stale = controller.run.get("stale_trial_dirs")
     if stale:
         lines.append(
@@ -244,6 +373,8 @@ def _collect(path: Path, parent: pytest.Collector, *, folder: bool) -> pytest.Co
     from pcg_plugin.core.items import BrokenSubmission, BrokenSubmissionFile
 
     config = parent.config
+    if config.stash[SUITE_KEY].is_suite:
+        return _collect_suite(path, parent, folder=folder, roots=_roots(config))
     problem = problem_of(config)
     detect = problem.detect_folder if folder else problem.detect_file
     try:
@@ -257,6 +388,34 @@ def _collect(path: Path, parent: pytest.Collector, *, folder: bool) -> pytest.Co
     return collector.from_parent(parent, path=path, submission=sub) if collector is not None else None
 
 
+def _collect_suite(
+    path: Path, parent: pytest.Collector, *, folder: bool, roots: list[Path], shown_as: Path | None = None
+) -> pytest.Collector | None:
+    """In a suite: what each problem makes of ``path`` (its submission, or why it is none of that problem's); None
+    when no problem of the suite takes it. A folder no problem takes as a submission, that some leave alone (a
+    container of other problems' submissions: a command-line folder of GameEval entries, for the picture game) is
+    left to pytest, which looks inside; one every problem refuses is not evaluated on each. ``shown_as``: the path
+    the items are named by (a zip's folder)."""
+    from pcg_plugin.core.items import SuiteSubmissionDir, SuiteSubmissionFile
+
+    found: list[tuple[Member, Any]] = []
+    left = False
+    for m in parent.config.stash[SUITE_KEY].members:
+        detect = m.problem.detect_folder if folder else m.problem.detect_file
+        try:
+            sub = detect(path, roots, evaluating=True)
+        except SubmissionError as exc:
+            sub = str(exc)
+        if sub is None:
+            left = True
+        else:
+            found.append((m, sub))
+    if not found or (left and all(isinstance(sub, str) for _, sub in found)):
+        return None
+    collector = SuiteSubmissionDir if folder else SuiteSubmissionFile
+    return collector.from_parent(parent, path=shown_as or path, found=found)
+
+
 def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A submission that arrived as a zip: unpacked once into the cache and detected there like a folder; its
     items are named as the folder it would be (``submissions/team.zip`` -> ``submissions/team::A::1``). A zip
@@ -265,8 +424,16 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
     from pcg_plugin.core.items import BrokenSubmissionFile
 
     config = parent.config
+    suite = config.stash[SUITE_KEY].is_suite
     try:
         folder = zips.unpacked(file_path, zips.ZipLimits.from_config(config))
+        if suite:
+            found = _collect_suite(
+                folder, parent, folder=True, roots=[folder.parent], shown_as=zips.evaluated_as(file_path)
+            )
+            if found is None:
+                raise SubmissionError(f"{file_path}: unpacked to {folder}, which holds no submission")
+            return found
         sub = problem_of(config).detect_folder(folder, [folder.parent], evaluating=_evaluating(config))
         if sub is None:
             raise SubmissionError(f"{file_path}: unpacked to {folder}, which holds no submission")
@@ -312,5 +479,12 @@ def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
+        suite = session.config.stash.get(SUITE_KEY, None)
+        if suite is not None and suite.is_suite:
+            from pcg_plugin.core.suite_run import MEMBERS_STATS
+
+            facts = {m.name: m.problem.process_facts(m.config) for m in suite.members}
+            workeroutput[STATS_KEY] = json.dumps({MEMBERS_STATS: facts})
+            return
         problem = session.config.stash.get(PROBLEM_KEY, None)
         workeroutput[STATS_KEY] = json.dumps(problem.process_facts(session.config) if problem else {})

@@ -1,4 +1,5 @@
-"""A model card: one model across every problem it was run on (a finished run folder per problem), side by side:
+"""A model card: one model across every problem it was run on (a finished run folder per problem, or a suite's,
+read problem by problem), side by side:
 per submission its score with a 95 % bootstrap interval, rank and rank interval, the reasons its trials scored
 0, tokens, cost (or "unknown price"), and each run's provenance. Markdown or one self-contained HTML page."""
 
@@ -8,6 +9,7 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.prices import cost_text
@@ -83,6 +85,14 @@ def _provenance(run: FinishedRun) -> dict[str, Any]:
         "git_sha": prov.get("git_sha"),
         "schema": doc.get("schema"),
     }
+
+
+def runs_in(paths: Sequence[Path | str]) -> list[FinishedRun]:
+    """Every problem's run in these run folders: a suite's problem by problem (``core.suite.members``), a single
+    run as itself."""
+    from pcg_plugin.core import runs, suite
+
+    return [runs.load(member) for path in paths for _, member in suite.members(path)]
 
 
 def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: int = 0) -> Card:

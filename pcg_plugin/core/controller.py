@@ -4,7 +4,7 @@ bridge that hands workers the run, and the end of the run (the problem scores an
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,13 +18,16 @@ from pcg_plugin.core.items import (
     ITEM_PROPERTY,
     NOT_EVALUATED,
     NOT_RUN_PROPERTY,
+    PROBLEM_META,
     SPENDING_KEY,
     is_run_item,
     property_text,
     record_json,
 )
+from pcg_plugin.core.members import Suite
 from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.core.progress import Progress, end_partial_line
+from pcg_plugin.core.suite_run import Part, finish_suite, summary, trials_per_problem
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
 SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
@@ -110,10 +113,20 @@ class XdistBridge:
 
 
 class Controller:
-    """Collects records from reports and finishes the run through the problem."""
+    """Collects records from reports and finishes the run through the problem (in a suite, each problem's
+    records through its own problem, into its own folder, then the suite's top results.json and card)."""
 
-    def __init__(self, config: pytest.Config, run: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        run: dict[str, Any],
+        suite: Suite | None = None,
+        suite_cost: Callable[[Suite, list[tuple[str, int]]], str | None] | None = None,
+    ) -> None:
         self.config, self.run = config, run
+        self.suite_cost = suite_cost  # a suite's pre-flight cost line (the entry's: llm/ is above the harness)
+        self.suite = suite if suite is not None and suite.is_suite else None
+        self.parts = {m.name: Part(m, Collected()) for m in self.suite.members} if self.suite else {}
         self.collected = Collected()
         self.worker_stats: dict[str, dict[str, Any]] = {}
         self.results: dict[str, Any] | None = None
@@ -131,7 +144,11 @@ class Controller:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             return
-        for line in problem_of(self.config).session_lines(self.run):
+        if self.suite is not None:
+            lines = [line for m in self.suite.members for line in m.problem.session_lines(m.run)]
+        else:
+            lines = problem_of(self.config).session_lines(self.run)
+        for line in lines:
             reporter.write_line(line)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -151,7 +168,11 @@ class Controller:
         if not self.config.option.collectonly and any(is_run_item(n) for n in nodeids):
             end_partial_line(reporter)  # under xdist its "ready: 1/2 workers" is still being rewritten
             reporter.write_line(f"pcg: run folder {self.run['run_dir']}")
-        line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids, self.run)
+        if self.suite is not None:
+            per = trials_per_problem(self.suite, nodeids)
+            line = self.suite_cost(self.suite, per) if self.suite_cost is not None and any(n for _, n in per) else None
+        else:
+            line = problem_of(self.config).cost_line(self.config.stash[SETTINGS_KEY], nodeids, self.run)
         if line:
             reporter.write_line(line, yellow=True)
 
@@ -160,14 +181,19 @@ class Controller:
         if item is None:
             self._folder_problem(report)
             return
+        meta = json.loads(item)
+        collected, problem = self.collected, None
+        if PROBLEM_META in meta:  # a suite's item: its problem's records
+            part = self.parts[meta.pop(PROBLEM_META)]
+            collected, problem = part.collected, part.member.problem
         not_run = property_text(report.user_properties, NOT_RUN_PROPERTY)
-        if not_run is not None or report.nodeid in self.collected.not_run:
-            self.collected.add_not_run(report.nodeid, json.loads(not_run)["reason"] if not_run else COST_CAP)
+        if not_run is not None or report.nodeid in collected.not_run:
+            collected.add_not_run(report.nodeid, json.loads(not_run)["reason"] if not_run else COST_CAP)
             return
-        self.collected.add_item(report.nodeid, json.loads(item))
+        collected.add_item(report.nodeid, meta)
         text = record_json(report.user_properties)
         if text is not None:
-            self.collected.add_record(problem_of(self.config).record_from_json(text))
+            collected.add_record((problem or problem_of(self.config)).record_from_json(text))
         if report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             message: str
@@ -176,12 +202,20 @@ class Controller:
             else:  # a failure worded by its item (``repr_failure``'s text): its last line
                 lines = str(report.longrepr).strip().splitlines()
                 message = lines[-1] if lines else ""
-            self.collected.add_error(report.nodeid, f"{report.when}: {message}")
+            collected.add_error(report.nodeid, f"{report.when}: {message}")
 
     def _folder_problem(self, report: pytest.TestReport) -> None:
         text = property_text(report.user_properties, FOLDER_PROPERTY)
-        if text is not None and report.when == "call":
-            self.collected.add_folder_problem(report.nodeid, json.loads(text)["problem"])
+        if text is None or report.when != "call":
+            return
+        data = json.loads(text)
+        if self.suite is None:
+            self.collected.add_folder_problem(report.nodeid, data["problem"])
+            return
+        on = data.get(PROBLEM_META)  # none: a zip refused before any problem saw it, so none of them evaluates it
+        for name, part in self.parts.items():
+            if on is None or on == name:
+                part.collected.add_folder_problem(report.nodeid, data["problem"])
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         name = (getattr(node, "gateway", None) and node.gateway.id) or "worker"
@@ -193,7 +227,19 @@ class Controller:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        capped = self._cost_cap()
+        if self.suite is not None:
+            parts = list(self.parts.values())
+            capped = self._cost_cap([(p.collected, self._planned_of(p.member.name)) for p in parts])
+            self.results = finish_suite(parts, self.run, self.worker_stats, self.progress.by_item, session)
+            if capped is not None:
+                for p in parts:
+                    if p.results is not None:
+                        p.results = spending_doc(p.member.run_dir, p.results, capped, p.collected.not_run)
+                if self.results is not None:
+                    not_run = {n: r for p in parts for n, r in p.collected.not_run.items()}
+                    self.results = spending_doc(Path(self.run["run_dir"]), self.results, capped, not_run)
+            return
+        capped = self._cost_cap([(self.collected, self.planned)])
         if self.collected.empty:
             return
         problem = problem_of(self.config)
@@ -216,27 +262,38 @@ class Controller:
         self._add_notices()
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
 
-    def _cost_cap(self) -> dict[str, Any] | None:
+    def _planned_of(self, problem: str) -> list[str]:
+        """The planned items of one problem of a suite (``sub::problem::...::trial``)."""
+        return [n for n in self.planned if n.split("::")[1:2] == [problem]]
+
+    def _cost_cap(self, scored: Sequence[tuple[Collected, Sequence[str]]]) -> dict[str, Any] | None:
         """Under ``--pcg-max-cost``: the ledger's last word (None: no cap). When the cap stopped the run (the item it
         stopped ended the session: exit code 2), every item it did not reach is not run, a submission with a trial
-        not run is not scored, and the run says so in its summary and report."""
+        not run is not scored, and the run says so in its summary and report. ``scored``: each problem's collected
+        reports with its planned items (a suite: one pair per problem)."""
         held = self.config.stash.get(SPENDING_KEY, None)
         if held is None:
             return None
         state = held.state()
+        unscored: dict[str, str] = {}
+        not_run = 0
         if state.stopped:
-            reported = set(self.collected.items) | set(self.collected.not_run)
-            for nodeid in self.planned:
-                if nodeid not in reported:
-                    self.collected.add_not_run(nodeid, COST_CAP)
-            aside = self.collected.set_aside({n.split("::")[0] for n in self.collected.not_run})
-            unscored = {
-                name: f"{COST_CAP}: not scored, {ran} of its trials reported (what was paid is stored: a rerun "
-                "replays it free)"
-                for name, ran in aside.items()
-            }
+            for collected, planned in scored:
+                reported = set(collected.items) | set(collected.not_run)
+                for nodeid in planned:
+                    if nodeid not in reported:
+                        collected.add_not_run(nodeid, COST_CAP)
+                aside = collected.set_aside({n.split("::")[0] for n in collected.not_run})
+                unscored.update(
+                    {
+                        name: f"{COST_CAP}: not scored, {ran} of its trials reported (what was paid is stored: a "
+                        "rerun replays it free)"
+                        for name, ran in aside.items()
+                    }
+                )
+                not_run += len(collected.not_run)
             self.notices.append(
-                f"{state.text()}; {len(self.collected.not_run)} trials not run and {len(unscored)} submissions "
+                f"{state.text()}; {not_run} trials not run and {len(unscored)} submissions "
                 "not scored (results.json: not_run, cost_cap.not_scored); rerun with a higher --pcg-max-cost to "
                 "run them (stored answers are replayed free)"
             )
@@ -275,6 +332,12 @@ class Controller:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         for notice in self.notices:
             terminalreporter.write_line(f"pcg: {notice}", red=True, bold=True)
+        if self.suite is not None:
+            verbose = self.config.getoption("verbose", 0) > 0
+            summary(
+                self.results, list(self.parts.values()), Path(self.run["run_dir"]), terminalreporter, verbose=verbose
+            )
+            return
         if self.results is None and self.finish_error is None:
             return
         terminalreporter.section("pytest-pcg leaderboard")

@@ -1,4 +1,5 @@
-"""Writing trial rows as a flat file: CSV, JSON Lines or Parquet (pyarrow, an optional extra)."""
+"""Writing trial rows as a flat file: CSV, JSON Lines or Parquet (pyarrow, an optional extra); a suite's run
+folder gives every problem's rows, problem by problem."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin.core.trials import columns
+
+
+def suite_rows(path: Path | str) -> list[dict[str, Any]]:
+    """Every trial of a run folder: a suite's problem by problem (each row names its problem), in the suite's
+    order; a single run's as they are."""
+    from pcg_plugin.core import runs, suite
+
+    return [row for _, member in suite.members(path) for row in runs.load(member).rows()]
+
 
 FORMATS = ("csv", "jsonl", "parquet")
 

@@ -13,7 +13,7 @@ import pytest
 
 from pcg_plugin._util.names import is_shown, shown, shown_json
 from pcg_plugin.core import calls, transcript
-from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+from pcg_plugin.core.members import Member, only_member
 from pcg_plugin.errors import CostCapReached, FolderProblem, InfrastructureError, StoreWriteFailed
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should 
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
 NOT_RUN_PROPERTY = "pcg_not_run"  # a trial the run did not run (the spending cap): never a zero, listed as not run
 COST_CAP = "cost cap"  # the reason of a trial the spending cap stopped (``--pcg-max-cost``)
+PROBLEM_META = "pcg_problem"  # in a suite: the problem of an item, in its pcg_item and pcg_folder_problem JSON
 # a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
 REMOTE_KEY = pytest.StashKey[Any]()
 # the run's spending cap in this process (``llm.budget.Budget``, set by the entry; absent: no cap): ``state()``
@@ -44,11 +45,16 @@ def is_run_item(nodeid: str) -> bool:
     return parts[-1] == NOT_EVALUATED or (len(parts) >= 3 and parts[-1].isdigit())
 
 
-def item_meta(config: pytest.Config, sub: Any) -> dict[str, Any]:
-    """What the controller needs to know about a submission (under xdist it never collects one itself)."""
+def item_meta(config: pytest.Config, sub: Any, member: Member | None = None) -> dict[str, Any]:
+    """What the controller needs to know about a submission (under xdist it never collects one itself); in a
+    suite, also the problem it is evaluated on (``PROBLEM_META``, which the controller takes off again)."""
+    from pcg_plugin.core.members import suite_of
     from pcg_plugin.core.zips import evaluated_as, source_of
 
-    meta = problem_of(config).submission_meta(sub)
+    member = member or only_member(config)
+    meta = member.problem.submission_meta(sub)
+    if suite_of(config).is_suite:
+        meta[PROBLEM_META] = member.name
     zipped = source_of(sub.path)
     path = evaluated_as(zipped) if zipped is not None else sub.path  # a zip: the folder it would unpack to
     try:
@@ -76,11 +82,13 @@ class NamedAsShown(pytest.Collector):
 
 
 class _HasSubmission(pytest.Collector):
-    """A collector that carries its submission."""
+    """A collector that carries its submission and the problem it is evaluated on (its ``Member``; a run of one
+    problem: that one)."""
 
-    def __init__(self, *, submission: Any, **kw: Any) -> None:
+    def __init__(self, *, submission: Any, member: Member | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.submission = submission
+        self.member = member or only_member(self.config)
 
 
 class _SubmissionCollector(_HasSubmission):
@@ -88,21 +96,23 @@ class _SubmissionCollector(_HasSubmission):
     model first (``team_x::<model>::A::3``)."""
 
     def collect(self) -> Iterator[pytest.Collector]:
-        settings = self.config.stash[SETTINGS_KEY]
+        settings, sub, member = self.member.settings, self.submission, self.member
         if settings.multi_model:
             for model in settings.models:
-                yield ModelCollector.from_parent(self, name=model, submission=self.submission)
+                yield ModelCollector.from_parent(self, name=model, submission=sub, member=member)
             return
         for target in settings.targets:
-            yield TargetCollector.from_parent(self, name=target, submission=self.submission)
+            yield TargetCollector.from_parent(self, name=target, submission=sub, member=member)
 
 
 class ModelCollector(_HasSubmission, pytest.Collector):
     """One model of one submission in a several-model run: its targets, in order."""
 
     def collect(self) -> Iterator[TargetCollector]:
-        for target in self.config.stash[SETTINGS_KEY].targets:
-            yield TargetCollector.from_parent(self, name=target, submission=self.submission, model=self.name)
+        for target in self.member.settings.targets:
+            yield TargetCollector.from_parent(
+                self, name=target, submission=self.submission, model=self.name, member=self.member
+            )
 
 
 class SubmissionDir(NamedAsShown, _SubmissionCollector, pytest.Directory):
@@ -135,27 +145,79 @@ class BrokenSubmissionFile(NamedAsShown, _Broken, pytest.File):
 
 
 class FolderProblemItem(pytest.Item):
-    """The visible error of a folder that is no submission: it fails, and the controller lists it."""
+    """The visible error of a folder that is no submission: it fails, and the controller lists it. In a suite,
+    ``on`` names the problem the folder is no submission of (it may be one of the others')."""
 
-    def __init__(self, *, problem: str, **kw: Any) -> None:
+    def __init__(self, *, problem: str, on: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
-        self.problem = problem
+        self.problem, self.on = problem, on
         self.add_marker(pytest.mark.pcg)
-        self.user_properties.append(
-            (FOLDER_PROPERTY, json.dumps({"folder": shown(self.path.name), "problem": problem}))
-        )
+        data = {"folder": shown(self.path.name), "problem": problem}
+        if on is not None:
+            data[PROBLEM_META] = on
+        self.user_properties.append((FOLDER_PROPERTY, json.dumps(data)))
 
     def runtest(self) -> None:
         raise FolderProblem(self.problem)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return Path(shown(self.path)), None, f"{shown(self.path.name)}: not evaluated"
+        return Path(shown(self.path)), None, f"{shown(self.path.name)}: not evaluated{self._on()}"
+
+    def _on(self) -> str:
+        return "" if self.on is None else f" on {self.on}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, FolderProblem):
             folder = shown(self.path.name)
-            return f"pytest-pcg: folder '{folder}' is not evaluated (no scores, not ranked): {excinfo.value}"
+            return (
+                f"pytest-pcg: folder '{folder}' is not evaluated{self._on()} (no scores, not ranked): {excinfo.value}"
+            )
         return super().repr_failure(excinfo, style=style)
+
+
+class _SuiteSubmission(pytest.Collector):
+    """In a suite, a folder (or file) some problem of the suite takes as a submission: one child per problem,
+    named by it (``subs/team::pcgbench/zelda-v0::<instance>::1``), in the suite's order. ``found`` holds, for
+    each problem that looked at it, the submission, or the text of why it is none of that problem's (its child is
+    then ``<problem>::not-evaluated``, failing for that problem only)."""
+
+    def __init__(self, *, found: list[tuple[Member, Any]], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.found = found
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        for member, sub in self.found:
+            if isinstance(sub, str):
+                yield ProblemNotEvaluated.from_parent(self, name=member.name, problem=sub, on=member.name)
+            else:
+                yield ProblemCollector.from_parent(self, name=member.name, submission=sub, member=member)
+
+
+class SuiteSubmissionDir(NamedAsShown, _SuiteSubmission, pytest.Directory):
+    """A submission folder of a suite run."""
+
+
+class SuiteSubmissionFile(NamedAsShown, _SuiteSubmission, pytest.File):
+    """A loose-file submission of a suite run."""
+
+
+class ProblemCollector(_SubmissionCollector, pytest.Collector):
+    """One problem of a suite on one submission: its models or targets, as a run of that problem alone has them."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.extra_keyword_matches.add(f"problem_{self.member.name}")
+
+
+class ProblemNotEvaluated(pytest.Collector):
+    """The submission is none of this problem's (in a suite): one failing ``not-evaluated`` item saying why."""
+
+    def __init__(self, *, problem: str, on: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.problem, self.on = shown(problem), on
+
+    def collect(self) -> Iterator[pytest.Item]:
+        yield FolderProblemItem.from_parent(self, name=NOT_EVALUATED, problem=self.problem, on=self.on)
 
 
 class TargetCollector(_HasSubmission, pytest.Collector):
@@ -166,29 +228,55 @@ class TargetCollector(_HasSubmission, pytest.Collector):
         self.model = model
 
     def collect(self) -> Iterator[TrialItem]:
-        for trial in range(1, self.config.stash[SETTINGS_KEY].trials + 1):
+        for trial in range(1, self.member.settings.trials + 1):
             yield TrialItem.from_parent(
-                self, name=str(trial), submission=self.submission, target=self.name, trial=trial, model=self.model
+                self,
+                name=str(trial),
+                submission=self.submission,
+                target=self.name,
+                trial=trial,
+                model=self.model,
+                member=self.member,
             )
 
 
 class TrialItem(pytest.Item):
     """One trial of one submission for one target: the problem's ``run_trial``, its record on the report."""
 
-    def __init__(self, *, submission: Any, target: str, trial: int, model: str | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        *,
+        submission: Any,
+        target: str,
+        trial: int,
+        model: str | None = None,
+        member: Member | None = None,
+        **kw: Any,
+    ) -> None:
         super().__init__(**kw)
         self.submission, self.target, self.trial, self.model = submission, target, trial, model
-        label = problem_of(self.config).target_label
+        self.member = member or only_member(self.config)
+        label = self.problem.target_label
         self.add_marker(pytest.mark.pcg)
         self.add_marker(getattr(pytest.mark, submission.format.replace("-", "_")))
         # -k matches substrings, so a bare "B" hits "submissions"; these exact words select cleanly.
         self.extra_keyword_matches.update({f"{label}_{target}", f"trial_{trial}"})
-        meta = item_meta(self.config, submission)
+        meta = item_meta(self.config, submission, self.member)
         meta.update({label: target, "trial": trial})
         if model is not None:  # a several-model run only: one-model items and their reports stay as they were
             self.extra_keyword_matches.add(f"model_{model}")
             meta.update(model=model)
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
+
+    @property
+    def problem(self) -> Any:
+        """The problem this trial is of (in a suite, one of several)."""
+        return self.member.problem
+
+    @property
+    def problem_config(self) -> Any:
+        """What the problem's methods are handed as the config: pytest's, or in a suite the member's view of it."""
+        return self.member.config
 
     def setup(self) -> None:
         remote = self.config.stash.get(REMOTE_KEY, None)
@@ -197,10 +285,10 @@ class TrialItem(pytest.Item):
             if self._outcome.failed_in == "setup":
                 raise self._outcome.exception()
             return
-        problem_of(self.config).setup_trial(self.config, self.submission)
+        self.problem.setup_trial(self.problem_config, self.submission)
 
     def runtest(self) -> None:
-        problem = problem_of(self.config)
+        problem = self.problem
         outcome = getattr(self, "_outcome", None)
         if outcome is not None:
             self._report_outcome(problem, outcome)
@@ -208,7 +296,9 @@ class TrialItem(pytest.Item):
         calls.start()
         record, error = None, None
         try:
-            record = problem.run_trial(self.config, self.submission, self.target, self.trial, self.nodeid, self.model)
+            record = problem.run_trial(
+                self.problem_config, self.submission, self.target, self.trial, self.nodeid, self.model
+            )
         except StoreWriteFailed as exc:
             error = f"{type(exc).__name__}: {exc}"
             self._stop_run(exc)
@@ -265,7 +355,7 @@ class TrialItem(pytest.Item):
         (``pcg show``, the report's trial page), an errored trial's too. A transcript that cannot be written
         fails the item, unless the trial already failed (its own error is the one to see)."""
         self.user_properties.append((CALLS_PROPERTY, json.dumps(calls.Totals.of(made).to_dict())))
-        run_dir = self.config.stash.get(transcript.RUN_DIR_KEY, None)
+        run_dir = self.problem_config.stash.get(transcript.RUN_DIR_KEY, None)
         if run_dir is None:
             return
         try:
@@ -287,7 +377,7 @@ class TrialItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         on = f" model {self.model}" if self.model is not None else ""
-        label = problem_of(self.config).target_label
+        label = self.problem.target_label
         where = Path(shown(self.submission.entry))  # the report's location is text
         return where, None, f"{self.submission.name}{on} {label} {self.target} trial {self.trial}"
 

@@ -1,9 +1,11 @@
 """The Problem contract and its registry: what the harness asks of a problem, and how a run finds one.
 
 A run evaluates one problem (``--pcg-problem NAME`` or the ini key ``pcg_problem``; default
-``science-birds``). The harness looks it up through the firstresult hook ``pytest_pcg_problem(config, name)``
-(so a conftest can supply one) and then the ``pytest_pcg.problems`` entry-point group (how an installed
-package registers one). Adding a problem is one package plus one entry point; nothing in ``core`` changes.
+``science-birds``), or a suite of them (a comma list, shell-style patterns, ``all``: ``core.selection``; each
+problem then has its own ``core.members.Member``). The harness looks each up through the firstresult hook
+``pytest_pcg_problem(config, name)`` (so a conftest can supply one) and then the ``pytest_pcg.problems``
+entry-point group (how an installed package registers one). Adding a problem is one package plus one entry
+point; nothing in ``core`` changes.
 
 An entry point names an ``Entry``: the problem's name and options, cheap to import (every installed problem's
 options are on the command line before a run chooses one), and where its implementation lives
@@ -187,10 +189,11 @@ def load(name: str, config: pytest.Config | None = None) -> BaseProblem:
             return found
     entries = registered()
     if name not in entries:
-        known = ", ".join(sorted(entries)) or "none installed"
+        from pcg_plugin.core.selection import UnknownProblem, closest
+
+        unknown = UnknownProblem(name, closest(name, sorted(entries)), len(entries))
         raise pytest.UsageError(
-            f"--pcg-problem: no problem {name!r} (known: {known}; a conftest can supply one "
-            "with the pytest_pcg_problem hook)"
+            f"--pcg-problem: {unknown} (a conftest can supply a problem with the pytest_pcg_problem hook)"
         )
     return entries[name].load()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from pcg_plugin._util.prices import current as prices
 
@@ -176,3 +177,89 @@ def preflight_text(
         known_prompt_tokens=known_prompt_tokens,
     )
     return est.text()
+
+
+PAID_BACKENDS = ("openai", "openai-compatible", "anthropic", "gemini")
+
+
+def paid_backend(settings: object) -> str | None:
+    """The backend a run pays (the auto backend with a key or a base URL is OpenAI's); None: nothing is paid (an
+    in-process model, the offline default, the scripted double, a replay with ``--pcg-record none``)."""
+    backend = getattr(settings, "backend", None)
+    if getattr(settings, "record", "once") == "none" or getattr(settings, "offline_default", False):
+        return None
+    if backend in (None, "auto"):
+        return "openai"
+    return str(backend) if backend in PAID_BACKENDS else None
+
+
+@dataclass(frozen=True)
+class SuiteEstimate:
+    """A suite's estimate: every problem's collected trials, priced at the per-call figures the store recorded for
+    the model (over every problem it answered) or the defaults of ``estimate_run``."""
+
+    problems: tuple[tuple[str, int], ...]  # (problem, its trials collected)
+    calls_per_trial: float
+    prompt_tokens_per_call: float
+    completion_tokens_per_call: float
+    model: str
+
+    @property
+    def trials(self) -> int:
+        return sum(n for _, n in self.problems)
+
+    @property
+    def calls(self) -> float:
+        return self.trials * self.calls_per_trial
+
+    @property
+    def cost_usd(self) -> float | None:
+        return prices().cost(
+            self.model,
+            self.calls * self.prompt_tokens_per_call,  # type: ignore[arg-type]  # estimated token counts are floats
+            self.calls * self.completion_tokens_per_call,  # type: ignore[arg-type]
+        )
+
+    def text(self) -> str:
+        cost = "unknown price (local or unlisted model)" if self.cost_usd is None else f"~${self.cost_usd:,.2f}"
+        tokens = self.calls * (self.prompt_tokens_per_call + self.completion_tokens_per_call)
+        ran = [(p, n) for p, n in self.problems if n]
+        return (
+            f"pre-flight estimate over the suite: {len(ran)} problems, {self.trials} trials at most (trials already "
+            f"recorded are replayed free); {self.calls:,.0f} calls x ({self.prompt_tokens_per_call:,.0f} prompt + "
+            f"{self.completion_tokens_per_call:,.0f} completion tokens) = {tokens:,.0f} tokens on {self.model}: {cost}"
+        )
+
+
+def suite_estimate(problems: Sequence[tuple[str, int]], *, model: str, store: object = None) -> SuiteEstimate:
+    """The estimate of a suite's trials (``problems``: each problem with its trials collected); per-call figures
+    from every trial the store recorded for ``model`` (any problem), else the defaults."""
+    default = estimate_run(submissions=1, letters=1, trials=1, model=model)
+    calls = trials_n = prompt = completion = 0
+    for rec in store.trials(model=model) if store is not None else ():  # type: ignore[attr-defined]
+        trials_n += 1
+        for c in rec.calls:
+            calls += 1
+            prompt += c.prompt_tokens
+            completion += c.completion_tokens
+    return SuiteEstimate(
+        tuple(problems),
+        calls / max(1, trials_n) if calls else default.calls_per_trial,
+        prompt / calls if calls else default.prompt_tokens_per_call,
+        completion / calls if calls else default.completion_tokens_per_call,
+        model,
+    )
+
+
+def suite_text(settings: object, problems: Sequence[tuple[str, int]]) -> str | None:
+    """The line to print before a suite that pays a model (``settings``: the suite's shared model options)."""
+    if paid_backend(settings) is None:
+        return None
+    model = str(getattr(settings, "model", None) or "the official model")
+    store_path = getattr(settings, "store", None)
+    store = None
+    if store_path is not None and Path(store_path).exists():
+        from pcg_plugin.llm.store import ResponseStore
+
+        store = ResponseStore(store_path)
+    return "pcg: " + suite_estimate(problems, model=model, store=store).text()

@@ -318,3 +318,10 @@ class RunSettings(JsonSettings):
     def multi_model(self) -> bool:
         """Several models in one run (items gain a model level); one model per run unless a problem says."""
         return False
+
+    def suite_cost_line(self, problems: Iterable[tuple[str, int]]) -> str | None:
+        """The pre-flight estimate over a suite's problems, each with its trials (``llm.estimate.suite_text``),
+        asked by the pytest entry, which knows settings but not the llm package."""
+        from pcg_plugin.llm.estimate import suite_text
+
+        return suite_text(self, list(problems))

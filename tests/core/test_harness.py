@@ -80,15 +80,16 @@ def test_a_folder_the_problem_cannot_evaluate_is_one_failing_item(contest):
     assert list(results(contest)["folder_errors"]) == ["subs/gamma::not-evaluated"]
 
 
-def test_an_unknown_problem_is_a_usage_error_naming_the_installed_ones(contest):
-    result = contest.runpytest("subs", "--pcg-problem", "nope", "-p", "no:cacheprovider")
+def test_an_unknown_problem_is_a_usage_error_naming_the_closest_ones_not_all(contest):
+    result = contest.runpytest("subs", "--pcg-problem", "pcgbench/zelda", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*--pcg-problem: no problem 'nope' (known: gameeval/askguess-easy, *imagegame, *pcgbench/zelda-v0, "
-            "science-birds; *pytest_pcg_problem hook)*"
+            "*--pcg-problem: no problem 'pcgbench/zelda' (closest: pcgbench/zelda-v0, *; 52 installed*"
+            "pytest_pcg_problem hook)*"
         ]
     )
+    assert "science-birds" not in result.stderr.str()  # the closest names, not all 52
 
 
 def test_problems_satisfy_the_protocol():

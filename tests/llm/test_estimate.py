@@ -61,3 +61,32 @@ def test_a_5_mb_prompt_is_estimated_at_its_size_before_the_run(
     line = next(line for line in result.outlines if "pre-flight estimate" in line)
     prompt = int(re.search(r"\(([\d,]+) prompt", line).group(1).replace(",", ""))
     assert prompt == (len("Draw <OBJECT> with blocks. ") + 5_000_000) // 4 + 4  # about 4 characters a token; not 1,000
+
+
+def test_a_suite_is_estimated_over_every_problem_at_the_per_call_figures_the_store_has() -> None:
+    """Every problem's trials count, at what the store recorded for the model over any problem (2 calls a trial
+    of 500 + 100 tokens here), and nothing is estimated for a run that pays no model."""
+    from types import SimpleNamespace as NS
+
+    from pcg_plugin.llm.estimate import paid_backend, suite_estimate, suite_text
+
+    call = NS(prompt_tokens=500, completion_tokens=100)
+
+    class Store:
+        def trials(self, *, model: str):
+            assert model == "gpt-4o"
+            return [NS(calls=[call, call])] * 3
+
+    est = suite_estimate(
+        [("pcgbench/binary-v0", 18), ("pcgbench/smb-v0", 6), ("imagegame", 0)], model="gpt-4o", store=Store()
+    )
+    assert (est.trials, est.calls) == (24, 48)
+    assert est.cost_usd == pytest.approx((48 * 500 * 2.50 + 48 * 100 * 10.00) / 1e6)
+    assert est.text().startswith("pre-flight estimate over the suite: 2 problems, 24 trials at most")
+    assert suite_estimate([("a", 10)], model="gpt-4o").calls == 10  # no store: one call a trial
+    paid = NS(backend="openai-compatible", record="once", offline_default=False, model="gpt-4o", store=None)
+    assert paid_backend(paid) == "openai-compatible"
+    assert paid_backend(NS(backend=None, record="once", offline_default=False)) == "openai"
+    for unpaid in ({"backend": "scripted"}, {"record": "none"}, {"backend": None, "offline_default": True}):
+        assert suite_text(NS(**{**vars(paid), **unpaid}), [("a", 10)]) is None
+    assert "~$0.11" in (suite_text(paid, [("a", 10), ("b", 10)]) or "")  # 20 x (1,000 x 2.50 + 300 x 10.00) / 1e6

@@ -10,17 +10,19 @@ HELP = "a model card: one model's scores, intervals, zero reasons, tokens, cost 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="+", help="run folders (one per problem)")
+    parser.add_argument(
+        "run_dirs", metavar="RUN_DIR", nargs="+", help="run folders (one per problem, or a suite's: all its problems)"
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="card.html or card.md (default: Markdown on stdout)")
     parser.add_argument("--resamples", type=int, default=200, help="bootstrap resamples (default 200)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.core import card, runs
+    from pcg_plugin.core import card
     from pcg_plugin.errors import ResultsError
 
     try:
-        c = card.card([runs.load(p) for p in args.run_dirs], reps=args.resamples)
+        c = card.card(card.runs_in(args.run_dirs), reps=args.resamples)
     except ResultsError as exc:
         print(f"pcg card: {exc}", file=sys.stderr)
         return 2

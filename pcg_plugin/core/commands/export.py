@@ -15,7 +15,9 @@ HELP = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from pcg_plugin.core.export import FORMATS
 
-    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (or its results.json)")
+    parser.add_argument(
+        "run_dir", metavar="RUN_DIR", help="a run folder (or its results.json); a suite's: every problem's trials"
+    )
     parser.add_argument("--format", choices=FORMATS, default="csv", help="default csv")
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write here (default: standard output; parquet needs it)"
@@ -23,11 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.core import export, runs
+    from pcg_plugin.core import export
     from pcg_plugin.errors import ResultsError
 
     try:
-        rows = runs.load(args.run_dir).rows()
+        rows = export.suite_rows(args.run_dir)
     except ResultsError as exc:
         print(f"pcg export: {exc}", file=sys.stderr)
         return 2

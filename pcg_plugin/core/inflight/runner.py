@@ -14,7 +14,7 @@ import pytest
 
 from pcg_plugin.core import calls
 from pcg_plugin.core.inflight.slots import Slots, stop_paying
-from pcg_plugin.core.problem import problem_of
+from pcg_plugin.core.members import suite_of
 
 
 @dataclass
@@ -60,7 +60,8 @@ class TrialRunner:
     def _warm_up(self) -> None:
         try:
             with self.slots.running():
-                problem_of(self.config).warm_up(self.config)
+                for member in suite_of(self.config).members:  # a suite: each of its problems
+                    member.problem.warm_up(member.config)
         except Exception:  # noqa: BLE001 - the trials meet the same failure and report it, each under its item
             pass
 
@@ -77,15 +78,15 @@ class TrialRunner:
 
     def _run(self, item: Any) -> None:
         """On the trial's thread: the problem's ``setup_trial`` then ``run_trial``, as the item runs them."""
-        problem = problem_of(self.config)
+        problem, config = item.problem, item.problem_config  # in a suite, the item's own problem and config view
         log = calls.start()
         done = Done(failed_in="setup")
         try:
             with self.slots.running():
-                problem.setup_trial(self.config, item.submission)
+                problem.setup_trial(config, item.submission)
                 done.failed_in = "call"
                 done.record = problem.run_trial(
-                    self.config, item.submission, item.target, item.trial, item.nodeid, item.model
+                    config, item.submission, item.target, item.trial, item.nodeid, item.model
                 )
                 done.failed_in = None
         except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome: its item raises it
