@@ -150,3 +150,28 @@ def test_the_cap_holds_on_a_cluster(tmp_path: Path) -> None:
     assert seen["requests"] == stored_calls(tmp_path, "run") == 6
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
     assert doc["cost_cap"]["spent_usd"] == pytest.approx(0.042) and set(doc["not_run"].values()) == {"cost cap"}
+
+
+def test_one_cap_holds_over_a_suite_and_each_problem_lists_what_it_did_not_run(competition: Any) -> None:
+    """A suite (two PCG Benchmark variants) shares one ledger: the run stops at the same $0.0420 of $16.4190, the
+    top results.json and each problem's own say so, and no trial not run is scored as a zero."""
+    work, server, env = competition
+    suite = "pcgbench/binary-v0,pcgbench/binary-wide-v0"
+    capped = run(work, server, env, 0, "--pcg-problem", suite, "--pcg-prices", "prices.json", "--pcg-max-cost", CAP)
+    out = capped.stdout
+    assert capped.returncode == 2, out[-3000:] + capped.stderr[-2000:]
+    assert "stopped at the cost cap: $0.0420 of $16.4190" in out, out[-3000:]
+    assert len(server.bodies) == stored_calls(work, "run") == 6
+    top = json.loads((work / "run" / "results.json").read_text())
+    assert top["cost_cap"]["reached"] is True and top["cost_cap"]["spent_usd"] <= float(CAP)
+    assert top["not_run"] and set(top["not_run"].values()) == {"cost cap"}
+    member_not_run: dict[str, str] = {}
+    for entry in top["problems"]:
+        doc = json.loads((work / "run" / entry["folder"] / "results.json").read_text())
+        assert doc["cost_cap"]["reached"] is True
+        member_not_run.update(doc["not_run"])
+        rows = stable_rows(work, f"run/{entry['folder']}")
+        assert not {f"{r['submission']}::{entry['problem']}::{r['target']}::{r['trial']}" for r in rows} & set(
+            doc["not_run"]
+        )
+    assert member_not_run == top["not_run"]
