@@ -193,12 +193,16 @@ def _handler(state: FakeOpenAI, wire: Any) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class Server(ThreadingHTTPServer):
+    request_queue_size = 128  # trials in flight connect at once: the default backlog of 5 resets the rest
+
+
 @contextlib.contextmanager
 def serve(state: FakeOpenAI, wire: Any = None) -> Iterator[FakeOpenAI]:
     """Serve ``state`` (a FakeOpenAI, or a subclass answering its own way) on 127.0.0.1 until the block ends, in
     ``wire``'s format (default OpenAI's; ``state.url`` is the base URL that format's SDK takes)."""
     wire = OpenAIWire() if wire is None else wire
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state, wire))
+    server = Server(("127.0.0.1", 0), _handler(state, wire))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

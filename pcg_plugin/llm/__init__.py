@@ -135,4 +135,4 @@ def native_backend(kind: str, model: str | None, base_url: str | None) -> Any:
         ) from exc
 
 
-EXAMPLE_MODELS = {"anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash"}
+EXAMPLE_MODELS = {"anthropic": "claude-sonnet-4-6", "gemini": "gemini-3-flash"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin.errors import (
@@ -119,18 +120,22 @@ class AnthropicBackend:
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self.api_key = api_key or os.environ.get(KEY_ENV) or ("not-used" if self.base_url else None)
         self._client_made: Any = None
+        self._making = threading.Lock()  # trials in flight: one client, made once (a replaced one closes itself)
         self._ahead = PaidAhead()
 
     def _client(self) -> Any:
-        if self._client_made is None:
-            import anthropic
+        with self._making:
+            return self._client_made or self._make()
 
-            if not self.api_key:
-                raise AccessDenied(f"no {KEY_ENV} and no base URL: set one for --pcg-backend anthropic")
-            kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
-            if self.base_url:
-                kwargs["base_url"] = self.base_url
-            self._client_made = anthropic.Anthropic(**kwargs)
+    def _make(self) -> Any:
+        import anthropic
+
+        if not self.api_key:
+            raise AccessDenied(f"no {KEY_ENV} and no base URL: set one for --pcg-backend anthropic")
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        self._client_made = anthropic.Anthropic(**kwargs)
         return self._client_made
 
     def complete(self, messages: list[dict], *, n: int, profile: Profile, timeout: float | None = None) -> ChatResult:

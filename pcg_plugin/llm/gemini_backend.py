@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin.errors import (
@@ -148,16 +149,20 @@ class GeminiBackend:
         found = next((os.environ[k] for k in KEY_ENVS if os.environ.get(k)), None)
         self.api_key = api_key or found or ("not-used" if self.base_url else None)
         self._client_made: Any = None
+        self._making = threading.Lock()  # trials in flight: one client, made once (a replaced one closes itself)
 
     def _client(self) -> Any:
-        if self._client_made is None:
-            from google import genai
-            from google.genai import types
+        with self._making:
+            return self._client_made or self._make()
 
-            if not self.api_key:
-                raise AccessDenied(f"no {' or '.join(KEY_ENVS)} and no base URL: set one for --pcg-backend gemini")
-            options = types.HttpOptions(base_url=self.base_url) if self.base_url else None
-            self._client_made = genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
+    def _make(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        if not self.api_key:
+            raise AccessDenied(f"no {' or '.join(KEY_ENVS)} and no base URL: set one for --pcg-backend gemini")
+        options = types.HttpOptions(base_url=self.base_url) if self.base_url else None
+        self._client_made = genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
         return self._client_made
 
     def complete(self, messages: list[dict], *, n: int, profile: Profile, timeout: float | None = None) -> ChatResult:
