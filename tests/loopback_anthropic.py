@@ -9,6 +9,7 @@ none); ``empty_choices`` is a message with no content blocks, ``null_content`` a
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 ERROR_TYPES = {
@@ -45,6 +46,20 @@ class AnthropicWire:
         messages += [{"role": m.get("role"), "content": text_of(m.get("content"))} for m in body.get("messages", [])]
         rest = {k: v for k, v in body.items() if k not in ("system", "messages")}
         return {**rest, "messages": messages, "n": 1}
+
+    def refusal(self, raw: dict[str, Any]) -> str | None:
+        """The API's own checks the harness must meet: a turn at least, roles alternating, a max_tokens."""
+        messages = raw.get("messages") or []
+        roles = [m.get("role") for m in messages]
+        if not messages:
+            return "messages: at least one message is required"
+        if any(a == b for a, b in itertools.pairwise(roles)) or not set(roles) <= {"user", "assistant"}:
+            return f"messages: roles must alternate between user and assistant, got {roles}"
+        if not isinstance(raw.get("max_tokens"), int):
+            return "max_tokens: Field required"
+        if set(raw) & {"temperature", "top_p", "top_k"}:
+            return "temperature: Extra inputs are not permitted"
+        return None
 
     def error(self, status: int, headers: dict[str, str], extra: Any = None) -> dict[str, Any]:
         error: dict[str, Any] = {"type": ERROR_TYPES.get(status, "api_error"), "message": f"injected {status}"}

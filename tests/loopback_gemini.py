@@ -50,6 +50,15 @@ class GeminiWire:
         config = body.get("generationConfig") or {}
         return {"model": route.group(1), **config, "messages": messages, "n": int(config.get("candidateCount", 1))}
 
+    def refusal(self, raw: dict[str, Any]) -> str | None:
+        """The API's own check the harness must meet: contents, each with a role the API knows."""
+        contents = raw.get("contents") or []
+        if not contents:
+            return "contents is not specified"
+        if not {c.get("role") for c in contents} <= {"user", "model"}:
+            return "Please use a valid role: user, model."
+        return None
+
     def error(self, status: int, headers: dict[str, str], extra: Any = None) -> dict[str, Any]:
         details: list[dict[str, Any]] = []
         if extra:

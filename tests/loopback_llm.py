@@ -77,6 +77,10 @@ class OpenAIWire:
         """The request as an OpenAI-style body; None: not a chat route (404)."""
         return body if path.rstrip("/") in ("/v1/chat/completions", "/chat/completions") else None
 
+    def refusal(self, raw: dict[str, Any]) -> str | None:
+        """Why the real API would refuse this request as invalid (None: it would not; OpenAI's fake takes all)."""
+        return None
+
     def error(self, status: int, headers: dict[str, str], extra: Any = None) -> dict[str, Any]:
         """An error's body; ``extra``: what the fault adds (a vendor's error code), each wire its own way."""
         return {"error": {"message": f"injected {status}", "type": "test"}}
@@ -118,6 +122,10 @@ def _handler(state: FakeOpenAI, wire: Any) -> type[BaseHTTPRequestHandler]:
                 fault = state.faults.pop(0) if state.faults else None
             if fault is None and body is not None:
                 fault = state.fault_for(body)
+            refusal = wire.refusal(raw) if body is not None and fault is None else None
+            if refusal is not None:  # what the real API refuses as invalid (a 400), as it would
+                self._send(400, wire.error(400, {}), {})
+                return
             kind = fault[0] if fault else None
             if kind == "sleep":
                 time.sleep(fault[1])

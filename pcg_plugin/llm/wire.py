@@ -39,7 +39,8 @@ class Turns:
 def split_chat(messages: list[dict]) -> Turns:
     """System and developer messages become the system text (joined by a blank line, in order); every other role
     but ``assistant`` speaks as the user; neighbouring turns of one role are joined by a blank line, since both
-    APIs want the roles to alternate."""
+    APIs want the roles to alternate. A conversation of system messages alone (a game master's opening) has them
+    as its one user turn: both APIs refuse a request without a turn, where OpenAI's answers it."""
     system: list[str] = []
     turns: list[tuple[str, str]] = []
     for message in messages:
@@ -52,6 +53,8 @@ def split_chat(messages: list[dict]) -> Turns:
             turns[-1] = (role, turns[-1][1] + "\n\n" + text)
         else:
             turns.append((role, text))
+    if not turns and system:  # both APIs need a turn; OpenAI's answers a conversation of system messages alone
+        return Turns(None, (("user", "\n\n".join(system)),))
     return Turns("\n\n".join(system) if system else None, tuple(turns))
 
 

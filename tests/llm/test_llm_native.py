@@ -25,7 +25,7 @@ from pcg_plugin.llm.options import basics
 from pcg_plugin.llm.retry import RetryPolicy
 from pcg_plugin.llm.session import TrialChat, endpoint_limiter
 from pcg_plugin.llm.store import ResponseStore, TrialKey
-from pcg_plugin.llm.wire import split_chat
+from pcg_plugin.llm.wire import Turns, split_chat
 from pcg_plugin.problems.science_birds.editions import profile_for
 
 anthropic_sdk = pytest.importorskip("anthropic", reason="the anthropic SDK (pip install -e '.[anthropic]')")
@@ -282,9 +282,19 @@ def test_split_chat_keeps_every_word_in_order_and_alternates_roles(messages: lis
     roles = [r for r, _ in chat.turns]
     assert all(a != b for a, b in itertools.pairwise(roles))
     system = [t for r, t in messages if r in ("system", "developer")]
-    assert chat.system == ("\n\n".join(system) if system else None)
     spoken = [t for r, t in messages if r not in ("system", "developer")]
+    if not spoken and system:  # a conversation of system messages alone: their text is the one user turn
+        assert chat == Turns(None, (("user", "\n\n".join(system)),))
+        return
+    assert chat.system == ("\n\n".join(system) if system else None)
     assert "\n\n".join(t for _, t in chat.turns) == "\n\n".join(spoken)
+
+
+def test_a_conversation_of_system_messages_alone_is_answered(provider: str, server: FakeOpenAI, tmp_path: Path) -> None:
+    """A game master's opening may be one system message: both APIs refuse a request without a turn (the fakes
+    do too), so it goes as the user's."""
+    out = chat_for(provider, server, ResponseStore(tmp_path)).chat([{"role": "system", "content": "You answer."}])
+    assert out[0].endswith("re: You answer.") and len(server.requests) == 1
 
 
 def test_the_error_mapping_names_a_daily_quota_and_reads_retry_info() -> None:
