@@ -47,7 +47,8 @@ def make_backend(
     function: str = "drop_block",
     answer_regex: str | None = None,
 ) -> Any:
-    """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
+    """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default); ``anthropic``
+    and ``gemini`` need a ``model`` (``native_backend``).
 
     ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
     ``threads`` caps torch's threads for in-process models on the CPU (one xdist worker's share of the cores).

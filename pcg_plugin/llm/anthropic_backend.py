@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 # The Messages API requires max_tokens; the official editions sent none (OpenAI's server default: as much as the
-# context allows). 8192 is what every current Claude model can write in one reply; a problem's own cap (clemcore's
-# max_tokens) is sent as it is.
+# context allows). 8192 is well within what every Claude 4 model may write in one reply (32K to 128K); a problem's
+# own cap (clemcore's max_tokens) is sent as it is.
 DEFAULT_MAX_TOKENS = 8192
 SPEND_LIMIT_CODES = ("enforced_spend_limit_reached",)  # the account's monthly cap: no retry will help
 # The SDK 2.x sends anthropic-version 2026-10-21, which refuses temperature, top_p and top_k (400, even at 1.0; the
