@@ -10,6 +10,8 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any
 
+from pcg_plugin._util import jsontext
+from pcg_plugin._util.jsontext import LONE_SURROGATE
 from pcg_plugin.errors import (
     AccessDenied,
     BadRequest,
@@ -146,7 +148,21 @@ class AnthropicBackend:
 
     def _once(self, body: dict[str, Any], wait: float) -> ChatResult:
         try:
+            if LONE_SURROGATE.search(json.dumps(body, ensure_ascii=False)):
+                return reply(json.loads(_post_escaped(self._client(), body, wait)))
             raw = self._client().messages.with_raw_response.create(**body, timeout=wait)
             return reply(json.loads(raw.text()))
         except Exception as exc:  # every client failure becomes one of our typed errors
             raise map_error(exc) from exc
+
+
+def _post_escaped(client: Any, body: dict[str, Any], timeout: float) -> str:
+    """The same request with the JSON written here: a message holding a lone surrogate (a reply that came back so,
+    now in the history) goes as its ``\\uXXXX`` escape, which the SDK's own UTF-8 encoding cannot write."""
+    import httpx2
+
+    options = {"timeout": timeout, "headers": {"Content-Type": "application/json"}}
+    response = client.post(
+        "/v1/messages", cast_to=httpx2.Response, content=jsontext.dumps(body).encode(), options=options
+    )
+    return str(response.text)

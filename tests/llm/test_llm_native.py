@@ -156,6 +156,19 @@ def test_trials_in_flight_share_one_client(provider: str, server: FakeOpenAI) ->
     assert all(a.endswith(f"re: x{i}") for i, a in enumerate(answers)) and len(server.requests) == 16
 
 
+def test_a_reply_holding_a_lone_surrogate_goes_back_escaped(provider: str, server: FakeOpenAI, tmp_path: Path) -> None:
+    """A model's reply may hold half an emoji (valid JSON, no valid UTF-8); a game sends it back in the next turn:
+    the request goes as JSON's escape, and the server reads the very text the model wrote."""
+    half = "drop_block('b11', 3)\ud83d"
+    history = [
+        {"role": "user", "content": "Draw A"},
+        {"role": "assistant", "content": half},
+        {"role": "user", "content": "More"},
+    ]
+    out = chat_for(provider, server, ResponseStore(tmp_path)).chat(history)
+    assert out[0].endswith("re: More") and half in json.dumps(server.wire_requests[0], ensure_ascii=False)
+
+
 def test_a_429_waits_as_long_as_the_server_asks(provider: str, server: FakeOpenAI, tmp_path: Path) -> None:
     server.faults = [("status", 429, {"Retry-After": "7"})]
     backend = make_backend(provider, model=MODELS[provider], base_url=server.url)
