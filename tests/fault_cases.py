@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import loopback_llm  # tests/ itself, where this module lives
+import loopback_anthropic  # tests/ itself, where these modules live
+import loopback_gemini
+import loopback_llm
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -59,9 +61,47 @@ FAULTS: dict[str, Any] = {
     "hang": ("hang",),
     "429-retry-after-3600": ("status", 429, {"Retry-After": "3600"}),
 }
-RETRIED = ("429-retry-after", "429-bare", "503", "reset-mid-body", "malformed-json", "empty-choices", "null-content")
+# Each provider's own faults besides (its wire format gives every fault above its own shape: loopback_anthropic,
+# loopback_gemini): Anthropic's 529 overload, and the two an account's cap gives, which no retry mends.
+PROVIDER_FAULTS: dict[str, dict[str, Any]] = {
+    "openai": {},
+    "anthropic": {
+        "529-overloaded": ("status", 529, {}),
+        "spend-limit": ("status", 429, {}, "enforced_spend_limit_reached"),
+    },
+    "gemini": {"daily-quota": ("status", 429, {}, "GenerateRequestsPerDayPerProjectPerModel-FreeTier")},
+}
+ALL_FAULTS = {**FAULTS, **{k: v for extra in PROVIDER_FAULTS.values() for k, v in extra.items()}}
+RETRIED = (
+    "429-retry-after",
+    "429-bare",
+    "503",
+    "reset-mid-body",
+    "malformed-json",
+    "empty-choices",
+    "null-content",
+    "529-overloaded",
+)
 AS_RECEIVED = ("huge-reply", "lone-surrogate")  # the model's answer, stored and scored as it came
 PAST_DEADLINE = ("hang", "429-retry-after-3600")  # the item errors at the trial's deadline; --lf finishes it
+ACCOUNT = ("spend-limit", "daily-quota")  # the harness's account, not the team: the item errors at once; --lf
+# The backend and the server's wire format of each provider, and a model of each with a listed price.
+PROVIDERS = ("openai", "anthropic", "gemini")
+WIRES: dict[str, Any] = {"openai": None, "anthropic": loopback_anthropic.WIRE, "gemini": loopback_gemini.WIRE}
+PROVIDER_MODELS = {"anthropic": "claude-haiku-4-5", "gemini": "gemini-3-flash"}
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def faults_of(provider: str) -> dict[str, Any]:
+    """Every fault a provider's fault suite injects: the common ones and its own."""
+    return {**FAULTS, **PROVIDER_FAULTS[provider]}
+
+
+def serve(server: FaultServer, provider: str = "openai") -> Any:
+    """``loopback_llm.serve`` in ``provider``'s wire format."""
+    return loopback_llm.serve(server, WIRES[provider])
+
+
 FAULT_MARK = re.compile(r"FAULT=([\w-]+)")
 
 # A competition's conftest.py that fills the store's disk (write it to the competition's folder): from the Nth
@@ -123,7 +163,8 @@ class FaultServer(loopback_llm.FakeOpenAI):  # type: ignore[misc]
                 if self.spent.get(mark.group(1), 0) >= self.budget:
                     return None
                 self.spent[mark.group(1)] = self.spent.get(mark.group(1), 0) + 1
-            fault = FAULTS[mark.group(1)]
+            kind = mark.group(1)
+            fault = FAULTS[kind] if kind in FAULTS else ALL_FAULTS[kind]  # a script may add to FAULTS
         return fault(self, body) if callable(fault) else fault
 
 
@@ -444,9 +485,11 @@ def run_pytest(
     python: str = sys.executable,
     cache: bool = True,
     timeout: float | None = 600,
+    provider: str = "openai",
 ) -> RunResult:
     """``python -m pytest`` on the competition in ``root`` against ``server``, the store in ``root/store``
-    (``cache``: pytest's cache in ``root``, for a later ``--lf``)."""
+    (``cache``: pytest's cache in ``root``, for a later ``--lf``); ``provider``: the backend that talks to it
+    (``openai``: openai-compatible), its SDK pointed at the server with ``--pcg-base-url``."""
     import signal
     import time
 
@@ -457,11 +500,11 @@ def run_pytest(
         "pytest",
         *args,
         "--pcg-backend",
-        "openai-compatible",
+        "openai-compatible" if provider == "openai" else provider,
         "--pcg-base-url",
         server.url,
         "--pcg-model",
-        problem.model,
+        PROVIDER_MODELS.get(provider, problem.model),
         "--pcg-out",
         out,
         "--pcg-store",
@@ -474,7 +517,8 @@ def run_pytest(
         cmd += ["-p", "no:cacheprovider"]
     paths = [str(root), *(str(d) for d in DOUBLES), os.environ.get("PYTHONPATH", "")]
     run_env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p), **(env or {})}
-    run_env.pop("OPENAI_API_KEY", None)
+    for key in KEY_VARIABLES:
+        run_env.pop(key, None)
     if env is None or "PCG_TRIAL_DEADLINE" not in env:
         run_env.pop("PCG_TRIAL_DEADLINE", None)
     t0 = time.monotonic()

@@ -7,12 +7,16 @@ from html import escape
 from typing import Any
 
 DOUBLES = ("scripted",)  # backends that are test doubles (pcg_plugin/llm/scripted.py)
+# Backends no edition's official client could call (each official package spoke OpenAI's API only), which moreover
+# send the editions' sampling their own way (docs/providers.md): their runs are never the official pipeline.
+OTHER_VENDORS = {"anthropic": "Anthropic's Claude", "gemini": "Google's Gemini"}
 
 
 def unofficial(settings: Mapping[str, Any]) -> str | None:
-    """The banner for a run whose answers came from the offline default LLM or a test double (None: a real
-    model answered). ``settings``: the results document's settings (``backend``, ``offline_default``; a
-    ``backend_used`` record of what the workers loaded is read first)."""
+    """The banner for a run whose answers came from the offline default LLM, a test double or another vendor's
+    model than the editions' (None: a model of the official kind answered). ``settings``: the results document's
+    settings (``backend``, ``model``, ``offline_default``; a ``backend_used`` record of what the workers loaded is
+    read first)."""
     recorded = settings.get("backend_used")
     used: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
     backend = used.get("name") or settings.get("backend")
@@ -20,6 +24,13 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
         return (
             "UNOFFICIAL RUN: the offline default LLM wrote these answers (no API key or base URL); it exists so "
             "the pipeline runs offline, not to rank anyone"
+        )
+    if backend in OTHER_VENDORS:
+        model = settings.get("model")
+        return (
+            f"UNOFFICIAL RUN: {OTHER_VENDORS[backend]}{f' ({model})' if model else ''} wrote these answers "
+            f"(--pcg-backend {backend}); no official edition ran on this vendor's models, so the scores compare "
+            "models, they are no official result"
         )
     if backend in DOUBLES:
         return (

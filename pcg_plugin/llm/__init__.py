@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-BACKEND_KINDS = ("openai", "openai-compatible", "transformers", "offline", "scripted")
+BACKEND_KINDS = ("openai", "openai-compatible", "anthropic", "gemini", "transformers", "offline", "scripted")
 
 
-SERVER_KINDS = ("openai", "openai-compatible")  # the backends whose answers come from a server
+SERVER_KINDS = ("openai", "openai-compatible", "anthropic", "gemini")  # the backends whose answers come from a server
+NATIVE_KINDS = ("anthropic", "gemini")  # hosted APIs of other vendors, through their own SDKs (docs/providers.md)
 
 
 def waits_on_a_server(backend: str | None, base_url: str | None, env: Any = None) -> bool:
@@ -46,7 +47,8 @@ def make_backend(
     function: str = "drop_block",
     answer_regex: str | None = None,
 ) -> Any:
-    """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default).
+    """Build a backend by kind; ``None`` = auto (key/URL -> openai, else the offline SmolLM2 default); ``anthropic``
+    and ``gemini`` need a ``model`` (``native_backend``).
 
     ``few_shot`` (offline only) prepends the documented worked example; default from ``PCG_OFFLINE_FEW_SHOT``.
     ``threads`` caps torch's threads for in-process models on the CPU (one xdist worker's share of the cores).
@@ -58,7 +60,7 @@ def make_backend(
         few_shot = os.environ.get("PCG_OFFLINE_FEW_SHOT", "").strip().lower() in ("1", "true", "yes", "on")
     if kind is None:
         kind = "openai" if wants_openai(base_url) else "offline"
-    if constrain != "off" and kind in ("openai", "openai-compatible", "scripted"):
+    if constrain != "off" and kind in (*SERVER_KINDS, "scripted"):
         raise ValueError(
             f"--pcg-constrain {constrain} needs an in-process model (--pcg-backend offline or transformers)"
         )
@@ -73,6 +75,8 @@ def make_backend(
         if not url:
             raise ValueError("--pcg-backend openai-compatible needs --pcg-base-url (e.g. http://localhost:11434/v1)")
         return OpenAIBackend(model=model, base_url=url, name="openai-compatible")
+    if kind in NATIVE_KINDS:
+        return native_backend(kind, model, base_url)
     if kind == "transformers":
         from pcg_plugin.llm.transformers_backend import TransformersBackend
 
@@ -109,3 +113,27 @@ def make_backend(
 
         return ScriptedBackend(lambda messages, n: [""] * n)
     raise ValueError(f"unknown backend {kind!r}: expected one of {', '.join(BACKEND_KINDS)}")
+
+
+def native_backend(kind: str, model: str | None, base_url: str | None) -> Any:
+    """The Anthropic or Gemini backend (``kind``); the model is named (no edition's official model is theirs) and
+    the SDK is an optional extra, so a missing one says which extra to install."""
+    if not model:
+        raise ValueError(f"--pcg-backend {kind} needs --pcg-model (e.g. {EXAMPLE_MODELS[kind]})")
+    try:
+        if kind == "anthropic":
+            from pcg_plugin.llm.anthropic_backend import AnthropicBackend
+
+            __import__("anthropic")
+            return AnthropicBackend(model=model, base_url=base_url)
+        from pcg_plugin.llm.gemini_backend import GeminiBackend
+
+        __import__("google.genai")
+        return GeminiBackend(model=model, base_url=base_url)
+    except ImportError as exc:
+        raise ValueError(
+            f"--pcg-backend {kind} needs its SDK: pip install 'pytest-pcg[{kind}]' ({exc.name} is missing)"
+        ) from exc
+
+
+EXAMPLE_MODELS = {"anthropic": "claude-sonnet-4-6", "gemini": "gemini-3-flash"}

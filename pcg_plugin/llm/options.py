@@ -16,7 +16,7 @@ import pytest
 
 from pcg_plugin.core.options import option_value
 from pcg_plugin.core.rundir import DEFAULT_OUT
-from pcg_plugin.llm import BACKEND_KINDS, wants_openai
+from pcg_plugin.llm import BACKEND_KINDS, EXAMPLE_MODELS, NATIVE_KINDS, wants_openai
 from pcg_plugin.llm.store import RECORD_MODES
 
 GROUP = ("pcg", "pytest-pcg competition evaluation")
@@ -41,14 +41,21 @@ COMMON: tuple[Option, ...] = (
         "--pcg-trials", "trials per target (default: the problem's; Science Birds 10, 2 with the offline default LLM)"
     ),
     Option(
-        "--pcg-backend", "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2)", BACKENDS
+        "--pcg-backend",
+        "LLM backend (default auto: API key/base URL -> openai, else the offline SmolLM2; anthropic and gemini "
+        "need --pcg-model and their extra, docs/providers.md)",
+        BACKENDS,
     ),
     Option(
         "--pcg-model",
         "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
         "summed over the models; default: the problem's official model)",
     ),
-    Option("--pcg-base-url", "OpenAI-compatible base URL (Ollama, LM Studio, vLLM ...)"),
+    Option(
+        "--pcg-base-url",
+        "the model server's base URL: OpenAI-compatible (Ollama, LM Studio, vLLM ...), or another server for "
+        "--pcg-backend anthropic/gemini (a gateway)",
+    ),
     Option("--pcg-record", "response store mode: once | new | all | none (default once)", RECORD_MODES),
     Option("--pcg-out", "run folder (default <rootdir>/pcg-runs/<run id>)"),
     Option("--pcg-store", "response store folder (default <rootdir>/pcg-runs/responses)"),
@@ -207,6 +214,8 @@ def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapp
     record, backend = given(raw, "pcg_record") or "once", given(raw, "pcg_backend")
     check_choice("pcg_record", record, RECORD_MODES)
     check_choice("pcg_backend", backend, BACKENDS)
+    if backend in NATIVE_KINDS and model is None:  # no edition's official model is theirs: say which one
+        raise ValueError(f"--pcg-backend {backend} needs --pcg-model (e.g. {EXAMPLE_MODELS[backend]})")
     base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
     export_limits(raw, cwd, None if env is None or env is os.environ else dict(env))  # the run's own environment
     return Basics(

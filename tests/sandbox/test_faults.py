@@ -177,50 +177,76 @@ def test_every_fault_of_a_provider_in_one_run(tmp_path: Path, problem: str) -> N
     does, the replies taken as received are stored and replayed identically, the two waits past the deadline
     error their items at once and ``--lf`` finishes them; every reply the server gave is stored, none is asked
     for twice, and results.json and the report name every team each time."""
-    import loopback_llm
+    every_fault_in_one_run(tmp_path, problem, "openai")
+
+
+NATIVE_PROBLEMS = ["sb2024", pytest.param("pcgbench", marks=SLOW), pytest.param("gameeval", marks=SLOW)]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "gemini"])
+@pytest.mark.parametrize("problem", NATIVE_PROBLEMS)
+def test_every_fault_of_a_native_provider_in_one_run(tmp_path: Path, problem: str, provider: str) -> None:
+    """The same suite through the Anthropic and Gemini SDKs against loopback fakes of their wire formats, each
+    fault in that format (529 overloaded, RESOURCE_EXHAUSTED with a RetryInfo delay, a refusal or a candidate
+    blocked for safety, a blocked prompt), plus the account's caps (a spend limit, a daily quota): never retried,
+    the item errors naming it and ``--lf`` finishes it once the account has room."""
+    pytest.importorskip(
+        "anthropic" if provider == "anthropic" else "google.genai",
+        reason=f"the {provider} SDK (pip install -e '.[{provider}]') is not installed",
+    )
+    every_fault_in_one_run(tmp_path, problem, provider)
+
+
+def every_fault_in_one_run(tmp_path: Path, problem: str, provider: str) -> None:
     from fault_cases import (
+        ACCOUNT,
         AS_RECEIVED,
-        FAULTS,
         PAST_DEADLINE,
         PROBLEMS,
         RETRIED,
         FaultServer,
+        faults_of,
         outcomes,
         run_pytest,
         scores,
+        serve,
         team_name,
     )
 
-    p = PROBLEMS[problem]
-    teams = {team_name(None): None, **{team_name(kind): kind for kind in FAULTS}}
+    p, faults = PROBLEMS[problem], faults_of(provider)
+    teams = {team_name(None): None, **{team_name(kind): kind for kind in faults}}
     args = p.setup(tmp_path, teams, {})
     clean = team_name(None)
-    with loopback_llm.serve(FaultServer(p.answer)) as server:
-        first = run_pytest(tmp_path, server, p, args, "out1", env=FAST)
+    errored = [k for k in (*PAST_DEADLINE, *ACCOUNT) if k in faults]
+    with serve(FaultServer(p.answer), provider) as server:
+        first = run_pytest(tmp_path, server, p, args, "out1", env=FAST, provider=provider)
         assert first.returncode == 1, first.output[-3000:]
         assert first.results is not None and first.report
         got, score = outcomes(first.results), scores(first.results)
         assert set(got) == set(teams), first.output[-3000:]
         for kind in RETRIED:  # the provider's fault, retried: the team scores as the clean team does
-            assert got[team_name(kind)] == got[clean] == ["ok"] and score[team_name(kind)] == score[clean], kind
+            if kind in faults:
+                assert got[team_name(kind)] == got[clean] == ["ok"] and score[team_name(kind)] == score[clean], kind
         for kind in AS_RECEIVED:  # the model's answer: scored, or a named zero
             assert got[team_name(kind)][0] == "ok" or got[team_name(kind)][0].startswith("zero:"), kind
-        for kind in PAST_DEADLINE:
+        for kind in errored:
             assert got[team_name(kind)] == ["error"], kind
         assert first.output.count("rerun it with --lf") >= 2 and "would wait 3600" in first.output
-        assert first.requests == first.answered + first.faulted and first.faulted == len(FAULTS) - len(AS_RECEIVED)
+        for kind, named in (("spend-limit", "spend limit"), ("daily-quota", "daily quota")):
+            assert kind not in faults or named in first.output, named  # the account's cap, named as such
+        assert first.requests == first.answered + first.faulted and first.faulted == len(faults) - len(AS_RECEIVED)
         assert first.held == first.recorded == first.answered  # every answer stored, no fault stored
 
-        second = run_pytest(tmp_path, server, p, args, "out2", "--lf", env=FAST)
+        second = run_pytest(tmp_path, server, p, args, "out2", "--lf", env=FAST, provider=provider)
         assert second.returncode == 0, second.output[-3000:]
-        assert outcomes(second.results) == {team_name(k): ["ok"] for k in PAST_DEADLINE}
+        assert outcomes(second.results) == {team_name(k): ["ok"] for k in errored}
         assert second.faulted == 0 and second.requests == second.answered > 0
         assert second.held == second.recorded == first.answered + second.answered  # nothing asked twice
 
-        third = run_pytest(tmp_path, server, p, args, "out3", env=FAST, cache=False)
+        third = run_pytest(tmp_path, server, p, args, "out3", env=FAST, cache=False, provider=provider)
         assert third.returncode == 0 and third.requests == 0, third.output[-3000:]
         again = outcomes(third.results)
-        assert again == {**got, **{team_name(k): ["ok"] for k in PAST_DEADLINE}}  # replayed as it was scored
+        assert again == {**got, **{team_name(k): ["ok"] for k in errored}}  # replayed as it was scored
         assert third.report and third.held == second.held
 
 
