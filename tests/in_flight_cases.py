@@ -77,7 +77,7 @@ CASES: dict[str, dict[str, Any]] = {
     "imagegame": {
         "responder": "ig_doubles:respond_perfect",
         "args": ["subs", "--pcg-problem", "imagegame"],
-        "targets": ["--pcg-imagegame-instances", "compact_grids/0,compact_grids/1,random_grids/0,random_grids/1"],
+        "targets": ["--pcg-imagegame-instances", "compact_grids/0,compact_grids/1,random_grids/1,random_grids/2"],
         "small": ["--pcg-imagegame-instances", "compact_grids/0,random_grids/1"],
         "examples": {"subs/selfplay": "examples/imagegame/selfplay"},
         "path": TESTS / "imagegame",
@@ -92,6 +92,9 @@ CASES: dict[str, dict[str, Any]] = {
     },
 }
 VOLATILE = {"seconds", "cost_usd"}  # what differs between two runs of the same trials (a replayed call costs 0)
+# who answered: the same answers from the scripted double (the benchmark's floor) and from the server name another
+# model and count other tokens
+ANSWERER = {"model", "prompt_tokens", "completion_tokens"}
 
 
 def load(spec: str) -> Any:
@@ -160,11 +163,11 @@ def command(case: str, out: str, trials: int, workers: int, *extra: str, small: 
     ]
 
 
-def stable_rows(work: Path, out: str) -> list[dict[str, Any]]:
+def stable_rows(work: Path, out: str, ignore: set[str] = VOLATILE) -> list[dict[str, Any]]:
     path = work / out / "trials.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
-    stable = ({k: v for k, v in r.items() if k not in VOLATILE} for r in rows)
-    return sorted(stable, key=lambda r: (r["submission"], str(r["model"]), str(r["target"]), r["trial"]))
+    stable = ({k: v for k, v in r.items() if k not in ignore} for r in rows)
+    return sorted(stable, key=lambda r: (r["submission"], str(r.get("model")), str(r["target"]), r["trial"]))
 
 
 def level_files(work: Path, out: str) -> dict[str, bytes]:

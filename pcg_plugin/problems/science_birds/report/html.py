@@ -10,8 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
-from pcg_plugin.core.banner import unofficial
-from pcg_plugin.problems.science_birds.report.terminal import zero_score_reason
+from pcg_plugin.problems.science_birds.report.terminal import run_banner, zero_score_reason
 from pcg_plugin.problems.science_birds.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -60,8 +59,8 @@ def warnings(results: Results) -> list[str]:
             f"The offline default LLM ({settings.model or 'SmolLM2'}) produced these responses, "
             "not a competition model: scores are not comparable with official results."
         )
-    elif unofficial({"backend": settings.backend}):
-        out.append(str(unofficial({"backend": settings.backend})))
+    elif banner := run_banner(settings):
+        out.append(banner)
     name = settings.classifier_name
     if name and name != OFFICIAL_CLASSIFIER:
         out.append(
