@@ -286,6 +286,15 @@ class BenchmarkFails(PcgError, ValueError):
     not a crash."""
 
 
+class UnknownProblem(PcgError, ValueError):
+    """``--pcg-problem``: a name no problem has, or a pattern no problem matches; ``closest``: the installed names
+    nearest to it (``core.selection.unknown`` words the message)."""
+
+    def __init__(self, message: str, name: str, closest: tuple[str, ...], installed: int) -> None:
+        super().__init__(message)
+        self.name, self.closest, self.installed = name, closest, installed
+
+
 class NoEnemies(PcgError, ValueError):
     """PCG Benchmark (smb): the level has no enemy, so the benchmark's floating-enemy share is 0/0 (it raises
     ZeroDivisionError)."""

@@ -91,9 +91,12 @@ def _num(v: Any, places: int = 4, sign: bool = False) -> str:
     return f"{float(v):+.{places}f}" if sign else f"{float(v):.{places}f}"
 
 
+NOT_IN_RUN = "not in this run"  # the page's word for a trial only the other run has: no trial's zero reason
+
+
 def _side(row: Mapping[str, Any] | None, trials: Trials, run_url: str) -> dict[str, Any]:
     if row is None:
-        return {"score": "", "reason": "not in this run", "link": None, "outcome": None}
+        return {"score": "", "reason": NOT_IN_RUN, "link": None, "outcome": None}
     found = trials.find(row)
     link = f"{run_url}{transcript.FOLDER}/{transcript.VIEW}?{found[0]}" if found else None
     return {

@@ -189,11 +189,11 @@ def load(name: str, config: pytest.Config | None = None) -> BaseProblem:
             return found
     entries = registered()
     if name not in entries:
-        from pcg_plugin.core.selection import UnknownProblem, closest
+        from pcg_plugin.core.selection import closest, unknown
 
-        unknown = UnknownProblem(name, closest(name, sorted(entries)), len(entries))
+        error = unknown(name, closest(name, sorted(entries)), len(entries))
         raise pytest.UsageError(
-            f"--pcg-problem: {unknown} (a conftest can supply a problem with the pytest_pcg_problem hook)"
+            f"--pcg-problem: {error} (a conftest can supply a problem with the pytest_pcg_problem hook)"
         )
     return entries[name].load()
 

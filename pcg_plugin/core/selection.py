@@ -8,21 +8,23 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 from fnmatch import fnmatchcase
 
+from pcg_plugin.errors import UnknownProblem
+
 ALL = "all"
 PATTERN_CHARS = frozenset("*?[")
 
 
-class UnknownProblem(ValueError):
-    """A name no problem has, or a pattern no problem matches; ``closest``: the names it is nearest to."""
-
-    def __init__(self, name: str, closest: Sequence[str], installed: int) -> None:
-        self.name, self.closest, self.installed = name, tuple(closest), installed
-        what = "no problem matches" if is_pattern(name) else "no problem"
-        near = f"closest: {', '.join(self.closest)}" if self.closest else "nothing close"
-        super().__init__(
-            f"{what} {name!r} ({near}; {installed} installed, listed by `pytest --help` under --pcg-problem; "
-            f"a pattern such as 'pcgbench/*' or '{ALL}' takes several)"
-        )
+def unknown(name: str, closest: Sequence[str], installed: int) -> UnknownProblem:
+    """The error for a name no problem has (or a pattern none matches), naming the closest installed names."""
+    what = "no problem matches" if is_pattern(name) else "no problem"
+    near = f"closest: {', '.join(closest)}" if closest else "nothing close"
+    return UnknownProblem(
+        f"{what} {name!r} ({near}; {installed} installed, listed by `pytest --help` under --pcg-problem; "
+        f"a pattern such as 'pcgbench/*' or '{ALL}' takes several)",
+        name,
+        tuple(closest),
+        installed,
+    )
 
 
 def parts(spec: str) -> list[str]:
@@ -73,8 +75,8 @@ def select(spec: str, names: Sequence[str], *, accept: Callable[[str], bool] | N
         else:
             found = []
         if not found:
-            raise UnknownProblem(part, closest(part, names), len(names))
+            raise unknown(part, closest(part, names), len(names))
         out.update(dict.fromkeys(found))
     if not out:
-        raise UnknownProblem(spec, (), len(names))
+        raise unknown(spec, (), len(names))
     return tuple(out)
