@@ -52,14 +52,15 @@ def settings_of(problem: Any, doc: Mapping[str, Any]) -> dict[str, Any]:
     return {**common_settings(doc), **(own(doc) if callable(own) else {})}
 
 
-def show(value: Any) -> str:
-    """A setting for a one-line message: lists joined, none said, long digests shortened (still told apart)."""
+def show(value: Any, *, missing: str = "none", width: int = 40) -> str:
+    """A setting for a one-line message: lists joined, ``missing`` for none, long digests cut to ``width``
+    (still told apart)."""
     if value is None:
-        return "none"
+        return missing
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value) or "none"
     text = str(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def setting_differences(

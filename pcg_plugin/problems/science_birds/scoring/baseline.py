@@ -20,6 +20,7 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin.core.like_for_like import show
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
 from pcg_plugin.problems.science_birds.results import (
@@ -236,13 +237,8 @@ def _at(settings: Mapping[str, Any], path: Sequence[str]) -> Any:
 
 
 def _show(value: Any) -> str:
-    """A setting for a one-line message: lists joined, long digests shortened (still telling two apart)."""
-    if value is None:
-        return "not recorded"
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value) or "none"
-    text = str(value)
-    return text if len(text) <= 24 else text[:23] + "…"
+    """A setting for the gate's one-line message (``core.like_for_like.show``, in this gate's shorter form)."""
+    return show(value, missing="not recorded", width=24)
 
 
 # The like-for-like settings a run fixes before any item runs (the model that really answers, the classifier
