@@ -200,13 +200,11 @@ def run_program_trial(
             if server is not None:
                 command.update(cwd=str(inner_cwd), home=str(home), tmp=str(tmp))
                 with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
-                    started = server.start(command, [to_child_r, from_child_w, out.fileno(), err.fileno()])
-                if not started:  # it could not fork, or ended since its last trial: a new interpreter runs this one
-                    server.stop()
-                else:
+                    forked = server.start(command, [to_child_r, from_child_w, out.fileno(), err.fileno()])
+                if forked is not None:  # else it could not fork, or has ended: a new interpreter runs this trial
                     os.close(to_child_r)
                     os.close(from_child_w)
-                    return _exchange(from_child_r, to_child_w, chat, limits, workdir, server.exit_code, server.release)
+                    return _exchange(from_child_r, to_child_w, chat, limits, workdir, forked.exit_code, forked.release)
     env = _scrubbed_env(home, tmp)
     env[TRIAL_ENV] = json.dumps({**command, "fds": [to_child_r, from_child_w]})  # the child pops it before the program
     cmd = _in_namespaces(prefix, [sys.executable, "-I", "-B", "-m", "pcg_plugin.sandbox.child"])

@@ -1,19 +1,24 @@
 """The fork server: trials forked from one started sandbox process start from the same state a new interpreter
-would give them (fresh import, own random state, own CPU-time account, own folder), and a trial that had to be
-stopped takes its server down with it, never the next trial."""
+would give them (fresh import, own random state, own CPU-time account, own folder); many run side by side, each in
+namespaces of its own where the sandbox has a PID namespace, and a trial that had to be stopped is killed with
+everything it started, never another trial or the server."""
 
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from pcg_plugin.core.inflight import slots
+from pcg_plugin.core.inflight.slots import Slots
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.sandbox import forks as sandbox_forks
-from pcg_plugin.sandbox.run import SandboxLimits, run_program_trial, use_start_method
+from pcg_plugin.sandbox.run import SandboxLimits, network_namespace_prefix, run_program_trial, use_start_method
 
 FAST = SandboxLimits(wall_time=20.0, cpu_time=20, memory_bytes=2 << 30)
 STATEFUL = """
@@ -59,12 +64,21 @@ class Sleeps(TrialLoop):
 """
 
 
-@pytest.fixture(autouse=True)
-def fork_start() -> Iterator[None]:
+@pytest.fixture(autouse=True, params=["one at a time", "side by side"])
+def fork_start(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test with one trial in flight per process (the server runs one trial at a time), and with trials in
+    flight (the server runs them side by side, each in namespaces of its own where there is a PID namespace)."""
     use_start_method("fork")
     sandbox_forks.stop_all()
-    yield
+    slots.install(Slots(1, 8) if request.param == "side by side" else None)
+    yield request.param
+    slots.install(None)
     sandbox_forks.stop_all()
+
+
+def only(mode: str, wanted: str) -> None:
+    if mode != wanted:
+        pytest.skip(f"a server that runs trials {wanted} only")
 
 
 def echo(messages: list[dict], n: int) -> list[str]:
@@ -80,13 +94,22 @@ def entry_of(tmp_path: Path, name: str, source: str) -> Path:
 
 
 def run(entry: Path, tmp_path: Path, letter: str, limits: SandboxLimits = FAST, chat=echo) -> str:
-    work = tmp_path / f"work-{letter}-{len(list(tmp_path.iterdir()))}"
-    work.mkdir()
+    work = Path(tempfile.mkdtemp(prefix=f"work-{letter}-", dir=tmp_path))  # a folder of its own from any thread
     return run_program_trial(entry, letter=letter, chat=chat, limits=limits, workdir=work)
 
 
 def servers() -> list[int]:
-    return [s.proc.pid for pool in sandbox_forks._SERVERS.values() for s in pool]
+    return [s.proc.pid for s in sandbox_forks._SERVERS.values()]
+
+
+def isolated() -> bool:
+    """Whether this machine's fork server runs each trial in namespaces of its own (side by side, where
+    ``unshare -rnpf`` works)."""
+    return all(s.isolated for s in sandbox_forks._SERVERS.values())
+
+
+def pid_namespace() -> bool:
+    return "--kill-child" in network_namespace_prefix()
 
 
 def test_each_trial_starts_from_a_fresh_import_folder_and_random_state(tmp_path: Path) -> None:
@@ -107,15 +130,41 @@ def test_the_cpu_limit_counts_each_trial_on_its_own(tmp_path: Path) -> None:
     assert [run(entry, tmp_path, letter, limits) for letter in "AB"] == ["spun", "spun"]
 
 
-def test_a_timed_out_trial_stops_its_server_and_the_next_trial_gets_a_new_one(tmp_path: Path) -> None:
+HEARTBEAT = """
+import ctypes, os, time
+from chatgpt4pcg.competition import TrialContext, TrialLoop
+
+
+class Heartbeat(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        libc = ctypes.CDLL(None)
+        if libc.fork() == 0:  # native: the audit hook does not see it
+            libc.setsid()  # leaves the trial's process group
+            while True:
+                with open(os.path.join(os.environ["TMPDIR"], "beat"), "a") as f:
+                    f.write(".")
+                time.sleep(0.05)
+        time.sleep(float(target_character))
+        return "slept"
+"""
+
+
+def test_a_timed_out_trial_is_killed_with_what_it_started_and_the_server_goes_on(tmp_path: Path) -> None:
     entry = entry_of(tmp_path, "team", SLEEPS)
     assert run(entry, tmp_path, "0") == "slept"
     first = servers()
+    beats = entry_of(tmp_path, "beats", HEARTBEAT)
     with pytest.raises(OfficialFailure) as info:
-        run(entry, tmp_path, "30", dataclasses.replace(FAST, wall_time=1.0))
+        run(beats, tmp_path, "30", dataclasses.replace(FAST, wall_time=1.0))
     assert info.value.reason == "timeout"
+    if pid_namespace():  # its native fork that left the group ended with the trial's (or the sandbox's) namespace
+        (beat,) = tmp_path.glob("work-*/tmp/beat")
+        size = beat.stat().st_size
+        time.sleep(0.3)
+        assert beat.stat().st_size == size > 0
     assert run(entry, tmp_path, "0") == "slept"
-    assert servers() != first and len(servers()) == 1
+    assert servers() == first  # the other trials' server was never stopped
 
 
 def test_a_program_that_exits_mid_chat_leaves_nothing_for_the_next_trial(tmp_path: Path) -> None:
@@ -144,7 +193,53 @@ class Leaves(TrialLoop):
     assert len(servers()) == 1
 
 
-def test_a_busy_server_sends_a_second_thread_to_a_new_interpreter(tmp_path: Path) -> None:
+def test_trials_in_flight_are_forked_side_by_side_from_one_server(tmp_path: Path, fork_start: str) -> None:
+    only(fork_start, "side by side")
+    entry = entry_of(tmp_path, "team", SLEEPS)
+    assert run(entry, tmp_path, "0") == "slept"  # the server is started
+    results: list[str] = []
+    threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, "0.6"))) for _ in range(4)]
+    began = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == ["slept"] * 4 and len(servers()) == 1
+    assert time.perf_counter() - began < 4 * 0.6  # not one after another
+
+
+LISTS_PROCESSES = """
+import os, time
+from chatgpt4pcg.competition import TrialContext, TrialLoop
+
+
+class Lists(TrialLoop):
+    @staticmethod
+    def run(ctx: TrialContext, target_character: str) -> str:
+        time.sleep(0.3)  # the other trials are running now
+        return ",".join(sorted(p for p in os.listdir("/proc") if p.isdigit()))
+"""
+
+
+def test_a_trial_sees_only_its_own_processes_beside_other_trials(tmp_path: Path, fork_start: str) -> None:
+    """Each trial is PID 2 under its own init: it cannot see, signal or read another team's trial or the server."""
+    only(fork_start, "side by side")
+    entry = entry_of(tmp_path, "team", LISTS_PROCESSES)
+    run(entry, tmp_path, "A")
+    if not isolated():
+        pytest.skip("this machine gives the sandbox no PID namespace (unshare -rnpf): trials share one")
+    results: list[str] = []
+    threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, "A"))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == ["1,2"] * 3
+
+
+def test_a_busy_server_sends_a_second_thread_to_a_new_interpreter(tmp_path: Path, fork_start: str) -> None:
+    """One trial in flight per process: a second thread (never the harness's own) gets a new interpreter."""
+    only(fork_start, "one at a time")
     entry = entry_of(tmp_path, "team", SLEEPS)
     results: list[str] = []
     threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, "0.5"))) for _ in range(2)]
@@ -160,28 +255,50 @@ def test_an_unknown_start_method_is_refused() -> None:
         use_start_method("spawn")
 
 
-KILLS_SERVER = """
+KILLS_PARENT = """
 import ctypes, os, signal, time
 from chatgpt4pcg.competition import TrialContext, TrialLoop
 
 
-class KillsServer(TrialLoop):
+class KillsParent(TrialLoop):
     @staticmethod
     def run(ctx: TrialContext, target_character: str) -> str:
         ctypes.CDLL(None).kill(os.getppid(), signal.SIGKILL)  # native: the audit hook does not see it
-        time.sleep(2)  # in a PID namespace it dies with the server at once; elsewhere it ends here
+        time.sleep(0.5)
         os._exit(1)
 """
+
+
+def test_a_program_cannot_kill_the_server_beside_other_trials(tmp_path: Path, fork_start: str) -> None:
+    """Its parent is its trial's own init (PID 1 of its namespace, which the kernel shields from it): the server and
+    the other trials go on; the program just fails."""
+    only(fork_start, "side by side")
+    run(entry_of(tmp_path, "good", STATEFUL), tmp_path, "A")
+    if not isolated():
+        pytest.skip("this machine gives the sandbox no PID namespace (unshare -rnpf): its parent is the server")
+    first = servers()
+    with pytest.raises(OfficialFailure) as info:
+        run(entry_of(tmp_path, "killer", KILLS_PARENT), tmp_path, "B")
+    assert info.value.reason == "program_error" and "status 1" in info.value.message
+    assert run(entry_of(tmp_path, "good", STATEFUL), tmp_path, "C").startswith("1|") and servers() == first
 
 
 def test_a_server_that_dies_during_a_trial_is_an_infrastructure_error_and_is_replaced(tmp_path: Path) -> None:
     """Who ended the server cannot be told apart from a harness fault, so the trial is not scored (the item errors,
     visibly) rather than charged to the program; the next trial starts a new server."""
+    import os
+    import signal
+
     from pcg_plugin.errors import InfrastructureError
 
+    entry = entry_of(tmp_path, "team", SLEEPS)
+    assert run(entry, tmp_path, "0") == "slept"
+    (pid,) = servers()
+    threading.Timer(0.5, lambda: os.killpg(pid, signal.SIGKILL)).start()  # e.g. the OOM killer
     with pytest.raises(InfrastructureError, match="fork server ended"):
-        run(entry_of(tmp_path, "killer", KILLS_SERVER), tmp_path, "A")
+        run(entry, tmp_path, "5")
     assert run(entry_of(tmp_path, "good", STATEFUL), tmp_path, "B").startswith("1|")
+    assert servers() != [pid]
 
 
 def test_a_server_killed_between_trials_costs_the_next_trial_nothing(tmp_path: Path) -> None:
@@ -190,7 +307,7 @@ def test_a_server_killed_between_trials_costs_the_next_trial_nothing(tmp_path: P
 
     entry = entry_of(tmp_path, "team", STATEFUL)
     assert run(entry, tmp_path, "A").startswith("1|")
-    for server in (s for pool in sandbox_forks._SERVERS.values() for s in pool):
+    for server in sandbox_forks._SERVERS.values():
         os.killpg(server.proc.pid, signal.SIGKILL)  # e.g. the OOM killer, noticed only when the next trial is sent
     assert run(entry, tmp_path, "B").startswith("1|")
     assert run(entry, tmp_path, "C").startswith("1|")
