@@ -5,8 +5,10 @@ Two runs are like for like when they are of the same problem, over the same targ
 the same model through the same backend and base URL at the same temperature and seed policy (where the run
 recorded them), and agree on every setting the problem adds through its hook ``like_for_like(results)``
 (``{label: value}``: Science Birds' classifier and physics digests, a PCG Benchmark's instance draw, the picture
-game's variant). A model that answers differently changes scores for reasons other than the submissions: a gate
-against it would read a DROP where nothing in the prompts changed. Pure functions over results documents.
+game's variant). Science Birds' own gate (its official scores per letter, ``scoring/baseline.py``) words its
+differences through the same functions, each with its fix (``problems/science_birds/like_for_like.py``). A model
+that answers differently changes scores for reasons other than the submissions: a gate against it would read a DROP
+where nothing in the prompts changed. Pure functions over results documents.
 """
 
 from __future__ import annotations
@@ -52,27 +54,59 @@ def settings_of(problem: Any, doc: Mapping[str, Any]) -> dict[str, Any]:
     return {**common_settings(doc), **(own(doc) if callable(own) else {})}
 
 
-def show(value: Any, *, missing: str = "none", width: int = 40) -> str:
-    """A setting for a one-line message: lists joined, ``missing`` for none, long digests cut to ``width``
-    (still told apart)."""
+def show(value: Any) -> str:
+    """A setting for a one-line message: lists joined, none said, long digests shortened (still told apart)."""
     if value is None:
-        return missing
+        return "none"
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value) or "none"
     text = str(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def with_hint(line: str, hint: str | None) -> str:
+    """A difference's line with how to fix it after a colon (none: the line alone)."""
+    return f"{line}: {hint}" if hint else line
 
 
 def setting_differences(
-    base: Mapping[str, Any], current: Mapping[str, Any], names: tuple[str, str] = ("baseline", "this run")
+    base: Mapping[str, Any],
+    current: Mapping[str, Any],
+    names: tuple[str, str] = ("baseline", "this run"),
+    hints: Mapping[str, str] | None = None,
 ) -> list[str]:
     """``another LABEL (baseline X, this run Y)`` for each label both recorded with different values (pure);
-    ``names``: what the two runs are called."""
+    ``names``: what the two runs are called; ``hints``: how to fix a label's difference, appended after a colon."""
+    hints = hints or {}
     return [
-        f"another {label} ({names[0]} {show(base[label])}, {names[1]} {show(current[label])})"
+        with_hint(
+            f"another {label} ({names[0]} {show(base[label])}, {names[1]} {show(current[label])})", hints.get(label)
+        )
         for label in base
         if label in current and base[label] != current[label]
     ]
+
+
+def shape_differences(
+    base: tuple[Sequence[str], Any],
+    current: tuple[Sequence[str], Any],
+    targets: str = "targets",
+    *,
+    per: str = "target",
+    hints: Mapping[str, str] | None = None,
+) -> list[str]:
+    """``other TARGETS (baseline ...; this run ...)`` and ``other trial counts (baseline N per TARGET, this run
+    M)`` where two runs' (targets, trials per target) differ (``shape``; Science Birds names its targets letters);
+    ``hints``: how to fix each, by ``targets`` and ``"trial counts"``."""
+    hints = hints or {}
+    (tb, nb), (tc, nc) = base, current
+    out = []
+    if tuple(tb) != tuple(tc):
+        line = f"other {targets} (baseline {', '.join(tb) or '-'}; this run {', '.join(tc) or '-'})"
+        out.append(with_hint(line, hints.get(targets)))
+    if nb != nc:
+        out.append(with_hint(f"other trial counts (baseline {nb} per {per}, this run {nc})", hints.get("trial counts")))
+    return out
 
 
 def differences(
@@ -90,12 +124,7 @@ def differences(
     name = getattr(problem, "name", base_name)
     if base_name != name:
         return [f"another problem (baseline {base_name}, this run {name})"]
-    out = []
-    (tb, nb), (tc, nc) = shape(base_rows), shape(rows)
-    if tb != tc:
-        out.append(f"other targets (baseline {', '.join(tb) or '-'}; this run {', '.join(tc) or '-'})")
-    if nb != nc:
-        out.append(f"other trial counts (baseline {nb} per target, this run {nc})")
+    out = shape_differences(shape(base_rows), shape(rows))
     out += setting_differences(settings_of(problem, base), settings_of(current_problem or problem, current))
     return out
 

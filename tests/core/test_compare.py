@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcg_plugin.core.compare import change
-from pcg_plugin.core.like_for_like import differences, setting_differences
+from pcg_plugin.core.like_for_like import differences, setting_differences, shape_differences
 
 scores = st.one_of(st.none(), st.floats(min_value=0, max_value=100, allow_nan=False))
 reasons = st.one_of(st.none(), st.sampled_from(["no_code", "timeout", "unstable"]))
@@ -90,6 +90,20 @@ def test_another_problem_targets_and_trials():
         "other targets (baseline t; this run u)",
         "other trial counts (baseline 1 per target, this run 2)",
     ]
+
+
+def test_a_problem_names_its_targets_and_adds_its_fixes():
+    """Science Birds' gate: letters for targets, and each line with how to fix it."""
+    hints = {"letters": "same letters", "trial counts": "same trials", "model": "same model"}
+    assert shape_differences((("A", "B"), 3), (("A",), 4), "letters", per="letter", hints=hints) == [
+        "other letters (baseline A, B; this run A): same letters",
+        "other trial counts (baseline 3 per letter, this run 4): same trials",
+    ]
+    assert setting_differences({"model": "m", "backend": "x"}, {"model": "n", "backend": "y"}, hints=hints) == [
+        "another model (baseline m, this run n): same model",
+        "another backend (baseline x, this run y)",
+    ]
+    assert shape_differences(((), 1), ((), 1)) == []
 
 
 def test_the_page_keeps_every_inserted_text_as_text(tmp_path):

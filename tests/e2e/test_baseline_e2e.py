@@ -88,7 +88,10 @@ def test_save_replay_gate_and_compare(competition):
     )
     assert other.ret == pytest.ExitCode.USAGE_ERROR, other.stdout.str()
     other.stderr.fnmatch_lines(
-        ["*not like for like*refused before any item ran*", "*letters differs: baseline I,L vs this run I*"]
+        [
+            "*not like for like*refused before any item ran*",
+            "*other letters (baseline I, L; this run I): run the same --pcg-letters*",
+        ]
     )
 
 
@@ -120,7 +123,10 @@ def test_unlike_baseline_is_refused_before_any_item_runs(competition):
     result = competition.runpytest_inprocess(*run_args("r", *ARGS, "--pcg-baseline", "base.json"))
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
     result.stderr.fnmatch_lines(
-        ["*not like for like*refused before any item ran*", "*letters differs: baseline I vs this run I,L*"]
+        [
+            "*not like for like*refused before any item ran*",
+            "*other letters (baseline I; this run I, L): run the same --pcg-letters*",
+        ]
     )
     assert not (competition.path / "r").exists() and not (competition.path / "store").exists()
 

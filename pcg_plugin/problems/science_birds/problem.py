@@ -239,20 +239,11 @@ class ScienceBirds(BaseProblem):
 
     def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
         """Beyond the harness's check (model, backend, base URL, temperature, seed policy, letters, trials): the
-        edition's scoring switches and the classifier's and physics' digests (a results.json or a baseline)."""
-        from pcg_plugin.core.like_for_like import recorded
+        edition's scoring switches, the profile's guards and the classifier's and physics' digests (a results.json
+        or a baseline), from the table the gate reads too (``like_for_like.OWN``)."""
+        from pcg_plugin.problems.science_birds.like_for_like import own_settings
 
-        return recorded(
-            results,
-            {
-                "edition": ("edition",),
-                "disable weights": ("disable_weights",),
-                "tie break": ("tie_break",),
-                "diversity vector": ("diversity_vector",),
-                "classifier digest": ("classifier", "digest"),
-                "physics digest": ("physics", "digest"),
-            },
-        )
+        return own_settings(results)
 
     def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
         return rows.trial_rows(results)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pcg_plugin.core import like_for_like as lfl
+from pcg_plugin.problems.science_birds import like_for_like as sb
 from pcg_plugin.problems.science_birds.scoring.baseline import (
     BASELINE_SCHEMA,
     BaselineError,
@@ -248,31 +252,81 @@ def test_a_missing_file_is_not_a_baseline(tmp_path: Path) -> None:
 # -- like for like ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "override, label",
-    [
-        ({"edition": "2023"}, "edition"),
-        ({"letters": ["A", "C"]}, "letters"),
-        ({"trials": 4}, "trials"),
-        ({"model": "gpt-4o"}, "model"),
-        ({"backend": "offline"}, "backend"),
-        ({"seed_policy": "none"}, "seed policy"),
-        ({"temperature": 0.7}, "temperature"),
-        ({"disable_weights": True}, "disable weights"),
-        ({"classifier": {"name": "pcg-letters", "digest": "sha256:" + "cd34" * 16}}, "classifier digest"),
-        ({"physics": {"digest": "fedcba9876543210", "damage": True}}, "physics digest"),
-        ({"max_time": 30}, "max time"),
-    ],
-)
-def test_each_setting_difference_is_named(override: dict[str, Any], label: str) -> None:
+def more_trials(values: Trials) -> Trials:
+    """``values`` with a fourth trial of every letter."""
+    return {n: {c: [*v, (1.0, 0.5)] for c, v in per.items()} for n, per in values.items()}
+
+
+def letters_of(values: Trials, letters: Sequence[str]) -> Trials:
+    """``values`` over ``letters`` (a letter it lacks takes A's trials)."""
+    return {n: {c: per.get(c, per["A"]) for c in letters} for n, per in values.items()}
+
+
+# One pair of runs for each label the gate can name: (label, settings of the second run, its trials).
+CASES: list[tuple[str, dict[str, Any], Trials]] = [
+    ("edition", {"edition": "2023"}, NOISY),
+    ("letters", {"letters": ["A", "C"]}, letters_of(NOISY, "AC")),
+    ("trial counts", {"trials": 4}, more_trials(NOISY)),
+    ("model", {"model": "gpt-4o"}, NOISY),
+    ("backend", {"backend": "offline"}, NOISY),
+    ("base URL", {"base_url": "http://localhost:8000/v1"}, NOISY),
+    ("temperature", {"temperature": 0.7}, NOISY),
+    ("seed policy", {"seed_policy": "none"}, NOISY),
+    ("disable weights", {"disable_weights": True}, NOISY),
+    ("tie break", {"tie_break": "prompt-length"}, NOISY),
+    ("diversity vector", {"diversity_vector": "embedding"}, NOISY),
+    ("max time", {"max_time": 30}, NOISY),
+    ("token limit", {"token_limit": 1024}, NOISY),
+    ("classifier digest", {"classifier": {"name": "pcg-letters", "digest": "sha256:" + "cd34" * 16}}, NOISY),
+    ("physics digest", {"physics": {"digest": "fedcba9876543210", "damage": True}}, NOISY),
+]
+
+
+def test_the_cases_cover_every_label_the_gate_or_the_hook_can_name() -> None:
+    labels = {label for label, _ in lfl.COMMON} | set(sb.SHAPE) | {s.label for s in sb.OWN}
+    assert sorted(label for label, _, _ in CASES) == sorted(labels) == sorted(sb.HINTS)
+    assert set(sb.PRE_RUN) <= labels
+
+
+@pytest.mark.parametrize("label, override, values", CASES, ids=[c[0] for c in CASES])
+def test_each_setting_difference_is_named(label: str, override: dict[str, Any], values: Trials) -> None:
     base = baseline_document(make_results())
-    trials = {n: {c: v.get(c, v["A"]) for c in override.get("letters", LETTERS)} for n, v in NOISY.items()}
-    other = baseline_document(make_results(trials, **override))
+    other = baseline_document(make_results(values, **override))
     lines = incompatibilities(base, other)
-    assert len(lines) == 1 and lines[0].startswith(f"{label} differs: baseline ")
-    assert "vs this run" in lines[0] and "(" in lines[0]  # says how to fix
-    with pytest.raises(BaselineError, match=label):
+    start = {"letters": "other letters (baseline A, B; this run A, C)", "trial counts": "other trial counts ("}
+    assert len(lines) == 1 and lines[0].startswith(start.get(label, f"another {label} (baseline "))
+    assert lines[0].endswith(f"): {sb.HINTS[label]}")  # says how to fix
+    with pytest.raises(BaselineError, match=re.escape(lines[0])):
         compare(base, other, max_drop="0.01")
+
+
+@pytest.mark.parametrize("label, override, values", CASES, ids=[c[0] for c in CASES])
+def test_the_gate_and_the_hook_name_the_same_differences(label: str, override: dict[str, Any], values: Trials) -> None:
+    """The gate (baseline documents) says what the harness's check says of the same two runs through Science
+    Birds' hook (``pcg compare``, results.json and their trial rows), in its words (letters for targets) with
+    the fix: a setting one of them compares and the other does not goes red here."""
+    from pcg_plugin.problems.science_birds.problem import ScienceBirds
+    from pcg_plugin.problems.science_birds.rows import trial_rows
+
+    a, b = make_results(), make_results(values, **override)
+    problem = ScienceBirds()
+    harness = lfl.differences(problem, problem.name, a, b, trial_rows(a), trial_rows(b))
+    in_letters = [
+        line.replace("other targets", "other letters").replace("per target", "per letter") for line in harness
+    ]
+    assert len(harness) == 1
+    assert incompatibilities(baseline_document(a), baseline_document(b)) == [
+        lfl.with_hint(line, sb.HINTS[label]) for line in in_letters
+    ]
+
+
+def test_a_model_change_is_the_harness_line_and_its_fix() -> None:
+    a, b = make_results(), make_results(model="gpt-4o")
+    (harness,) = lfl.setting_differences(lfl.common_settings(a), lfl.common_settings(b))
+    assert harness == "another model (baseline gpt-3.5-turbo-0125, this run gpt-4o)"
+    assert incompatibilities(baseline_document(a), baseline_document(b)) == [
+        f"{harness}: use the same --pcg-model, or re-save the baseline"
+    ]
 
 
 def test_incompatibility_message_shape() -> None:
@@ -280,9 +334,19 @@ def test_incompatibility_message_shape() -> None:
     other = baseline_document(make_results(classifier={"name": "x", "digest": "sha256:" + "cd34" * 16}))
     (line,) = incompatibilities(base, other)
     assert line == (
-        "classifier digest differs: baseline sha256:ab12ab12ab12ab12… vs this run sha256:cd34cd34cd34cd34… "
-        "(re-save the baseline after changing the classifier)"
+        "another classifier digest (baseline sha256:ab12ab12ab12ab12ab12ab12ab12ab12…, this run "
+        "sha256:cd34cd34cd34cd34cd34cd34cd34cd34…): re-save the baseline after changing the classifier"
     )
+
+
+def test_the_pre_run_check_names_only_what_is_known_before_the_run() -> None:
+    base = baseline_document(make_results())
+    other = baseline_document(make_results(letters_of(NOISY, "AC"), letters=["A", "C"], model="gpt-4o", trials=4))
+    assert [line.split(" (")[0] for line in incompatibilities(base, other, keys=sb.PRE_RUN)] == [
+        "other letters",
+        "other trial counts",
+    ]
+    assert [line.split(" (")[0] for line in incompatibilities(base, other, keys=("model",))] == ["another model"]
 
 
 def test_unrecorded_profile_guards_do_not_block() -> None:
@@ -300,7 +364,8 @@ def test_a_run_that_loaded_no_classifier_or_physics_is_gated_not_refused() -> No
     )
     assert incompatibilities(base, unloaded) == []
     other = baseline_document(make_results(physics={"digest": "fedcba9876543210", "damage": False}))
-    assert [line.split(":")[0] for line in incompatibilities(base, other)] == ["physics digest differs"]
+    assert [line.split(" (")[0] for line in incompatibilities(base, other)] == ["another physics digest"]
+    assert sb.own_settings(unloaded).keys().isdisjoint({"classifier digest", "physics digest"})  # the hook agrees
 
 
 # -- plain comparison -------------------------------------------------------------------------------------

@@ -66,6 +66,7 @@ def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     """Before any item runs (and is paid for): the baseline must be readable and like for like in every
     setting the run fixes up front; the rest is checked again when the run's results exist."""
     from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.problems.science_birds.like_for_like import PRE_RUN
     from pcg_plugin.problems.science_birds.outputs import settings_document
     from pcg_plugin.problems.science_birds.scoring import baseline
 
@@ -77,7 +78,7 @@ def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     except baseline.BaselineError as exc:
         raise pytest.UsageError(f"--pcg-baseline: {exc}") from None
     current = {"settings": baseline.baseline_settings(settings_document(settings, {}))}
-    problems = baseline.incompatibilities(base, current, keys=baseline.PRE_RUN_KEYS)
+    problems = baseline.incompatibilities(base, current, keys=PRE_RUN)
     if problems:
         raise pytest.UsageError(
             "--pcg-baseline: this run is not like for like with the baseline (refused before "

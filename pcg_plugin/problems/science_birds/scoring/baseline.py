@@ -20,8 +20,9 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.core.like_for_like import show
+from pcg_plugin.core.like_for_like import setting_differences, shape_differences
 from pcg_plugin.errors import BaselineError, ResultsError
+from pcg_plugin.problems.science_birds import like_for_like as sb
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
 from pcg_plugin.problems.science_birds.results import (
     Letter,
@@ -45,31 +46,6 @@ _EXACT = Context(prec=200)
 
 # -- the document -----------------------------------------------------------------------------------------
 
-# (label, path into the baseline's settings, how to fix a difference). The like-for-like settings: a
-# difference in any of them changes scores for reasons other than the submissions.
-LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("edition", ("edition",), "run with the baseline's --pcg-edition, or re-save the baseline"),
-    ("letters", ("letters",), "run the same --pcg-letters (no -k/--lf that drops letters), or re-save the baseline"),
-    ("trials", ("trials",), "run the same --pcg-trials, or re-save the baseline"),
-    ("backend", ("backend",), "use the same --pcg-backend, or re-save the baseline"),
-    ("model", ("model",), "use the same --pcg-model, or re-save the baseline"),
-    ("base URL", ("base_url",), "use the same --pcg-base-url, or re-save the baseline"),
-    ("temperature", ("temperature",), "the edition profile sets it; re-save the baseline after changing it"),
-    ("seed policy", ("seed_policy",), "seeds change every response; re-save the baseline after changing them"),
-    ("disable weights", ("disable_weights",), "use the same --pcg-disable-weights, or re-save the baseline"),
-    ("tie break", ("tie_break",), "use the same --pcg-tie-break, or re-save the baseline"),
-    ("diversity vector", ("diversity_vector",), "re-save the baseline with this edition"),
-    ("classifier digest", ("classifier", "digest"), "re-save the baseline after changing the classifier"),
-    ("physics digest", ("physics", "digest"), "re-save the baseline after changing the physics settings"),
-)
-# Guards of the edition profile: compared only when both runs recorded them (older results lack them).
-OPTIONAL_LIKE_FOR_LIKE: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("max time", ("max_time",), "the edition profile sets it; re-save the baseline after changing it"),
-    ("token limit", ("token_limit",), "the edition profile sets it; re-save the baseline after changing it"),
-)
-# digests a run records only when a trial loads that stage: a run where none did (every answer empty) is gated,
-# not refused
-UNLOADED_OK = (("classifier", "digest"), ("physics", "digest"))
 _SETTING_KEYS = (
     "edition",
     "letters",
@@ -229,46 +205,22 @@ def _letters(data: Any, where: str) -> dict[str, Letter]:
 # -- like for like ----------------------------------------------------------------------------------------
 
 
-def _at(settings: Mapping[str, Any], path: Sequence[str]) -> Any:
-    value: Any = settings
-    for key in path:
-        value = _mapping(value).get(key)
-    return value
-
-
-def _show(value: Any) -> str:
-    """A setting for the gate's one-line message (``core.like_for_like.show``, in this gate's shorter form)."""
-    return show(value, missing="not recorded", width=24)
-
-
-# The like-for-like settings a run fixes before any item runs (the model that really answers, the classifier
-# and the physics digests are known only once the workers load them): checked up front, so a run that cannot
-# be compared is refused before it pays for a single call.
-PRE_RUN_KEYS = ("edition", "letters", "trials", "disable_weights", "tie_break", "diversity_vector")
-
-
 def incompatibilities(
     base: Mapping[str, Any], current: Mapping[str, Any], keys: Sequence[str] | None = None
 ) -> list[str]:
-    """One line per like-for-like setting that differs between two baseline documents (empty = comparable);
-    ``keys`` limits the check to those settings (``PRE_RUN_KEYS`` before the run)."""
-    b, c = _mapping(base.get("settings")), _mapping(current.get("settings"))
-    out = []
-    for label, path, hint in LIKE_FOR_LIKE + OPTIONAL_LIKE_FOR_LIKE:
-        if keys is not None and path[0] not in keys:
-            continue
-        bv, cv = _at(b, path), _at(c, path)
-        if isinstance(bv, tuple):
-            bv = list(bv)
-        if isinstance(cv, tuple):
-            cv = list(cv)
-        optional = (label, path, hint) in OPTIONAL_LIKE_FOR_LIKE
-        if bv == cv or (optional and (bv is None or cv is None)):
-            continue
-        if path in UNLOADED_OK and cv is None:
-            continue  # this run loaded no classifier/physics (no trial got that far): no score of it used them
-        out.append(f"{label} differs: baseline {_show(bv)} vs this run {_show(cv)} ({hint})")
-    return out
+    """One line per like-for-like difference between two baseline documents (empty = comparable): the harness's
+    check (``core.like_for_like``: its lines, letters for targets) over Science Birds' settings
+    (``problems.science_birds.like_for_like``), each line with its fix; ``keys`` limits the check to those labels
+    (``like_for_like.PRE_RUN`` before the run)."""
+
+    def kept(doc: Mapping[str, Any]) -> dict[str, Any]:
+        return {label: v for label, v in sb.settings(doc).items() if keys is None or label in keys}
+
+    (lb, nb), (lc, nc) = sb.shape(base), sb.shape(current)
+    if keys is not None:  # a shape line left out: the baseline's on both sides
+        lc, nc = (lc if "letters" in keys else lb), (nc if "trial counts" in keys else nb)
+    out = shape_differences((lb, nb), (lc, nc), "letters", per="letter", hints=sb.HINTS)
+    return out + setting_differences(kept(base), kept(current), hints=sb.HINTS)
 
 
 # -- comparison -------------------------------------------------------------------------------------------
