@@ -244,10 +244,16 @@ class Gate:
         if not run_dir or self.baseline is None:
             return
         try:
-            found = compare_runs(runs.load(self.baseline), runs.load(Path(run_dir)))
+            found = compare_runs(self.baseline_run(), runs.load(Path(run_dir)))
             self.page = compare_page.write(Path(run_dir) / PAGE, [found])
         except (ResultsError, OSError, ValueError) as exc:  # a saved baseline file: no run to link to
             self.page_error = f"no comparison page (gate against the baseline's run folder for one): {exc}"
+
+    def baseline_run(self) -> Any:
+        """The baseline as a finished run (``core.runs.FinishedRun``) for the comparison page."""
+        from pcg_plugin.core import runs
+
+        return runs.load(self.baseline or Path())
 
     def failed(self) -> bool:
         """A submission regressed or went missing."""

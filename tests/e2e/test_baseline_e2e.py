@@ -59,10 +59,12 @@ def test_save_replay_gate_and_compare(competition):
             "*team_b*prompt_score*regressed*",
             "*team_b*I*char_score*regressed*",
             "*regressions*FAILED*",
-            "*no comparison page (gate against the baseline's run folder for one)*good.json*",
+            "*what changed, trial by trial:*run3*compare.html*",
         ]
     )
     assert (competition.path / "worse.json").is_file()
+    page = (competition.path / "run3" / "compare.html").read_text()  # from the saved baseline file, no run folder
+    assert "team_b" in page and "scored -&gt; zero" in page
 
     # 4. the good submission against the worse baseline: improvements are reported, never failed. Scores are
     # relative (weights and normalized scores move with the field), so team_prog drops: tolerated here.

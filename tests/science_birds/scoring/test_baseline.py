@@ -645,3 +645,19 @@ def test_bootstrap_gate_uses_a_95_percent_interval_of_200_resamples() -> None:
     assert format_comparison(just_outside)[0].endswith(
         "(noise-aware: bootstrap over trials, 200 resamples, 95 % (max drop 0))"
     )
+
+
+def test_a_saved_baseline_reads_back_as_the_run_it_was_cut_from() -> None:
+    """The page a failing gate writes compares trial by trial: from a baseline file, the same trial rows and the same
+    resampled scores as from the run's results.json."""
+    from pcg_plugin.problems.science_birds import rows
+    from pcg_plugin.problems.science_birds.scoring.baseline import results_document
+
+    results = make_results()
+    back = results_document(json.loads(json.dumps(baseline_document(results))))
+    fields = ("submission", "model", "target", "trial", "score", "reason")
+    assert [{k: r[k] for k in fields} for r in rows.trial_rows(back)] == [
+        {k: r[k] for k in fields} for r in rows.trial_rows(results)
+    ]
+    first_only = lambda key, n: [0] * n  # noqa: E731 - one resample: every letter's first trial
+    assert rows.scores(back, first_only) == rows.scores(results, first_only) != {}

@@ -112,7 +112,20 @@ class BaselineGate(Gate):
         except (baseline.BaselineError, ResultsError) as exc:
             self.error = str(exc)
         if self.failed():
-            self.write_page(config, results)  # a saved baseline (not a run's results) gets none: said why
+            self.write_page(config, results)  # a saved baseline file too: read as the run it was cut from
+
+    def baseline_run(self) -> Any:
+        """A saved baseline file read as the run it was cut from (``baseline.results_document``), a run folder or
+        results.json as it is."""
+        from pcg_plugin.core import runs
+        from pcg_plugin.core.problem import load as load_problem
+        from pcg_plugin.problems.science_birds.scoring import baseline
+
+        found = runs.results_path(self.baseline or Path())
+        doc = runs.read_document(found, "baseline ")
+        if doc.get("schema") != baseline.BASELINE_SCHEMA:
+            return super().baseline_run()
+        return runs.FinishedRun(found, baseline.results_document(doc), load_problem("science-birds"))
 
     def failed(self) -> bool:
         return self.comparison is not None and bool(self.comparison.failed)

@@ -135,6 +135,39 @@ def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def results_document(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A saved baseline read as the run it was cut from (a results.json document of what it kept: settings, every
+    submission's scores and each trial's sta, sim, score and reason), so the harness's comparison of two runs
+    (``core.compare``, the page a failing gate writes) takes a baseline file as well as a run folder."""
+    base = check_document(dict(doc), "the baseline")
+    source = _mapping(base.get("source"))
+    subs = _mapping(_mapping(base.get("scores")).get("submissions"))
+
+    def part(data: Any) -> dict[str, Any]:
+        data = _mapping(data)
+        return {k: data[k] for k in ("normalized_score", "prompt_score", "rank", "letters") if k in data}
+
+    out: dict[str, Any] = {
+        "schema": RESULTS_SCHEMA,
+        "run": {"id": source.get("run_id"), "finished": source.get("finished")},
+        "settings": dict(_mapping(base.get("settings"))),
+        "submissions": [{"name": name, **part(sub)} for name, sub in subs.items()],
+    }
+    models = sorted({m for sub in subs.values() for m in _mapping(_mapping(sub).get("models"))})
+    if models:
+        out["per_model"] = {
+            m: {
+                "submissions": {
+                    name: part(_mapping(_mapping(sub).get("models")).get(m))
+                    for name, sub in subs.items()
+                    if m in _mapping(_mapping(sub).get("models"))
+                }
+            }
+            for m in models
+        }
+    return out
+
+
 def save_baseline(path: Path, results: Results | Mapping[str, Any]) -> Path:
     """Write the run's baseline to ``path`` atomically (a killed CI job never leaves half a baseline)."""
     text = jsontext.dumps(baseline_document(results), sort_keys=True, indent=2) + "\n"
