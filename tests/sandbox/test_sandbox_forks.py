@@ -98,6 +98,17 @@ def run(entry: Path, tmp_path: Path, letter: str, limits: SandboxLimits = FAST, 
     return run_program_trial(entry, letter=letter, chat=chat, limits=limits, workdir=work)
 
 
+def at_once(entry: Path, tmp_path: Path, letter: str, count: int) -> list[str]:
+    """``count`` trials of ``entry`` started from as many threads at once; their outcomes."""
+    results: list[str] = []
+    threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, letter))) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
 def servers() -> list[int]:
     return [s.proc.pid for s in sandbox_forks._SERVERS.values()]
 
@@ -197,14 +208,8 @@ def test_trials_in_flight_are_forked_side_by_side_from_one_server(tmp_path: Path
     only(fork_start, "side by side")
     entry = entry_of(tmp_path, "team", SLEEPS)
     assert run(entry, tmp_path, "0") == "slept"  # the server is started
-    results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, "0.6"))) for _ in range(4)]
     began = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert results == ["slept"] * 4 and len(servers()) == 1
+    assert at_once(entry, tmp_path, "0.6", 4) == ["slept"] * 4 and len(servers()) == 1
     assert time.perf_counter() - began < 4 * 0.6  # not one after another
 
 
@@ -228,26 +233,14 @@ def test_a_trial_sees_only_its_own_processes_beside_other_trials(tmp_path: Path,
     run(entry, tmp_path, "A")
     if not isolated():
         pytest.skip("this machine gives the sandbox no PID namespace (unshare -rnpf): trials share one")
-    results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, "A"))) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert results == ["1,2"] * 3
+    assert at_once(entry, tmp_path, "A", 3) == ["1,2"] * 3
 
 
 def test_a_busy_server_sends_a_second_thread_to_a_new_interpreter(tmp_path: Path, fork_start: str) -> None:
     """One trial in flight per process: a second thread (never the harness's own) gets a new interpreter."""
     only(fork_start, "one at a time")
     entry = entry_of(tmp_path, "team", SLEEPS)
-    results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(run(entry, tmp_path, "0.5"))) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert results == ["slept", "slept"] and len(servers()) == 1
+    assert at_once(entry, tmp_path, "0.5", 2) == ["slept", "slept"] and len(servers()) == 1
 
 
 def test_an_unknown_start_method_is_refused() -> None:
