@@ -181,8 +181,19 @@ def request_hash(request: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, ``/proc/<pid>/stat``; None without /proc): with the pid,
+    which process it is, since a pid is used again once its process has gone (every 32,768 on many systems)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
 def _owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """``host:pid:nonce:start``: the claimant, told apart from a later process given the same pid."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:{_started(os.getpid()) or ''}"
 
 
 # the claims this process holds, by owner: the trial (its call log) that made each, so that a trial still running
@@ -211,12 +222,16 @@ def _owner_alive(owner: str | None) -> bool:
     host, _, rest = owner.partition(":")
     if host != socket.gethostname():
         return True  # another machine: trust the lease
-    pid = int(rest.split(":")[0]) if rest.split(":")[0].isdigit() else -1
+    parts = rest.split(":")
+    pid = int(parts[0]) if parts[0].isdigit() else -1
     if pid == os.getpid():  # ours: a trial still running on another thread holds it; an earlier attempt does not
         with _HELD_LOCK:
             held = _HELD.get(owner)
         log = held() if held is not None else None
         return calls.is_live(log) and log is not calls.current()
+    started = parts[2] if len(parts) > 2 and parts[2] else None  # a claim written before it was recorded: none
+    if started is not None and _started(pid) not in (started, None):
+        return False  # the pid now names another process: the claimant is gone
     return pid > 0 and pid_alive(pid)
 
 

@@ -286,3 +286,36 @@ def test_a_format_1_store_is_read_resumed_and_extended(tmp_path, reference):
     calls = ResponseStore(tmp_path).load(unfinished).calls
     assert [c.choices for c in calls] == [["only reply"], ["new"]]
     assert calls[1].request["messages"][1] == {"role": "assistant", "content": "only reply"}
+
+
+def test_a_claim_whose_pid_now_names_another_process_is_taken_over(tmp_path):
+    """A run killed midway leaves its claims; when the system later gives a dead claimant's pid to another process
+    (every 32,768 pids here), the rerun takes the trial at once instead of waiting out the lease (seen: a resumed
+    run waited minutes on a claim "held" by an unrelated process)."""
+    import os
+    import socket
+    import sqlite3
+    import subprocess
+    import time
+
+    from pcg_plugin.llm.store import _started
+
+    store = ResponseStore(tmp_path)
+    store.claim(key())
+    db = sqlite3.connect(store.path)
+    ((mine,),) = db.execute("SELECT owner FROM trials")
+    db.close()
+    host, pid, nonce, started = mine.split(":")
+    assert (host, int(pid)) == (socket.gethostname(), os.getpid()) and started.isdigit()
+    time.sleep(0.05)  # start times count in clock ticks (10 ms)
+    other = subprocess.Popen(["sleep", "30"])  # alive, started after this process: the pid "given again"
+    try:
+        for owner, busy in [
+            (f"{host}:{other.pid}:{nonce}:{started}", False),  # the pid lives, but not the claimant started then
+            (f"{host}:{other.pid}:{nonce}:{_started(other.pid)}", True),  # the claimant itself, still running
+            (f"{host}:{other.pid}:{nonce}", True),  # a claim written before start times were recorded: the pid
+        ]:
+            assert store.holder_busy(owner, "me") is busy, owner
+    finally:
+        other.kill()
+        other.wait()
