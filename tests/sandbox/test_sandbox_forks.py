@@ -76,9 +76,8 @@ def fork_start(request: pytest.FixtureRequest) -> Iterator[str]:
     sandbox_forks.stop_all()
 
 
-def only(mode: str, wanted: str) -> None:
-    if mode != wanted:
-        pytest.skip(f"a server that runs trials {wanted} only")
+SIDE_BY_SIDE = pytest.mark.parametrize("fork_start", ["side by side"], indirect=True)  # that server's tests only
+ONE_AT_A_TIME = pytest.mark.parametrize("fork_start", ["one at a time"], indirect=True)
 
 
 def echo(messages: list[dict], n: int) -> list[str]:
@@ -204,8 +203,8 @@ class Leaves(TrialLoop):
     assert len(servers()) == 1
 
 
-def test_trials_in_flight_are_forked_side_by_side_from_one_server(tmp_path: Path, fork_start: str) -> None:
-    only(fork_start, "side by side")
+@SIDE_BY_SIDE
+def test_trials_in_flight_are_forked_side_by_side_from_one_server(tmp_path: Path) -> None:
     entry = entry_of(tmp_path, "team", SLEEPS)
     assert run(entry, tmp_path, "0") == "slept"  # the server is started
     began = time.perf_counter()
@@ -226,9 +225,9 @@ class Lists(TrialLoop):
 """
 
 
-def test_a_trial_sees_only_its_own_processes_beside_other_trials(tmp_path: Path, fork_start: str) -> None:
+@SIDE_BY_SIDE
+def test_a_trial_sees_only_its_own_processes_beside_other_trials(tmp_path: Path) -> None:
     """Each trial is PID 2 under its own init: it cannot see, signal or read another team's trial or the server."""
-    only(fork_start, "side by side")
     entry = entry_of(tmp_path, "team", LISTS_PROCESSES)
     run(entry, tmp_path, "A")
     if not isolated():
@@ -236,9 +235,9 @@ def test_a_trial_sees_only_its_own_processes_beside_other_trials(tmp_path: Path,
     assert at_once(entry, tmp_path, "A", 3) == ["1,2"] * 3
 
 
-def test_a_busy_server_sends_a_second_thread_to_a_new_interpreter(tmp_path: Path, fork_start: str) -> None:
+@ONE_AT_A_TIME
+def test_a_busy_server_sends_a_second_thread_to_a_new_interpreter(tmp_path: Path) -> None:
     """One trial in flight per process: a second thread (never the harness's own) gets a new interpreter."""
-    only(fork_start, "one at a time")
     entry = entry_of(tmp_path, "team", SLEEPS)
     assert at_once(entry, tmp_path, "0.5", 2) == ["slept", "slept"] and len(servers()) == 1
 
@@ -262,10 +261,10 @@ class KillsParent(TrialLoop):
 """
 
 
-def test_a_program_cannot_kill_the_server_beside_other_trials(tmp_path: Path, fork_start: str) -> None:
+@SIDE_BY_SIDE
+def test_a_program_cannot_kill_the_server_beside_other_trials(tmp_path: Path) -> None:
     """Its parent is its trial's own init (PID 1 of its namespace, which the kernel shields from it): the server and
     the other trials go on; the program just fails."""
-    only(fork_start, "side by side")
     run(entry_of(tmp_path, "good", STATEFUL), tmp_path, "A")
     if not isolated():
         pytest.skip("this machine gives the sandbox no PID namespace (unshare -rnpf): its parent is the server")
