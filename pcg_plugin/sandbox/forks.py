@@ -46,9 +46,9 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 MAX_COMMAND = 1 << 20
 START_TIMEOUT_S = 10.0  # a fork takes a millisecond; a server that does not answer in this long is replaced
@@ -173,25 +173,19 @@ def _fork(
             os.close(fd)
         sock.send(json.dumps({"op": "failed", "id": command.get("id"), "error": f"fork: {exc}"}).encode())
         return None
-    if pid == 0:  # pragma: no cover - runs in the forked trial, which always ends in os._exit
-        code = 70
-        try:
+    if pid == 0:  # pragma: no cover - runs in the forked trial
+
+        def trial() -> int:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             for fd in [*others, *(f for f in (status_r,) if f is not None)]:
                 os.close(fd)
             if status_w is None:
                 _child(command, fds)
-                code = 0
-            else:
-                code = _isolated(command, fds, status_w)
-        except BaseException:  # noqa: BLE001 - a failure before the program ran: say it on its stderr
-            import traceback
+                return 0
+            return _isolated(command, fds, status_w)
 
-            traceback.print_exc()
-        finally:
-            _flush()
-            os._exit(code)
+        _exit_after(trial)
     if isolate:  # its own group at once (it does the same), so a "kill" sent right away finds it
         with contextlib.suppress(OSError):
             os.setpgid(pid, pid)
@@ -207,42 +201,31 @@ def _isolated(command: dict[str, Any], fds: list[int], status_w: int) -> int:  #
     ends (and with it everything else in the namespace)."""
     os.setpgid(0, 0)  # the server's "kill" ends this group: this process and the init
     _new_namespaces()
-    init = os.fork()
-    if init == 0:
-        code = 70
-        try:
-            _own_proc()
-            program = os.fork()
-            if program == 0:
-                try:
-                    os.close(status_w)
-                    _child(command, fds)
-                    code = 0
-                except BaseException:  # noqa: BLE001 - a failure before the program ran: say it on its stderr
-                    import traceback
 
-                    traceback.print_exc()
-                finally:
-                    _flush()
-                    os._exit(code)
-            for fd in fds:
-                os.close(fd)
-            while True:
-                pid, status = os.waitpid(-1, 0)
-                if pid == program:
-                    os.write(status_w, status.to_bytes(4, "little"))
-                    code = 0
-                    break
-        except BaseException:  # noqa: BLE001 - the init's own failure: on the trial's stderr
-            import traceback
+    def program() -> int:
+        os.close(status_w)
+        _child(command, fds)
+        return 0
 
-            traceback.print_exc()
-        finally:
-            _flush()
-            os._exit(code)
+    def init() -> int:
+        _own_proc()
+        pid = os.fork()
+        if pid == 0:
+            _exit_after(program)
+        for fd in fds:
+            os.close(fd)
+        while True:
+            reaped, status = os.waitpid(-1, 0)
+            if reaped == pid:
+                os.write(status_w, status.to_bytes(4, "little"))
+                return 0
+
+    first = os.fork()
+    if first == 0:
+        _exit_after(init)
     for fd in [*fds, status_w]:
         os.close(fd)
-    return os.waitstatus_to_exitcode(os.waitpid(init, 0)[1]) & 0xFF
+    return os.waitstatus_to_exitcode(os.waitpid(first, 0)[1]) & 0xFF
 
 
 def _reaped(running: dict[int, _Running]) -> list[tuple[_Running, int]]:
@@ -299,6 +282,21 @@ def _child(command: dict[str, Any], fds: list[int]) -> None:
     run_trial(command, Channel(data_r, data_w))
 
 
+def _exit_after(body: Callable[[], int]) -> NoReturn:  # pragma: no cover - ends a forked process
+    """Run ``body`` in a forked process, then end the process with its code (70 and the traceback on its stderr
+    when it raised: a failure before the program ran, or the init's own); never returns into the server's code."""
+    code = 70
+    try:
+        code = body()
+    except BaseException:  # noqa: BLE001 - every failure is said on the trial's stderr
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        _flush()
+        os._exit(code)
+
+
 def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:  # noqa: SIM105 - in the program's process after its code ran: builtins only, no contextlib
@@ -346,7 +344,6 @@ class ForkServer:
         finally:
             theirs.close()
         self.sock = ours
-        self.side_by_side = side_by_side
         self.busy = threading.Lock()  # one trial at a time: held by that trial
         self.isolated: bool | None = None  # said by the server once it is ready: trials in namespaces of their own
         self.ended = False  # its socket was closed: it is gone, whatever poll() says yet
