@@ -22,19 +22,35 @@ KINDS = ("trial", "grid-trial", "imagegame", "gameeval", "dry-run", "check")
 _NAME = re.compile(rf"^pcg-(?:{'|'.join(map(re.escape, KINDS))})-([0-9a-f]{{6}})\.(\d+)-[A-Za-z0-9_]+$")
 
 
-def pid_alive(pid: int) -> bool:
-    """True while ``pid`` runs; a zombie (exited, not yet reaped by its owner) counts as gone."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state first; None without /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None
+
+
+def process_started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot; None without /proc): with the pid, which process it
+    is, since a pid is given again once its process has gone (every 32,768 on many systems)."""
+    fields = _stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None
+
+
+def pid_alive(pid: int, started: str | None = None) -> bool:
+    """True while ``pid`` runs; a zombie (exited, not yet reaped by its owner) counts as gone, and so does a pid
+    now naming another process than the one that ``started`` then (``process_started``)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (OSError, IndexError):
+    fields = _stat(pid)
+    if not fields:
         return True  # no /proc (macOS): kill(0) is all we know
+    return fields[0] != "Z" and (started is None or len(fields) <= 19 or fields[19] == started)
 
 
 def _host() -> str:

@@ -38,6 +38,7 @@ from typing import Any
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin._util.paths import stem
+from pcg_plugin._util.trial_dirs import process_started
 from pcg_plugin.core import calls
 from pcg_plugin.errors import InfrastructureError, StoreWriteFailed
 from pcg_plugin.llm import wal
@@ -181,19 +182,9 @@ def request_hash(request: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _started(pid: int) -> str | None:
-    """When process ``pid`` started (clock ticks since boot, ``/proc/<pid>/stat``; None without /proc): with the pid,
-    which process it is, since a pid is used again once its process has gone (every 32,768 on many systems)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def _owner() -> str:
     """``host:pid:nonce:start``: the claimant, told apart from a later process given the same pid."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:{_started(os.getpid()) or ''}"
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:{process_started(os.getpid()) or ''}"
 
 
 # the claims this process holds, by owner: the trial (its call log) that made each, so that a trial still running
@@ -230,9 +221,7 @@ def _owner_alive(owner: str | None) -> bool:
         log = held() if held is not None else None
         return calls.is_live(log) and log is not calls.current()
     started = parts[2] if len(parts) > 2 and parts[2] else None  # a claim written before it was recorded: none
-    if started is not None and _started(pid) not in (started, None):
-        return False  # the pid now names another process: the claimant is gone
-    return pid > 0 and pid_alive(pid)
+    return pid > 0 and pid_alive(pid, started)  # a pid given to another process since: the claimant is gone
 
 
 _REMOTE: list[Any] = []  # set in a cluster's trial actor: opens the run's one store actor instead of a file

@@ -298,7 +298,7 @@ def test_a_claim_whose_pid_now_names_another_process_is_taken_over(tmp_path):
     import subprocess
     import time
 
-    from pcg_plugin.llm.store import _started
+    from pcg_plugin._util.trial_dirs import process_started
 
     store = ResponseStore(tmp_path)
     store.claim(key())
@@ -312,7 +312,7 @@ def test_a_claim_whose_pid_now_names_another_process_is_taken_over(tmp_path):
     try:
         for owner, busy in [
             (f"{host}:{other.pid}:{nonce}:{started}", False),  # the pid lives, but not the claimant started then
-            (f"{host}:{other.pid}:{nonce}:{_started(other.pid)}", True),  # the claimant itself, still running
+            (f"{host}:{other.pid}:{nonce}:{process_started(other.pid)}", True),  # the claimant itself, still running
             (f"{host}:{other.pid}:{nonce}", True),  # a claim written before start times were recorded: the pid
         ]:
             assert store.holder_busy(owner, "me") is busy, owner
