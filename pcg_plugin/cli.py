@@ -24,7 +24,7 @@ COMMANDS: dict[str, str] = {
     "compare": "pcg_plugin.core.commands.compare",
     "card": "pcg_plugin.core.commands.card",
     "site": "pcg_plugin.core.commands.site",
-    "show": "pcg_plugin.core.show",
+    "show": "pcg_plugin.core.views.show",
 }
 
 

@@ -288,7 +288,7 @@ class BenchmarkFails(PcgError, ValueError):
 
 class UnknownProblem(PcgError, ValueError):
     """``--pcg-problem``: a name no problem has, or a pattern no problem matches; ``closest``: the installed names
-    nearest to it (``core.selection.unknown`` words the message)."""
+    nearest to it (``core.contract.selection.unknown`` words the message)."""
 
     def __init__(self, message: str, name: str, closest: tuple[str, ...], installed: int) -> None:
         super().__init__(message)

@@ -14,7 +14,7 @@ def pytest_pcg_run_finished(config: pytest.Config, results: dict[str, Any]) -> N
     ``results`` is the run's results document exactly as written to ``<run>/results.json``
     (schema ``pytest-pcg/results/1``, see pcg_plugin.plugin). In a suite (``--pcg-problem a,b``) it is called
     once per problem, with that problem's document (its folder's results.json) and its own view of the config
-    (``core.members.MemberConfig``: ``problem_of(config)`` is that problem). Implementations may set
+    (``core.session.members.MemberConfig``: ``problem_of(config)`` is that problem). Implementations may set
     ``config.stash``-held state or ``session.exitstatus`` (for example baseline gating) but
     must not raise.
     """

@@ -11,14 +11,21 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core import problem as problems
-from pcg_plugin.core.controller import CLUSTER_ACTOR_KEY, RUN_KEY, SERVICE_KEY, STATS_KEY, Controller, XdistBridge
-from pcg_plugin.core.members import SUITE_KEY, Member, Suite
-from pcg_plugin.core.options import option_value
-from pcg_plugin.core.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
-from pcg_plugin.core.progress import XdistTotal
-from pcg_plugin.core.rundir import DEFAULT_OUT, new_run_id
-from pcg_plugin.core.transcript import RUN_DIR_KEY
+from pcg_plugin.core.contract import problem as problems
+from pcg_plugin.core.contract.options import option_value
+from pcg_plugin.core.contract.problem import PROBLEM_KEY, SETTINGS_KEY, problem_of
+from pcg_plugin.core.records.rundir import DEFAULT_OUT, new_run_id
+from pcg_plugin.core.records.transcript import RUN_DIR_KEY
+from pcg_plugin.core.session.controller import (
+    CLUSTER_ACTOR_KEY,
+    RUN_KEY,
+    SERVICE_KEY,
+    STATS_KEY,
+    Controller,
+    XdistBridge,
+)
+from pcg_plugin.core.session.members import SUITE_KEY, Member, Suite
+from pcg_plugin.core.session.progress import XdistTotal
 from pcg_plugin.errors import SubmissionError
 
 
@@ -39,7 +46,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--pcg-problem", dest="pcg_problem", default=None, help=text)
     parser.addini("pcg_problem", help=text, default=None)
-    from pcg_plugin.core import zips
+    from pcg_plugin.core.inputs import zips
 
     group.addoption(
         "--pcg-zip-max-mb",
@@ -66,13 +73,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "worker (default), or 'exec' a new interpreter per trial (about 50 ms more each); the same "
         "limits, folders and results either way",
     )
-    from pcg_plugin.core import gate
+    from pcg_plugin.core.results import gate
 
     gate.add_options(parser)
     from pcg_plugin import cluster
 
     cluster.add_options(group)
-    from pcg_plugin.core import inflight
+    from pcg_plugin.core.session import inflight
 
     inflight.add_option(group)
     parser.addini(inflight.DEST, "trials each process keeps in flight (as --pcg-in-flight)")
@@ -123,7 +130,7 @@ def pytest_configure(config: pytest.Config) -> None:
             if not config.option.collectonly:
                 service = problem.start_services(config, settings, run_dir)
         workers = 1
-        from pcg_plugin.core import gate
+        from pcg_plugin.core.results import gate
 
         gate.configure(config, problem)
         controller = Controller(config, run)
@@ -145,16 +152,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def _open_spending(config: pytest.Config, settings: Any, run: dict[str, Any]) -> None:
     """``--pcg-max-cost``'s ledger in every process, opened through an LLM problem's settings
     (``llm.options.RunSettings.open_spending``: the entry imports no llm); none for other settings."""
-    from pcg_plugin.core.items import SPENDING_KEY
+    from pcg_plugin.core.session.items import SPENDING_KEY
 
     opener = getattr(settings, "open_spending", None)
     config.stash[SPENDING_KEY] = opener(config, run) if opener else None
 
 
 def _chosen(config: pytest.Config) -> tuple[tuple[str, ...], bool]:
-    """The problems ``--pcg-problem`` names (``core.selection``) and whether they are a suite; an unknown name is a
+    """The problems ``--pcg-problem`` names (``core.contract.selection``) and whether they are a suite; an unknown name
+    is a
     usage error naming the closest installed ones."""
-    from pcg_plugin.core import selection
+    from pcg_plugin.core.contract import selection
 
     spec = str(option_value(config, "pcg_problem") or problems.DEFAULT_PROBLEM)
     if not selection.is_suite(spec):
@@ -192,9 +200,9 @@ def _register_controller(
 
 
 def _configure_suite(config: pytest.Config, names: tuple[str, ...], cluster_spec: str | None) -> None:
-    """A suite: every problem loaded and configured with a config view of its own (``core.members``), its run
+    """A suite: every problem loaded and configured with a config view of its own (``core.session.members``), its run
     folder ``folder_for(name)`` inside the run folder; on xdist workers, rebuilt from the controller's run."""
-    from pcg_plugin.core.members import MemberConfig, member_run
+    from pcg_plugin.core.session.members import MemberConfig, member_run
 
     if cluster_spec:
         raise pytest.UsageError("--pcg-cluster evaluates one problem per run: give --pcg-problem one name")
@@ -237,7 +245,7 @@ def _configure_suite(config: pytest.Config, names: tuple[str, ...], cluster_spec
         from pcg_plugin._util.trial_dirs import clean_stale
 
         run["stale_trial_dirs"] = len(clean_stale())
-        from pcg_plugin.core import gate
+        from pcg_plugin.core.results import gate
 
         if gate.settings(config) is not None:
             raise pytest.UsageError(
@@ -263,9 +271,10 @@ def _configure_suite(config: pytest.Config, names: tuple[str, ...], cluster_spec
 
 
 def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) -> None:
-    """Trials in flight (``core.inflight``): started ahead in a process that runs items (``-n 0``, an xdist worker),
+    """Trials in flight (``core.session.inflight``): started ahead in a process that runs items (``-n 0``, an xdist
+    worker),
     each worker kept that many items ahead by xdist's controller. A bad ``--pcg-in-flight`` is a usage error."""
-    from pcg_plugin.core import inflight
+    from pcg_plugin.core.session import inflight
 
     # an LLM problem's settings know whether the model is a server (llm.options.RunSettings); else one at a time
     depth = inflight.depth(config, getattr(config.stash[SUITE_KEY].members[0].settings, "in_flight_default", 1))
@@ -279,12 +288,12 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
             return  # the driver runs no trial
         if xdist_requested(config):
             if config.pluginmanager.hasplugin("xdist"):
-                from pcg_plugin.core.inflight.xdist import KeepAhead
+                from pcg_plugin.core.session.inflight.xdist import KeepAhead
 
                 config.pluginmanager.register(KeepAhead(depth), "pcg-in-flight-xdist")
             return
     from pcg_plugin._util.devices import threads_per_worker
-    from pcg_plugin.core.inflight.ahead import InFlight
+    from pcg_plugin.core.session.inflight.ahead import InFlight
 
     config.pluginmanager.register(InFlight(config, depth, threads_per_worker(workers)), "pcg-in-flight")
 
@@ -293,7 +302,7 @@ def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:
     """The run folder, the response store (written unless ``--pcg-record none``) and the cache can be written:
     a usage error naming each that cannot, before collection and any model call."""
     from pcg_plugin._util.cache_dir import ENV_CACHE_DIR, default_cache_dir
-    from pcg_plugin.core.writable import check_writable
+    from pcg_plugin.core.session.writable import check_writable
 
     folders = [
         ("--pcg-out" if settings.out else f"the run folder (--pcg-out, default <rootdir>/{DEFAULT_OUT}/...)", run_dir),
@@ -318,7 +327,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     problem = config.stash.get(PROBLEM_KEY, None)
     if problem is not None:
         problem.stop_services(config)
-    from pcg_plugin.core.items import SPENDING_KEY
+    from pcg_plugin.core.session.items import SPENDING_KEY
 
     spending = config.stash.get(SPENDING_KEY, None)
     if spending is not None:  # the ledger closed; the controller's file removed
@@ -360,7 +369,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    from pcg_plugin.core import zips
+    from pcg_plugin.core.inputs import zips
 
     if zips.is_submission_zip(file_path, _roots(parent.config)):
         return _collect_zip(file_path, parent)
@@ -370,7 +379,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def _collect(path: Path, parent: pytest.Collector, *, folder: bool) -> pytest.Collector | None:
     """The problem's submission at ``path`` (a folder, or a loose file) as its collector; a SubmissionError as
     the visible error item; None: not a submission."""
-    from pcg_plugin.core.items import BrokenSubmission, BrokenSubmissionFile
+    from pcg_plugin.core.session.items import BrokenSubmission, BrokenSubmissionFile
 
     config = parent.config
     if config.stash[SUITE_KEY].is_suite:
@@ -396,7 +405,7 @@ def _collect_suite(
     container of other problems' submissions: a command-line folder of GameEval entries, for the picture game) is
     left to pytest, which looks inside; one every problem refuses is not evaluated on each. ``shown_as``: the path
     the items are named by (a zip's folder)."""
-    from pcg_plugin.core.items import SuiteSubmissionDir, SuiteSubmissionFile
+    from pcg_plugin.core.session.items import SuiteSubmissionDir, SuiteSubmissionFile
 
     found: list[tuple[Member, Any]] = []
     left = False
@@ -420,8 +429,8 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
     """A submission that arrived as a zip: unpacked once into the cache and detected there like a folder; its
     items are named as the folder it would be (``submissions/team.zip`` -> ``submissions/team::A::1``). A zip
     that is refused, or holds no submission, is ``<file>::not-evaluated``."""
-    from pcg_plugin.core import zips
-    from pcg_plugin.core.items import BrokenSubmissionFile
+    from pcg_plugin.core.inputs import zips
+    from pcg_plugin.core.session.items import BrokenSubmissionFile
 
     config = parent.config
     suite = config.stash[SUITE_KEY].is_suite
@@ -448,7 +457,7 @@ def _collect_zip(file_path: Path, parent: pytest.Collector) -> pytest.Collector 
 def _collector_class(config: pytest.Config, *, folder: bool) -> type[pytest.Collector] | None:
     """Evaluation items (submission x target x trial), or the problem's checks under --pcg-rules/--pcg-dry-run."""
     if _evaluating(config):
-        from pcg_plugin.core.items import SubmissionDir, SubmissionFile
+        from pcg_plugin.core.session.items import SubmissionDir, SubmissionFile
 
         return SubmissionDir if folder else SubmissionFile
     return problem_of(config).checks_collector(folder)
@@ -458,7 +467,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     """A trial that scored 0 for an official reason passes, shown as ``0``/``ZERO`` rather than ``.``."""
     if report.when != "call" or not report.passed:
         return None
-    from pcg_plugin.core.items import record_json
+    from pcg_plugin.core.session.items import record_json
 
     text = record_json(report.user_properties)
     if text is not None and json.loads(text).get("reason") is not None:
@@ -481,7 +490,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if workeroutput is not None:
         suite = session.config.stash.get(SUITE_KEY, None)
         if suite is not None and suite.is_suite:
-            from pcg_plugin.core.suite_run import MEMBERS_STATS
+            from pcg_plugin.core.session.suite_run import MEMBERS_STATS
 
             facts = {m.name: m.problem.process_facts(m.config) for m in suite.members}
             workeroutput[STATS_KEY] = json.dumps({MEMBERS_STATS: facts})

@@ -184,7 +184,7 @@ def two_hosts() -> Iterator[TwoHosts]:
             subprocess.run(["ip", "netns", "del", host], capture_output=True, check=False)
 
 
-# ------------------------------------------------------------- what runs on them (tests, scripts/cluster_strangers.py)
+# -------------------------------------------------- what runs on them (tests, scripts/figures/cluster_strangers.py)
 
 # The scripted double, counting each request, then waiting for the test's "go" before it answers.
 GATED = """

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, settings
 import pcg_plugin.errors  # imported before any pytester run (see below)
 import pcg_plugin.problems.science_birds.results  # noqa: F401 - imported before any pytester run (see below)
 from pcg_plugin._util.paths import shared_data
-from pcg_plugin.core import problem as problems
+from pcg_plugin.core.contract import problem as problems
 
 # pytester's in-process runs drop from sys.modules every module first imported during the run, while the package
 # keeps its attribute: a later `from pcg_plugin import results` then gets the old copy and `from

@@ -1,7 +1,8 @@
 """A provider's faults against whole runs of every problem: the fault-injecting OpenAI-compatible server, tiny
 competitions of each problem, and what a run left behind (requests, stored replies, results.json).
 
-Shared by the fault suite (tests/sandbox/test_faults.py) and scripts/llm_fault_cases.py (issue 38's table). A team's
+Shared by the fault suite (tests/sandbox/test_faults.py) and scripts/figures/llm_fault_cases.py (issue 38's table). A
+team's
 prompt holds ``FAULT=<kind>``; the first request carrying it gets that fault from the server (``FAULTS``),
 everything else the problem's test double's answer. Runs are real ``python -m pytest`` processes on loopback.
 """

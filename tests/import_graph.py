@@ -143,6 +143,28 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# The harness's own floors, lowest first (``pcg_plugin.core.<room>``): the same rule inside the core.
+CORE_FLOORS: tuple[tuple[str, str], ...] = (
+    ("stats", "bootstrap intervals"),
+    ("contract", "what a problem is, how one is chosen"),
+    ("inputs", "what was submitted"),
+    ("records", "what a trial leaves"),
+    ("results", "finished runs and their judgement"),
+    ("views", "seeing trials and runs"),
+    ("session", "running a session"),
+    ("commands", "the pcg commands of the harness"),
+)
+
+
+def core_floor_of(module: str) -> int:
+    """The core floor of a ``pcg_plugin.core.<room>...`` module (its index in ``CORE_FLOORS``); -1: not in one."""
+    parts = module.split(".")
+    if parts[:2] != ["pcg_plugin", "core"] or len(parts) < 3:
+        return -1
+    names = [name for name, _ in CORE_FLOORS]
+    return names.index(parts[2]) if parts[2] in names else -1
+
+
 def floor_of(module: str) -> int:
     """The floor a module stands on (the longest prefix wins: ``pcg_plugin`` itself is the top); -1: none."""
     best, found = -1, -1

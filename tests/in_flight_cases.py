@@ -1,5 +1,6 @@
 """Cases of trials in flight against a slow model server, for ``tests/e2e/test_in_flight_e2e.py`` and
-``scripts/bench_in_flight.py``: a competition of each family written into a folder (Science Birds' 2024 programs, or
+``scripts/bench/bench_in_flight.py``: a competition of each family written into a folder (Science Birds' 2024 programs,
+or
 the examples of the PCG Benchmark, the picture game and SpyFall), the test double that answers it (the same
 answers from the scripted backend and from a loopback OpenAI-compatible server that takes ``delay`` seconds a call
 and counts the calls it has in flight at once), the command line of a run, and what must not differ between two

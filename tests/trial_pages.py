@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core import transcript
+from pcg_plugin.core.records import transcript
 
 
 def opened(run_dir: Path, link: str) -> str:

@@ -59,7 +59,7 @@ def _dests(register: Any) -> set[str]:
 def option_owners() -> dict[str, list[str]]:
     """dest -> who registers it: each installed problem (by entry-point name), or the pcg pytest plugin that
     adds it itself (the ``pcg`` plugin registers the problems' options too; those are listed under them)."""
-    from pcg_plugin.core import problem as problems
+    from pcg_plugin.core.contract import problem as problems
 
     owners: dict[str, list[str]] = {}
     for name, entry in sorted(problems.registered().items()):  # name -> Entry (its options, not its implementation)
@@ -105,7 +105,7 @@ def _who(owners: list[str], problem_names: list[str]) -> str:
 
 
 def options_markdown() -> str:
-    from pcg_plugin.core import problem as problems
+    from pcg_plugin.core.contract import problem as problems
 
     owners, names = option_owners(), sorted(problems.registered())
     ini = pytest_parser()._inidict

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.items import REMOTE_KEY
+from pcg_plugin.core.session.items import REMOTE_KEY
 
 __all__ = ["REMOTE_KEY", "Address", "add_options", "check_usable", "parse_address", "xdist_requested"]
 

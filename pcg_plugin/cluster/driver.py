@@ -18,9 +18,9 @@ import pytest
 from pcg_plugin.cluster import REMOTE_KEY, Address
 from pcg_plugin.cluster.auth import LOOPBACK, LocalAuth, start_local
 from pcg_plugin.cluster.outcome import Outcome, put_files
-from pcg_plugin.core import inflight
-from pcg_plugin.core.controller import Controller
-from pcg_plugin.core.problem import SETTINGS_KEY
+from pcg_plugin.core.contract.problem import SETTINGS_KEY
+from pcg_plugin.core.session import inflight
+from pcg_plugin.core.session.controller import Controller
 
 HOLD_S = 600.0  # the fault hook's hold: longer than any test waits; the node goes first
 NAMESPACE = "pytest-pcg"  # actors are looked up by name within it (the store, the limiters)
@@ -81,7 +81,7 @@ class ClusterDriver:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from pcg_plugin.core.items import TrialItem
+        from pcg_plugin.core.session.items import TrialItem
 
         items = [i for i in session.items if isinstance(i, TrialItem)]
         if self.config.option.collectonly or not items:

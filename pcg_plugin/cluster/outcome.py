@@ -25,7 +25,9 @@ class Outcome:
     files: tuple[tuple[str, bytes], ...] = ()  # (path relative to the run folder, content)
     worker: str = ""  # which actor ran it (node id and pid), for the run's worker facts
     attempt: int = 1
-    calls: tuple[Any, ...] | None = None  # the trial's model calls (core.calls.Call): its transcript on the driver
+    calls: tuple[Any, ...] | None = (
+        None  # the trial's model calls (core.records.calls.Call): its transcript on the driver
+    )
 
     def exception(self) -> BaseException | None:
         if self.error is None:

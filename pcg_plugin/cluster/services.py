@@ -80,8 +80,8 @@ class NodeServices:
 
         import ray
 
-        from pcg_plugin.core.base import SERVICE_LISTEN_ENV
-        from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+        from pcg_plugin.core.contract.base import SERVICE_LISTEN_ENV
+        from pcg_plugin.core.contract.problem import SETTINGS_KEY, problem_of
 
         if tcp:  # other nodes' trial actors reach this one at the node's address
             os.environ[SERVICE_LISTEN_ENV] = f"tcp:{ray.util.get_node_ip_address()}"

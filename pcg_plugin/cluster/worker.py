@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.cluster.outcome import Outcome, pack_error, take_files
-from pcg_plugin.core.controller import CLUSTER_ACTOR_KEY, RUN_KEY, SERVICE_KEY
+from pcg_plugin.core.session.controller import CLUSTER_ACTOR_KEY, RUN_KEY, SERVICE_KEY
 
 # the driver's options that must not reach a worker's own command line
 _DRIVER_ONLY = ("--pcg-cluster", "--pcg-cluster-cpus", "--pcg-cluster-gpus", "--pcg-cluster-fault")
@@ -96,7 +96,7 @@ class TrialWorker:
         self.config = worker_config(
             args, invocation_dir, dict(run, run_dir=str(self.staging)), self.service, workers, name
         )
-        from pcg_plugin.core.inflight import slots as cpu
+        from pcg_plugin.core.session.inflight import slots as cpu
 
         # the driver's --pcg-in-flight: Ray runs up to that many ``run`` calls at once, one per thread (``pool``)
         self.slots = cpu.Slots(1, in_flight)  # the actor holds one CPU
@@ -119,10 +119,10 @@ class TrialWorker:
     def run(self, nodeid: str, attempt: int, submission: Any, target: str, trial: int, model: str | None) -> Outcome:
         """One trial: the problem's ``setup_trial`` then ``run_trial``, as the item would run them, in a staging
         folder of its own (the actor may run several at once: each sends back only its files), holding the actor's
-        CPU slot except while it waits on its model (``core.inflight``)."""
-        from pcg_plugin.core import calls
-        from pcg_plugin.core.problem import problem_of
-        from pcg_plugin.core.rundir import writing_to
+        CPU slot except while it waits on its model (``core.session.inflight``)."""
+        from pcg_plugin.core.contract.problem import problem_of
+        from pcg_plugin.core.records import calls
+        from pcg_plugin.core.records.rundir import writing_to
 
         self.open.wait()
         problem = problem_of(self.config)
@@ -166,7 +166,7 @@ class TrialWorker:
 
     def facts(self) -> dict[str, Any]:
         """What an xdist worker reports at its end (``process_facts``)."""
-        from pcg_plugin.core.problem import problem_of
+        from pcg_plugin.core.contract.problem import problem_of
 
         return dict(problem_of(self.config).process_facts(self.config))
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.core import runs
+from pcg_plugin.core.results import runs
 
 REPORT_FILE = "report.html"
 

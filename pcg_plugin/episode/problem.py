@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.core.contract.base import BaseProblem
 from pcg_plugin.episode.context import CONTEXT_KEY, EpisodeContext, context
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.sandbox import environments

@@ -14,7 +14,8 @@ NATIVE_KINDS = ("anthropic", "gemini")  # hosted APIs of other vendors, through 
 
 def waits_on_a_server(backend: str | None, base_url: str | None, env: Any = None) -> bool:
     """Whether a run's answers come from a server (a hosted API, an OpenAI-compatible one), so that its trials spend
-    most of their time waiting and keeping several in flight pays (``core.inflight``'s default); an in-process model
+    most of their time waiting and keeping several in flight pays (``core.session.inflight``'s default); an in-process
+    model
     or the scripted double leaves nothing to wait for."""
     if backend in (None, "auto"):
         return wants_openai(base_url, env)
@@ -22,9 +23,10 @@ def waits_on_a_server(backend: str | None, base_url: str | None, env: Any = None
 
 
 def in_flight_default(settings: Any) -> int:
-    """``--pcg-in-flight``'s default for a run with these settings: ``core.inflight.DEFAULT`` when its model is a
+    """``--pcg-in-flight``'s default for a run with these settings: ``core.session.inflight.DEFAULT`` when its model is
+    a
     server, 1 when nothing is waited for."""
-    from pcg_plugin.core.inflight import DEFAULT
+    from pcg_plugin.core.session.inflight import DEFAULT
 
     return DEFAULT if waits_on_a_server(getattr(settings, "backend", None), getattr(settings, "base_url", None)) else 1
 

@@ -323,7 +323,7 @@ def configure(config: Any, settings: Any, run: dict[str, Any]) -> Budget | None:
     in the run to every worker, which opens it."""
     import pytest
 
-    from pcg_plugin.core.options import option_value
+    from pcg_plugin.core.contract.options import option_value
 
     plan = run.get(RUN_KEY)
     if getattr(config, "workerinput", None) is None:

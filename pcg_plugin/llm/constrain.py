@@ -153,7 +153,7 @@ class AnswerGrammar:
         self.eos = int(tok.eos_token_id)
         self.generated = 0
         self.fenced = False  # free text has no backticks, so the first backtick token opens the fence
-        self.mask_seconds, self.steps = 0.0, 0  # mask time and sampled tokens (scripts/bench_constrain.py)
+        self.mask_seconds, self.steps = 0.0, 0  # mask time and sampled tokens (scripts/bench/bench_constrain.py)
 
     @property
     def done(self) -> bool:

@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from pcg_plugin.core.options import option_value
-from pcg_plugin.core.rundir import DEFAULT_OUT
+from pcg_plugin.core.contract.options import option_value
+from pcg_plugin.core.records.rundir import DEFAULT_OUT
 from pcg_plugin.llm import BACKEND_KINDS, EXAMPLE_MODELS, NATIVE_KINDS, wants_openai
 from pcg_plugin.llm.store import RECORD_MODES
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pcg_plugin.core import calls
-from pcg_plugin.core.inflight import slots as cpu
+from pcg_plugin.core.records import calls
+from pcg_plugin.core.session.inflight import slots as cpu
 from pcg_plugin.errors import (
     BadRequest,
     DeadlineExceeded,

@@ -39,7 +39,7 @@ from pcg_plugin._util import jsontext
 from pcg_plugin._util.devices import pid_alive
 from pcg_plugin._util.paths import stem
 from pcg_plugin._util.trial_dirs import process_started
-from pcg_plugin.core import calls
+from pcg_plugin.core.records import calls
 from pcg_plugin.errors import InfrastructureError, StoreWriteFailed
 from pcg_plugin.llm import wal
 

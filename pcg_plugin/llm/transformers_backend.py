@@ -26,7 +26,7 @@ OFFLINE_MAX_NEW_TOKENS = 160  # ~12 tokens per drop_block line: room for a dozen
 # many tiny operations, each ending at a barrier of all threads: where other processes keep the cores busy (a
 # shared machine, CI, xdist workers beside a classifier), a second thread waits for its sibling to be scheduled at
 # every one of them. Measured on the 2-core machine at load average ~7-11: 2 threads 1.4 s a token, 1 thread
-# 0.17 s (python scripts/bench_first_call.py --compare REV).
+# 0.17 s (python scripts/bench/bench_first_call.py --compare REV).
 OFFLINE_THREADS = 1
 # OpenAI-style sampling (the profile's temperature, no top-k/top-p cut) is what a hosted model gets. A 135M model
 # sampled that way at T=1 writes gibberish, so the offline default uses SmolLM2's own recommended kind of
@@ -132,7 +132,7 @@ class TransformersBackend:
         """torch's intra-op threads set to ``threads`` while this backend loads or generates on the CPU, and
         given back after: torch has one process-wide count, which the classifier of the same process sets too.
         xdist workers x torch's default threads oversubscribe the cores: measured on 2 cores, two workers
-        generate at 3.9 tokens/s each with 2 threads and 13.3 with 1 (scripts/bench_llm.py)."""
+        generate at 3.9 tokens/s each with 2 threads and 13.3 with 1 (scripts/bench/bench_llm.py)."""
         import torch
 
         if not self.threads or resolve_device(self.device) != "cpu":

@@ -2,7 +2,7 @@
 
 Starting a fresh sandboxed interpreter per trial costs about 50 ms (the interpreter and its ``site``, the
 harness's own imports, the namespaces) plus the fork of a large harness process; a replayed competition spent
-most of its time there, and with many trials in flight (``core.inflight``) every trial beyond the first waited
+most of its time there, and with many trials in flight (``core.session.inflight``) every trial beyond the first waited
 that long for a new interpreter while holding its CPU slot. The fork server is started once, in the same
 namespaces and with the same scrubbed environment, and has imported only the harness (never participant code).
 For each trial the harness sends it the trial's facts and four file descriptors (the two chat pipes, stdout,
@@ -11,7 +11,7 @@ folder and runs exactly what a fresh interpreter would run (``sandbox_child.run_
 anew, the audit hook installed), then reports the trial's exit status. Each trial thus starts from the same state
 as before (fresh import, fresh copy of the folder, its own CPU-time account), only faster.
 
-One trial at a time, or many side by side. With one trial in flight per process (``core.inflight``) the server
+One trial at a time, or many side by side. With one trial in flight per process (``core.session.inflight``) the server
 runs one trial at a time: it forks the trial, waits for it, kills its process group and, in a PID namespace
 (``unshare -rnpf``), every other process of the namespace but itself. With trials in flight (``--side-by-side``)
 it runs every trial it is sent at once, each in namespaces of its own where there is a PID namespace
@@ -473,8 +473,9 @@ _GUARD = threading.Lock()
 
 
 def side_by_side() -> bool:
-    """Whether this process keeps trials in flight (``core.inflight``): then its server runs them side by side."""
-    from pcg_plugin.core.inflight.slots import installed
+    """Whether this process keeps trials in flight (``core.session.inflight``): then its server runs them side by
+    side."""
+    from pcg_plugin.core.session.inflight.slots import installed
 
     slots = installed()
     return slots is not None and slots.trials > 1

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.cluster import auth
-from pcg_plugin.core.banner import with_notices
+from pcg_plugin.core.contract.banner import with_notices
 
 needs_ray = pytest.mark.skipif(
     importlib.util.find_spec("ray") is None,

@@ -1,12 +1,12 @@
 """The house has floors and every arrow points down: the harness knows no problem, no shared package imports a
 problem, and no problem imports another (read with ast by tests/import_graph.py, so an import inside a
 function counts as much as one at the top). The floors are ``import_graph.FLOORS``; the picture of them on the
-contributing pages is drawn from the same table (``scripts/package_graph.py``)."""
+contributing pages is drawn from the same table (``scripts/figures/package_graph.py``)."""
 
 from __future__ import annotations
 
 import pytest
-from import_graph import FLOORS, arrows_between, build_graph, floor_of
+from import_graph import CORE_FLOORS, FLOORS, arrows_between, build_graph, core_floor_of, floor_of
 
 CORE = ("pcg_plugin.core", "pcg_plugin.plugin", "pcg_plugin.hooks")
 # what the core and the pytest entry may use besides themselves (the entry registers --pcg-sandbox-start, and
@@ -65,7 +65,7 @@ def test_every_module_has_a_floor():
 
 def test_an_arrow_from_the_core_into_a_problem_is_seen():
     graph = {
-        "pcg_plugin.core.items": {"pcg_plugin.errors"},
+        "pcg_plugin.core.session.items": {"pcg_plugin.errors"},
         "pcg_plugin.core.x": {"pcg_plugin.scoring"},
         "pcg_plugin.scoring": set(),
         "pcg_plugin.errors": set(),
@@ -75,4 +75,20 @@ def test_an_arrow_from_the_core_into_a_problem_is_seen():
 
 def test_an_arrow_that_climbs_is_seen():
     assert floor_of("pcg_plugin.problems.imagegame.item") > floor_of("pcg_plugin.llm.store")
-    assert floor_of("pcg_plugin.core.items") > floor_of("pcg_plugin._util.atomic")
+    assert floor_of("pcg_plugin.core.session.items") > floor_of("pcg_plugin._util.atomic")
+
+
+def test_every_core_module_stands_in_a_room():
+    """Each module of the harness lives in one of its named rooms (``CORE_FLOORS``), none loose in ``core/``."""
+    loose = [m for m in GRAPH if m.startswith("pcg_plugin.core.") and core_floor_of(m) < 0]
+    assert loose == []
+
+
+def test_inside_the_core_every_arrow_points_to_the_same_room_or_below():
+    up = [
+        (a, b)
+        for a, dsts in GRAPH.items()
+        for b in dsts
+        if core_floor_of(a) >= 0 and core_floor_of(b) > core_floor_of(a)
+    ]
+    assert up == [], f"core imports that climb a room ({[n for n, _ in CORE_FLOORS]}): {up}"

@@ -8,8 +8,8 @@ import json
 import pytest
 from toy_problem import SPELL, spell_contest
 
-from pcg_plugin.core import problem as problems
-from pcg_plugin.core.problem import Problem
+from pcg_plugin.core.contract import problem as problems
+from pcg_plugin.core.contract.problem import Problem
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin._util import prices
-from pcg_plugin.core import trials
-from pcg_plugin.core.banner import unofficial
+from pcg_plugin.core.contract.banner import unofficial
+from pcg_plugin.core.records import trials
 from pcg_plugin.llm.estimate import usage_cost
 from pcg_plugin.llm.options import export_limits
 

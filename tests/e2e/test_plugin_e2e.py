@@ -83,7 +83,7 @@ def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
     assert results["schema"] == "pytest-pcg/results/1"
     # issue 34: the official scorer over the observed trials gives the run's normalized scores; each submission
     # has a rank interval that holds its rank; the trial rows are the run's trials with their official scores
-    from pcg_plugin.core.intervals import observed
+    from pcg_plugin.core.stats.intervals import observed
     from pcg_plugin.problems.science_birds import rows as readback
 
     assert readback.scores(results, observed) == {

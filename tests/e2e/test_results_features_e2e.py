@@ -1,6 +1,6 @@
 """Issue 34 through what a user runs, on the PCG Benchmark (binary-v0, 3 instances x 3 trials, the scripted
 double grid_double.py): the trial export, rank intervals, `pcg compare`, the gate for a problem other than
-Science Birds, `pcg card`, prices. The four families together: scripts/results_figures.py (slow test below)."""
+Science Birds, `pcg card`, prices. The four families together: scripts/figures/results_figures.py (slow test below)."""
 
 from __future__ import annotations
 
@@ -247,7 +247,7 @@ def test_the_card_shows_each_submission_with_intervals_and_unknown_price(runs):
 @pytest.mark.slow
 def test_the_figures_script_prints_every_figure_of_the_issue(tmp_path):
     got = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "results_figures.py"), str(tmp_path)],
+        [sys.executable, str(REPO / "scripts" / "figures" / "results_figures.py"), str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=1200,
@@ -345,7 +345,7 @@ def test_the_compare_page_in_a_real_browser_links_and_filters(runs, tmp_path):
 def test_compare_takes_suite_runs_problem_by_problem(runs, tmp_path):
     """Two hand-made suite folders (suite.document over real single runs): the shared problem compared as the
     single runs are, a problem in one suite only named, the page with one section per shared problem."""
-    from pcg_plugin.core import suite
+    from pcg_plugin.core.results import suite
 
     def make(name: str, members: dict[str, str]) -> Path:
         folder = tmp_path / name

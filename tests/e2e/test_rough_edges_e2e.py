@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from e2e_support import RESPONDER, VARIED_BODY, make_tiny_classifier, program
 
-from pcg_plugin.core import transcript
+from pcg_plugin.core.records import transcript
 
 MODEL = "scripted:scripted_llm:respond"
 

@@ -12,7 +12,7 @@ from e2e_support import run_args, write_competition
 from trial_pages import opened
 
 from pcg_plugin.cli import main as pcg
-from pcg_plugin.core import transcript
+from pcg_plugin.core.records import transcript
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,10 +80,10 @@ def test_a_run_that_only_checks_prints_no_progress_line(competition):
 
 def test_a_grown_run_keeps_its_viewer_within_20_kb_a_trial(competition):
     """The issue's budget on a small real run grown to 10 trials a letter (each trial's files, transcript and
-    animation copied under new names, as scripts/bench_viewer.py does for 2,600 trials): what is beside
+    animation copied under new names, as scripts/bench/bench_viewer.py does for 2,600 trials): what is beside
     report.html, the trial pages, transcripts, shared prompts and animations with the official files, at most
     20 KB a trial; report.html at most 2 KB a trial."""
-    spec = importlib.util.spec_from_file_location("bench_viewer", REPO / "scripts" / "bench_viewer.py")
+    spec = importlib.util.spec_from_file_location("bench_viewer", REPO / "scripts" / "bench" / "bench_viewer.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     write_competition(competition.path, {"team_multi": {"entry.py": textwrap.dedent(MULTI)}})

@@ -108,8 +108,8 @@ def test_examples_play_with_the_scripted_double(pytester: pytest.Pytester, subs:
         by_score.setdefault(row["figures"].get("score"), set()).add(row["rank"])
         assert row["rank_interval"][0] <= row["rank"] <= row["rank_interval"][1]
     assert all(len(ranks) == 1 for ranks in by_score.values())
-    from pcg_plugin.core.intervals import observed
-    from pcg_plugin.core.problem import load
+    from pcg_plugin.core.contract.problem import load
+    from pcg_plugin.core.stats.intervals import observed
 
     scores = load(problem).scores(doc, observed)
     assert scores == {r["submission"]: (r["figures"].get("score") or 0) / 100 for r in doc["leaderboard"]}

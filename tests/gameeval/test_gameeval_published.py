@@ -10,7 +10,7 @@ import pytest
 
 from pcg_plugin.problems.gameeval import aggregate, replay
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gameeval_published.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "figures" / "gameeval_published.py"
 _spec = importlib.util.spec_from_file_location("gameeval_published", SCRIPT)
 assert _spec and _spec.loader
 published = importlib.util.module_from_spec(_spec)

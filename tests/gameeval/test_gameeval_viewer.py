@@ -9,7 +9,7 @@ import pytest
 from test_gameeval_examples import args, subs  # noqa: F401 - subs is a fixture, used by name
 from trial_pages import opened
 
-from pcg_plugin.core import transcript
+from pcg_plugin.core.records import transcript
 
 
 def test_a_spyfall_episode_shows_speeches_votes_and_the_elimination(pytester: pytest.Pytester, subs: Path) -> None:  # noqa: F811 - the imported fixture

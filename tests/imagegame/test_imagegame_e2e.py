@@ -99,7 +99,7 @@ def test_a_scripted_run_ranks_and_writes_clembench_episodes(game, workers) -> No
     prompted = [e for e in doc["episodes"] if e["submission"] == "prompted"]
     assert [e["episode scores"]["Main Score"] for e in prompted] == [100, 100]
     # the harness's read-back (issue 34): the problem re-scores the run as it ranked it; every row has an interval
-    from pcg_plugin.core.intervals import observed
+    from pcg_plugin.core.stats.intervals import observed
     from pcg_plugin.problems.imagegame import rows as readback
 
     assert readback.scores(doc, observed) == {"perfect": 100.0, "prompted": 100.0, "chatty": 0.0}

@@ -13,7 +13,7 @@ from test_imagegame_e2e import ARGS, game  # noqa: F401 - game is a fixture, use
 from trial_pages import CHART, MID_WORD, PAGE_WIDTH, measured, opened
 
 from pcg_plugin.cli import main as pcg
-from pcg_plugin.core import transcript
+from pcg_plugin.core.records import transcript
 
 
 def browser() -> str | None:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from loopback_llm import FakeOpenAI, serve
 
-from pcg_plugin.core.banner import unofficial
+from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.errors import AccessDenied, EmptyReply, LLMError, OfficialFailure, RateLimited
 from pcg_plugin.llm import in_flight_default, make_backend, waits_on_a_server
 from pcg_plugin.llm.estimate import usage_cost

@@ -1,4 +1,4 @@
-"""What the offline default's first call in a process costs (scripts/bench_first_call.py measures it): the
+"""What the offline default's first call in a process costs (scripts/bench/bench_first_call.py measures it): the
 GGUF conversion shared by every checkout of the same wheel, and one torch thread while it loads and generates."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.viewer import MARK
+from pcg_plugin.core.views.viewer import MARK
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent.parent / "examples" / "pcgbench"
@@ -129,7 +129,7 @@ def test_scripted_double_gives_exact_records_scores_and_ranking(grid: pytest.Pyt
     subs = by_name(doc)
     good = subs["good"]
     assert good["score"] == pytest.approx(1 / 3)  # (2/3 on path57 + 0 on path87) / 2
-    from pcg_plugin.core.intervals import observed  # issue 34: the read-back re-scores exactly what was ranked
+    from pcg_plugin.core.stats.intervals import observed  # issue 34: the read-back re-scores exactly what was ranked
     from pcg_plugin.problems.pcgbench import rows as readback
 
     assert readback.scores(doc, observed) == pytest.approx({n: s["score"] for n, s in subs.items()})

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.core.inflight import slots
-from pcg_plugin.core.inflight.slots import Slots
+from pcg_plugin.core.session.inflight import slots
+from pcg_plugin.core.session.inflight.slots import Slots
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.sandbox import forks as sandbox_forks
 from pcg_plugin.sandbox.run import SandboxLimits, network_namespace_prefix, run_program_trial, use_start_method

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from pcg_plugin._util.provenance import collect as provenance
-from pcg_plugin.core.rundir import new_run_id
+from pcg_plugin.core.records.rundir import new_run_id
 from pcg_plugin.problems.science_birds.outputs import merged_facts, settings_document, trial_paths, write_text
 from pcg_plugin.problems.science_birds.settings import resolve
 

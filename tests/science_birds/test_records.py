@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.core.items import RECORD_PROPERTY as PROPERTY
+from pcg_plugin.core.session.items import RECORD_PROPERTY as PROPERTY
 from pcg_plugin.problems.science_birds.records import TrialRecord, from_properties, top_letter, trial_seed
 
 floats = st.floats(min_value=0, max_value=1, allow_nan=False)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core import calls
-from pcg_plugin.core.base import BaseProblem
-from pcg_plugin.core.problem import SETTINGS_KEY
+from pcg_plugin.core.contract.base import BaseProblem
+from pcg_plugin.core.contract.problem import SETTINGS_KEY
+from pcg_plugin.core.records import calls
 from pcg_plugin.errors import InfrastructureError, SubmissionError
 
 TARGETS = ("cat", "dog")

@@ -1,1 +1,1 @@
-"""The `pcg` sub-commands every problem shares: they read finished run folders (``core.runs``)."""
+"""The `pcg` sub-commands every problem shares: they read finished run folders (``core.results.runs``)."""

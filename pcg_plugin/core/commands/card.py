@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.core import card
+    from pcg_plugin.core.results import card
     from pcg_plugin.errors import ResultsError
 
     try:

@@ -15,7 +15,7 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pcg_plugin.core.compare import PAIRINGS
+    from pcg_plugin.core.results.compare import PAIRINGS
 
     parser.add_argument("run_a", metavar="RUN_A", help="the reference run: a run folder (or its results.json)")
     parser.add_argument("run_b", metavar="RUN_B", help="the run compared with RUN_A (B - A)")
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.core import compare
+    from pcg_plugin.core.results import compare
     from pcg_plugin.errors import ResultsError
 
     try:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         lines += [f"problem only in A: {p}" for p in only_a] + [f"problem only in B: {p}" for p in only_b]
         print("\n".join(lines).rstrip())
     if args.output is not None:
-        from pcg_plugin.core.compare_page import write
+        from pcg_plugin.core.results.compare_page import write
 
         path = write(args.output, found, only_a=only_a, only_b=only_b)
         print(f"pcg compare: the page is {path}", file=sys.stderr)

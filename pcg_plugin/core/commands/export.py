@@ -1,5 +1,5 @@
 """`pcg export RUN_DIR --format csv|jsonl|parquet [-o FILE]`: one row per trial of a finished run, the twelve
-columns of ``core.trials.COLUMNS`` first, then the problem's own values."""
+columns of ``core.records.trials.COLUMNS`` first, then the problem's own values."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pcg_plugin.core.export import FORMATS
+    from pcg_plugin.core.results.export import FORMATS
 
     parser.add_argument(
         "run_dir", metavar="RUN_DIR", help="a run folder (or its results.json); a suite's: every problem's trials"
@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.core import export
+    from pcg_plugin.core.results import export
     from pcg_plugin.errors import ResultsError
 
     try:

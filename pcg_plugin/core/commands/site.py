@@ -40,7 +40,7 @@ def expand(given: str) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pcg_plugin.core import site
+    from pcg_plugin.core.views import site
     from pcg_plugin.errors import ResultsError
 
     inputs = [p for given in args.runs for p in expand(given)]

@@ -5,7 +5,7 @@
 ``problem``: the four harness problems on one base class, the family ``gameeval/*``.
 """
 
-from pcg_plugin.core.problem import Family
+from pcg_plugin.core.contract.problem import Family
 
 REFERENCE = "jordddan/GameEval@5025a1a"
 GAME_NAMES = ("askguess-easy", "askguess-hard", "spyfall", "tofukingdom")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pcg_plugin.core.intervals import tied_ranks
+from pcg_plugin.core.stats.intervals import tied_ranks
 from pcg_plugin.problems.gameeval import aggregate
 from pcg_plugin.problems.gameeval.episode import CRASH
 from pcg_plugin.problems.gameeval.games import Game

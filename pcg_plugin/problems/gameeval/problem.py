@@ -42,7 +42,7 @@ class GameEvalProblem(EpisodeProblem):
 
     def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
         """Beyond the harness's check (model, backend, targets, trials): the seatings' and role draws' seed."""
-        from pcg_plugin.core.like_for_like import recorded
+        from pcg_plugin.core.results.like_for_like import recorded
 
         return recorded(results, {"seating seed": ("seed",)})
 
@@ -99,7 +99,7 @@ class GameEvalProblem(EpisodeProblem):
     ) -> list[str]:
         return report.summary_lines(self.game, results, run_dir, report_path, error)
 
-    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
 
     def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
         return rows.trial_rows(self.game, results)

@@ -1,4 +1,4 @@
-"""GameEval's part of the harness's read-back (``core.runs``): its episodes as flat trial rows, and the run
+"""GameEval's part of the harness's read-back (``core.results.runs``): its episodes as flat trial rows, and the run
 re-scored on resampled episodes by the leaderboard's own figures (``leaderboard.figures``: ``score`` ranks).
 
 A trial's score is that one episode's ``score`` figure over 100: 1 when the submission's side won (Ask-Guess: the
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from pcg_plugin.core import trials
+from pcg_plugin.core.records import trials
 from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.problems.gameeval.leaderboard import figures
 

@@ -7,7 +7,7 @@ the first messages, and the index-based scorer with every rounding quirk. clembe
 clembench is MIT-licensed; the instance data in ``data/`` says where it came from (``data/SOURCE.md``).
 """
 
-from pcg_plugin.core.problem import Entry
+from pcg_plugin.core.contract.problem import Entry
 
 PINNED_VERSION = "2.0.0"
 PINNED_COMMIT = "82b9d87"

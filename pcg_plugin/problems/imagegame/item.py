@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
-from pcg_plugin.core.rundir import trial_folder
+from pcg_plugin.core.records.rundir import trial_folder
 from pcg_plugin.episode.loop import chat_speaker, play
 from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
 from pcg_plugin.errors import InfrastructureError, OfficialFailure

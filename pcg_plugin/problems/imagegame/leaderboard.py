@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pcg_plugin.core.intervals import tied_ranks
+from pcg_plugin.core.stats.intervals import tied_ranks
 from pcg_plugin.problems.imagegame import scoring
 from pcg_plugin.problems.imagegame.records import EpisodeResult
 

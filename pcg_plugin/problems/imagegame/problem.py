@@ -44,7 +44,7 @@ class ImageGame(EpisodeProblem):
 
     def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
         """Beyond the harness's check (model, backend, targets, trials): the game's variant and answer length."""
-        from pcg_plugin.core.like_for_like import recorded
+        from pcg_plugin.core.results.like_for_like import recorded
 
         return recorded(results, {"variant": ("variant",), "max tokens": ("max_tokens",)})
 
@@ -96,7 +96,7 @@ class ImageGame(EpisodeProblem):
     ) -> list[str]:
         return report.summary_lines(results, run_dir, report_path, error)
 
-    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
 
     def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
         return rows.trial_rows(results)

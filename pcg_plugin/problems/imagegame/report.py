@@ -9,8 +9,8 @@ from typing import Any
 
 from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
-from pcg_plugin.core.banner import unofficial
-from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.core.contract.banner import unofficial
+from pcg_plugin.core.stats.intervals import rank_text
 from pcg_plugin.episode.context import SAMPLING
 from pcg_plugin.episode.finish import errors_by_submission, write_run
 from pcg_plugin.episode.summary import summary_lines as episode_summary

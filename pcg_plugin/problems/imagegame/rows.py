@@ -1,4 +1,4 @@
-"""The picture game's part of the harness's read-back (``core.runs``): its episodes as flat trial rows (score =
+"""The picture game's part of the harness's read-back (``core.results.runs``): its episodes as flat trial rows (score =
 the episode's Main Score, NaN as null), and the run re-scored on resampled episodes by clemeval's figures
 (``leaderboard.Figures``: clemscore ranks)."""
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
-from pcg_plugin.core import trials
+from pcg_plugin.core.records import trials
 from pcg_plugin.problems.imagegame.leaderboard import Figures
 from pcg_plugin.problems.imagegame.records import NOT_SCORED
 

@@ -9,7 +9,7 @@ options. Facts and quirks: `../shared/spec/other-problems.md` §1, `pcgbench-pro
 docstring.
 """
 
-from pcg_plugin.core.problem import Family
+from pcg_plugin.core.contract.problem import Family
 
 PINNED_COMMIT = "00b96f5"
 

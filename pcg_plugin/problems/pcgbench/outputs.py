@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.core.banner import unofficial
-from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.core.contract.banner import unofficial
+from pcg_plugin.core.stats.intervals import rank_text
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import instances
@@ -135,7 +135,7 @@ def results_document(
             **settings.to_dict(),
             "backend_used": facts.get("backend"),
             "model_used": facts.get("model"),
-            **SAMPLING,  # what every request sent: the gate compares it like for like (core/like_for_like.py)
+            **SAMPLING,  # what every request sent: the gate compares it like for like (core/results/like_for_like.py)
         },
         "scoring": "score = mean over instances of (trials feasible AND controlled AND unique) / trials",
         "instances": [{"id": i.id, "control": i.control} for i in insts],
@@ -159,8 +159,8 @@ def finish_run(
 ) -> tuple[dict[str, Any], Path | None]:
     from pcg_plugin._util import provenance
     from pcg_plugin._util.paths import REPO_ROOT
-    from pcg_plugin.core import runs
-    from pcg_plugin.core.problem import SETTINGS_KEY, problem_of
+    from pcg_plugin.core.contract.problem import SETTINGS_KEY, problem_of
+    from pcg_plugin.core.results import runs
     from pcg_plugin.problems.pcgbench.report import write_report
     from pcg_plugin.problems.pcgbench.worker import CONTEXT_KEY
 

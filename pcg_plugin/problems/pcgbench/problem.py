@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.base import BaseProblem
+from pcg_plugin.core.contract.base import BaseProblem
 from pcg_plugin.problems.pcgbench import outputs, records, rows, submission, trial
 from pcg_plugin.problems.pcgbench import settings as settings_mod
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
@@ -43,7 +43,7 @@ class PcgBenchProblem(BaseProblem):
 
     def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
         """Beyond the harness's check (model, backend, targets, trials): the instance draw and the decoding."""
-        from pcg_plugin.core.like_for_like import recorded
+        from pcg_plugin.core.results.like_for_like import recorded
 
         return recorded(results, {"instance draw seed": ("seed",), "constrained decoding": ("constrain",)})
 
@@ -118,7 +118,7 @@ class PcgBenchProblem(BaseProblem):
     ) -> list[str]:
         return outputs.summary_lines(results, run_dir, report, error)
 
-    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
 
     def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
         return rows.trial_rows(results)

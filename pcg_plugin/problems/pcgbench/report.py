@@ -14,7 +14,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
-from pcg_plugin.core.banner import unofficial
+from pcg_plugin.core.contract.banner import unofficial
 
 REPORT_FILE = "report.html"
 TEMPLATE = "pcgbench_report.html.j2"

@@ -1,4 +1,4 @@
-"""The PCG Benchmark's part of the harness's read-back (``core.runs``): its trials as flat rows, and the run
+"""The PCG Benchmark's part of the harness's read-back (``core.results.runs``): its trials as flat rows, and the run
 re-scored on resampled trials.
 
 A trial's score is 1 when it passed (feasible AND controlled AND unique), else 0; an instance scores the mean
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pcg_plugin.core import trials
+from pcg_plugin.core.records import trials
 
 
 def _passed(t: Mapping[str, Any]) -> float:

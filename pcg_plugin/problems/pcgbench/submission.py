@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pcg_plugin._util.names import shown
-from pcg_plugin.core.folders import MANIFEST, files_hash, is_project, is_prompt_name, looks_like_test_folder
-from pcg_plugin.core.folders import read_text as _read
+from pcg_plugin.core.inputs.folders import MANIFEST, files_hash, is_project, is_prompt_name, looks_like_test_folder
+from pcg_plugin.core.inputs.folders import read_text as _read
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.problems.pcgbench.bench.problem import KIND_PLACEHOLDERS
 from pcg_plugin.sandbox.official_api.programs import find_programs

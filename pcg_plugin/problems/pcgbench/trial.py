@@ -16,7 +16,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.trial_dirs import owned_temp_dir
-from pcg_plugin.core.rundir import trial_folder
+from pcg_plugin.core.records.rundir import trial_folder
 from pcg_plugin.errors import OfficialFailure
 from pcg_plugin.problems.pcgbench.bench.evaluate import evaluate_item, shown_info
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, reason_code

@@ -4,7 +4,7 @@
 implementation (``problem.ScienceBirds``) is imported when a run chooses it.
 """
 
-from pcg_plugin.core.problem import Entry
+from pcg_plugin.core.contract.problem import Entry
 
 PROBLEM = Entry(
     "science-birds",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.trial_dirs import owned_temp_dir
-from pcg_plugin.core.rundir import trial_folder
+from pcg_plugin.core.records.rundir import trial_folder
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason
 from pcg_plugin.problems.science_birds import outputs
 from pcg_plugin.problems.science_birds.letters import letter_index

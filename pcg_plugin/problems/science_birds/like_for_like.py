@@ -1,9 +1,10 @@
 """Science Birds' like-for-like settings, each written once: the one table its hook ``ScienceBirds.like_for_like``
 (``pcg compare``) and its gate (``scoring.baseline.incompatibilities``, through the harness's check
-``core.like_for_like``) both read, with how to fix each difference. Pure; imports nothing heavy.
+``core.results.like_for_like``) both read, with how to fix each difference. Pure; imports nothing heavy.
 
-The harness's own settings (``core.like_for_like.COMMON``: model, backend, base URL, temperature, seed policy) and
-the letters and trial counts (``core.like_for_like.shape_differences``) are compared by the harness; this table
+The harness's own settings (``core.results.like_for_like.COMMON``: model, backend, base URL, temperature, seed policy)
+and
+the letters and trial counts (``core.results.like_for_like.shape_differences``) are compared by the harness; this table
 adds the edition's scoring switches, the profile's guards and the classifier's and physics' digests.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from pcg_plugin.core.like_for_like import common_settings, recorded
+from pcg_plugin.core.results.like_for_like import common_settings, recorded
 
 
 class Setting(NamedTuple):
@@ -58,7 +59,7 @@ HINTS: dict[str, str] = {
     "seed policy": "seeds change every response; re-save the baseline after changing them",
     **{s.label: s.hint for s in OWN},
 }
-SHAPE = ("letters", "trial counts")  # the labels of ``core.like_for_like.shape_differences``'s lines here
+SHAPE = ("letters", "trial counts")  # the labels of ``core.results.like_for_like.shape_differences``'s lines here
 # What a run fixes before any item runs (the model that really answers, the classifier and the physics digests
 # are known only once the workers load them): checked up front, so a run that cannot be compared is refused
 # before it pays for a single call.

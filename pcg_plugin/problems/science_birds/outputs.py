@@ -143,7 +143,7 @@ def finish_run(
 
     from pcg_plugin._util import provenance
     from pcg_plugin._util.paths import REPO_ROOT
-    from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.core.contract.problem import SETTINGS_KEY
     from pcg_plugin.problems.science_birds.report import official_layout
     from pcg_plugin.problems.science_birds.scoring import aggregate
     from pcg_plugin.problems.science_birds.worker import CONTEXT_KEY

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin._util.names import shown
-from pcg_plugin.core import zips
-from pcg_plugin.core.folders import SKIP_NAMES
+from pcg_plugin.core.inputs import zips
+from pcg_plugin.core.inputs.folders import SKIP_NAMES
 from pcg_plugin.problems.science_birds import submissions as collect
 
 if TYPE_CHECKING:

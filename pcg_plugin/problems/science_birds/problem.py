@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core import zips
-from pcg_plugin.core.base import SERVICE_LISTEN_ENV, BaseProblem
+from pcg_plugin.core.contract.base import SERVICE_LISTEN_ENV, BaseProblem
+from pcg_plugin.core.inputs import zips
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.problems.science_birds import classify as cs
 from pcg_plugin.problems.science_birds import item, preflight, rows
@@ -235,7 +235,7 @@ class ScienceBirds(BaseProblem):
     ) -> list[str]:
         return terminal.summary_lines(results, run_dir, report, error)
 
-    # -- the run read back (core.runs) ---------------------------------------------------------------------------
+    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
 
     def like_for_like(self, results: Mapping[str, Any]) -> dict[str, Any]:
         """Beyond the harness's check (model, backend, base URL, temperature, seed policy, letters, trials): the
@@ -253,7 +253,7 @@ class ScienceBirds(BaseProblem):
 
     def caveats(self, results: Mapping[str, Any]) -> list[str]:
         """The report's warnings but the unofficial banner (``pcg card`` prints that one itself)."""
-        from pcg_plugin.core.banner import unofficial
+        from pcg_plugin.core.contract.banner import unofficial
         from pcg_plugin.problems.science_birds.report.html import warnings
         from pcg_plugin.problems.science_birds.results import coerce
 

@@ -108,7 +108,7 @@ def top_letter(probs: Sequence[float]) -> str:
 
 def from_properties(properties: Sequence[tuple[str, Any]]) -> TrialRecord | None:
     """The record a report carries, if any."""
-    from pcg_plugin.core.items import record_json
+    from pcg_plugin.core.session.items import record_json
 
     text = record_json(properties)
     return TrialRecord.from_json(text) if text is not None else None

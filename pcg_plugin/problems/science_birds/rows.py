@@ -1,4 +1,5 @@
-"""Science Birds' part of the harness's read-back (``core.runs``): its trials as flat rows, and the run re-scored
+"""Science Birds' part of the harness's read-back (``core.results.runs``): its trials as flat rows, and the run
+re-scored
 by the official scorer on resampled trials (the same resampling as the report's rank intervals and the gate,
 ``scoring/bootstrap.py``)."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pcg_plugin.core import trials
+from pcg_plugin.core.records import trials
 from pcg_plugin.problems.science_birds.results import Letter, Results, coerce
 
 

@@ -10,11 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.names import shown
-from pcg_plugin.core.folders import MANIFEST, TEST_DIRS, files_hash, is_project, is_prompt_name, looks_like_test_folder
-from pcg_plugin.core.folders import read_text as _read
-from pcg_plugin.core.folders import visible as _visible
-from pcg_plugin.core.folders import walk as _walk
-from pcg_plugin.core.zips import SUBMISSIONS_DIR  # one name for the folder, used by the zips too
+from pcg_plugin.core.inputs.folders import (
+    MANIFEST,
+    TEST_DIRS,
+    files_hash,
+    is_project,
+    is_prompt_name,
+    looks_like_test_folder,
+)
+from pcg_plugin.core.inputs.folders import read_text as _read
+from pcg_plugin.core.inputs.folders import visible as _visible
+from pcg_plugin.core.inputs.folders import walk as _walk
+from pcg_plugin.core.inputs.zips import SUBMISSIONS_DIR  # one name for the folder, used by the zips too
 from pcg_plugin.errors import SubmissionError
 from pcg_plugin.sandbox.official_api.programs import defines_trial_loop, entry_rank, find_programs
 from pcg_plugin.sandbox.official_api.programs import parse as _parse

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
-from pcg_plugin.core.folders import read_text, walk
+from pcg_plugin.core.inputs.folders import read_text, walk
 
 _MAX_PROGRAM_BYTES = 2 * 1024 * 1024  # larger .py files are data, not a participant's entry program
 

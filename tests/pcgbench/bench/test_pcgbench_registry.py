@@ -3,8 +3,8 @@ every variant a harness problem without a pyproject line."""
 
 import pytest
 
-from pcg_plugin.core import problem as problems
-from pcg_plugin.core.problem import Problem
+from pcg_plugin.core.contract import problem as problems
+from pcg_plugin.core.contract.problem import Problem
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem, ContentKind
 from pcg_plugin.problems.pcgbench.bench.registry import REGISTRY, get_problem, names, variant_name
 

@@ -1,6 +1,6 @@
 """The glyph set (letter-sized structures) keeps main's block and moving counts level by level.
 
-The fixture tests/data/physics/glyph_outcomes.json was written by ``scripts/glyph_physics_fixture.py --write`` from
+The fixture tests/data/physics/glyph_outcomes.json was written by ``scripts/data/glyph_physics_fixture.py --write`` from
 the physics before the speed-ups of docs/performance.md (main dc58d6d): stopping at rest must not change a count.
 """
 

@@ -153,7 +153,12 @@ def test_screenshot_in_a_real_browser(tmp_path: Path) -> None:
     write_report(make_run(tmp_path), tmp_path)
     png = tmp_path / "shot.png"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "screenshot_report.py"), str(tmp_path / "report.html"), str(png)],
+        [
+            sys.executable,
+            str(REPO / "scripts" / "figures" / "screenshot_report.py"),
+            str(tmp_path / "report.html"),
+            str(png),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

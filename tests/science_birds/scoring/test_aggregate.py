@@ -7,7 +7,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.core.controller import Collected
+from pcg_plugin.core.session.controller import Collected
 from pcg_plugin.problems.science_birds.records import TrialRecord
 from pcg_plugin.problems.science_birds.results import ERROR_REASON, Usage
 from pcg_plugin.problems.science_birds.scoring.aggregate import (

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.core import like_for_like as lfl
+from pcg_plugin.core.results import like_for_like as lfl
 from pcg_plugin.problems.science_birds import like_for_like as sb
 from pcg_plugin.problems.science_birds.scoring.baseline import (
     BASELINE_SCHEMA,

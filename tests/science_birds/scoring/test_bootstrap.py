@@ -224,8 +224,8 @@ def test_several_models_resample_each_model_and_sum():
 
 def test_interval_is_the_core_one_and_serves_the_report_and_the_gate() -> None:
     """``baseline.lower_bounds`` and ``report.html.rank_intervals`` import ``interval`` from this module (a
-    re-export of ``core.intervals``); a lint fix once dropped it and both raised ImportError."""
-    from pcg_plugin.core import intervals
+    re-export of ``core.stats.intervals``); a lint fix once dropped it and both raised ImportError."""
+    from pcg_plugin.core.stats import intervals
     from pcg_plugin.problems.science_birds.scoring import bootstrap
 
     assert bootstrap.interval is intervals.interval

@@ -76,12 +76,12 @@ def test_two_trials_have_one_pair_over_a_denominator_of_one():
     assert diversity([(1.0, 0.0)], 2) == 0.0  # one image: no pair
 
 
-GOLDEN_KERNEL = "Haswell"  # the OpenBLAS dot kernel scripts/cosine_golden.py ran scipy under (an AVX2 machine)
+GOLDEN_KERNEL = "Haswell"  # the OpenBLAS dot kernel scripts/data/cosine_golden.py ran scipy under (an AVX2 machine)
 
 
 def test_cosine_distance_equals_scipy_to_the_last_bit():
     """tests/data/cosine_golden.json: scipy's cosine (the official diversity script's function) on probability
-    vectors, CLS-sized embeddings and near-identical pairs (scripts/cosine_golden.py); an exactly rounded sum
+    vectors, CLS-sized embeddings and near-identical pairs (scripts/data/cosine_golden.py); an exactly rounded sum
     would differ in the last digits on many of them.
 
     Both scipy and we take numpy's dot, i.e. OpenBLAS's, whose kernel is picked per CPU: on an AVX-512 machine its

@@ -2,7 +2,7 @@
 
 The kwargs are the benchmark's own (`probs/<problem>/__init__.py` at 00b96f5). Adding a variant is adding a
 line here: the `pcg pcgbench` commands, `--pcg-problem pcgbench/<name>` (the pytest_pcg.problems family entry
-point `pcgbench/*` lists these names), the random baseline and `scripts/bench_pcgbench.py` all read this table.
+point `pcgbench/*` lists these names), the random baseline and `scripts/bench/bench_pcgbench.py` all read this table.
 The table names the game modules as text, so listing the variants (every pytest start) imports no game and no
 numpy; a variant is made on first use and kept (`get_problem`).
 """

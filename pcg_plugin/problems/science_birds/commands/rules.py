@@ -50,7 +50,7 @@ def _target(path: Path) -> tuple[str, Path, Path]:
     """(format, entry, scope) of what PATH holds, using the collector's own detection; scope is what is scanned:
     the submission folder, or a program file given alone (its folder may hold anything). A folder of Python
     files none of which is a TrialLoop program gives format ``scripts``."""
-    from pcg_plugin.core import zips
+    from pcg_plugin.core.inputs import zips
     from pcg_plugin.problems.science_birds import preflight
     from pcg_plugin.problems.science_birds import submissions as collect
     from pcg_plugin.problems.science_birds.rules.checks import stand_alone_scripts

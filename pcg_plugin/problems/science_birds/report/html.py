@@ -120,7 +120,7 @@ def _trial_view(trial: Trial, run_dir: Path, thumbs: bool) -> View:
             thumb = ensure_thumbnail(run_dir, trial.image)
         elif (run_dir / thumbnail_rel(trial.image)).is_file():
             thumb = thumbnail_rel(trial.image)
-    from pcg_plugin.core.transcript import data_rel, page_rel
+    from pcg_plugin.core.records.transcript import data_rel, page_rel
     from pcg_plugin.problems.science_birds.level.animate import animation_rel
 
     anim = animation_rel(trial.image) if trial.image else None

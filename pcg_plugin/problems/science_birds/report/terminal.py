@@ -7,14 +7,15 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pcg_plugin.core.banner import unofficial
-from pcg_plugin.core.intervals import rank_text
+from pcg_plugin.core.contract.banner import unofficial
+from pcg_plugin.core.stats.intervals import rank_text
 from pcg_plugin.problems.science_birds.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
 from pcg_plugin.problems.science_birds.settings import Settings
 
 
 def run_banner(settings: Any) -> str | None:
-    """The unofficial banner of a run (``core.banner.unofficial``: a double, another vendor), else, for an edition
+    """The unofficial banner of a run (``core.contract.banner.unofficial``: a double, another vendor), else, for an
+    edition
     that ran one official model (2023, 2024), the note that another model answered: an edition stays official only
     on its own model. ``settings``: the results' settings (``backend``, ``edition``, ``model``, ``models``)."""
     from pcg_plugin.problems.science_birds.editions import EDITIONS

@@ -5,7 +5,7 @@ Pure on purpose (no pytest, no I/O beyond reading the files it is given): the ``
 
 2023 (spec §2.2): three checks, officially in order, the first failure stopping the rest; we report all three
 and say which one disqualifies first. ``word_count`` reproduces npm ``words-count`` 2.0.2 digit for digit
-(tests/data/wordcount_golden.json was produced by the real package, scripts/wordcount_golden.mjs).
+(tests/data/wordcount_golden.json was produced by the real package, scripts/data/wordcount_golden.mjs).
 
 2024/2025 (spec §1.1 "Prompt rules", §8 "New rules"): the rules are decided from the program's source with
 ``ast``; what static analysis cannot decide is enforced at run time (``RUNTIME_RULES``). Undecidable code

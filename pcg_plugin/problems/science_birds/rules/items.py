@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from pcg_plugin._util.names import shown
-from pcg_plugin.core.items import NamedAsShown
-from pcg_plugin.core.options import flag
-from pcg_plugin.core.problem import SETTINGS_KEY
+from pcg_plugin.core.contract.options import flag
+from pcg_plugin.core.contract.problem import SETTINGS_KEY
+from pcg_plugin.core.session.items import NamedAsShown
 from pcg_plugin.errors import RuleBroken
 from pcg_plugin.problems.science_birds.submissions import Submission
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.gate import Gate
+from pcg_plugin.core.results.gate import Gate
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,8 +31,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
-    """The harness's gate options (``core.gate.settings``, checked up front), with the drop as an exact Decimal."""
-    from pcg_plugin.core.gate import settings
+    """The harness's gate options (``core.results.gate.settings``, checked up front), with the drop as an exact
+    Decimal."""
+    from pcg_plugin.core.results.gate import settings
     from pcg_plugin.problems.science_birds.scoring.baseline import parse_max_drop
 
     return settings(config, parse_drop=parse_max_drop)
@@ -40,7 +41,7 @@ def gate_settings(config: pytest.Config) -> dict[str, Any] | None:
 
 def pytest_pcg_evaluating(config: pytest.Config) -> bool | None:
     """A rule-check or dry run checks the submissions instead of evaluating them (no model is paid)."""
-    from pcg_plugin.core.options import flag
+    from pcg_plugin.core.contract.options import flag
 
     return False if flag(config, "pcg_rules") or flag(config, "pcg_dry_run") else None
 
@@ -50,11 +51,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pcg_rules: a participant rule check or dry run (--pcg-rules, --pcg-dry-run)")
     if hasattr(config, "workerinput"):
         return  # the controller alone sees the run's results
-    from pcg_plugin.core.problem import PROBLEM_KEY
+    from pcg_plugin.core.contract.problem import PROBLEM_KEY
 
     problem = config.stash.get(PROBLEM_KEY, None)
     if problem is None or not getattr(problem, "own_baseline_gate", False):
-        return  # the harness gates every other problem (pcg_plugin/core/gate.py), with the same options
+        return  # the harness gates every other problem (pcg_plugin/core/results/gate.py), with the same options
     gate = gate_settings(config)
     if gate is not None:
         if gate["baseline"] is not None:
@@ -65,7 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
     """Before any item runs (and is paid for): the baseline must be readable and like for like in every
     setting the run fixes up front; the rest is checked again when the run's results exist."""
-    from pcg_plugin.core.problem import SETTINGS_KEY
+    from pcg_plugin.core.contract.problem import SETTINGS_KEY
     from pcg_plugin.problems.science_birds.like_for_like import PRE_RUN
     from pcg_plugin.problems.science_birds.outputs import settings_document
     from pcg_plugin.problems.science_birds.scoring import baseline
@@ -87,7 +88,8 @@ def refuse_unlike_baseline(config: pytest.Config, path: Path) -> None:
 
 
 class BaselineGate(Gate):
-    """The harness's gate (``core.gate.Gate``) with Science Birds' own comparison: the official scores per letter
+    """The harness's gate (``core.results.gate.Gate``) with Science Birds' own comparison: the official scores per
+    letter
     and model, exact Decimals, the classifier's and physics' digests (``scoring.baseline``)."""
 
     def __init__(self, *, save: Path | None, baseline: Path | None, max_drop: Decimal, method: str) -> None:
@@ -117,8 +119,8 @@ class BaselineGate(Gate):
     def baseline_run(self) -> Any:
         """A saved baseline file read as the run it was cut from (``baseline.results_document``), a run folder or
         results.json as it is."""
-        from pcg_plugin.core import runs
-        from pcg_plugin.core.problem import load as load_problem
+        from pcg_plugin.core.contract.problem import load as load_problem
+        from pcg_plugin.core.results import runs
         from pcg_plugin.problems.science_birds.scoring import baseline
 
         found = runs.results_path(self.baseline or Path())

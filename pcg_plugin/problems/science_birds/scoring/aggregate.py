@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pcg_plugin.core.controller import Collected
+from pcg_plugin.core.session.controller import Collected
 from pcg_plugin.problems.science_birds import results
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.problems.science_birds.records import TrialRecord

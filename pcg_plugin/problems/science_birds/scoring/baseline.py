@@ -20,7 +20,7 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.core.like_for_like import setting_differences, shape_differences
+from pcg_plugin.core.results.like_for_like import setting_differences, shape_differences
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.problems.science_birds import like_for_like as sb
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
@@ -138,7 +138,7 @@ def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
 def results_document(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A saved baseline read as the run it was cut from (a results.json document of what it kept: settings, every
     submission's scores and each trial's sta, sim, score and reason), so the harness's comparison of two runs
-    (``core.compare``, the page a failing gate writes) takes a baseline file as well as a run folder."""
+    (``core.results.compare``, the page a failing gate writes) takes a baseline file as well as a run folder."""
     base = check_document(dict(doc), "the baseline")
     source = _mapping(base.get("source"))
     subs = _mapping(_mapping(base.get("scores")).get("submissions"))
@@ -242,7 +242,7 @@ def incompatibilities(
     base: Mapping[str, Any], current: Mapping[str, Any], keys: Sequence[str] | None = None
 ) -> list[str]:
     """One line per like-for-like difference between two baseline documents (empty = comparable): the harness's
-    check (``core.like_for_like``: its lines, letters for targets) over Science Birds' settings
+    check (``core.results.like_for_like``: its lines, letters for targets) over Science Birds' settings
     (``problems.science_birds.like_for_like``), each line with its fix; ``keys`` limits the check to those labels
     (``like_for_like.PRE_RUN`` before the run)."""
 

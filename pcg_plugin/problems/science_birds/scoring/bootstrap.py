@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from pcg_plugin.core.intervals import interval as interval  # the one order-statistics interval (re-exported)
+from pcg_plugin.core.stats.intervals import interval as interval  # the one order-statistics interval (re-exported)
 from pcg_plugin.problems.science_birds.editions import DEFAULT, EDITIONS
 from pcg_plugin.problems.science_birds.results import Letter, Settings
 from pcg_plugin.problems.science_birds.scoring.official import (

@@ -1,0 +1,2 @@
+"""Finished runs and their judgement: read back, exported, compared, gated against a baseline, summed into a model
+card."""

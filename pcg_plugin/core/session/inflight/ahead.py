@@ -1,0 +1,83 @@
+"""The hooks that keep trials in flight in a process that runs items (``-n 0``, an xdist worker): before an item's
+protocol, its trial and those of the items after it (up to ``--pcg-in-flight`` not yet reported) are started on
+threads; the item then reports its own (``TrialItem`` asks the runner, registered as ``REMOTE_KEY``). After the
+last item, or when ``-x`` or a failure stops the run, nothing more starts and the trials started are waited for;
+on Ctrl-C they also start no new model call (``slots.stop_paying``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.session.inflight import slots as cpu
+from pcg_plugin.core.session.inflight.runner import TrialRunner
+from pcg_plugin.core.session.inflight.xdist import sent_ahead
+from pcg_plugin.core.session.items import REMOTE_KEY, TrialItem
+from pcg_plugin.errors import RunInterrupted
+
+
+class InFlight:
+    """Registered as ``pcg-in-flight`` in a process that runs items when ``--pcg-in-flight`` is above 1."""
+
+    def __init__(self, config: pytest.Config, depth: int, slot_count: int) -> None:
+        self.config, self.depth = config, depth
+        self.slots = cpu.Slots(slot_count, depth)
+        self.runner = TrialRunner(config, depth, self.slots)
+        self.position: dict[str, int] = {}
+        cpu.install(self.slots)
+        config.stash[REMOTE_KEY] = self.runner
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.position = {item.nodeid: i for i, item in enumerate(session.items)}
+
+    def _ahead(self, item: pytest.Item) -> Iterator[pytest.Item]:
+        """The items this process runs after ``item``, in order (as far as it can know them)."""
+        items = item.session.items
+        queued = sent_ahead(self.config)
+        if queued is not None:  # an xdist worker: what it was sent
+            yield from (items[i] for i in queued)
+        elif not hasattr(self.config, "workerinput"):  # -n 0: the session's items
+            yield from items[self.position.get(item.nodeid, len(items)) + 1 :]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if not isinstance(item, TrialItem):
+            return
+        session = item.session
+        if session.shouldfail or session.shouldstop:
+            self.runner.stopped = True
+        self.runner.warm_up()
+        self.runner.start(item, ahead=False)  # the item at hand runs whatever stopped the others
+        for ahead in self._ahead(item):
+            if self.runner.stopped or self.runner.in_flight() >= self.depth:
+                break
+            if isinstance(ahead, TrialItem):
+                self.runner.start(ahead)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Iterator[Any]:
+        try:
+            return (yield)
+        except KeyboardInterrupt:
+            self.runner.interrupt()
+            self._report_finished(session)
+            raise
+        finally:
+            self.runner.finish()
+
+    def _report_finished(self, session: pytest.Session) -> None:
+        """After Ctrl-C (``-n 0``: this process is also the controller): the items whose trials had finished report
+        them, so the run folder holds every trial that was done; a trial the interrupt cut short is left out."""
+        if hasattr(self.config, "workerinput"):
+            return  # an xdist worker: its controller stops listening at Ctrl-C
+        for item in session.items:
+            trial = self.runner.trials.get(item.nodeid)
+            if trial is None or trial.done is None or isinstance(trial.done.error, RunInterrupted):
+                continue
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        cpu.install(None)
+        config.stash[REMOTE_KEY] = None
