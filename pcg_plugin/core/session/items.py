@@ -7,7 +7,7 @@ import json
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Self
+from typing import TYPE_CHECKING, Any, NoReturn, Self, cast
 
 import pytest
 
@@ -78,7 +78,9 @@ class NamedAsShown(pytest.Collector):
                 kw["nodeid"] = shown(path.relative_to(parent.config.rootpath).as_posix())
             except ValueError:
                 kw["nodeid"] = shown(path.as_posix())
-        return super().from_parent(parent, path=path, **kw)
+        # a submission's parent is always a collector (its folder's); pytest types the parameter as one from 9.2 on
+        # and as any Node before, and the cast reads the same to both
+        return super().from_parent(cast(pytest.Collector, parent), path=path, **kw)
 
 
 class _HasSubmission(pytest.Collector):
