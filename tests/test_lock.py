@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shlex
-import sys
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
@@ -34,11 +34,12 @@ ENVIRONMENT = {
 }
 
 
+@cache
 def script() -> ModuleType:
+    """scripts/checks/upgrade_lock.py, which writes the lock: its reading of pyproject.toml and of a lock."""
     spec = importlib.util.spec_from_file_location("upgrade_lock", REPO / "scripts" / "checks" / "upgrade_lock.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("upgrade_lock", module)
     spec.loader.exec_module(module)
     return module
 
