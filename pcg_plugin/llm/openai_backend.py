@@ -14,8 +14,6 @@ from pcg_plugin.llm.wire import client_error, endpoint, retry_after_seconds, sta
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
 
-CLIENT_DEFAULT_TIMEOUT = 600.0  # the openai client's own (openai>=1, and openai<1's request default): "client default"
-
 
 def map_error(exc: Exception) -> LLMError:
     """openai exceptions -> our LLMError family (``wire.status_error``: 429 is RateLimited, never a 5xx; a 408 is
@@ -67,7 +65,7 @@ class OpenAIBackend:
         params = profile.request_params()
         if self.model:
             params["model"] = self.model
-        wait = wait_for(profile, timeout, CLIENT_DEFAULT_TIMEOUT)
+        wait = wait_for(profile, timeout)
         client = self._client(profile.client_timeout)
         try:
             if LONE_SURROGATE.search(json.dumps(messages, ensure_ascii=False)):

@@ -28,7 +28,9 @@ from pcg_plugin.llm.base import ChatResult
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
 
-CLIENT_DEFAULT_TIMEOUT = 600.0  # the anthropic SDK's own default (10 minutes); the Gemini SDK sets none
+# A call's wait where the edition set none: 600 s, the openai client's own (openai>=1, and openai<1's request
+# default: the editions' "client default") and the anthropic SDK's (10 minutes); the Gemini SDK sets none.
+CLIENT_DEFAULT_TIMEOUT = 600.0
 SYSTEM_ROLES = ("system", "developer")  # OpenAI's two names for the instructions above the conversation
 ACCESS_STATUSES = (401, 403, 404)  # the harness's key, access or model name: never the team's request
 
@@ -110,10 +112,10 @@ def split_chat(messages: list[dict]) -> Turns:
     return Turns("\n\n".join(system) if system else None, tuple(turns))
 
 
-def wait_for(profile: Profile, timeout: float | None, default: float = CLIENT_DEFAULT_TIMEOUT) -> float:
-    """Seconds one call may wait: the edition's client timeout (the SDK's ``default`` where it set none), cut to
+def wait_for(profile: Profile, timeout: float | None) -> float:
+    """Seconds one call may wait: the edition's client timeout (the client's default where it set none), cut to
     what the trial has left (``timeout``, from the session)."""
-    official = profile.client_timeout if profile.client_timeout is not None else default
+    official = profile.client_timeout if profile.client_timeout is not None else CLIENT_DEFAULT_TIMEOUT
     return official if timeout is None else min(official, timeout)
 
 
