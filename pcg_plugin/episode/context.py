@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 from pcg_plugin._util.devices import threads_per_worker
+from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.llm.profiles import Profile
 
 CONTEXT_KEY = pytest.StashKey["EpisodeContext"]()
@@ -56,6 +57,29 @@ class EpisodeContext:
         if env.get("problems"):
             raise EnvironmentProblem("; ".join(env["problems"]))
         return (Path(env["site_dir"]),) if env.get("site_dir") else ()
+
+    def program_text(self, kind: str, sub: Any, chat: Any, *, letter: str, trial: int, model: str | None) -> str:
+        """What a participant's role program returns for its target (``letter``): run in the sandbox, in a trial
+        folder of its own (``kind``), with its installed requirements, its chat calls through ``chat`` (the stored
+        chat of the role's model, ``model``). Stored once it returned: a rerun plays on from it, the program not
+        run again."""
+        from pcg_plugin.sandbox.run import run_program_trial
+
+        def run() -> str:
+            with owned_temp_dir(kind) as work:
+                return run_program_trial(
+                    sub.entry,
+                    letter=letter,
+                    chat=chat.chat,
+                    workdir=Path(work),
+                    team=sub.name,
+                    trial=trial,
+                    root=sub.path,
+                    site_dirs=self.site_dirs(sub),
+                    model=self.key_model(model),
+                )
+
+        return str(chat.run_program(run))
 
     def model_name(self, sub_model: str | None) -> str | None:
         """The model a submission plays with: its manifest's, else the run's."""

@@ -4,7 +4,9 @@ A submission is a folder with a manifest (a model in self-play, a prompt for a r
 program's `requirements.txt` is installed once in pre-flight, before any model call, and a trial whose
 requirements cannot be met fails before asking anything; each process keeps one worker Context (backends, the
 response store, the rate limiter, installed requirements). A problem names its submission module and its
-worker ``Context``; the game's own parts (targets, one episode, the table at the end) stay in its package.
+worker ``Context``; the game's own parts (targets, one episode, the table at the end) stay in its package, and
+the problem's methods that only hand over to them are written here once (``item_module``, ``report_module``,
+``rows_module``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.contract.base import BaseProblem
+from pcg_plugin.core.contract.base import BaseProblem, Finished, WorkerStats
 from pcg_plugin.episode.context import CONTEXT_KEY, EpisodeContext, context
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.sandbox import environments
@@ -26,12 +28,19 @@ from pcg_plugin.sandbox import environments
 class EpisodeProblem(BaseProblem):
     """The shared half of an episode problem. ``submission_module`` has ``MANIFEST``, ``not_a_submission(path)``
     and what `detect` calls; ``context_class`` is the per-process context (``episode.context``) under the
-    game's name; ``settings_class`` and ``record_class`` are read back from JSON with ``from_dict``/``from_json``."""
+    game's name; ``settings_class`` and ``record_class`` are read back from JSON with ``from_dict``/``from_json``.
+    The game's modules do the rest, each function taking ``game_args`` first (GameEval: the game): ``item_module``
+    one trial's ``describe`` and ``trial_states``, ``report_module`` the end of the run (``finish_run``,
+    ``summary_lines``), ``rows_module`` the run read back (``trial_rows``, ``scores``)."""
 
     submission_module: ModuleType
     context_class: type[EpisodeContext]
     settings_class: Any
     record_class: Any
+    item_module: ModuleType
+    report_module: ModuleType
+    rows_module: ModuleType
+    game_args: tuple[Any, ...] = ()
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
         return self.settings_class.from_dict(data)
@@ -122,6 +131,31 @@ class EpisodeProblem(BaseProblem):
     def process_facts(self, config: pytest.Config) -> dict[str, Any]:
         ctx = config.stash.get(CONTEXT_KEY, None)
         return ctx.facts() if ctx else {}
+
+    def describe(self, record: Any) -> str:
+        return self.item_module.describe(record)
+
+    def trial_states(self, record: Any) -> list[dict[str, Any]]:
+        return self.item_module.trial_states(record)
+
+    def finish_run(
+        self, config: pytest.Config, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats
+    ) -> Finished:
+        """The game's results document and report (each worker's facts are already in the records)."""
+        return self.report_module.finish_run(*self.game_args, run, collected, self)
+
+    def summary_lines(
+        self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None
+    ) -> list[str]:
+        return self.report_module.summary_lines(*self.game_args, results, run_dir, report, error)
+
+    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
+
+    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return self.rows_module.trial_rows(*self.game_args, results)
+
+    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
+        return self.rows_module.scores(*self.game_args, results, pick)
 
 
 def _same(a: Path, b: Path) -> bool:

@@ -6,25 +6,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import threading
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.jsontext import LONE_SURROGATE
-from pcg_plugin.errors import (
-    AccessDenied,
-    BadRequest,
-    ConnectionFailed,
-    EmptyReply,
-    LLMError,
-    RateLimited,
-    ServerError,
-    Timeout,
-)
+from pcg_plugin.errors import AccessDenied, EmptyReply, LLMError
 from pcg_plugin.llm.base import ChatResult
-from pcg_plugin.llm.openai_backend import ACCESS_STATUSES, retry_after_seconds
-from pcg_plugin.llm.wire import PaidAhead, count, mapping, split_chat, texts_of, wait_for
+from pcg_plugin.llm.wire import (
+    ACCESS_STATUSES,
+    PaidAhead,
+    Provider,
+    client_error,
+    count,
+    mapping,
+    retry_after_seconds,
+    split_chat,
+    status_error,
+    texts_of,
+    wait_for,
+)
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
@@ -80,54 +80,26 @@ def map_error(exc: Exception) -> LLMError:
     4xx of the request are the team's."""
     import anthropic
 
-    if isinstance(exc, LLMError):
-        return exc
-    if isinstance(exc, anthropic.APITimeoutError):
-        return Timeout(f"no answer within the client timeout: {exc}")
-    if isinstance(exc, anthropic.APIConnectionError):
-        return ConnectionFailed(f"cannot reach the model server: {exc}")
-    if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is cut short or not JSON: the provider's fault
-        return EmptyReply(f"the server's reply is not valid JSON: {exc}")
     if isinstance(exc, anthropic.APIStatusError):
         status, code, message = exc.status_code, getattr(exc, "error_code", None), str(exc)
         if code in SPEND_LIMIT_CODES or (status == 400 and "spend limit" in message.lower()):
             return AccessDenied(f"{status}: the account's spend limit is reached (not the team's fault): {message}")
-        if status == 429:
-            return RateLimited(
-                f"429 rate limited: {message}", retry_after=retry_after_seconds(getattr(exc.response, "headers", None))
-            )
-        if status == 408:
-            return Timeout(f"408 the server timed out: {message}")
-        if status >= 500:  # 529 overloaded_error included: everyone's capacity
-            return ServerError(f"{status} server error: {message}")
-        if status in (*ACCESS_STATUSES, 402):
-            return AccessDenied(
-                f"{status}: the model server refuses the harness (check the key, the access and the model name): "
-                f"{message}"
-            )
-        return BadRequest(f"{status}: {message}")
-    return LLMError(f"{type(exc).__name__}: {exc}")
+        retry_after = retry_after_seconds(getattr(exc.response, "headers", None))
+        return status_error(status, message, retry_after=retry_after, access=(*ACCESS_STATUSES, 402))
+    timed_out, unreachable = isinstance(exc, anthropic.APITimeoutError), isinstance(exc, anthropic.APIConnectionError)
+    return client_error(exc, "timeout" if timed_out else "connection" if unreachable else None)
 
 
-class AnthropicBackend:
+class AnthropicBackend(Provider):
     """Messages API calls; ``n`` choices are ``n`` calls (the API has no ``n``). With a ``base_url`` (a gateway, the
     tests' loopback fake) the key may be absent (``"not-used"``); otherwise ``ANTHROPIC_API_KEY``."""
 
     name = "anthropic"
-    is_offline_default = False
-    accepts_timeout = True
+    base_env, key_envs = "ANTHROPIC_BASE_URL", (KEY_ENV,)
 
     def __init__(self, *, model: str | None = None, base_url: str | None = None, api_key: str | None = None) -> None:
-        self.model = model
-        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        self.api_key = api_key or os.environ.get(KEY_ENV) or ("not-used" if self.base_url else None)
-        self._client_made: Any = None
-        self._making = threading.Lock()  # trials in flight: one client, made once (a replaced one closes itself)
+        super().__init__(model=model, base_url=base_url, api_key=api_key)
         self._ahead = PaidAhead()
-
-    def _client(self) -> Any:
-        with self._making:
-            return self._client_made or self._make()
 
     def _make(self) -> Any:
         import anthropic
@@ -137,8 +109,7 @@ class AnthropicBackend:
         kwargs: dict[str, Any] = {"api_key": self.api_key, "max_retries": 0}
         if self.base_url:
             kwargs["base_url"] = self.base_url
-        self._client_made = anthropic.Anthropic(**kwargs)
-        return self._client_made
+        return anthropic.Anthropic(**kwargs)
 
     def complete(self, messages: list[dict], *, n: int, profile: Profile, timeout: float | None = None) -> ChatResult:
         body = request_body(messages, profile.request_params(), self.model or profile.model)

@@ -6,24 +6,22 @@ and every failure is one of the LLM error family."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
 from typing import TYPE_CHECKING, Any
 
-from pcg_plugin.errors import (
-    AccessDenied,
-    BadRequest,
-    ConnectionFailed,
-    EmptyReply,
-    LLMError,
-    RateLimited,
-    ServerError,
-    Timeout,
-)
+from pcg_plugin.errors import AccessDenied, EmptyReply, LLMError
 from pcg_plugin.llm.base import ChatResult
-from pcg_plugin.llm.openai_backend import ACCESS_STATUSES
-from pcg_plugin.llm.wire import count, mapping, split_chat, texts_of, transport_fault, wait_for
+from pcg_plugin.llm.wire import (
+    Provider,
+    client_error,
+    count,
+    mapping,
+    split_chat,
+    status_error,
+    texts_of,
+    transport_fault,
+    wait_for,
+)
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
@@ -106,54 +104,21 @@ def map_error(exc: Exception) -> LLMError:
     request are the team's; the HTTP library's resets and timeouts are the connection's."""
     from google.genai import errors
 
-    if isinstance(exc, LLMError):
-        return exc
-    kind = transport_fault(exc)
-    if kind == "timeout":
-        return Timeout(f"no answer within the client timeout: {exc}")
-    if kind == "connection":
-        return ConnectionFailed(f"cannot reach the model server: {exc}")
-    if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is cut short or not JSON: the provider's fault
-        return EmptyReply(f"the server's reply is not valid JSON: {exc}")
     if isinstance(exc, errors.APIError):
         status, message = int(exc.code or 0), f"{exc.status}: {exc.message}"
-        if status == 429:
-            if DAILY.search(json.dumps(exc.details, default=str)):
-                return AccessDenied(f"429 the account's daily quota is spent (not the team's fault): {message}")
-            return RateLimited(f"429 rate limited: {message}", retry_after=retry_delay(exc.details))
-        if status == 408:
-            return Timeout(f"408 the server timed out: {message}")
-        if status >= 500:
-            return ServerError(f"{status} server error: {message}")
-        if status in ACCESS_STATUSES:
-            return AccessDenied(
-                f"{status}: the model server refuses the harness (check the key, the access and the model name): "
-                f"{message}"
-            )
-        return BadRequest(f"{status}: {message}")
-    return LLMError(f"{type(exc).__name__}: {exc}")
+        if status == 429 and DAILY.search(json.dumps(exc.details, default=str)):
+            return AccessDenied(f"429 the account's daily quota is spent (not the team's fault): {message}")
+        return status_error(status, message, retry_after=retry_delay(exc.details) if status == 429 else None)
+    return client_error(exc, transport_fault(exc))
 
 
-class GeminiBackend:
+class GeminiBackend(Provider):
     """generateContent calls, ``n`` choices as one call's ``candidate_count``. With a ``base_url`` (a gateway, the
     tests' loopback fake) the key may be absent (``"not-used"``); otherwise ``GEMINI_API_KEY`` or
     ``GOOGLE_API_KEY``."""
 
     name = "gemini"
-    is_offline_default = False
-    accepts_timeout = True
-
-    def __init__(self, *, model: str | None = None, base_url: str | None = None, api_key: str | None = None) -> None:
-        self.model = model
-        self.base_url = base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or None
-        found = next((os.environ[k] for k in KEY_ENVS if os.environ.get(k)), None)
-        self.api_key = api_key or found or ("not-used" if self.base_url else None)
-        self._client_made: Any = None
-        self._making = threading.Lock()  # trials in flight: one client, made once (a replaced one closes itself)
-
-    def _client(self) -> Any:
-        with self._making:
-            return self._client_made or self._make()
+    base_env, key_envs = "GOOGLE_GEMINI_BASE_URL", KEY_ENVS
 
     def _make(self) -> Any:
         from google import genai
@@ -162,8 +127,7 @@ class GeminiBackend:
         if not self.api_key:
             raise AccessDenied(f"no {' or '.join(KEY_ENVS)} and no base URL: set one for --pcg-backend gemini")
         options = types.HttpOptions(base_url=self.base_url) if self.base_url else None
-        self._client_made = genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
-        return self._client_made
+        return genai.Client(api_key=self.api_key, vertexai=False, http_options=options)
 
     def complete(self, messages: list[dict], *, n: int, profile: Profile, timeout: float | None = None) -> ChatResult:
         from google.genai import types

@@ -3,73 +3,28 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.jsontext import LONE_SURROGATE
-from pcg_plugin.errors import (
-    AccessDenied,
-    BadRequest,
-    ConnectionFailed,
-    EmptyReply,
-    LLMError,
-    RateLimited,
-    ServerError,
-    Timeout,
-)
+from pcg_plugin.errors import AccessDenied, EmptyReply, LLMError
 from pcg_plugin.llm.base import ChatResult
+from pcg_plugin.llm.wire import client_error, endpoint, retry_after_seconds, status_error, wait_for
 
 if TYPE_CHECKING:
     from pcg_plugin.llm.profiles import Profile
 
-CLIENT_DEFAULT_TIMEOUT = 600.0  # the openai client's own (openai>=1, and openai<1's request default): "client default"
-
-
-ACCESS_STATUSES = (401, 403, 404)  # the harness's key, access or model name: never the team's request
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """``Retry-After`` (seconds) or OpenAI's ``retry-after-ms``; an HTTP date or garbage gives None."""
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) * scale)
-        except ValueError:
-            continue
-    return None
-
 
 def map_error(exc: Exception) -> LLMError:
-    """openai exceptions -> our LLMError family (429 is RateLimited, never a 5xx)."""
+    """openai exceptions -> our LLMError family (``wire.status_error``: 429 is RateLimited, never a 5xx; a 408 is
+    a bad request here, as it always was on this path)."""
     import openai
 
-    if isinstance(exc, openai.APITimeoutError):
-        return Timeout(f"no answer within the client timeout: {exc}")
-    if isinstance(exc, openai.APIConnectionError):
-        return ConnectionFailed(f"cannot reach the model server: {exc}")
-    if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is cut short or not JSON: the provider's fault
-        return EmptyReply(f"the server's reply is not valid JSON: {exc}")
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        if status == 429:
-            return RateLimited(
-                f"429 rate limited: {exc.message}",
-                retry_after=retry_after_seconds(getattr(exc.response, "headers", None)),
-            )
-        if status >= 500:
-            return ServerError(f"{status} server error: {exc.message}")
-        if status in ACCESS_STATUSES:
-            return AccessDenied(
-                f"{status}: the model server refuses the harness (check the key, the access and the "
-                f"model name): {exc.message}"
-            )
-        return BadRequest(f"{status}: {exc.message}")
-    return LLMError(f"{type(exc).__name__}: {exc}")
+        retry_after = retry_after_seconds(getattr(exc.response, "headers", None))
+        return status_error(exc.status_code, exc.message, retry_after=retry_after, timeout_408=False)
+    timed_out, unreachable = isinstance(exc, openai.APITimeoutError), isinstance(exc, openai.APIConnectionError)
+    return client_error(exc, "timeout" if timed_out else "connection" if unreachable else None)
 
 
 class OpenAIBackend:
@@ -89,8 +44,7 @@ class OpenAIBackend:
     ) -> None:
         self.name = name
         self.model = model
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or ("not-used" if self.base_url else None)
+        self.base_url, self.api_key = endpoint(base_url, api_key, "OPENAI_BASE_URL", ("OPENAI_API_KEY",))
         self._clients: dict[float | None, Any] = {}
 
     def _client(self, timeout: float | None) -> Any:
@@ -111,8 +65,7 @@ class OpenAIBackend:
         params = profile.request_params()
         if self.model:
             params["model"] = self.model
-        official = profile.client_timeout if profile.client_timeout is not None else CLIENT_DEFAULT_TIMEOUT
-        wait = official if timeout is None else min(official, timeout)
+        wait = wait_for(profile, timeout)
         client = self._client(profile.client_timeout)
         try:
             if LONE_SURROGATE.search(json.dumps(messages, ensure_ascii=False)):

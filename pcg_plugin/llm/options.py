@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 import pytest
 
@@ -137,28 +137,33 @@ def chosen(raw: Mapping[str, str | None], name: str, hint: str) -> str | None:
     return text
 
 
-def positive(name: str, text: str | None, default: int | None) -> int | None:
-    """A whole number of at least 1 (a token cap: 0 or less would mean no cap, or refuse every request), or
-    ``default`` when not given."""
-    if text is None:
-        return default
+def whole(name: str, text: str, low: int | None = None) -> int:
+    """Option ``name``'s string as a whole number (of at least ``low``); a ValueError names the option."""
     try:
         value = int(text)
     except ValueError:
         raise ValueError(f"--{name.replace('_', '-')}: {text!r} is not a whole number") from None
-    if value < 1:
-        raise ValueError(f"--{name.replace('_', '-')}: {value} must be at least 1")
+    if low is not None and value < low:
+        raise ValueError(f"--{name.replace('_', '-')}: {value} must be at least {low}")
     return value
+
+
+def one_model(raw: Mapping[str, str | None], why: str) -> str | None:
+    """The run's one model (None: the problem's default); several are refused, saying ``why``."""
+    models = split_models(given(raw, "pcg_model"))
+    if len(models) > 1:
+        raise ValueError(f"--pcg-model: {why}, got {','.join(models)}")
+    return models[0] if models else None
+
+
+def positive(name: str, text: str | None, default: int | None) -> int | None:
+    """A whole number of at least 1 (a token cap: 0 or less would mean no cap, or refuse every request), or
+    ``default`` when not given."""
+    return default if text is None else whole(name, text, 1)
 
 
 def parse_trials(text: str) -> int:
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise ValueError(f"--pcg-trials: {text!r} is not a whole number") from None
-    if value < 1:
-        raise ValueError(f"--pcg-trials: {value} must be at least 1")
-    return value
+    return whole("pcg_trials", str(text), 1)
 
 
 def parse_bool(text: str) -> bool:
@@ -190,6 +195,19 @@ def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None
         raise ValueError(f"--{name.replace('_', '-')}: {value!r} is not one of {', '.join(choices)}")
 
 
+class Shared(TypedDict):
+    """The fields of a problem's settings (``RunSettings``) that the shared options fill, as ``Basics.settings``
+    hands them on."""
+
+    backend: str | None
+    base_url: str | None
+    record: str
+    out: Path | None
+    store: Path
+    device: str
+    offline_default: bool
+
+
 @dataclass(frozen=True)
 class Basics:
     """The options every problem reads the same way: who answers, how answers are recorded, where the run and the
@@ -203,10 +221,18 @@ class Basics:
     store: Path
     device: str
 
+    def settings(self) -> Shared:
+        """What these options set in a problem's settings, the same in each: ``Settings(**run.settings(), ...)``."""
+        named = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "offline"}
+        return cast(Shared, {**named, "offline_default": self.offline})
 
-def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Basics:
+
+def basics(
+    raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> Basics:
     """The shared options of a run, checked; relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where
-    pytest was invoked), the default store lives under ``<rootdir>/pcg-runs``."""
+    pytest was invoked; ``rootdir`` when not given), the default store lives under ``<rootdir>/pcg-runs``."""
+    cwd = rootdir if cwd is None else cwd
     chosen(raw, "pcg_trials", "give a number of trials, at least 1")
     model = chosen(raw, "pcg_model", "name a model")
     if model is not None and not split_models(model):
@@ -258,6 +284,18 @@ def export_limits(raw: Mapping[str, str | None], cwd: Path, env: dict[str, str] 
 
 
 S = TypeVar("S", bound="JsonSettings")
+R = TypeVar("R")
+
+
+def settings_from(config: pytest.Config, options: Iterable[Option], resolve: Callable[..., R]) -> R:
+    """A problem's settings from pytest's config: ``resolve(raw, rootdir=..., cwd=...)`` given the strings of the
+    shared options and the problem's own (``options``); a bad value is a usage error naming the option, never a
+    traceback."""
+    raw = raw_options(config, (*COMMON, *options))
+    try:
+        return resolve(raw, rootdir=Path(config.rootpath), cwd=Path(config.invocation_params.dir))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 class JsonSettings:

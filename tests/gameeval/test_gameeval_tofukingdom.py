@@ -76,6 +76,36 @@ def test_extra_and_final_errors() -> None:
         assert tofukingdom([*base, extra(), answer(), choose(bad)])["outcome"] == "Fianl answer is None."
 
 
+NO_JSON = ["x", "y", "z"]  # three replies that are no JSON: the caller gives up
+
+
+@pytest.mark.parametrize(
+    "tail, error, why",
+    [
+        (NO_JSON, "Question is None.", "the Prince gave no JSON question for Tom in 3 calls"),
+        ([ask(None)], "Question is None.", "the Prince's question for Tom is null"),
+        ([ask(), *NO_JSON], "Answer is None.", "Tom (Queen) gave no JSON answer in 3 calls"),
+        ([ask(), answer(None)], "Answer is None.", "Tom (Queen) answered null"),
+        (["E", *NO_JSON], "Extra name is None.", "the Prince chose no player for the extra question in 3 calls"),
+        (["E", extra(None)], "Extra name is None.", "the Prince's extra-question name is null"),
+        (["E", extra(), *NO_JSON], "Extra answer is None.", "Robert (Minister) gave no JSON extra answer in 3 calls"),
+        (["E", extra(), answer(None)], "Extra answer is None.", "Robert (Minister) answered the extra question null"),
+        (["E", extra(), answer(), *NO_JSON], "Fianl answer is None.", "the Prince named no Princess in 3 calls"),
+        (
+            ["E", extra(), answer(), choose("Zed")],
+            "Fianl answer is None.",
+            "the Prince named 'Zed', not one of the 7 players",
+        ),
+    ],
+)
+def test_each_early_end_says_why_in_the_record(tail: list, error: str, why: str) -> None:
+    """Every way the Prince or a player can stop the game: the reference's error string as the outcome, and in
+    words who failed to do what (the record's ``why``, shown in the report)."""
+    replies = [*seven_questions(), *tail[1:]] if tail[0] == "E" else tail
+    out = tofukingdom(replies)
+    assert (out["outcome"], out["result"], out["why"]) == (error, {"error": error}, why)
+
+
 @pytest.mark.parametrize(
     "tail", [['{"thought": "t"}'], ["[]"], ['"question"'], [ask(), '{"thought": "t"}'], [ask(), "7"]]
 )

@@ -8,9 +8,10 @@ import pytest
 
 from pcg_plugin.errors import BadRequest, InfrastructureError, OfficialFailure, RateLimited, ServerError, Timeout
 from pcg_plugin.llm import make_backend
-from pcg_plugin.llm.openai_backend import OpenAIBackend, retry_after_seconds
+from pcg_plugin.llm.openai_backend import OpenAIBackend
 from pcg_plugin.llm.session import TrialChat, generate_prompt_trial
 from pcg_plugin.llm.store import ResponseStore, TrialKey
+from pcg_plugin.llm.wire import retry_after_seconds
 from pcg_plugin.problems.science_birds.editions import profile_for
 
 MSG = [{"role": "system", "content": "You draw letters."}, {"role": "user", "content": "Draw A"}]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -113,6 +115,36 @@ def test_the_shared_basics_of_every_problem(tmp_path):
         run_options.basics({"pcg_record": "sometimes"}, rootdir=root, cwd=cwd, env={})
     with pytest.raises(ValueError, match="--pcg-backend"):
         run_options.basics({"pcg_backend": "carrier-pigeon"}, rootdir=root, cwd=cwd, env={})
+
+
+def every_problems_resolve() -> dict[str, Any]:
+    """Each installed problem's ``resolve(raw, rootdir=, cwd=, env=)``, the problem's own arguments bound."""
+    from pcg_plugin.problems.gameeval import settings as gameeval
+    from pcg_plugin.problems.gameeval.games import GAMES
+    from pcg_plugin.problems.imagegame import settings as imagegame
+    from pcg_plugin.problems.pcgbench import settings as pcgbench
+    from pcg_plugin.problems.science_birds import settings as science_birds
+
+    return {
+        "gameeval": partial(gameeval.resolve, GAMES["spyfall"]),
+        "imagegame": partial(imagegame.resolve, known=("compact_grids/0",)),
+        "pcgbench": partial(pcgbench.resolve, "binary-v0"),
+        "science_birds": science_birds.resolve,
+    }
+
+
+@pytest.mark.parametrize("problem", ["gameeval", "imagegame", "pcgbench", "science_birds"])
+def test_every_problems_settings_carry_the_shared_options_as_given(tmp_path: Path, problem: str) -> None:
+    """Who answers, where the run and the store go, how answers are recorded, which device: read once
+    (``basics``), the same in each problem's settings (``Basics.settings``)."""
+    raw = {"pcg_backend": "openai", "pcg_base_url": "http://models.example/v1", "pcg_model": "m", "pcg_out": "o"}
+    raw |= {"pcg_store": "s", "pcg_record": "none", "pcg_device": "cpu"}
+    s = every_problems_resolve()[problem](raw, rootdir=tmp_path / "root", cwd=tmp_path, env={})
+    shared = (s.backend, s.base_url, s.record, s.out, s.store, s.device, s.offline_default, s.model)
+    assert shared == ("openai", "http://models.example/v1", "none", tmp_path / "o", tmp_path / "s", "cpu", False, "m")
+    offline = every_problems_resolve()[problem]({}, rootdir=tmp_path / "root", cwd=tmp_path, env={})
+    assert (offline.offline_default, offline.store) == (True, tmp_path / "root" / "pcg-runs" / "responses")
+    assert set(run_options.Shared.__annotations__) <= {f.name for f in fields(s)}
 
 
 def test_a_value_given_blank_is_refused_where_the_default_would_mean_everything() -> None:

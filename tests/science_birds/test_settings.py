@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pcg_plugin.llm.options import is_offline_default
+from pcg_plugin.llm.options import COMMON, is_offline_default
 from pcg_plugin.problems.science_birds.settings import (
-    COMMON,
     LETTERS,
     OFFLINE_LETTERS,
     OFFLINE_TRIALS,

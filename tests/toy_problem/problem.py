@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.contract.base import BaseProblem
+from pcg_plugin.core.contract.base import BaseProblem, Finished, WorkerStats
 from pcg_plugin.core.contract.problem import SETTINGS_KEY
 from pcg_plugin.core.records import calls
 from pcg_plugin.errors import InfrastructureError, SubmissionError
@@ -123,12 +123,8 @@ class Spell(BaseProblem):
         return SpellRecord(**json.loads(text))
 
     def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]:
+        self, config: pytest.Config, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats
+    ) -> Finished:
         names = sorted({m["name"] for m in collected.items.values()})
         scores = {n: [r.score for r in collected.records.values() if r.submission == n] for n in names}
         settings = config.stash[SETTINGS_KEY]

@@ -8,11 +8,23 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import pytest
 
 SERVICE_LISTEN_ENV = "PCG_SERVICE_LISTEN"  # set by --pcg-cluster on a node whose service other hosts reach
+WorkerStats: TypeAlias = Mapping[str, Mapping[str, Any]]  # each worker's ``process_facts``, by worker id
+Finished: TypeAlias = tuple[dict[str, Any], Path | None]  # a finished run: its results and its report (None: none)
+
+
+def merged_facts(worker_stats: WorkerStats, local: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's facts (the model, the classifier ... a process loaded): each key as the first worker (by id) sent
+    it in its ``process_facts()["facts"]`` (all workers load the same things), else as this process has it."""
+    out: dict[str, Any] = dict(local)
+    for name in sorted(worker_stats):
+        for key, value in worker_stats[name].get("facts", {}).items():
+            out.setdefault(key, value)
+    return out
 
 
 class BaseProblem(ABC):
@@ -48,12 +60,8 @@ class BaseProblem(ABC):
 
     @abstractmethod
     def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]:
+        self, config: pytest.Config, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats
+    ) -> Finished:
         """The end of the run on the controller: score, write the results and report; (results, report path)."""
 
     @abstractmethod

@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import pytest
 
-from pcg_plugin.core.contract.base import BaseProblem
+from pcg_plugin.core.contract.base import BaseProblem, Finished, WorkerStats
 
 ENTRY_POINT_GROUP = "pytest_pcg.problems"
 DEFAULT_PROBLEM = "science-birds"
@@ -101,12 +101,8 @@ class Problem(Protocol):
 
     # the run: scored, written, summed up
     def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]: ...
+        self, config: pytest.Config, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats
+    ) -> Finished: ...
     def describe(self, record: Any) -> str: ...
     def summary_lines(
         self, results: Mapping[str, Any] | None, run_dir: str | Path, report: Path | None, error: str | None

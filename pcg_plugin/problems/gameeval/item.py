@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason, SubmissionError
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import TrialKey
@@ -193,26 +191,9 @@ def role_prompt(
     if sub.format == "gameeval_prompt":
         assert sub.prompt is not None
         return {role: sub.prompt}
-    from pcg_plugin.sandbox.run import run_program_trial
-
     owner = names[game.prompt_owner(role)]
-    chat = chats.get(owner)
-
-    def run() -> str:
-        with owned_temp_dir("gameeval") as work:
-            return run_program_trial(
-                sub.entry,
-                letter=game.target_text(setup, role),
-                chat=chat.chat,
-                workdir=Path(work),
-                team=sub.name,
-                trial=trial,
-                root=sub.path,
-                site_dirs=ctx.site_dirs(sub),
-                model=ctx.key_model(owner),
-            )
-
-    text = chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
+    letter = game.target_text(setup, role)
+    text = ctx.program_text("gameeval", sub, chats.get(owner), letter=letter, trial=trial, model=owner)
     try:
         check_slots(text, game, f"the prompt {sub.entry.name} returned")
     except SubmissionError as exc:

@@ -30,12 +30,14 @@ class GameEvalProblem(EpisodeProblem):
     context_class = Context
     settings_class = Settings
     record_class = EpisodeRecord
+    item_module, report_module, rows_module = item, report, rows
     score_name = "share of wins of the submission's side"
 
     def __init__(self, game: str) -> None:
         self.game = GAMES[game]
         self.name = f"gameeval/{game}"
         self.target_label = self.game.target_label
+        self.game_args = (self.game,)  # what the game's report and rows take first
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, self.game)
@@ -78,31 +80,3 @@ class GameEvalProblem(EpisodeProblem):
         self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
     ) -> Any:
         return item.run_trial(context(config), sub, self.game, target, trial, nodeid)
-
-    def describe(self, record: Any) -> str:
-        return item.describe(record)
-
-    def trial_states(self, record: Any) -> list[dict[str, Any]]:
-        return item.trial_states(record)
-
-    def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]:
-        return report.finish_run(self.game, run, collected, self)
-
-    def summary_lines(
-        self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None, error: str | None
-    ) -> list[str]:
-        return report.summary_lines(self.game, results, run_dir, report_path, error)
-
-    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
-
-    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return rows.trial_rows(self.game, results)
-
-    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
-        return rows.scores(self.game, results, pick)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import COMMON, Option
+from pcg_plugin.llm.options import Option
 
 if TYPE_CHECKING:  # the options are read at every pytest start: no game is imported for them
     from pcg_plugin.problems.gameeval.games import Game
@@ -63,13 +63,6 @@ def parse_targets(text: str, known: tuple[str, ...], label: str) -> tuple[str, .
     return tuple(k for k in known if k in chosen)
 
 
-def _int(name: str, text: str | None, default: int | None) -> int | None:
-    try:
-        return int(text) if text else default
-    except ValueError:
-        raise ValueError(f"--{name}: {text!r} is not a whole number") from None
-
-
 def resolve(
     game: Game,
     raw: Mapping[str, str | None],
@@ -79,18 +72,14 @@ def resolve(
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Raw option strings -> Settings; a ValueError names the bad option."""
-    cwd = rootdir if cwd is None else cwd
 
     get = partial(run_options.given, raw)
 
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     offline = run.offline
-    models = run_options.split_models(get("pcg_model"))
-    if len(models) > 1:
-        raise ValueError(
-            f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
-            f"models to roles), got {','.join(models)}"
-        )
+    model = run_options.one_model(
+        raw, "GameEval plays one run model (a submission's gameeval.toml assigns models to roles)"
+    )
     known, notes = game.targets(), []
     picked = run_options.chosen(raw, "pcg_gameeval_targets", f"name {game.target_label}s, or all")
     targets = parse_targets(picked, known, game.target_label) if picked else known
@@ -108,31 +97,19 @@ def resolve(
             f"offline default LLM: replies capped at {OFFLINE_MAX_TOKENS} tokens "
             "(set --pcg-gameeval-max-tokens to change)"
         )
+    seed_raw = get("pcg_gameeval_seed")
+    seed = run_options.whole("pcg_gameeval_seed", seed_raw) if seed_raw else DEFAULT_SEED
     return Settings(
         game=game.name,
         targets=targets,
         trials=trials,
-        backend=run.backend,
-        model=models[0] if models else None,
-        base_url=run.base_url,
-        record=run.record,
-        out=run.out,
-        store=run.store,
-        device=run.device,
-        seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
+        model=model,
+        **run.settings(),
+        seed=seed,
         max_tokens=max_tokens,
-        offline_default=offline,
         notes=tuple(notes),
     )
 
 
 def from_config(config: pytest.Config, game: Game) -> Settings:
-    try:
-        return resolve(
-            game,
-            run_options.raw_options(config, COMMON + OPTIONS),
-            rootdir=Path(config.rootpath),
-            cwd=Path(config.invocation_params.dir),
-        )
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    return run_options.settings_from(config, OPTIONS, partial(resolve, game))

@@ -41,6 +41,14 @@ def winning_camp(named_role: str) -> str:
     return {"Princess": "Prince", "Queen": "Queen"}.get(named_role, "Spy")
 
 
+class _Stop(Exception):
+    """The episode ends before the Prince names anyone: the reference's error string (``error``) and why."""
+
+    def __init__(self, error: str, why: str) -> None:
+        super().__init__(why)
+        self.error, self.why = error, why
+
+
 @dataclass(frozen=True)
 class Seat:
     name: str
@@ -94,7 +102,9 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
                 f"the {stage} reply {json.dumps(value)[:80]} has no {name!r} (the reference raises here)",
             ) from None
 
-    def prince(stage: str, instruction: str, with_game: bool) -> Any:
+    def prince(stage: str, instruction: str, with_game: bool, error: str, gave_none: str) -> Any:
+        """The Prince's JSON reply at ``stage``; none in ``TRIES`` calls ends the episode (``error``, and
+        ``gave_none``: what the Prince failed to do)."""
         head = [{"role": "system", "content": t["game_prompt"]}] if with_game else []
         messages = [
             *head,
@@ -102,9 +112,14 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
             *table.histories[PRINCE],
             {"role": "system", "content": instruction},
         ]
-        return ask_json(PRINCE, stage, messages)
+        try:
+            return ask_json(PRINCE, stage, messages)
+        except _GaveUp:
+            raise _Stop(error, f"the Prince {gave_none} in {TRIES} calls") from None
 
-    def answer(seat: Seat, stage: str) -> tuple[Any, Any]:
+    def answer(seat: Seat, stage: str, error: str, what: str, null: str) -> None:
+        """``seat``'s answer, heard by the other players and the Prince; the episode ends (``error``) when no JSON
+        answer comes in ``TRIES`` calls (``what``: the answer's name) or it is null (``null``: the words for it)."""
         system = fill(
             t["player_system"],
             game_prompt=t["game_prompt"],
@@ -117,72 +132,56 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
             *table.histories[seat.name],
             {"role": "system", "content": t["player_instruction"]},
         ]
-        parsed = ask_json(seat.role, stage, messages)
-        return key(parsed, "answer", stage), parsed
+        try:
+            parsed = ask_json(seat.role, stage, messages)
+        except _GaveUp:
+            raise _Stop(error, f"{seat.name} ({seat.role}) gave no JSON {what} in {TRIES} calls") from None
+        reply = key(parsed, "answer", stage)
+        if reply is None:
+            raise _Stop(error, f"{seat.name} ({seat.role}) {null}")
+        table.tell(seat.name, fill(lines["answer"], name=seat.name, answer=reply))  # the other players, the Prince
+        table.add(seat.name, "assistant", json.dumps(parsed))
 
     def announce(text: str) -> None:
         table.tell("host", text)  # every player and the Prince
 
-    def stop(error: str, why: str) -> Played:
-        table.events.append(Ended(error, why))
-        return Played(error, None, {"error": error}, why, tuple(table.events))
-
-    def heard_answer(seat: Seat, reply: Any, parsed: Any) -> None:
-        text = fill(lines["answer"], name=seat.name, answer=reply)
-        table.tell(seat.name, text)  # the other players and the Prince
-        table.add(seat.name, "assistant", json.dumps(parsed))
+    def asked(text: str, parsed: Any) -> None:
+        table.tell(PRINCE, text, to=names)
+        table.add(PRINCE, "assistant", json.dumps(parsed))
 
     try:
         announce(host["start"])
         for seat in setup.seating:
             announce(fill(host["ask"], name=seat.name))
-            try:
-                parsed = prince("ask", t["prince_ask"], with_game=True)
-            except _GaveUp:
-                return stop(errors["question"], f"the Prince gave no JSON question for {seat.name} in {TRIES} calls")
+            failed = f"gave no JSON question for {seat.name}"
+            parsed = prince("ask", t["prince_ask"], True, errors["question"], failed)
             question = key(parsed, "question", "ask")
             if question is None:
-                return stop(errors["question"], f"the Prince's question for {seat.name} is null")
-            table.tell(PRINCE, fill(lines["prince"], question=question), to=names)
-            table.add(PRINCE, "assistant", json.dumps(parsed))
-            try:
-                reply, parsed = answer(seat, "answer")
-            except _GaveUp:
-                return stop(errors["answer"], f"{seat.name} ({seat.role}) gave no JSON answer in {TRIES} calls")
-            if reply is None:
-                return stop(errors["answer"], f"{seat.name} ({seat.role}) answered null")
-            heard_answer(seat, reply, parsed)
+                raise _Stop(errors["question"], f"the Prince's question for {seat.name} is null")
+            asked(fill(lines["prince"], question=question), parsed)
+            answer(seat, "answer", errors["answer"], "answer", "answered null")
         announce(host["extra"])
-        try:
-            parsed = prince("ask_extra", t["prince_ask_choose"], with_game=False)
-        except _GaveUp:
-            return stop(errors["extra_name"], f"the Prince chose no player for the extra question in {TRIES} calls")
+        failed = "chose no player for the extra question"
+        parsed = prince("ask_extra", t["prince_ask_choose"], False, errors["extra_name"], failed)
         question = key(parsed, "question", "ask_extra")
         chosen = key(parsed, "name", "ask_extra")
         if chosen is None:
-            return stop(errors["extra_name"], "the Prince's extra-question name is null")
-        table.tell(PRINCE, fill(lines["extra"], name=chosen, question=question), to=names)
-        table.add(PRINCE, "assistant", json.dumps(parsed))
+            raise _Stop(errors["extra_name"], "the Prince's extra-question name is null")
+        asked(fill(lines["extra"], name=chosen, question=question), parsed)
         last = setup.seating[-1]  # the reference's leftover loop variable answers, whoever was chosen
-        try:
-            reply, parsed = answer(last, "answer_extra")
-        except _GaveUp:
-            return stop(errors["extra_answer"], f"{last.name} ({last.role}) gave no JSON extra answer in {TRIES} calls")
-        if reply is None:
-            return stop(errors["extra_answer"], f"{last.name} ({last.role}) answered the extra question null")
-        heard_answer(last, reply, parsed)
+        answer(last, "answer_extra", errors["extra_answer"], "extra answer", "answered the extra question null")
         announce(host["final"])
-        try:
-            parsed = prince("choose", t["prince_choose"], with_game=False)
-        except _GaveUp:
-            return stop(errors["final"], f"the Prince named no Princess in {TRIES} calls")
+        parsed = prince("choose", t["prince_choose"], False, errors["final"], "named no Princess")
         final = key(parsed, "name", "choose")
         by_name = {s.name: s for s in setup.seating}
         if not any(final == n for n in names):
-            return stop(errors["final"], f"the Prince named {final!r}, not one of the 7 players")
+            raise _Stop(errors["final"], f"the Prince named {final!r}, not one of the 7 players")
         role = by_name[final].role
         why = f"the Prince named {final}, the {role}: the {winning_camp(role)} camp wins"
         table.events.append(Ended(role, why))
         return Played(role, None, {"winner": role, "log": f"{setup.trial}.log"}, why, tuple(table.events))
+    except _Stop as stop:  # the reference's error string as the outcome
+        table.events.append(Ended(stop.error, stop.why))
+        return Played(stop.error, None, {"error": stop.error}, stop.why, tuple(table.events))
     except (Crash, RecursionError) as exc:
         return crashed(table, exc)

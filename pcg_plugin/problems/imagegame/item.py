@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, TypedDict
 
-from pcg_plugin._util.trial_dirs import owned_temp_dir
 from pcg_plugin.core.records.rundir import trial_folder
 from pcg_plugin.episode.loop import chat_speaker, play
 from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
@@ -105,23 +103,8 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
         assert sub.prompt is not None
         return fill_prompt(sub.prompt, instance.target_grid, instance.grid_dimension, instance.player_1_question)
     if sub.format == "imagegame_program":
-        from pcg_plugin.sandbox.run import run_program_trial
-
-        def run() -> str:
-            with owned_temp_dir("imagegame") as work:
-                return run_program_trial(
-                    sub.entry,
-                    letter=instance.target_grid,
-                    chat=chat.chat,
-                    workdir=Path(work),
-                    team=sub.name,
-                    trial=trial,
-                    root=sub.path,
-                    site_dirs=ctx.site_dirs(sub),
-                    model=ctx.key_model(ctx.model_name(sub.model)),
-                )
-
-        return chat.run_program(run)  # stored once it returned: a rerun plays on from it, the program not run again
+        model = ctx.model_name(sub.model)
+        return ctx.program_text("imagegame", sub, chat, letter=instance.target_grid, trial=trial, model=model)
     return None
 
 

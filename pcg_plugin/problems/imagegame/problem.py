@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,6 +37,7 @@ class ImageGame(EpisodeProblem):
     context_class = Context
     settings_class = Settings
     record_class = EpisodeResult
+    item_module, report_module, rows_module = item, report, rows
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))
@@ -71,35 +71,7 @@ class ImageGame(EpisodeProblem):
     ) -> Any:
         return item.run_trial(context(config), sub, v2_instances()[target], trial, nodeid)
 
-    def describe(self, record: Any) -> str:
-        return item.describe(record)
-
     def trial_score(self, record: Any) -> float | None:
         """The episode's Main Score (the last turn's F1, 0-100); None where clembench gives none (aborted)."""
         score = record.main_score  # NaN for an aborted episode: clembench gives it no quality
         return None if math.isnan(score) else score
-
-    def trial_states(self, record: Any) -> list[dict[str, Any]]:
-        return item.trial_states(record)
-
-    def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]:
-        return report.finish_run(run, collected, self)
-
-    def summary_lines(
-        self, results: Mapping[str, Any] | None, run_dir: str | Path, report_path: Path | None, error: str | None
-    ) -> list[str]:
-        return report.summary_lines(results, run_dir, report_path, error)
-
-    # -- the run read back (core.results.runs) -------------------------------------------------------------------------
-
-    def trial_rows(self, results: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return rows.trial_rows(results)
-
-    def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
-        return rows.scores(results, pick)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import COMMON, Option
+from pcg_plugin.llm.options import Option
 
 VARIANTS = ("v2.0", "head")
 DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair
@@ -82,7 +82,6 @@ def resolve(
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Raw option strings -> Settings; a ValueError names the bad option."""
-    cwd = rootdir if cwd is None else cwd
 
     get = partial(run_options.given, raw)
 
@@ -90,9 +89,7 @@ def resolve(
     offline = run.offline
     variant = get("pcg_imagegame_variant") or "v2.0"
     run_options.check_choice("pcg_imagegame_variant", variant, VARIANTS)
-    models = run_options.split_models(get("pcg_model"))
-    if len(models) > 1:
-        raise ValueError(f"--pcg-model: the picture game plays one model at a time (self-play), got {','.join(models)}")
+    model = run_options.one_model(raw, "the picture game plays one model at a time (self-play)")
     picked = run_options.chosen(
         raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments (random_grids) or all"
     )
@@ -107,27 +104,13 @@ def resolve(
     return Settings(
         instances=instances,
         trials=trials,
-        backend=run.backend,
-        model=models[0] if models else None,
-        base_url=run.base_url,
-        record=run.record,
-        out=run.out,
-        store=run.store,
-        device=run.device,
+        model=model,
+        **run.settings(),
         variant=variant,
         max_tokens=max_tokens or MAX_TOKENS,
-        offline_default=offline,
         notes=tuple(notes),
     )
 
 
 def from_config(config: pytest.Config, known: tuple[str, ...]) -> Settings:
-    try:
-        return resolve(
-            run_options.raw_options(config, COMMON + OPTIONS),
-            rootdir=Path(config.rootpath),
-            known=known,
-            cwd=Path(config.invocation_params.dir),
-        )
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    return run_options.settings_from(config, OPTIONS, partial(resolve, known=known))

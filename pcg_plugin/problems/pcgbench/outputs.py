@@ -15,6 +15,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.core.contract.banner import unofficial
+from pcg_plugin.core.contract.base import Finished, WorkerStats, merged_facts
 from pcg_plugin.core.stats.intervals import rank_text
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
@@ -146,17 +147,7 @@ def results_document(
     }
 
 
-def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(local)
-    for name in sorted(worker_stats):
-        for key, value in worker_stats[name].get("facts", {}).items():
-            out.setdefault(key, value)
-    return out
-
-
-def finish_run(
-    config: Any, run: Mapping[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
-) -> tuple[dict[str, Any], Path | None]:
+def finish_run(config: Any, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats) -> Finished:
     from pcg_plugin._util import provenance
     from pcg_plugin._util.paths import REPO_ROOT
     from pcg_plugin.core.contract.problem import SETTINGS_KEY, problem_of

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.contract.base import BaseProblem
+from pcg_plugin.core.contract.base import BaseProblem, Finished, WorkerStats
 from pcg_plugin.problems.pcgbench import outputs, records, rows, submission, trial
 from pcg_plugin.problems.pcgbench import settings as settings_mod
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
@@ -105,12 +105,8 @@ class PcgBenchProblem(BaseProblem):
     # -- controller, after the run -----------------------------------------------------------------------------
 
     def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]:
+        self, config: pytest.Config, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats
+    ) -> Finished:
         return outputs.finish_run(config, run, collected, worker_stats)
 
     def summary_lines(

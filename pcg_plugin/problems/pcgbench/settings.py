@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import COMMON, Option, parse_trials
+from pcg_plugin.llm.options import Option, parse_trials
 
 DEFAULT_INSTANCES = 3
 DEFAULT_TRIALS = 3
@@ -54,16 +54,6 @@ class BenchSettings(run_options.RunSettings):
         return self.instance_ids
 
 
-def _whole(name: str, text: str, low: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"--{name.replace('_', '-')}: {text!r} is not a whole number") from None
-    if value < low:
-        raise ValueError(f"--{name.replace('_', '-')}: {value} must be at least {low}")
-    return value
-
-
 def resolve(
     problem: str,
     raw: Mapping[str, str | None],
@@ -76,17 +66,15 @@ def resolve(
     from pcg_plugin.problems.pcgbench.bench.registry import get_problem
     from pcg_plugin.problems.pcgbench.instances import instances
 
-    cwd = rootdir if cwd is None else cwd
-
     get = partial(run_options.given, raw)
 
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     backend, offline = run.backend, run.offline
     count_raw = run_options.chosen(raw, "pcg_grid_instances", "give how many instances, at least 1")
     trials_raw, seed_raw = get("pcg_trials"), get("pcg_grid_seed")
-    count = _whole("pcg_grid_instances", count_raw, 1) if count_raw else DEFAULT_INSTANCES
+    count = run_options.whole("pcg_grid_instances", count_raw, 1) if count_raw else DEFAULT_INSTANCES
     trials = parse_trials(trials_raw) if trials_raw else DEFAULT_TRIALS
-    seed = _whole("pcg_grid_seed", seed_raw, 0) if seed_raw else DEFAULT_SEED
+    seed = run_options.whole("pcg_grid_seed", seed_raw, 0) if seed_raw else DEFAULT_SEED
     notes: list[str] = []
     if offline and backend in (None, "auto") and not (count_raw and trials_raw):
         count = count if count_raw else OFFLINE_INSTANCES
@@ -122,14 +110,8 @@ def resolve(
         instance_count=count,
         seed=seed,
         trials=trials,
-        backend=backend,
         model=model,
-        base_url=run.base_url,
-        record=run.record,
-        out=run.out,
-        store=run.store,
-        device=run.device,
-        offline_default=offline,
+        **run.settings(),
         constrain=constrain,
         notes=tuple(notes),
     )
@@ -137,12 +119,4 @@ def resolve(
 
 def from_config(problem: str, config: pytest.Config) -> BenchSettings:
     """The run's settings; a bad value is a usage error naming the option, never a traceback."""
-    try:
-        return resolve(
-            problem,
-            run_options.raw_options(config, COMMON + OPTIONS),
-            rootdir=Path(config.rootpath),
-            cwd=Path(config.invocation_params.dir),
-        )
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    return run_options.settings_from(config, OPTIONS, partial(resolve, problem))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pcg_plugin.llm.openai_backend import CLIENT_DEFAULT_TIMEOUT
 from pcg_plugin.llm.profiles import Profile
+from pcg_plugin.llm.wire import CLIENT_DEFAULT_TIMEOUT
 from pcg_plugin.sandbox.run import SandboxLimits
 
 # 2023 had neither limit; finite stand-ins keep profiles JSON-safe (results files refuse Infinity).

@@ -10,6 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_save, atomic_write
 from pcg_plugin._util.paths import stem as file_stem
+from pcg_plugin.core.contract.base import Finished, WorkerStats, merged_facts
 from pcg_plugin.problems.science_birds import results
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.problems.science_birds.level.animate import animation_rel as animation_rel  # the trial's path
@@ -114,15 +115,6 @@ def constrained_decoding(mode: str | None) -> str | None:
     return f"{mode} grammar (llguidance, pcg_plugin/llm/constrain.py)"
 
 
-def merged_facts(worker_stats: Mapping[str, Mapping[str, Any]], local: Mapping[str, Any]) -> dict[str, Any]:
-    """First worker's facts per key (all workers load the same things), else this process's own."""
-    out: dict[str, Any] = dict(local)
-    for name in sorted(worker_stats):
-        for key, value in worker_stats[name].get("facts", {}).items():
-            out.setdefault(key, value)
-    return out
-
-
 def with_rank_intervals(doc: Results, reps: int = 100) -> Results:
     """Every submission with ``rank_interval: [low, high]`` (the report's bootstrap; null with nothing to
     resample, e.g. one submission)."""
@@ -136,9 +128,7 @@ def with_rank_intervals(doc: Results, reps: int = 100) -> Results:
     return replace(doc, submissions=subs)
 
 
-def finish_run(
-    config: Any, run: dict[str, Any], collected: Any, worker_stats: Mapping[str, Mapping[str, Any]]
-) -> tuple[dict[str, Any], Path | None]:
+def finish_run(config: Any, run: dict[str, Any], collected: Any, worker_stats: WorkerStats) -> Finished:
     """Controller, once: score, write the official stage files, result/, results.json and the HTML report."""
 
     from pcg_plugin._util import provenance

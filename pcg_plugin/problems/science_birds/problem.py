@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pcg_plugin.core.contract.base import SERVICE_LISTEN_ENV, BaseProblem
+from pcg_plugin.core.contract.base import SERVICE_LISTEN_ENV, BaseProblem, Finished, WorkerStats
 from pcg_plugin.core.inputs import zips
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.problems.science_birds import classify as cs
@@ -222,12 +222,8 @@ class ScienceBirds(BaseProblem):
     # -- controller, after the run -----------------------------------------------------------------------------
 
     def finish_run(
-        self,
-        config: pytest.Config,
-        run: Mapping[str, Any],
-        collected: Any,
-        worker_stats: Mapping[str, Mapping[str, Any]],
-    ) -> tuple[dict[str, Any], Path | None]:
+        self, config: pytest.Config, run: Mapping[str, Any], collected: Any, worker_stats: WorkerStats
+    ) -> Finished:
         return finish_run(config, dict(run), collected, worker_stats)
 
     def summary_lines(

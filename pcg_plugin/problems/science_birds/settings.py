@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import COMMON, Option, parse_bool, parse_trials, split_models
+from pcg_plugin.llm.options import Option, parse_bool, parse_trials, split_models
 from pcg_plugin.problems.science_birds.editions import DEFAULT as DEFAULT_EDITION
 from pcg_plugin.problems.science_birds.editions import YEARS
 from pcg_plugin.problems.science_birds.editions import edition as edition_record
@@ -151,7 +151,6 @@ def resolve(
     Relative ``--pcg-out``/``--pcg-store`` are taken from ``cwd`` (where pytest was invoked); the defaults live
     under ``<rootdir>/pcg-runs``.
     """
-    cwd = rootdir if cwd is None else cwd
     env = os.environ if env is None else env
 
     get = partial(run_options.given, raw)
@@ -213,21 +212,15 @@ def resolve(
         edition=edition,
         letters=letters,
         trials=trials,
-        backend=backend,
         model=model,
-        base_url=run.base_url,
-        record=run.record,
-        out=run.out,
-        store=run.store,
+        **run.settings(),
         classifier=get("pcg_classifier"),
-        device=run.device,
         classify_mode=get("pcg_classify_mode") or "auto",
         disable_weights=parse_bool(disable) if disable else False,
         tie_break=tie_break,
         requirements=requirements,
         letters_explicit=letters_raw is not None,
         trials_explicit=trials_raw is not None,
-        offline_default=offline,
         settle_time=settle_time,
         constrain=constrain,
         unmodified_response=unmodified,
@@ -235,17 +228,9 @@ def resolve(
     )
 
 
-def raw_options(config: pytest.Config) -> dict[str, str | None]:
-    """Each option's string: the command line wins over the ini file."""
-    return run_options.raw_options(config, COMMON + OPTIONS)
-
-
 def from_config(config: pytest.Config) -> Settings:
     """The run's settings; a bad value is a usage error naming the option, never a traceback."""
-    try:
-        return resolve(raw_options(config), rootdir=Path(config.rootpath), cwd=Path(config.invocation_params.dir))
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    return run_options.settings_from(config, OPTIONS, resolve)
 
 
 def with_out(settings: Settings, out: Path) -> Settings:
