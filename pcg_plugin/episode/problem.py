@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.contract.base import BaseProblem
+from pcg_plugin.episode import crossplay
 from pcg_plugin.episode.context import CONTEXT_KEY, EpisodeContext, context
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.sandbox import environments
@@ -32,6 +33,35 @@ class EpisodeProblem(BaseProblem):
     context_class: type[EpisodeContext]
     settings_class: Any
     record_class: Any
+
+    play_roles: tuple[str, ...] = ()  # the roles models are assigned to, in the order a level names them (a--b)
+
+    def pinned(self, sub: Any) -> dict[str, str]:
+        """The roles a submission's manifest gives their own model (GameEval's ``[models]`` table)."""
+        return {}
+
+    def levels(self, settings: Any, sub: Any) -> dict[str, dict[str, str]]:
+        """The submission's item levels with their role -> model assignments (``episode.crossplay``): one per model
+        of a several-model run, one per assignment in cross-play; the pinned roles keep their model."""
+        cross_play = bool(getattr(settings, "cross_play", False))
+        if not (settings.multi_model or cross_play):
+            return {}
+        roles = self.play_roles
+        return crossplay.levels(
+            roles, settings.models, self.pinned(sub), cross_play=cross_play, distinct=len(roles) > 2
+        )
+
+    def model_levels(self, settings: Any, sub: Any) -> tuple[str, ...]:
+        return tuple(self.levels(settings, sub))
+
+    def level_keywords(self, settings: Any, sub: Any, level: str) -> tuple[str, ...]:
+        cross_play = bool(getattr(settings, "cross_play", False))
+        return crossplay.keywords(level, self.levels(settings, sub).get(level) if cross_play else None)
+
+    def assignment(self, settings: Any, sub: Any, level: str | None) -> dict[str, str] | None:
+        """The role -> model map of an item's level (None: a run of one model, whose roles are as the manifest
+        and ``--pcg-model`` say)."""
+        return None if level is None else self.levels(settings, sub)[level]
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
         return self.settings_class.from_dict(data)

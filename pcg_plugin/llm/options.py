@@ -48,8 +48,10 @@ COMMON: tuple[Option, ...] = (
     ),
     Option(
         "--pcg-model",
-        "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
-        "summed over the models; default: the problem's official model)",
+        "LLM model, or several comma-separated, each MODEL (served by --pcg-backend) or BACKEND/MODEL "
+        "(openai/gpt-4o, anthropic/..., openai-compatible/meta-llama/Llama-3.3-70B-Instruct, "
+        "scripted/module:function): one item per model, each model evaluated on its own (Science Birds 2025: "
+        "scores summed over the models, the edition's rule); default: the problem's official model",
     ),
     Option(
         "--pcg-base-url",
@@ -177,6 +179,47 @@ def split_models(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
 
 
+# The backends an entry of --pcg-model may name as its prefix (``openai/gpt-4o``): every kind that serves a named
+# model (the offline default serves only its own, so ``offline/...`` stays a model name).
+MODEL_PREFIXES = tuple(kind for kind in BACKEND_KINDS if kind != "offline")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One entry of ``--pcg-model``: ``entry`` as given (the item level, ``-k model_<entry>``), the ``backend``
+    that serves it (its prefix's, else the run's ``--pcg-backend``; None: auto) and the model ``name`` that backend
+    is asked for (for ``scripted``: the ``module:function`` of the double)."""
+
+    entry: str
+    backend: str | None
+    name: str
+
+
+def parse_model(entry: str, run_backend: str | None = None) -> ModelSpec:
+    """``BACKEND/MODEL`` when the text before the first ``/`` is a known backend (the convention of inspect_ai and
+    LiteLLM; the rest, slashes included, is the model), else ``MODEL`` served by ``run_backend``; a ValueError names
+    an entry with a backend and no model."""
+    entry = entry.strip()
+    head, sep, rest = entry.partition("/")
+    if sep and head in MODEL_PREFIXES:
+        if not rest.strip():
+            raise ValueError(f"--pcg-model: {entry!r} names the backend {head} but no model after the '/'")
+        return ModelSpec(entry, head, rest.strip())
+    return ModelSpec(entry, None if run_backend in (None, "auto") else run_backend, entry)
+
+
+def parse_models(text: str | None, run_backend: str | None = None) -> tuple[ModelSpec, ...]:
+    """Every entry of ``--pcg-model`` (``split_models``) parsed; a model named twice is a ValueError (its items,
+    its answers and its rows would be one)."""
+    specs = tuple(parse_model(e, run_backend) for e in split_models(text))
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.entry in seen:
+            raise ValueError(f"--pcg-model: {spec.entry!r} is named twice in {','.join(s.entry for s in specs)}")
+        seen.add(spec.entry)
+    return specs
+
+
 def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str] | None = None) -> bool:
     """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
     if backend not in (None, "auto"):
@@ -216,13 +259,16 @@ def basics(raw: Mapping[str, str | None], *, rootdir: Path, cwd: Path, env: Mapp
     check_choice("pcg_backend", backend, BACKENDS)
     if backend in NATIVE_KINDS and model is None:  # no edition's official model is theirs: say which one
         raise ValueError(f"--pcg-backend {backend} needs --pcg-model (e.g. {EXAMPLE_MODELS[backend]})")
+    specs = parse_models(model, backend)
     base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
     export_limits(raw, cwd, None if env is None or env is os.environ else dict(env))  # the run's own environment
+    # every entry naming its backend (scripted/m:f,openai/gpt-4o): none falls back to the offline default
+    named = bool(specs) and all(s.entry != s.name for s in specs)
     return Basics(
         backend=backend,
         record=record,
         base_url=base_url,
-        offline=is_offline_default(backend, base_url, os.environ if env is None else env),
+        offline=not named and is_offline_default(backend, base_url, os.environ if env is None else env),
         out=(cwd / out) if out else None,
         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
         device=given(raw, "pcg_device") or "auto",
@@ -305,8 +351,16 @@ class RunSettings(JsonSettings):
 
     @property
     def models(self) -> tuple[str, ...]:
-        """The models of the run (one, or none for the problem's default)."""
-        return (self.model,) if self.model else ()
+        """The models of the run, each entry as given (``--pcg-model a,openai/b`` -> ("a", "openai/b")); none for
+        the problem's default."""
+        return split_models(self.model)
+
+    def spec(self, entry: str | None) -> ModelSpec:
+        """Which backend serves a model entry (its ``BACKEND/`` prefix, else ``--pcg-backend``) and the model name
+        it is asked for; None: the run's one model (or the problem's default)."""
+        if entry is None:
+            entry = self.model if self.model and len(self.models) == 1 else ""
+        return parse_model(entry, self.backend)
 
     @property
     def in_flight_default(self) -> int:
@@ -325,8 +379,9 @@ class RunSettings(JsonSettings):
 
     @property
     def multi_model(self) -> bool:
-        """Several models in one run (items gain a model level); one model per run unless a problem says."""
-        return False
+        """Several models in one run: items gain a model level (``team::<model>::target::trial``), each model
+        evaluated on its own."""
+        return len(self.models) > 1
 
     def suite_cost_line(self, problems: Iterable[tuple[str, int]]) -> str | None:
         """The pre-flight estimate over a suite's problems, each with its trials (``llm.estimate.suite_text``),

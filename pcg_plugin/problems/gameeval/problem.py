@@ -36,6 +36,7 @@ class GameEvalProblem(EpisodeProblem):
         self.game = GAMES[game]
         self.name = f"gameeval/{game}"
         self.target_label = self.game.target_label
+        self.play_roles = self.game.play_roles
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, self.game)
@@ -74,10 +75,16 @@ class GameEvalProblem(EpisodeProblem):
             "files_hash": sub.files_hash,
         }
 
+    def pinned(self, sub: Any) -> dict[str, str]:
+        return dict(sub.models)
+
     def run_trial(
         self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
     ) -> Any:
-        return item.run_trial(context(config), sub, self.game, target, trial, nodeid)
+        ctx = context(config)
+        return item.run_trial(
+            ctx, sub, self.game, target, trial, nodeid, model, self.assignment(ctx.settings, sub, model)
+        )
 
     def describe(self, record: Any) -> str:
         return item.describe(record)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pcg_plugin.episode.crossplay import CROSS_PLAY, run_models
 from pcg_plugin.llm import options as run_options
 from pcg_plugin.llm.options import COMMON, Option
 
@@ -32,6 +33,7 @@ OPTIONS: tuple[Option, ...] = (
         f"max_tokens of every reply (default: not sent, as the reference; "
         f"{OFFLINE_MAX_TOKENS} with the offline default LLM)",
     ),
+    CROSS_PLAY,
 )
 
 
@@ -47,6 +49,7 @@ class Settings(run_options.RunSettings):
     targets: tuple[str, ...] = ()
     seed: int = DEFAULT_SEED
     max_tokens: int | None = None
+    cross_play: bool = False  # --pcg-cross-play: every assignment of the models to the roles (episode.crossplay)
 
 
 def parse_targets(text: str, known: tuple[str, ...], label: str) -> tuple[str, ...]:
@@ -86,11 +89,7 @@ def resolve(
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     offline = run.offline
     models = run_options.split_models(get("pcg_model"))
-    if len(models) > 1:
-        raise ValueError(
-            f"--pcg-model: GameEval plays one run model (a submission's gameeval.toml assigns "
-            f"models to roles), got {','.join(models)}"
-        )
+    cross_play = run_models(models, get("pcg_cross_play"), offline=offline)
     known, notes = game.targets(), []
     picked = run_options.chosen(raw, "pcg_gameeval_targets", f"name {game.target_label}s, or all")
     targets = parse_targets(picked, known, game.target_label) if picked else known
@@ -113,7 +112,7 @@ def resolve(
         targets=targets,
         trials=trials,
         backend=run.backend,
-        model=models[0] if models else None,
+        model=",".join(models) or None,
         base_url=run.base_url,
         record=run.record,
         out=run.out,
@@ -122,6 +121,7 @@ def resolve(
         seed=_int("pcg-gameeval-seed", get("pcg_gameeval_seed"), DEFAULT_SEED) or 0,
         max_tokens=max_tokens,
         offline_default=offline,
+        cross_play=cross_play,
         notes=tuple(notes),
     )
 

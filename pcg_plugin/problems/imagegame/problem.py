@@ -38,6 +38,7 @@ class ImageGame(EpisodeProblem):
     context_class = Context
     settings_class = Settings
     record_class = EpisodeResult
+    play_roles = item.ROLES  # describer (Giver) x drawer (Follower), as clembench names a pair <A>--<B>
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))
@@ -69,7 +70,9 @@ class ImageGame(EpisodeProblem):
     def run_trial(
         self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
     ) -> Any:
-        return item.run_trial(context(config), sub, v2_instances()[target], trial, nodeid)
+        ctx = context(config)
+        assignment = self.assignment(ctx.settings, sub, model)
+        return item.run_trial(ctx, sub, v2_instances()[target], trial, nodeid, model, assignment)
 
     def describe(self, record: Any) -> str:
         return item.describe(record)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pcg_plugin.episode.crossplay import CROSS_PLAY, run_models
 from pcg_plugin.llm import options as run_options
 from pcg_plugin.llm.options import COMMON, Option
 
@@ -31,6 +32,7 @@ OPTIONS: tuple[Option, ...] = (
         VARIANTS,
     ),
     Option("--pcg-imagegame-max-tokens", f"max_tokens of every reply (default {MAX_TOKENS}, clemcore's)"),
+    CROSS_PLAY,
 )
 
 
@@ -46,6 +48,7 @@ class Settings(run_options.RunSettings):
     trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     variant: str = "v2.0"
     max_tokens: int = MAX_TOKENS
+    cross_play: bool = False  # --pcg-cross-play: every describer x drawer pair of the models (episode.crossplay)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -91,8 +94,7 @@ def resolve(
     variant = get("pcg_imagegame_variant") or "v2.0"
     run_options.check_choice("pcg_imagegame_variant", variant, VARIANTS)
     models = run_options.split_models(get("pcg_model"))
-    if len(models) > 1:
-        raise ValueError(f"--pcg-model: the picture game plays one model at a time (self-play), got {','.join(models)}")
+    cross_play = run_models(models, get("pcg_cross_play"), offline=offline)
     picked = run_options.chosen(
         raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments (random_grids) or all"
     )
@@ -108,7 +110,7 @@ def resolve(
         instances=instances,
         trials=trials,
         backend=run.backend,
-        model=models[0] if models else None,
+        model=",".join(models) or None,
         base_url=run.base_url,
         record=run.record,
         out=run.out,
@@ -117,6 +119,7 @@ def resolve(
         variant=variant,
         max_tokens=max_tokens or MAX_TOKENS,
         offline_default=offline,
+        cross_play=cross_play,
         notes=tuple(notes),
     )
 
