@@ -282,6 +282,7 @@ class Submission(Part):
     rank: int | None = None
     usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
+    model: str | None = None  # the model that answered; "all" where the edition's rule sums several (2025)
 
 
 @dataclass(frozen=True)
@@ -294,6 +295,7 @@ class ModelSubmission(Part):
     rank: int | None = None
     usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
+    model: str | None = None  # the model these figures are of (its rank: within that model)
 
 
 @dataclass(frozen=True)
@@ -331,6 +333,8 @@ class Results(Part):
     weights: Mapping[str, Weight] = _part_map(Weight)
     submissions: tuple[Submission, ...] = _parts(Submission)
     per_model: Mapping[str, ModelResults] | None = _part_map(ModelResults, None)
+    models: tuple[str, ...] | None = _tuple(None)  # the run's models, as given (--pcg-model), in order
+    model_rule: str | None = None  # how several models' figures make a submission's score (2025: summed)
     workers: Mapping[str, Any] = field(default_factory=dict)
     folders: tuple[Folder, ...] = _parts(Folder)
     folder_errors: Mapping[str, str] = field(default_factory=dict)
