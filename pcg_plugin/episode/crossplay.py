@@ -130,3 +130,28 @@ def stored_as(edition: str, pair: str) -> str:
     """The response store's edition of an episode: the game's, with ``|<A>--<B>`` for an assignment of several
     models (``pair_of``)."""
     return f"{edition}|{pair}" if pair else edition
+
+
+def estimate(games: Mapping[str, int], roles: Mapping[str, Sequence[str]], calls_per_game: float, source: str) -> str:
+    """The line printed before a several-model run: how many games each level plays (a model, or an assignment
+    ``a--b``) and the calls they make, in all and per model (a model makes its roles' share of a game's calls).
+    ``games``: level -> its collected games; ``roles``: level -> the models of its roles; ``source``: where the
+    calls per game come from."""
+    total = sum(games.values())
+    per_model: dict[str, float] = {}
+    for level, n in games.items():
+        models = roles.get(level) or (level,)
+        for m in models:
+            per_model[m] = per_model.get(m, 0.0) + n * calls_per_game / len(models)
+    kind = "assignments" if any(SEPARATOR in level for level in games) else "models"
+    counts = set(games.values())
+    shape = (
+        f"{len(games)} {kind} x {counts.pop()} games = {total} games"
+        if len(counts) == 1
+        else f"{len(games)} {kind}, {total} games ({', '.join(f'{level} {n}' for level, n in games.items())})"
+    )
+    calls = ", ".join(f"{m} ~{c:,.0f}" for m, c in per_model.items())
+    return (
+        f"pcg: pre-flight estimate: {shape}; ~{total * calls_per_game:,.0f} calls at ~{calls_per_game:.0f} a game "
+        f"({source}); per model (its roles' share of each game): {calls}"
+    )

@@ -17,6 +17,29 @@ from typing import Any
 from pcg_plugin.episode import ratings as rating_fit
 from pcg_plugin.episode.crossplay import level_name
 
+# results.json's ``cross_play`` (the games, with --pcg-cross-play), key by key: what
+# scripts/figures/results_schema.py writes into docs/results-schema.md.
+CROSS_PLAY_DOCS = {
+    "kind": "`adversarial` (sides win against each other: SpyFall, TofuKingdom) or `cooperative` (one score the "
+    "roles earn together: the picture game, Ask-Guess)",
+    "roles": "the roles models were assigned to, in the order an assignment names them (`a--b`)",
+    "models": "the models that played, in `--pcg-model`'s order",
+    "score": "what `score` and the matrix's cells hold",
+    "assignments[]": "each assignment played: `level` (its item level, `a--b`), `roles` (role -> model), "
+    "`episodes`; adversarial: `wins` (model -> games won), `role_wins`, `decided` (games with a winner); "
+    "cooperative: `score` (mean main score of its episodes), `scored`, and the game's own means (Ask-Guess `rounds`)",
+    "totals": "model -> wins over every assignment (adversarial: games won, summing to `decided`; cooperative: "
+    "comparisons won)",
+    "decided": "adversarial: the games with a winner (the Total row's sum); null for a cooperative game",
+    "matrix": "two roles: `rows` and `columns` (`role`, `models`), `cells[i][j]` (`value`, `episodes`, ...), "
+    "`row_means`, `column_means`, `value` (what a cell holds: the first role's win % or the mean score); null "
+    "for three camps",
+    "ratings[]": "best first: `model`, `rating` (Elo scale), `low`, `high` (its 95 % bootstrap interval), `rank`, "
+    "`rank_low`, `rank_high` (the rank's 95 % interval), `wins`, `games` (outcomes won, taken part in)",
+    "rating_method": "the library, the fit, its prior (`alpha`), the scale and the bootstrap",
+    "choices": "how many outcomes the ratings were fitted on",
+}
+
 
 @dataclass(frozen=True)
 class Game:

@@ -63,6 +63,45 @@ class EpisodeProblem(BaseProblem):
         and ``--pcg-model`` say)."""
         return None if level is None else self.levels(settings, sub)[level]
 
+    typical_calls = 10.0  # calls a game makes, for the estimate where the response store has none of this game
+
+    def store_edition(self, settings: Any) -> str:
+        """The response store's edition of this game's self-play episodes (the estimate's recorded calls)."""
+        return ""
+
+    def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
+        """Before a several-model run: the games of every level (each model, or each cross-play assignment) and
+        the calls they make, from the calls per game the store recorded for this game, else the game's typical
+        count (``crossplay.estimate``)."""
+        if not (settings.multi_model or getattr(settings, "cross_play", False)):
+            return None
+        games: dict[str, int] = {}
+        for nodeid in nodeids:
+            parts = nodeid.split("::")
+            if len(parts) >= 4 and parts[-1].isdigit():
+                games[parts[-3]] = games.get(parts[-3], 0) + 1
+        if not games:
+            return None
+        roles = {
+            level: level.split(crossplay.SEPARATOR) if getattr(settings, "cross_play", False) else [level]
+            for level in games
+        }
+        per_game, source = self.typical_calls, "the game's typical count"
+        if settings.store is not None and Path(settings.store).exists() and self.store_edition(settings):
+            from pcg_plugin.llm.store import ResponseStore
+
+            mine = self.store_edition(settings)
+            by_game: dict[tuple[Any, ...], int] = {}  # a game's calls are its models' chats together
+            for t in ResponseStore(settings.store).trials():
+                if t.key.edition == mine or t.key.edition.startswith(mine + "|"):  # self-play, or a pair's
+                    k = t.key
+                    game = (k.edition, k.submission, k.submission_hash, k.letter, k.trial)
+                    by_game[game] = by_game.get(game, 0) + len(t.calls)
+            made = list(by_game.values())
+            if made:
+                per_game, source = sum(made) / len(made), f"the mean of {len(made)} recorded"
+        return crossplay.estimate(games, roles, per_game, source)
+
     def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
         return self.settings_class.from_dict(data)
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import choix  # imported once, before any pytester run snapshots sys.modules (numpy loads once per process)
 import pytest
 
 from pcg_plugin.episode import crossplay
@@ -128,6 +129,7 @@ def test_a_small_tofukingdom_cross_play_has_gameevals_table_shape(arena) -> None
     result, doc = play(arena, "gameeval/tofukingdom", "--pcg-gameeval-targets", "game/0,game/1")
     assert result.ret == 0, result.stdout.str()
     check_tofukingdom_table(result, doc, games=2)
+    result.stdout.fnmatch_lines(["pcg: pre-flight estimate: 6 assignments x 2 games = 12 games; ~204 calls at ~17*"])
     assert doc["models"] == list(THREE)
     rows = doc["leaderboard"]
     assert len(rows) == 6 and {r["model"] for r in rows} == {a["level"] for a in doc["cross_play"]["assignments"]}
@@ -144,8 +146,6 @@ def test_a_small_tofukingdom_cross_play_has_gameevals_table_shape(arena) -> None
 def library_fit(doc: dict[str, Any], roles: tuple[str, ...]) -> dict[str, float]:
     """choix's own fit of the outcomes, read back here from results.json's episodes without the harness's code:
     the winner's model over the other sides' models; a game a side's reply broke, each other side over it."""
-    import choix
-
     models = doc["models"]
     index = {m: i for i, m in enumerate(models)}
     data = []

@@ -44,6 +44,7 @@ class Game:
     prompt_owner: Callable[[str], str] = str.lower  # the [models] role whose model a prompt role's calls use
     cross_roles: tuple[str, ...] = ()  # the roles in cross-play's order (rows first; default ``model_roles``)
     adversarial: bool = True  # sides that win against each other (else one score the roles earn together)
+    typical_calls: int = 20  # calls a game makes, for the estimate before a run where the store has none
 
     def forfeited(self, played: Played) -> bool:
         """Whether a reply ended the game with no winner: a crash (where the reference raises), or TofuKingdom's
@@ -120,6 +121,7 @@ GAMES: dict[str, Game] = {
         slots=("name", "phrase"),
         default_trials=1,
         offline_targets=("tiger&lion",),
+        typical_calls=24,  # 6 descriptions and 6 votes a round, most games over in round 1 or 2
     ),
     "tofukingdom": Game(
         name="tofukingdom",
@@ -135,6 +137,7 @@ GAMES: dict[str, Game] = {
         slots=("name",),
         default_trials=1,
         offline_targets=("game/0",),
+        typical_calls=17,  # 7 questions and answers, the extra question and answer, the final choice
         prompt_owner=lambda role: "prince" if role == tofukingdom.PRINCE else tofukingdom.CAMPS[role].lower(),
     ),
 }

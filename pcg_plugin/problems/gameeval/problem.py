@@ -37,6 +37,7 @@ class GameEvalProblem(EpisodeProblem):
         self.name = f"gameeval/{game}"
         self.target_label = self.game.target_label
         self.play_roles = self.game.play_roles
+        self.typical_calls = float(self.game.typical_calls)
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, self.game)
@@ -74,6 +75,9 @@ class GameEvalProblem(EpisodeProblem):
             "role": sub.role,
             "files_hash": sub.files_hash,
         }
+
+    def store_edition(self, settings: Settings) -> str:
+        return f"gameeval/{self.game.name}/{REFERENCE}"
 
     def pinned(self, sub: Any) -> dict[str, str]:
         return dict(sub.models)

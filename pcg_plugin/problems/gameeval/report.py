@@ -54,6 +54,7 @@ def episode_row(r: EpisodeRecord) -> dict[str, Any]:
         "role": r.role,
         "model": r.model,
         "assignment": r.assignment,
+        "forfeit": r.forfeit,
         "models": r.models,
         "setup": r.setup,
         "reason": r.reason,
@@ -127,6 +128,9 @@ def chat_lines(r: EpisodeRecord) -> list[dict[str, Any]]:
 
 def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> str:
     import jinja2
+    from markupsafe import Markup
+
+    from pcg_plugin.episode import charts
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = _fmt
@@ -139,6 +143,8 @@ def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> 
             columns=COLUMNS[game.rules],
             legend=LEGEND[game.rules],
             banner=unofficial(doc.get("settings", {})),
+            several=len(doc.get("models") or ()) > 1,
+            cross_play=Markup(charts.section(doc.get("cross_play"))),
         )
     )
 

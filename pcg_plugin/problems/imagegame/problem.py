@@ -39,6 +39,10 @@ class ImageGame(EpisodeProblem):
     settings_class = Settings
     record_class = EpisodeResult
     play_roles = item.ROLES  # describer (Giver) x drawer (Follower), as clembench names a pair <A>--<B>
+    typical_calls = 10.0  # a Giver and a Follower call a turn, about five turns
+
+    def store_edition(self, settings: Settings) -> str:
+        return item.store_edition(settings.variant)
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))

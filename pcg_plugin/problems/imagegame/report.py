@@ -156,7 +156,12 @@ def _cells(text: str) -> list[list[str]]:
 
 
 def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
-    """Every episode: the target grid beside the grid drawn after each turn, with that turn's command and scores."""
+    """Every episode: the target grid beside the grid drawn after each turn, with that turn's command and scores;
+    with cross-play, its tables, heatmap and ratings after the leaderboard."""
+    from markupsafe import Markup
+
+    from pcg_plugin.episode import charts
+
     episodes = []
     for r in sorted(results, key=lambda r: (r.submission, r.experiment, r.game_id, r.trial)):
         turn_scores = (r.scores or {}).get("turn scores", {})
@@ -177,5 +182,6 @@ def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
             experiments=rules.EXPERIMENTS,
             consequence=CONSEQUENCE,
             banner=unofficial(doc.get("settings", {})),
+            cross_play=Markup(charts.section(doc.get("cross_play"))),
         )
     )

@@ -304,7 +304,7 @@ def results_document(
         weights={} if several else _weights_doc(result),
         submissions=tuple(subs),
         per_model=per_model_document(collected, result, letters) if several else None,
-        models=tuple(settings.models) or None,
+        models=tuple(settings.models),
         model_rule=MODEL_RULE if several else None,
         workers=dict(workers or {}),
         folders=tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
