@@ -16,6 +16,21 @@ def _short(name: str, chars: int = 26) -> str:
     return name if len(name) <= chars else "…" + name[-(chars - 1) :]
 
 
+def labels(models: Sequence[str]) -> dict[str, str]:
+    """Each model's label on a chart: without the part every name shares up to a ``/`` or ``:``
+    (``scripted/players:rules`` -> ``rules``), the whole name in each label's tooltip."""
+    names = list(dict.fromkeys(models))
+    cut = 0
+    if len(names) > 1:
+        first = names[0]
+        for i, ch in enumerate(first):
+            if any(len(n) <= i or n[i] != ch for n in names[1:]):
+                break
+            if ch in "/:":
+                cut = i + 1
+    return {n: n[cut:] or n for n in names}
+
+
 def _fill(value: float | None) -> str:
     """White (0) to blue (100); grey where there is no value."""
     if value is None:
@@ -33,6 +48,7 @@ def heatmap(matrix: Mapping[str, Any]) -> str:
     """The role x role matrix: one cell per (row model, column model), coloured by its value (0-100), the rows'
     and columns' means in a last column and row."""
     rows, cols = matrix["rows"]["models"], matrix["columns"]["models"]
+    short = {**labels([*rows, *cols]), "mean": "mean"}
     left, top = 190, 64
     width, height = left + (len(cols) + 1) * CELL_W + 10, top + (len(rows) + 1) * CELL_H + 30
     out = [
@@ -41,11 +57,11 @@ def heatmap(matrix: Mapping[str, Any]) -> str:
     ]
     for j, name in enumerate([*cols, "mean"]):
         x = left + j * CELL_W + CELL_W / 2
-        label = f"<title>{escape(name)}</title>{escape(_short(name, 18))}"
+        label = f"<title>{escape(name)}</title>{escape(_short(short[name], 18))}"
         out.append(f'<text x="{x}" y="{top - 10}" text-anchor="middle">{label}</text>')
     for i, name in enumerate([*rows, "mean"]):
         y = top + i * CELL_H
-        label = f"<title>{escape(name)}</title>{escape(_short(name))}"
+        label = f"<title>{escape(name)}</title>{escape(_short(short[name]))}"
         out.append(f'<text x="{left - 8}" y="{y + CELL_H / 2 + 4}" text-anchor="end">{label}</text>')
         if i < len(rows):
             values = [c["value"] if c else None for c in matrix["cells"][i]] + [matrix["row_means"][i]]
@@ -75,6 +91,7 @@ def ratings_chart(ratings: Sequence[Mapping[str, Any]]) -> str:
     lo = min(r["low"] for r in ratings)
     hi = max(r["high"] for r in ratings)
     lo, hi = (lo - 50, hi + 50) if hi > lo else (lo - 100, hi + 100)
+    short = labels([r["model"] for r in ratings])
     left, right, row = 220, 40, 30
     width, height = 760, 40 + row * len(ratings) + 30
 
@@ -90,9 +107,10 @@ def ratings_chart(ratings: Sequence[Mapping[str, Any]]) -> str:
         y = 40 + i * row
         rank = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}–{r['rank_high']}"
         tip = f"{r['model']}: {r['rating']:.0f} (95% {r['low']:.0f} to {r['high']:.0f}), rank {rank}"
+        name = escape(_short(short[r["model"]]))
         out.append(
             f"<g><title>{escape(tip)}</title>"
-            f'<text x="{left - 10}" y="{y + 4}" text-anchor="end">{escape(_short(r["model"]))} (rank {rank})</text>'
+            f'<text x="{left - 10}" y="{y + 4}" text-anchor="end">{name} (rank {rank})</text>'
             f'<line x1="{x(r["low"]):.1f}" x2="{x(r["high"]):.1f}" y1="{y}" y2="{y}" stroke="#0969da" stroke-width="6" '
             f'stroke-linecap="round" opacity="0.45"/>'
             f'<circle cx="{x(r["rating"]):.1f}" cy="{y}" r="6" fill="#0969da"/>'
@@ -149,7 +167,8 @@ def section(doc: Mapping[str, Any] | None) -> str:
         )
         parts.append(wins_table(doc))
     if doc.get("matrix"):
-        parts.append(f'<p class="meta">{escape(doc["score"])}</p>')
+        if doc["kind"] == "cooperative":
+            parts.append(f'<p class="meta">{escape(doc["score"])}</p>')
         parts.append(f'<div class="pcg-heatmap">{heatmap(doc["matrix"])}</div>')
     parts.append(
         f'<h3>Ratings</h3><p class="meta">{escape(method["fit"])}, fitted by {escape(method["library"])} on every '

@@ -15,16 +15,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 
-from pcg_plugin.llm.options import Option, parse_bool
+from pcg_plugin.llm.options import parse_bool
 
 SEPARATOR = "--"
-
-CROSS_PLAY = Option(
-    "--pcg-cross-play",
-    "games with roles: play every assignment of the --pcg-model models to the roles (two roles: every ordered "
-    "pair, self-pairs included; TofuKingdom's three camps: every assignment of distinct models), each an item "
-    "level named <A>--<B>; then the role x role tables and a rating per model: true/false (default false)",
-)
 
 
 def cross_play_option(text: str | None) -> bool:

@@ -223,7 +223,7 @@ def lines(doc: Mapping[str, Any]) -> list[str]:
         rank = f"{r['rank_low']}" if r["rank_low"] == r["rank_high"] else f"{r['rank_low']}-{r['rank_high']}"
         out.append(
             f"  {r['rank']}. [95% rank {rank}] {r['model']}: {r['rating']:.0f} ({r['low']:.0f} to {r['high']:.0f}), "
-            f"{r['wins']} won of {r['games']}"
+            f"{r['wins']} of {r['games']} outcomes won"
         )
     return out
 

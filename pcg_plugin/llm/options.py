@@ -16,7 +16,7 @@ import pytest
 
 from pcg_plugin.core.contract.options import option_value
 from pcg_plugin.core.records.rundir import DEFAULT_OUT
-from pcg_plugin.llm import BACKEND_KINDS, EXAMPLE_MODELS, NATIVE_KINDS, wants_openai
+from pcg_plugin.llm import BACKEND_KINDS, EXAMPLE_MODELS, NATIVE_KINDS, ModelSpec, parse_model, wants_openai
 from pcg_plugin.llm.store import RECORD_MODES
 
 GROUP = ("pcg", "pytest-pcg competition evaluation")
@@ -85,6 +85,14 @@ ENV_OPTIONS = {
     "pcg_concurrency": "PCG_CONCURRENCY",
     "pcg_prices": "PCG_PRICES",
 }
+
+# The games with roles (pcg_plugin/episode/crossplay.py): every assignment of the listed models to the roles.
+CROSS_PLAY = Option(
+    "--pcg-cross-play",
+    "games with roles: play every assignment of the --pcg-model models to the roles (two roles: every ordered "
+    "pair, self-pairs included; TofuKingdom's three camps: every assignment of distinct models), each an item "
+    "level named <A>--<B>; then the role x role tables and a rating per model: true/false (default false)",
+)
 
 # Shared by the problems whose answers an in-process model can write under a grammar (pcg_plugin/llm/constrain.py);
 # each problem accepts its own form and off.
@@ -177,35 +185,6 @@ def split_models(text: str | None) -> tuple[str, ...]:
     if not text:
         return ()
     return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
-
-
-# The backends an entry of --pcg-model may name as its prefix (``openai/gpt-4o``): every kind that serves a named
-# model (the offline default serves only its own, so ``offline/...`` stays a model name).
-MODEL_PREFIXES = tuple(kind for kind in BACKEND_KINDS if kind != "offline")
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """One entry of ``--pcg-model``: ``entry`` as given (the item level, ``-k model_<entry>``), the ``backend``
-    that serves it (its prefix's, else the run's ``--pcg-backend``; None: auto) and the model ``name`` that backend
-    is asked for (for ``scripted``: the ``module:function`` of the double)."""
-
-    entry: str
-    backend: str | None
-    name: str
-
-
-def parse_model(entry: str, run_backend: str | None = None) -> ModelSpec:
-    """``BACKEND/MODEL`` when the text before the first ``/`` is a known backend (the convention of inspect_ai and
-    LiteLLM; the rest, slashes included, is the model), else ``MODEL`` served by ``run_backend``; a ValueError names
-    an entry with a backend and no model."""
-    entry = entry.strip()
-    head, sep, rest = entry.partition("/")
-    if sep and head in MODEL_PREFIXES:
-        if not rest.strip():
-            raise ValueError(f"--pcg-model: {entry!r} names the backend {head} but no model after the '/'")
-        return ModelSpec(entry, head, rest.strip())
-    return ModelSpec(entry, None if run_backend in (None, "auto") else run_backend, entry)
 
 
 def parse_models(text: str | None, run_backend: str | None = None) -> tuple[ModelSpec, ...]:

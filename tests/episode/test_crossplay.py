@@ -131,6 +131,9 @@ def test_a_small_tofukingdom_cross_play_has_gameevals_table_shape(arena) -> None
     check_tofukingdom_table(result, doc, games=2)
     result.stdout.fnmatch_lines(["pcg: pre-flight estimate: 6 assignments x 2 games = 12 games; ~204 calls at ~17*"])
     assert doc["models"] == list(THREE)
+    html = (arena.path / "out" / "report.html").read_text()
+    assert 'id="cross-play"' in html and 'aria-label="ratings with 95 % intervals"' in html
+    assert '<td class="l"><b>Total</b></td>' in html and "pcg-heatmap" not in html  # three camps: no matrix
     rows = doc["leaderboard"]
     assert len(rows) == 6 and {r["model"] for r in rows} == {a["level"] for a in doc["cross_play"]["assignments"]}
     assert all(r["key"] == f"selfplay @ {r['model']}" and r["rank_in_model"] == 1 for r in rows)
@@ -197,6 +200,8 @@ def test_spyfall_ranks_the_designed_strengths(arena) -> None:
     check_strength(doc)
     assert {r["model"]: r["rating"] for r in cp["ratings"]} == library_fit(doc, ("spy", "villager"))
     result.stdout.fnmatch_lines(["cross-play matrix: spy (rows) x villager (columns), spy win %*"])
+    html = (arena.path / "out" / "report.html").read_text()
+    assert 'aria-label="cross-play matrix: spy x villager"' in html
 
 
 @pytest.mark.slow

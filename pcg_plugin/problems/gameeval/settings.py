@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pcg_plugin.episode.crossplay import CROSS_PLAY, run_models
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import COMMON, Option
+from pcg_plugin.llm.options import COMMON, CROSS_PLAY, Option
 
 if TYPE_CHECKING:  # the options are read at every pytest start: no game is imported for them
     from pcg_plugin.problems.gameeval.games import Game
@@ -89,6 +88,8 @@ def resolve(
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     offline = run.offline
     models = run_options.split_models(get("pcg_model"))
+    from pcg_plugin.episode.crossplay import run_models  # the options are read at every pytest start: not there
+
     cross_play = run_models(models, get("pcg_cross_play"), offline=offline)
     known, notes = game.targets(), []
     picked = run_options.chosen(raw, "pcg_gameeval_targets", f"name {game.target_label}s, or all")

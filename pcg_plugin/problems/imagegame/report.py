@@ -74,7 +74,8 @@ def zero_line(episode: Mapping[str, Any]) -> str:
     program's traceback is in results.json and report.html) and what that does to the figures."""
     first = (episode["message"] or "").split("\n", 1)[0]
     return (
-        f"{episode['submission']} instance {episode['instance']} trial {episode['trial']}: {episode['reason']}: "
+        f"{episode['submission']}{' ' + episode['level'] if episode.get('level') else ''} instance "
+        f"{episode['instance']} trial {episode['trial']}: {episode['reason']}: "
         f"{first} -> {CONSEQUENCE[episode['reason']]}"
     )
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pcg_plugin.episode.crossplay import CROSS_PLAY, run_models
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import COMMON, Option
+from pcg_plugin.llm.options import COMMON, CROSS_PLAY, Option
 
 VARIANTS = ("v2.0", "head")
 DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair
@@ -94,6 +93,8 @@ def resolve(
     variant = get("pcg_imagegame_variant") or "v2.0"
     run_options.check_choice("pcg_imagegame_variant", variant, VARIANTS)
     models = run_options.split_models(get("pcg_model"))
+    from pcg_plugin.episode.crossplay import run_models  # the options are read at every pytest start: not there
+
     cross_play = run_models(models, get("pcg_cross_play"), offline=offline)
     picked = run_options.chosen(
         raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments (random_grids) or all"

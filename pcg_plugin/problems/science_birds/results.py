@@ -271,6 +271,8 @@ class Letter(Part):
 class Submission(Part):
     """One submission's row: its scores (with several models: totals over the models, ``letters`` empty)."""
 
+    OMIT_NONE = ("model",)
+
     name: str | None = None
     team: str | None = None
     format: str | None = None
@@ -288,6 +290,8 @@ class Submission(Part):
 @dataclass(frozen=True)
 class ModelSubmission(Part):
     """One submission as one model's own scorer saw it (several-model runs)."""
+
+    OMIT_NONE = ("model",)
 
     prompt_score: str | None = None
     normalized_score: str | None = None
@@ -324,6 +328,8 @@ class Folder(Part):
 class Results(Part):
     """The whole document. ``per_model`` is None in a one-model run; ``workers`` is per xdist worker
     ``{"stats", "facts"}`` as the workers sent it."""
+
+    OMIT_NONE = ("models", "model_rule")
 
     schema: str = SCHEMA
     run: Run = field(default_factory=Run, metadata=_part_io(Run))
