@@ -91,24 +91,29 @@ class EpisodeContext:
             return self._backend(key, model)
 
     def _backend(self, key: str, model: str | None) -> Any:
+        """The backend of a model entry: its ``BACKEND/`` prefix's, else the run's (``RunSettings.spec``)."""
         if key not in self._cache:
             s = self.settings
-            if s.backend == "scripted":
+            spec = s.spec(model)
+            if spec.backend == "scripted":
                 from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
-                self._cache[key] = ScriptedBackend(load_callable(model or ""), model=f"scripted:{model}")
+                self._cache[key] = ScriptedBackend(load_callable(spec.name), model=f"scripted:{spec.name}")
             else:
                 from pcg_plugin.llm import make_backend
 
-                kind = None if s.backend in (None, "auto") else s.backend
                 self._cache[key] = make_backend(
-                    kind, model=model, base_url=s.base_url, device=s.device, threads=threads_per_worker(self.workers)
+                    spec.backend,
+                    model=spec.name or None,
+                    base_url=s.base_url,
+                    device=s.device,
+                    threads=threads_per_worker(self.workers),
                 )
         return self._cache[key]
 
     def key_model(self, model: str | None) -> str:
         """The model that really answers (the offline default is stored under its own name, never as another's)."""
-        return str(getattr(self.backend(model), "model", None) or model or "")
+        return str(getattr(self.backend(model), "model", None) or self.settings.spec(model).name or model or "")
 
     def profile(self, model: str | None) -> GameProfile:
         return GameProfile(

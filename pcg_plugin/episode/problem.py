@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.contract.base import BaseProblem, Finished, WorkerStats
+from pcg_plugin.episode import crossplay
 from pcg_plugin.episode.context import CONTEXT_KEY, EpisodeContext, context
 from pcg_plugin.errors import EnvironmentProblem, SubmissionError
 from pcg_plugin.sandbox import environments
@@ -41,6 +42,74 @@ class EpisodeProblem(BaseProblem):
     report_module: ModuleType
     rows_module: ModuleType
     game_args: tuple[Any, ...] = ()
+
+    play_roles: tuple[str, ...] = ()  # the roles models are assigned to, in the order a level names them (a--b)
+
+    def pinned(self, sub: Any) -> dict[str, str]:
+        """The roles a submission's manifest gives their own model (GameEval's ``[models]`` table)."""
+        return {}
+
+    def levels(self, settings: Any, sub: Any) -> dict[str, dict[str, str]]:
+        """The submission's item levels with their role -> model assignments (``episode.crossplay``): one per model
+        of a several-model run, one per assignment in cross-play; the pinned roles keep their model."""
+        cross_play = bool(getattr(settings, "cross_play", False))
+        if not (settings.multi_model or cross_play):
+            return {}
+        roles = self.play_roles
+        return crossplay.levels(
+            roles, settings.models, self.pinned(sub), cross_play=cross_play, distinct=len(roles) > 2
+        )
+
+    def model_levels(self, settings: Any, sub: Any) -> tuple[str, ...]:
+        return tuple(self.levels(settings, sub))
+
+    def level_keywords(self, settings: Any, sub: Any, level: str) -> tuple[str, ...]:
+        cross_play = bool(getattr(settings, "cross_play", False))
+        return crossplay.keywords(level, self.levels(settings, sub).get(level) if cross_play else None)
+
+    def assignment(self, settings: Any, sub: Any, level: str | None) -> dict[str, str] | None:
+        """The role -> model map of an item's level (None: a run of one model, whose roles are as the manifest
+        and ``--pcg-model`` say)."""
+        return None if level is None else self.levels(settings, sub)[level]
+
+    typical_calls = 10.0  # calls a game makes, for the estimate where the response store has none of this game
+
+    def store_edition(self, settings: Any) -> str:
+        """The response store's edition of this game's self-play episodes (the estimate's recorded calls)."""
+        return ""
+
+    def cost_line(self, settings: Any, nodeids: Sequence[str], run: Mapping[str, Any]) -> str | None:
+        """Before a several-model run: the games of every level (each model, or each cross-play assignment) and
+        the calls they make, from the calls per game the store recorded for this game, else the game's typical
+        count (``crossplay.estimate``)."""
+        if not (settings.multi_model or getattr(settings, "cross_play", False)):
+            return None
+        games: dict[str, int] = {}
+        for nodeid in nodeids:
+            parts = nodeid.split("::")
+            if len(parts) >= 4 and parts[-1].isdigit():
+                games[parts[-3]] = games.get(parts[-3], 0) + 1
+        if not games:
+            return None
+        roles = {
+            level: level.split(crossplay.SEPARATOR) if getattr(settings, "cross_play", False) else [level]
+            for level in games
+        }
+        per_game, source = self.typical_calls, "the game's typical count"
+        if settings.store is not None and Path(settings.store).exists() and self.store_edition(settings):
+            from pcg_plugin.llm.store import ResponseStore
+
+            mine = self.store_edition(settings)
+            by_game: dict[tuple[Any, ...], int] = {}  # a game's calls are its models' chats together
+            for t in ResponseStore(settings.store).trials():
+                if t.key.edition == mine or t.key.edition.startswith(mine + "|"):  # self-play, or a pair's
+                    k = t.key
+                    game = (k.edition, k.submission, k.submission_hash, k.letter, k.trial)
+                    by_game[game] = by_game.get(game, 0) + len(t.calls)
+            made = list(by_game.values())
+            if made:
+                per_game, source = sum(made) / len(made), f"the mean of {len(made)} recorded"
+        return crossplay.estimate(games, roles, per_game, source)
 
     def settings_from_dict(self, data: Mapping[str, Any]) -> Any:
         return self.settings_class.from_dict(data)

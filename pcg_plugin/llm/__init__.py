@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 BACKEND_KINDS = ("openai", "openai-compatible", "anthropic", "gemini", "transformers", "offline", "scripted")
@@ -10,6 +11,35 @@ BACKEND_KINDS = ("openai", "openai-compatible", "anthropic", "gemini", "transfor
 
 SERVER_KINDS = ("openai", "openai-compatible", "anthropic", "gemini")  # the backends whose answers come from a server
 NATIVE_KINDS = ("anthropic", "gemini")  # hosted APIs of other vendors, through their own SDKs (docs/providers.md)
+
+
+# The backends an entry of --pcg-model may name as its prefix (``openai/gpt-4o``): every kind that serves a named
+# model (the offline default serves only its own, so ``offline/...`` stays a model name).
+MODEL_PREFIXES = tuple(kind for kind in BACKEND_KINDS if kind != "offline")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One entry of ``--pcg-model``: ``entry`` as given (the item level, ``-k model_<entry>``), the ``backend``
+    that serves it (its prefix's, else the run's ``--pcg-backend``; None: auto) and the model ``name`` that backend
+    is asked for (for ``scripted``: the ``module:function`` of the double)."""
+
+    entry: str
+    backend: str | None
+    name: str
+
+
+def parse_model(entry: str, run_backend: str | None = None) -> ModelSpec:
+    """``BACKEND/MODEL`` when the text before the first ``/`` is a known backend (the convention of inspect_ai and
+    LiteLLM; the rest, slashes included, is the model), else ``MODEL`` served by ``run_backend``; a ValueError names
+    an entry with a backend and no model."""
+    entry = entry.strip()
+    head, sep, rest = entry.partition("/")
+    if sep and head in MODEL_PREFIXES:
+        if not rest.strip():
+            raise ValueError(f"--pcg-model: {entry!r} names the backend {head} but no model after the '/'")
+        return ModelSpec(entry, head, rest.strip())
+    return ModelSpec(entry, None if run_backend in (None, "auto") else run_backend, entry)
 
 
 def waits_on_a_server(backend: str | None, base_url: str | None, env: Any = None) -> bool:

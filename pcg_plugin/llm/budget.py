@@ -354,13 +354,13 @@ def _check_prices(settings: Any) -> None:
     import pytest
 
     from pcg_plugin._util.prices import current as prices
-    from pcg_plugin.llm import waits_on_a_server
+    from pcg_plugin.llm import parse_model, waits_on_a_server
     from pcg_plugin.llm.estimate import unknown_price_text
 
-    if not waits_on_a_server(getattr(settings, "backend", None), getattr(settings, "base_url", None)):
-        return
+    run_backend, base_url = getattr(settings, "backend", None), getattr(settings, "base_url", None)
     models = tuple(getattr(settings, "models", ()) or ()) or tuple(m for m in (getattr(settings, "model", None),) if m)
     table = prices()
-    for model in models:
-        if table.price(model) is None:
-            raise pytest.UsageError(unknown_price_text(model))
+    for entry in models:  # each entry's own backend (openai/gpt-4o), priced by the model it asks for
+        spec = parse_model(entry, run_backend)
+        if waits_on_a_server(spec.backend, base_url) and table.price(spec.name) is None:
+            raise pytest.UsageError(unknown_price_text(spec.name))

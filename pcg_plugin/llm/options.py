@@ -16,7 +16,7 @@ import pytest
 
 from pcg_plugin.core.contract.options import option_value
 from pcg_plugin.core.records.rundir import DEFAULT_OUT
-from pcg_plugin.llm import BACKEND_KINDS, EXAMPLE_MODELS, NATIVE_KINDS, wants_openai
+from pcg_plugin.llm import BACKEND_KINDS, EXAMPLE_MODELS, NATIVE_KINDS, ModelSpec, parse_model, wants_openai
 from pcg_plugin.llm.store import RECORD_MODES
 
 GROUP = ("pcg", "pytest-pcg competition evaluation")
@@ -48,8 +48,10 @@ COMMON: tuple[Option, ...] = (
     ),
     Option(
         "--pcg-model",
-        "LLM model name, or several comma-separated (Science Birds 2025: one item per model, scores "
-        "summed over the models; default: the problem's official model)",
+        "LLM model, or several comma-separated, each MODEL (served by --pcg-backend) or BACKEND/MODEL "
+        "(openai/gpt-4o, anthropic/..., openai-compatible/meta-llama/Llama-3.3-70B-Instruct, "
+        "scripted/module:function): one item per model, each model evaluated on its own (Science Birds 2025: "
+        "scores summed over the models, the edition's rule); default: the problem's official model",
     ),
     Option(
         "--pcg-base-url",
@@ -83,6 +85,14 @@ ENV_OPTIONS = {
     "pcg_concurrency": "PCG_CONCURRENCY",
     "pcg_prices": "PCG_PRICES",
 }
+
+# The games with roles (pcg_plugin/episode/crossplay.py): every assignment of the listed models to the roles.
+CROSS_PLAY = Option(
+    "--pcg-cross-play",
+    "games with roles: play every assignment of the --pcg-model models to the roles (two roles: every ordered "
+    "pair, self-pairs included; TofuKingdom's three camps: every assignment of distinct models), each an item "
+    "level named <A>--<B>; then the role x role tables and a rating per model: true/false (default false)",
+)
 
 # Shared by the problems whose answers an in-process model can write under a grammar (pcg_plugin/llm/constrain.py);
 # each problem accepts its own form and off.
@@ -182,6 +192,18 @@ def split_models(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for line in str(text).splitlines() for part in line.split(",") if part.strip())
 
 
+def parse_models(text: str | None, run_backend: str | None = None) -> tuple[ModelSpec, ...]:
+    """Every entry of ``--pcg-model`` (``split_models``) parsed; a model named twice is a ValueError (its items,
+    its answers and its rows would be one)."""
+    specs = tuple(parse_model(e, run_backend) for e in split_models(text))
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.entry in seen:
+            raise ValueError(f"--pcg-model: {spec.entry!r} is named twice in {','.join(s.entry for s in specs)}")
+        seen.add(spec.entry)
+    return specs
+
+
 def is_offline_default(backend: str | None, base_url: str | None, env: Mapping[str, str] | None = None) -> bool:
     """The auto backend falls back to the offline SmolLM2 model when neither an API key nor a base URL is set."""
     if backend not in (None, "auto"):
@@ -242,13 +264,16 @@ def basics(
     check_choice("pcg_backend", backend, BACKENDS)
     if backend in NATIVE_KINDS and model is None:  # no edition's official model is theirs: say which one
         raise ValueError(f"--pcg-backend {backend} needs --pcg-model (e.g. {EXAMPLE_MODELS[backend]})")
+    specs = parse_models(model, backend)
     base_url, out, store = given(raw, "pcg_base_url"), given(raw, "pcg_out"), given(raw, "pcg_store")
     export_limits(raw, cwd, None if env is None or env is os.environ else dict(env))  # the run's own environment
+    # every entry naming its backend (scripted/m:f,openai/gpt-4o): none falls back to the offline default
+    named = bool(specs) and all(s.entry != s.name for s in specs)
     return Basics(
         backend=backend,
         record=record,
         base_url=base_url,
-        offline=is_offline_default(backend, base_url, os.environ if env is None else env),
+        offline=not named and is_offline_default(backend, base_url, os.environ if env is None else env),
         out=(cwd / out) if out else None,
         store=(cwd / store) if store else rootdir / DEFAULT_OUT / "responses",
         device=given(raw, "pcg_device") or "auto",
@@ -343,8 +368,16 @@ class RunSettings(JsonSettings):
 
     @property
     def models(self) -> tuple[str, ...]:
-        """The models of the run (one, or none for the problem's default)."""
-        return (self.model,) if self.model else ()
+        """The models of the run, each entry as given (``--pcg-model a,openai/b`` -> ("a", "openai/b")); none for
+        the problem's default."""
+        return split_models(self.model)
+
+    def spec(self, entry: str | None) -> ModelSpec:
+        """Which backend serves a model entry (its ``BACKEND/`` prefix, else ``--pcg-backend``) and the model name
+        it is asked for; None: the run's one model (or the problem's default)."""
+        if entry is None:
+            entry = self.model if self.model and len(self.models) == 1 else ""
+        return parse_model(entry, self.backend)
 
     @property
     def in_flight_default(self) -> int:
@@ -363,8 +396,9 @@ class RunSettings(JsonSettings):
 
     @property
     def multi_model(self) -> bool:
-        """Several models in one run (items gain a model level); one model per run unless a problem says."""
-        return False
+        """Several models in one run: items gain a model level (``team::<model>::target::trial``), each model
+        evaluated on its own."""
+        return len(self.models) > 1
 
     def suite_cost_line(self, problems: Iterable[tuple[str, int]]) -> str | None:
         """The pre-flight estimate over a suite's problems, each with its trials (``llm.estimate.suite_text``),

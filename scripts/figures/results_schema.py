@@ -26,6 +26,7 @@ RANK_INTERVAL = (
 def generated() -> str:
     sys.path.insert(0, str(REPO))
     from pcg_plugin.core.records.trials import COLUMN_DOCS, FILE
+    from pcg_plugin.episode.matchups import CROSS_PLAY_DOCS
     from pcg_plugin.problems.science_birds import results
 
     out = [
@@ -50,6 +51,23 @@ def generated() -> str:
         "| --- | --- | --- |",
     ]
     out += [f"| `{p}` | `{s}` | {where} |" for p, s, where in RANK_INTERVAL]
+    out += [
+        "",
+        "### `models`, `model` and `cross_play`",
+        "",
+        "Every problem's results name the run's models (`--pcg-model`, as given, in order) in a top-level `models` "
+        "list, and every row its `model`: with several models, the row's model level (a model, or a cross-play "
+        "assignment `a--b`); Science Birds 2025 sums its models by the edition's rule (`model_rule`, each "
+        "`submissions[]` row's `model` is `all`, each `per_model` row its model). The games' rows also carry "
+        "`key` (`submission @ level`, what `rank_interval` and the bootstrap key them by) and `rank_in_model`.",
+        "",
+        "With `--pcg-cross-play` (the games), `cross_play` holds the tables and the ratings "
+        "(`pcg_plugin/episode/matchups.py`, `pcg_plugin/episode/ratings.py`):",
+        "",
+        "| key | holds |",
+        "| --- | --- |",
+    ]
+    out += [f"| `{k}` | {v} |" for k, v in CROSS_PLAY_DOCS.items()]
     out += [
         "",
         "### The typed parts of Science Birds' results.json",

@@ -52,12 +52,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("png", type=Path, help="screenshot to write")
     parser.add_argument("--width", type=int, default=1400)
     parser.add_argument("--height", type=int, default=1800)
+    parser.add_argument("--crop", help="keep only the rows TOP:BOTTOM of the screenshot (pixels), e.g. 815:1925")
     args = parser.parse_args(argv)
     try:
         out = screenshot(args.html, args.png, width=args.width, height=args.height)
     except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
         print(f"screenshot_report: {exc}", file=sys.stderr)
         return 1
+    if args.crop:
+        from PIL import Image
+
+        top, bottom = (int(v) for v in args.crop.split(":"))
+        with Image.open(out) as im:
+            im.crop((0, top, im.width, min(bottom, im.height))).save(out)
     print(out)
     return 0
 

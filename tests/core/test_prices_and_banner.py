@@ -75,6 +75,9 @@ def test_a_trial_row_is_the_twelve_columns_then_the_problems_own():
         ({"backend_used": {"name": "offline", "offline_default": True}}, "the offline default LLM"),
         ({"backend": "openai", "offline_default": False}, None),
         ({"backend": "openai", "offline_default": True}, None),  # an explicit backend: a real model answered
+        ({"backend": None, "model": "openai/gpt-4o,scripted/m:f"}, "a test double"),  # one entry is a double
+        ({"backend": None, "model": "openai/gpt-4o,anthropic/claude-sonnet-4-5"}, "Anthropic's Claude"),
+        ({"backend": None, "model": "openai/gpt-4o,meta-llama/Llama-3.3-70B-Instruct"}, None),
     ],
 )
 def test_the_banner_says_who_answered(settings, words):

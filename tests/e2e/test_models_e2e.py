@@ -8,6 +8,7 @@ code is reused.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -273,3 +274,75 @@ def test_several_models_need_the_2025_edition(contest):
     result = contest.runpytest_inprocess(*argv)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*several models*2025*--pcg-edition 2025*"])
+
+
+# Two scripted models (BACKEND/MODEL entries), each answering its own glyph variants; the second writes no code for
+# team_a's letter L trial 1. Every call is appended to calls.log, so a rerun that asks nothing is seen.
+TWO_MODELS = """
+import re
+from pathlib import Path
+from pcg_plugin.problems.science_birds.level.glyphs import letter_program
+
+def _answer(messages, n, which):
+    with Path("calls.log").open("a") as log:
+        log.write(f"{which}\\n")
+    text = messages[-1]["content"]
+    team = re.search(r"TEAM=(\\w+)", text).group(1)
+    letter = re.search(r"TARGET=([A-Z])", text).group(1)
+    trial = int(re.search(r"TRIAL=(\\d+)", text).group(1))
+    if which == 1 and (team, letter, trial) == ("team_a", "L", 1):
+        return ["I would rather not draw that."] * n
+    return ["```\\n" + letter_program(letter, (trial + which) % 4) + "\\n```"] * n
+
+def first(messages, n=1):
+    return _answer(messages, n, 0)
+
+def second(messages, n=1):
+    return _answer(messages, n, 1)
+"""
+SCRIPTED = ("scripted/two_models:first", "scripted/two_models:second")
+
+
+@pytest.mark.slow  # four runs with physics and the classifier: ~40 s alone, minutes on a loaded machine
+def test_two_scripted_models_in_one_run_score_as_two_runs_of_one(contest, monkeypatch) -> None:
+    """Science Birds 2025, two models named BACKEND/MODEL in one command: each model's figures (prompt score, its
+    own normalized score and rank, every char score) equal a run of that model alone; the edition's rule (scores
+    summed) is named in the header and results.json; a rerun replays everything and asks neither model."""
+    (contest.path / "two_models.py").write_text(TWO_MODELS)
+    monkeypatch.setenv("PYTHONPATH", str(contest.path), prepend=os.pathsep)
+
+    def run(out: str, models: str, store: str) -> dict[str, Any]:
+        argv = args("unused", out, "--pcg-store", store, "-p", "no:randomly")
+        argv = [a for a in argv if a not in ("--pcg-backend", "openai-compatible", "--pcg-base-url", "unused")]
+        argv[argv.index(",".join(MODELS))] = models
+        result = contest.runpytest_subprocess(*argv, timeout=600)
+        assert result.ret == 0, result.stdout.str()
+        run.lines = result.stdout.lines  # type: ignore[attr-defined]
+        return load_results(contest.path, out)
+
+    both = run("both", ",".join(SCRIPTED), "store")
+    assert any("the 2025 edition's rule" in line and "summed over the models" in line for line in run.lines)  # type: ignore[attr-defined]
+    asked = (contest.path / "calls.log").read_text().count("\n")
+    assert asked == 2 * 2 * len(LETTERS) * TRIALS
+    assert both["models"] == list(SCRIPTED) and "summed over the models" in both["model_rule"]
+    assert {s["model"] for s in both["submissions"]} == {"all"}
+    for model, store in zip(SCRIPTED, ("store1", "store2"), strict=True):
+        alone = run(model.split(":")[-1], model, store)
+        assert alone["models"] == [model] and "model_rule" not in alone  # one model: no rule to name
+        per = both["per_model"][model]["submissions"]
+        for sub in alone["submissions"]:
+            mine = per[sub["name"]]
+            assert mine["model"] == model and sub["model"] == "scripted:" + model.split("/", 1)[1]
+            assert (mine["prompt_score"], mine["model_normalized_score"], mine["rank"]) == (
+                sub["prompt_score"],
+                sub["normalized_score"],
+                sub["rank"],
+            )
+            assert {c: v["char_score"] for c, v in mine["letters"].items()} == {
+                c: v["char_score"] for c, v in sub["letters"].items()
+            }
+    second = both["per_model"][SCRIPTED[1]]["submissions"]["team_a"]["letters"]["L"]["trials"]
+    assert [t["reason"] for t in second] == ["no_code", None]  # the models' figures differ: they are not one
+    again = run("again", ",".join(SCRIPTED), "store")
+    assert (contest.path / "calls.log").read_text().count("\n") == 2 * asked  # the singles, each on its own store
+    assert scores(again) == scores(both)

@@ -45,7 +45,10 @@ def test_the_offline_default_plays_a_small_set_unless_told(tmp_path) -> None:
     ("raw", "message"),
     [
         ({"pcg_imagegame_variant": "v1"}, "--pcg-imagegame-variant: 'v1'"),
-        ({"pcg_model": "a,b"}, "one model at a time"),
+        ({"pcg_model": "a", "pcg_cross_play": "true"}, "--pcg-cross-play: name at least two models"),
+        ({"pcg_model": "a,b", "pcg_cross_play": "maybe"}, "--pcg-cross-play: expected true/false"),
+        ({"pcg_model": "a,b,a"}, "'a' is named twice"),
+        ({"pcg_model": "a,openai/"}, "names the backend openai but no model"),
         ({"pcg_trials": "0"}, "must be at least 1"),
         ({"pcg_imagegame_max_tokens": "lots"}, "not a whole number"),
     ],
@@ -53,3 +56,15 @@ def test_the_offline_default_plays_a_small_set_unless_told(tmp_path) -> None:
 def test_bad_values_name_their_option(tmp_path: Path, raw, message) -> None:
     with pytest.raises(ValueError, match=message):
         resolve(raw, rootdir=tmp_path, known=KNOWN, env=ONLINE)
+
+
+def test_several_models_and_cross_play(tmp_path: Path) -> None:
+    """Each model a level of the items; the entries as given, a BACKEND/ prefix choosing who serves one."""
+    s = resolve({"pcg_model": "a, openai/gpt-4o", "pcg_cross_play": "true"}, rootdir=tmp_path, known=KNOWN, env=ONLINE)
+    assert (s.models, s.multi_model, s.cross_play) == (("a", "openai/gpt-4o"), True, True)
+    assert (s.spec("openai/gpt-4o").backend, s.spec("openai/gpt-4o").name) == ("openai", "gpt-4o")
+    assert Settings.from_dict(s.to_dict()) == s
+    with pytest.raises(ValueError, match=r"several models .* need a backend that serves them"):
+        resolve({"pcg_model": "a,b"}, rootdir=tmp_path, known=KNOWN, env=OFFLINE)
+    every = resolve({"pcg_model": "scripted/m:a,scripted/m:b"}, rootdir=tmp_path, known=KNOWN, env=OFFLINE)
+    assert not every.offline_default  # every entry names its backend: nothing falls back to the offline default

@@ -221,3 +221,16 @@ def test_a_wait_past_the_trials_deadline_errors_the_item_and_stops_nothing(tmp_p
     with pytest.raises(DeadlineExceeded, match="rerun it with --lf"):
         Budget(ledger, 100, sleep=lambda s: None).hold(60, "team/A/trial 1", lambda: 0.0)
     assert not ledger.state().stopped  # the cap is not reached: other trials go on
+
+
+def test_each_model_entry_is_priced_by_the_model_its_backend_asks_for(monkeypatch) -> None:
+    """``openai/gpt-4o`` is priced as gpt-4o; an entry a server answers without a price is refused before any call;
+    a scripted entry costs nothing."""
+    from types import SimpleNamespace
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    ok = SimpleNamespace(backend=None, base_url=None, models=("openai/gpt-4o", "scripted/m:f"), model=None)
+    budget._check_prices(ok)
+    bad = SimpleNamespace(backend=None, base_url=None, models=("openai/gpt-4o", "openai/no-such-model"), model=None)
+    with pytest.raises(pytest.UsageError, match="'no-such-model' has no price"):
+        budget._check_prices(bad)

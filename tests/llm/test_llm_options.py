@@ -226,3 +226,41 @@ def test_every_problem_refuses_an_empty_target_list_before_asking_the_model(pyte
             )
             assert result.ret == pytest.ExitCode.USAGE_ERROR and extra[0] in result.stderr.str()
         assert server.bodies == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "backend", "name"),
+    [
+        ("gpt-4o", None, "gpt-4o"),
+        ("openai/gpt-4o", "openai", "gpt-4o"),
+        ("anthropic/claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5"),
+        ("gemini/gemini-2.5-pro", "gemini", "gemini-2.5-pro"),
+        (
+            "openai-compatible/meta-llama/Llama-3.3-70B-Instruct",
+            "openai-compatible",
+            "meta-llama/Llama-3.3-70B-Instruct",
+        ),
+        ("meta-llama/Llama-3.3-70B-Instruct", None, "meta-llama/Llama-3.3-70B-Instruct"),  # no known backend first
+        ("scripted/tests.doubles:respond", "scripted", "tests.doubles:respond"),
+        ("offline/x", None, "offline/x"),  # the offline default serves only its own model: no prefix
+        ("qwen2.5:32b-instruct-fp16", None, "qwen2.5:32b-instruct-fp16"),
+    ],
+)
+def test_a_model_entry_names_its_backend_only_with_a_known_prefix(entry, backend, name) -> None:
+    spec = run_options.parse_model(entry)
+    assert (spec.entry, spec.backend, spec.name) == (entry, backend, name)
+    assert run_options.parse_model(entry, "openai-compatible").backend == (backend or "openai-compatible")
+
+
+@given(st.lists(st.text(alphabet="abc/-:.", min_size=1, max_size=8), min_size=1, max_size=4))
+def test_every_entry_keeps_its_text_and_a_prefixed_one_its_rest(entries) -> None:
+    """The entry as given is the item level; its prefix, when a backend's, is cut off and the rest kept whole."""
+    text = ",".join(entries)
+    try:
+        specs = run_options.parse_models(text)
+    except ValueError as exc:
+        assert "twice" in str(exc) or "no model" in str(exc)
+        return
+    assert [s.entry for s in specs] == [e.strip() for e in entries if e.strip()]
+    for s in specs:
+        assert s.entry == (f"{s.backend}/{s.name}" if s.backend else s.name)

@@ -20,6 +20,8 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
     recorded = settings.get("backend_used")
     used: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
     backend = used.get("name") or settings.get("backend")
+    named = _named_backends(settings.get("model"))  # --pcg-model entries that name their backend (scripted/m:f)
+    backend = next((b for b in named if b in DOUBLES), None) or next((b for b in named if b in OTHER_VENDORS), backend)
     if used.get("offline_default") or (settings.get("offline_default") and backend in (None, "auto", "offline")):
         return (
             "UNOFFICIAL RUN: the offline default LLM wrote these answers (no API key or base URL); it exists so "
@@ -38,6 +40,15 @@ def unofficial(settings: Mapping[str, Any]) -> str | None:
             "harness, not a model"
         )
     return None
+
+
+def _named_backends(model: Any) -> list[str]:
+    """The backends the entries of ``--pcg-model a,openai/b`` name as their ``BACKEND/`` prefix (a test double or
+    another vendor among several models is said as if it were the run's backend)."""
+    if not isinstance(model, str):
+        return []
+    entries = [e.strip() for line in model.splitlines() for e in line.split(",") if e.strip()]
+    return [e.split("/", 1)[0] for e in entries if "/" in e and e.split("/", 1)[0] in (*DOUBLES, *OTHER_VENDORS)]
 
 
 NOTICE_MARK = "<!-- pcg-notices -->"

@@ -117,6 +117,16 @@ class BaseProblem(ABC):
         """What the controller keeps of a submission (JSON)."""
         return {"name": submission.name, "format": submission.format}
 
+    def model_levels(self, settings: Any, submission: Any) -> Sequence[str]:
+        """The item levels between a submission and its targets (``team::<level>::target::trial``): each model of a
+        several-model run, in order; none for a run of one model. A game with roles may give one level per
+        assignment of models to roles (``--pcg-cross-play``); the level reaches ``run_trial`` as its ``model``."""
+        return tuple(settings.models) if getattr(settings, "multi_model", False) else ()
+
+    def level_keywords(self, settings: Any, submission: Any, level: str) -> Sequence[str]:
+        """What ``-k`` matches on the items of a level: ``model_<level>``."""
+        return (f"model_{level}",)
+
     def start_process(
         self, config: pytest.Config, settings: Any, run: Mapping[str, Any], workers: int, service: str | None
     ) -> None:

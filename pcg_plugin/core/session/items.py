@@ -95,12 +95,13 @@ class _HasSubmission(pytest.Collector):
 
 class _SubmissionCollector(_HasSubmission):
     """Shared by folder and file submissions: one child per target, in order; with several models, one child per
-    model first (``team_x::<model>::A::3``)."""
+    model first (``team_x::<model>::A::3``; the problem's ``model_levels``: in cross-play one per assignment)."""
 
     def collect(self) -> Iterator[pytest.Collector]:
         settings, sub, member = self.member.settings, self.submission, self.member
-        if settings.multi_model:
-            for model in settings.models:
+        levels = member.problem.model_levels(settings, sub)
+        if levels:
+            for model in levels:
                 yield ModelCollector.from_parent(self, name=model, submission=sub, member=member)
             return
         for target in settings.targets:
@@ -266,7 +267,7 @@ class TrialItem(pytest.Item):
         meta = item_meta(self.config, submission, self.member)
         meta.update({label: target, "trial": trial})
         if model is not None:  # a several-model run only: one-model items and their reports stay as they were
-            self.extra_keyword_matches.add(f"model_{model}")
+            self.extra_keyword_matches.update(self.problem.level_keywords(self.member.settings, submission, model))
             meta.update(model=model)
         self.user_properties.append((ITEM_PROPERTY, json.dumps(meta, separators=(",", ":"), sort_keys=True)))
 

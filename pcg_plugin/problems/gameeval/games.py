@@ -14,7 +14,7 @@ from typing import Any
 
 from pcg_plugin.episode.table import Model
 from pcg_plugin.problems.gameeval import askguess, spyfall, tofukingdom
-from pcg_plugin.problems.gameeval.episode import Played
+from pcg_plugin.problems.gameeval.episode import CRASH, Played
 from pcg_plugin.problems.gameeval.prompts import askguess_labels, spyfall_pairs
 
 TOFU_GAMES = 20  # the README's table: 20 games per model-to-camp assignment
@@ -42,6 +42,24 @@ class Game:
     default_trials: int
     offline_targets: tuple[str, ...]
     prompt_owner: Callable[[str], str] = str.lower  # the [models] role whose model a prompt role's calls use
+    cross_roles: tuple[str, ...] = ()  # the roles in cross-play's order (rows first; default ``model_roles``)
+    adversarial: bool = True  # sides that win against each other (else one score the roles earn together)
+    typical_calls: int = 20  # calls a game makes, for the estimate before a run where the store has none
+
+    def forfeited(self, played: Played) -> bool:
+        """Whether a reply ended the game with no winner: a crash (where the reference raises), or TofuKingdom's
+        error strings (a reply that was no JSON three times, or a named player who is none). Ask-Guess has no
+        sides (a ChatError is its own outcome); a SpyFall exit is the vote's, no one reply's."""
+        if not self.adversarial:
+            return False
+        if played.outcome == CRASH:
+            return True
+        return self.rules == "tofukingdom" and not (played.result and "winner" in played.result)
+
+    @property
+    def play_roles(self) -> tuple[str, ...]:
+        """The roles models are assigned to, in the order an assignment names them (``a--b``)."""
+        return self.cross_roles or self.model_roles
 
     def target_text(self, setup: Any, role: str) -> str:
         """What a participant's program is told about the episode for ``role`` (its ``run(ctx, target)``)."""
@@ -81,6 +99,8 @@ def _askguess(mode: str) -> Game:
         slots=("word",),
         default_trials=20,
         offline_targets=("apple", "bear"),
+        cross_roles=(askguess.QUESTIONER, askguess.ANSWERER),
+        adversarial=False,
     )
 
 
@@ -101,6 +121,7 @@ GAMES: dict[str, Game] = {
         slots=("name", "phrase"),
         default_trials=1,
         offline_targets=("tiger&lion",),
+        typical_calls=24,  # 6 descriptions and 6 votes a round, most games over in round 1 or 2
     ),
     "tofukingdom": Game(
         name="tofukingdom",
@@ -116,6 +137,7 @@ GAMES: dict[str, Game] = {
         slots=("name",),
         default_trials=1,
         offline_targets=("game/0",),
+        typical_calls=17,  # 7 questions and answers, the extra question and answer, the final choice
         prompt_owner=lambda role: "prince" if role == tofukingdom.PRINCE else tofukingdom.CAMPS[role].lower(),
     ),
 }

@@ -3,10 +3,12 @@ per model of the episode, so a killed run resumes and nothing is asked twice).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from functools import partial
 from typing import Any
 
+from pcg_plugin.episode.crossplay import pair_of, stored_as
 from pcg_plugin.errors import InfrastructureError, OfficialFailure, Reason, SubmissionError
 from pcg_plugin.llm.session import TrialChat
 from pcg_plugin.llm.store import TrialKey
@@ -75,15 +77,16 @@ def setup_dict(setup: Any) -> dict[str, Any]:
 class Chats:
     """The episode's TrialChat per model name, opened on first use."""
 
-    def __init__(self, ctx: Any, sub: Submission, game: Game, target: str, trial: int) -> None:
+    def __init__(self, ctx: Any, sub: Submission, game: Game, target: str, trial: int, pair: str = "") -> None:
         self.ctx, self.sub, self.game, self.target, self.trial = ctx, sub, game, target, trial
+        self.pair = pair  # an assignment of several models: its episodes are stored apart (``stored_as``)
         self.open: dict[str, TrialChat] = {}
 
     def get(self, name: str | None) -> TrialChat:
         key_model = self.ctx.key_model(name)
         if key_model not in self.open:
             key = TrialKey(
-                f"gameeval/{self.game.name}/{REFERENCE}",
+                stored_as(f"gameeval/{self.game.name}/{REFERENCE}", self.pair),
                 key_model,
                 self.sub.name,
                 self.sub.files_hash,
@@ -114,11 +117,24 @@ class Chats:
         return total
 
 
-def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, nodeid: str) -> EpisodeRecord:
+def run_trial(
+    ctx: Any,
+    sub: Submission,
+    game: Game,
+    target: str,
+    trial: int,
+    nodeid: str,
+    level: str | None = None,
+    assignment: Mapping[str, str] | None = None,
+) -> EpisodeRecord:
     """Play the episode (replayed from the store where it was played before). A model call refused for an
-    official reason is the reference's ``None`` reply; anything else raises, and a rerun resumes."""
+    official reason is the reference's ``None`` reply; anything else raises, and a rerun resumes. ``level``: the
+    item's model level in a several-model run, ``assignment`` its role -> model (``episode.crossplay``)."""
     setup = game.setup(target, trial, ctx.settings.seed)
-    names = {role: ctx.model_name(sub.model_for(role)) for role in game.model_roles}
+    if assignment is not None:
+        names: dict[str, str | None] = {role: assignment[role] for role in game.model_roles}
+    else:
+        names = {role: ctx.model_name(sub.model_for(role)) for role in game.model_roles}
     if (
         ctx.settings.backend not in ("offline", "scripted")
         and not ctx.settings.offline_default
@@ -128,7 +144,7 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
             f"{sub.name}: no model for role(s) {', '.join(r for r, n in names.items() if not n)}"
             f"; name one in {sub.path}/gameeval.toml or pass --pcg-model"
         )
-    chats = Chats(ctx, sub, game, target, trial)
+    chats = Chats(ctx, sub, game, target, trial, pair_of(level, names))
     record = partial(  # the fields every record of this episode shares, checked against EpisodeRecord's
         EpisodeRecord,
         nodeid=nodeid,
@@ -139,10 +155,15 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
         role=sub.role,
         models={r: ctx.key_model(n) for r, n in names.items()},
         setup=setup_dict(setup),
+        model=level,
+        assignment={r: n or "" for r, n in names.items()} if level is not None else {},
     )
 
+    last: list[str] = []  # the model role of the last call: whose reply ended a game that had no winner
+
     def model(caller: str, stage: str, messages: list[dict[str, str]]) -> str | None:
-        chat = chats.get(names[game.model_role(setup, caller)])
+        last[:] = [game.model_role(setup, caller)]
+        chat = chats.get(names[last[0]])
         try:
             choices = chat.chat(messages, 1)
         except OfficialFailure:
@@ -177,6 +198,7 @@ def run_trial(ctx: Any, sub: Submission, game: Game, target: str, trial: int, no
         exception=played.exception,
         events=events,
         usage=chats.usage(),
+        forfeit=last[0] if last and game.forfeited(played) else None,
     )
 
 

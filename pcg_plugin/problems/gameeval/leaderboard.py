@@ -15,6 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pcg_plugin.core.stats.intervals import tied_ranks
+from pcg_plugin.episode.finish import level_key
+from pcg_plugin.episode.matchups import Game as Game_
+from pcg_plugin.episode.matchups import summarise
 from pcg_plugin.problems.gameeval import aggregate
 from pcg_plugin.problems.gameeval.episode import CRASH
 from pcg_plugin.problems.gameeval.games import Game
@@ -113,16 +116,20 @@ def rows(
     trials: int,
     errors: Mapping[str, int],
     submissions: Mapping[str, Mapping[str, Any]],
+    levels: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """One row per submission (every collected one, even with no episode), best score first. Its role and models
+    """One row per submission (every collected one, even with no episode) and, in a several-model run, per model
+    level of ``levels`` (a model, or a cross-play assignment ``a--b``), best score first. Its role and models
     are its own (``submissions``: name -> the item metadata, its manifest's ``role`` and ``models``), so an entry
     whose every episode errored still shows the role it plays, not self-play. Equal scores share a rank (1, 1, 3),
-    listed by name."""
-    by_sub: dict[str, list[EpisodeRecord]] = {n: [] for n in submissions}
+    listed by name; ``rank_in_model`` ranks the rows of one level among themselves."""
+    by_row: dict[tuple[str, str | None], list[EpisodeRecord]] = {
+        (n, level): [] for n in submissions for level in (levels or (None,))
+    }
     for r in records:
-        by_sub.setdefault(r.submission, []).append(r)
+        by_row.setdefault((r.submission, r.model), []).append(r)
     out: list[dict[str, Any]] = []
-    for name, recs in by_sub.items():
+    for (name, level), recs in by_row.items():
         meta = submissions.get(name, {})
         role = next((r.role for r in recs), meta.get("role"))
         models = next((r.models for r in recs), meta.get("models") or {})
@@ -131,15 +138,65 @@ def rows(
         out.append(
             {
                 "submission": name,
+                "model": level if level is not None else row_model(models),
+                "key": level_key(name, level),
                 "role": role,
                 "models": models,
+                "assignment": next((r.assignment for r in recs if r.assignment), {}),
                 "figures": fig,
                 "program_failed": failed,
-                "errors": errors.get(name, 0),
+                "errors": errors.get(level_key(name, level), 0),
             }
         )
-    out.sort(key=lambda row: (-(row["figures"].get("score") or 0), row["submission"]))
+    rank_rows(out)
+    return out
+
+
+def row_model(models: Mapping[str, str]) -> str | None:
+    """The model of a one-model run's row: the one that played, or its roles' models joined with ``,``."""
+    return ",".join(dict.fromkeys(models.values())) or None
+
+
+def rank_rows(out: list[dict[str, Any]]) -> None:
+    """Sort ``out`` best first, then rank across every row (``rank``) and within each model (``rank_in_model``)."""
+    out.sort(key=lambda row: (-(row["figures"].get("score") or 0), row["submission"], row["model"] or ""))
     ranks = tied_ranks(range(len(out)), lambda i: out[i]["figures"].get("score") or 0)
     for i, row in enumerate(out):
         row["rank"] = ranks[i]
-    return out
+    for level in dict.fromkeys(row["model"] for row in out):
+        own = [i for i, row in enumerate(out) if row["model"] == level]
+        inner = tied_ranks(own, lambda i: out[i]["figures"].get("score") or 0)
+        for i in own:
+            out[i]["rank_in_model"] = inner[i]
+
+
+def matchup(game: Game, r: EpisodeRecord) -> Game_:
+    """An episode as cross-play sees it (``episode.matchups``): SpyFall's and TofuKingdom's winning role (the
+    winning camp), Ask-Guess's success (100 or 0, the ST column) and its rounds."""
+    group = (r.submission, r.target, r.trial)
+    if game.rules == "spyfall":
+        winner = r.outcome if r.outcome in ("spy", "villager") else None
+        return Game_(group, r.assignment, winner=winner, forfeit=r.forfeit)
+    if game.rules == "tofukingdom":
+        winner = winning_camp(r.result["winner"]).lower() if r.result and "winner" in r.result else None
+        return Game_(group, r.assignment, winner=winner, forfeit=r.forfeit)
+    if r.reason is not None or r.outcome is None:
+        return Game_(group, r.assignment)
+    success = r.outcome == "SuccessfulTrial"
+    rounds = float(r.rounds) if success and r.rounds is not None else None
+    return Game_(
+        group,
+        r.assignment,
+        score=100.0 if success else 0.0,
+        value=1000.0 - (rounds or 0.0) if success else 0.0,  # solved beats not, and fewer rounds beat more
+        extra={"rounds": rounds},
+    )
+
+
+def cross_play(game: Game, records: Iterable[EpisodeRecord], models: Sequence[str]) -> dict[str, Any] | None:
+    """results.json's ``cross_play`` over every episode with an assignment (None: none)."""
+    games = [matchup(game, r) for r in records if r.assignment]
+    if not games:
+        return None
+    score = "wins" if game.adversarial else "ST (% of episodes solved); rounds: mean rounds of the solved"
+    return summarise(games, game.play_roles, models, adversarial=game.adversarial, score_name=score)

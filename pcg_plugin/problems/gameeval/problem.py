@@ -38,6 +38,8 @@ class GameEvalProblem(EpisodeProblem):
         self.name = f"gameeval/{game}"
         self.target_label = self.game.target_label
         self.game_args = (self.game,)  # what the game's report and rows take first
+        self.play_roles = self.game.play_roles
+        self.typical_calls = float(self.game.typical_calls)
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, self.game)
@@ -76,7 +78,16 @@ class GameEvalProblem(EpisodeProblem):
             "files_hash": sub.files_hash,
         }
 
+    def store_edition(self, settings: Settings) -> str:
+        return f"gameeval/{self.game.name}/{REFERENCE}"
+
+    def pinned(self, sub: Any) -> dict[str, str]:
+        return dict(sub.models)
+
     def run_trial(
         self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
     ) -> Any:
-        return item.run_trial(context(config), sub, self.game, target, trial, nodeid)
+        ctx = context(config)
+        return item.run_trial(
+            ctx, sub, self.game, target, trial, nodeid, model, self.assignment(ctx.settings, sub, model)
+        )

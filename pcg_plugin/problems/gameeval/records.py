@@ -38,8 +38,10 @@ class EpisodeRecord:
     events: list[dict[str, Any]] = field(default_factory=list)
     reason: str | None = None
     message: str | None = None
-    model: str | None = None
+    model: str | None = None  # the item's model level in a several-model run (a model, or an assignment a--b)
     usage: dict[str, int] = field(default_factory=dict)
+    assignment: dict[str, str] = field(default_factory=dict)  # with a level: role -> model entry (--pcg-model's)
+    forfeit: str | None = None  # the role whose reply ended the game with no winner (a crash, an error string)
 
     def to_json(self) -> str:
         return jsontext.dumps(asdict(self), sort_keys=True)  # a lone surrogate in a reply crosses xdist too

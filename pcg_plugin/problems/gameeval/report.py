@@ -11,12 +11,15 @@ from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.stats.intervals import rank_text
+from pcg_plugin.episode import crossplay
 from pcg_plugin.episode.context import SAMPLING
-from pcg_plugin.episode.finish import errors_by_submission, write_run
+from pcg_plugin.episode.finish import errors_by_submission, run_levels, write_run
+from pcg_plugin.episode.matchups import lines as cross_play_lines
 from pcg_plugin.episode.summary import summary_lines as episode_summary
+from pcg_plugin.llm.options import split_models
 from pcg_plugin.problems.gameeval import REFERENCE
 from pcg_plugin.problems.gameeval.games import Game
-from pcg_plugin.problems.gameeval.leaderboard import rows
+from pcg_plugin.problems.gameeval.leaderboard import cross_play, rows
 from pcg_plugin.problems.gameeval.records import EpisodeRecord
 
 TEMPLATE = "gameeval_report.html.j2"
@@ -49,6 +52,9 @@ def episode_row(r: EpisodeRecord) -> dict[str, Any]:
         "why": r.why,
         "exception": r.exception,
         "role": r.role,
+        "model": r.model,
+        "assignment": r.assignment,
+        "forfeit": r.forfeit,
         "models": r.models,
         "setup": r.setup,
         "reason": r.reason,
@@ -60,19 +66,39 @@ def episode_row(r: EpisodeRecord) -> dict[str, Any]:
 
 def finish_run(game: Game, run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results: list[EpisodeRecord] = list(collected.records.values())
-    trials = int(run.get("settings", {}).get("trials", 1))
-    board = rows(
-        game, results, trials, errors_by_submission(collected), {m["name"]: m for m in collected.items.values()}
+    settings = run.get("settings", {})
+    trials = int(settings.get("trials", 1))
+    models = list(split_models(settings.get("model")))
+    order = list(
+        crossplay.levels(
+            game.play_roles,
+            models,
+            None,
+            cross_play=bool(settings.get("cross_play")),
+            distinct=len(game.play_roles) > 2,
+        )
     )
-    ordered = sorted(results, key=lambda r: (r.submission, r.target, r.trial))
+    levels = run_levels(collected, order, models)
+    board = rows(
+        game,
+        results,
+        trials,
+        errors_by_submission(collected),
+        {m["name"]: m for m in collected.items.values()},
+        levels,
+    )
+    rank = {level: i for i, level in enumerate(levels)}
+    ordered = sorted(results, key=lambda r: (r.submission, rank.get(r.model or "", -1), r.target, r.trial))
     doc = {
         "schema": SCHEMA,
         "problem": f"gameeval/{game.name}",
         "reference": REFERENCE,
         "game": {"name": game.name, "title": game.title},
         "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run},
-        "settings": {**run.get("settings", {}), **SAMPLING},
+        "settings": {**settings, **SAMPLING},
+        "models": models,
         "leaderboard": board,
+        "cross_play": cross_play(game, ordered, models) if settings.get("cross_play") else None,
         "episodes": [episode_row(r) for r in ordered],
         "errors": dict(sorted(collected.errors.items())),
         "folder_errors": dict(sorted(collected.folder_problems.items())),
@@ -102,6 +128,9 @@ def chat_lines(r: EpisodeRecord) -> list[dict[str, Any]]:
 
 def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> str:
     import jinja2
+    from markupsafe import Markup
+
+    from pcg_plugin.episode import charts
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = _fmt
@@ -114,6 +143,8 @@ def render(game: Game, doc: Mapping[str, Any], results: list[EpisodeRecord]) -> 
             columns=COLUMNS[game.rules],
             legend=LEGEND[game.rules],
             banner=unofficial(doc.get("settings", {})),
+            several=len(doc.get("models") or ()) > 1,
+            cross_play=Markup(charts.section(doc.get("cross_play"))),
         )
     )
 
@@ -127,14 +158,19 @@ def summary_lines(
 def _table(game: Game, doc: Mapping[str, Any]) -> list[str]:
     columns = COLUMNS[game.rules]
     banner = unofficial(doc.get("settings", {}))
-    lines = ([banner] if banner else []) + [f"GameEval {game.title}: rank submission role | " + "  ".join(columns)]
+    several = len(doc.get("models") or ()) > 1
+    head = "rank submission model role" if several else "rank submission role"
+    lines = ([banner] if banner else []) + [f"GameEval {game.title}: {head} | " + "  ".join(columns)]
     for row in doc["leaderboard"]:
         figs = "  ".join(_fmt(row["figures"].get(c)) for c in columns)
         extra = "".join(f", {row[k]} {k.replace('_', ' ')}" for k in ("program_failed", "errors") if row[k])
+        model = f" {row['model']} (#{row['rank_in_model']} of its model)" if several else ""
         lines.append(
-            f"{row['rank']}. [95% rank {rank_text(row.get('rank_interval'))}] {row['submission']} "
+            f"{row['rank']}. [95% rank {rank_text(row.get('rank_interval'))}] {row['submission']}{model} "
             f"{row['role'] or 'self-play'} | {figs}{extra}"
         )
+    if doc.get("cross_play"):
+        lines.extend(cross_play_lines(doc["cross_play"]))
     crashes = [e for e in doc["episodes"] if e["outcome"] == "crash" or e["reason"]]
     for e in crashes[:10]:
         lines.append(

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from pcg_plugin.core.records import trials
+from pcg_plugin.episode.finish import level_key
 from pcg_plugin.problems.gameeval.games import Game
 from pcg_plugin.problems.gameeval.leaderboard import figures
 
@@ -34,7 +35,8 @@ def _score(game: Game, records: list[Any], trials_n: int, role: str | None) -> f
 
 
 def _model(e: Mapping[str, Any]) -> str | None:
-    return ",".join(sorted(set((e.get("models") or {}).values()))) or None
+    """The episode's model: its level in a several-model run, else the models of its roles."""
+    return e.get("model") or ",".join(sorted(set((e.get("models") or {}).values()))) or None
 
 
 def trial_rows(game: Game, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -61,11 +63,13 @@ def trial_rows(game: Game, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def scores(game: Game, doc: Mapping[str, Any], pick: Any) -> dict[str, float]:
+    """Each leaderboard row's score (keyed as the row: ``finish.level_key``) on the picked episodes."""
     trials_n = int(doc.get("settings", {}).get("trials", 1))
-    groups: dict[str, dict[str, list[Mapping[str, Any]]]] = {r["submission"]: {} for r in doc.get("leaderboard", [])}
-    roles = {r["submission"]: r.get("role") for r in doc.get("leaderboard", [])}
+    board = doc.get("leaderboard", [])
+    groups: dict[str, dict[str, list[Mapping[str, Any]]]] = {r.get("key", r["submission"]): {} for r in board}
+    roles = {r.get("key", r["submission"]): r.get("role") for r in board}
     for e in sorted(doc.get("episodes", []), key=lambda e: (e["submission"], e["target"], e["trial"])):
-        groups.setdefault(e["submission"], {}).setdefault(e["target"], []).append(e)
+        groups.setdefault(level_key(e["submission"], e.get("model")), {}).setdefault(e["target"], []).append(e)
     out = {}
     for name, per in groups.items():
         chosen = [_record(eps[i]) for target, eps in per.items() for i in pick((name, None, target), len(eps))]

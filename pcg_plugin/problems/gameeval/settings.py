@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import Option
+from pcg_plugin.llm.options import CROSS_PLAY, Option
 
 if TYPE_CHECKING:  # the options are read at every pytest start: no game is imported for them
     from pcg_plugin.problems.gameeval.games import Game
@@ -32,6 +32,7 @@ OPTIONS: tuple[Option, ...] = (
         f"max_tokens of every reply (default: not sent, as the reference; "
         f"{OFFLINE_MAX_TOKENS} with the offline default LLM)",
     ),
+    CROSS_PLAY,
 )
 
 
@@ -47,6 +48,7 @@ class Settings(run_options.RunSettings):
     targets: tuple[str, ...] = ()
     seed: int = DEFAULT_SEED
     max_tokens: int | None = None
+    cross_play: bool = False  # --pcg-cross-play: every assignment of the models to the roles (episode.crossplay)
 
 
 def parse_targets(text: str, known: tuple[str, ...], label: str) -> tuple[str, ...]:
@@ -77,9 +79,10 @@ def resolve(
 
     run = run_options.basics(raw, rootdir=rootdir, cwd=cwd, env=env)
     offline = run.offline
-    model = run_options.one_model(
-        raw, "GameEval plays one run model (a submission's gameeval.toml assigns models to roles)"
-    )
+    models = run_options.split_models(get("pcg_model"))
+    from pcg_plugin.episode.crossplay import run_models  # the options are read at every pytest start: not there
+
+    cross_play = run_models(models, get("pcg_cross_play"), offline=offline)
     known, notes = game.targets(), []
     picked = run_options.chosen(raw, "pcg_gameeval_targets", f"name {game.target_label}s, or all")
     targets = parse_targets(picked, known, game.target_label) if picked else known
@@ -103,10 +106,11 @@ def resolve(
         game=game.name,
         targets=targets,
         trials=trials,
-        model=model,
+        model=",".join(models) or None,
         **run.settings(),
         seed=seed,
         max_tokens=max_tokens,
+        cross_play=cross_play,
         notes=tuple(notes),
     )
 

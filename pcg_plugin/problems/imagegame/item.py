@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from pcg_plugin.core.records.rundir import trial_folder
+from pcg_plugin.episode.crossplay import pair_of, stored_as
 from pcg_plugin.episode.loop import chat_speaker, play
 from pcg_plugin.episode.transcript import Rejected, Replied, Transcript
 from pcg_plugin.errors import InfrastructureError, OfficialFailure
@@ -15,6 +17,8 @@ from pcg_plugin.problems.imagegame.game import FOLLOWER, GIVER, ImageGameMaster,
 from pcg_plugin.problems.imagegame.records import ABORTED, CONSEQUENCE, NOT_SCORED, PROGRAM_FAILED, EpisodeResult
 from pcg_plugin.problems.imagegame.submission import Submission, fill_prompt
 from pcg_plugin.problems.imagegame.worker import Context
+
+ROLES = (GIVER, FOLLOWER)  # describer x drawer: the order of a pair's models (clembench's <A>--<B>)
 
 
 class Shared(TypedDict):
@@ -47,20 +51,47 @@ def describe(record: EpisodeResult) -> str:
     return f"{record.outcome} after {record.turns} turn(s): F1 {ep.get('F1')} success {ep.get('Success')}"
 
 
-def run_trial(ctx: Context, sub: Submission, instance: rules.Instance, trial: int, nodeid: str) -> EpisodeResult:
+def run_trial(
+    ctx: Context,
+    sub: Submission,
+    instance: rules.Instance,
+    trial: int,
+    nodeid: str,
+    level: str | None = None,
+    assignment: Mapping[str, str] | None = None,
+) -> EpisodeResult:
     """Play the episode (replayed from the store where it was played before), score it as clembench does, and
-    write its clembench episode folder. Official failures become the record's reason; anything else raises."""
-    name = ctx.model_name(sub.model)
+    write its clembench episode folder. Official failures become the record's reason; anything else raises.
+    ``level``: the item's model level in a several-model run, ``assignment`` its describer (Giver) and drawer
+    (Follower) models: one model plays both through one chat (self-play), two through one chat each."""
+    names = dict(assignment) if assignment is not None else dict.fromkeys(ROLES, ctx.model_name(sub.model))
+    name = names[GIVER]
     if ctx.settings.backend not in ("offline", "scripted") and not ctx.settings.offline_default and not name:
         raise InfrastructureError(
             f"{sub.name}: no model to play with; name one in {sub.path}/imagegame.toml "
             "(model = ...) or pass --pcg-model"
         )
     player = ctx.key_model(name)
-    key = TrialKey(store_edition(ctx.settings.variant), player, sub.name, sub.files_hash, instance_id(instance), trial)
-    chat = TrialChat(
-        key, backend=ctx.backend(name), profile=ctx.profile(name), store=ctx.store(), mode=ctx.settings.record
-    )
+    players = {role: ctx.key_model(names[role]) for role in ROLES}
+    pair = pair_of(level, names)
+    chats = {  # one chat per model: a self-play episode's one chat is keyed as a one-model run keys it
+        model: TrialChat(
+            TrialKey(
+                stored_as(store_edition(ctx.settings.variant), pair),
+                ctx.key_model(model),
+                sub.name,
+                sub.files_hash,
+                instance_id(instance),
+                trial,
+            ),
+            backend=ctx.backend(model),
+            profile=ctx.profile(model),
+            store=ctx.store(),
+            mode=ctx.settings.record,
+        )
+        for model in dict.fromkeys(names.values())
+    }
+    chat = chats[name]
     base = Shared(
         nodeid=nodeid,
         submission=sub.name,
@@ -71,29 +102,36 @@ def run_trial(ctx: Context, sub: Submission, instance: rules.Instance, trial: in
         target=instance.target_grid,
         player_model=player,
     )
+    assigned = {r: str(m) for r, m in names.items()} if level is not None else {}
     try:
         try:
             opening = giver_opening(sub, instance, chat, ctx, trial)
         except OfficialFailure as failure:
-            chat.finish(f"{PROGRAM_FAILED}: {failure.reason}")
+            for c in chats.values():
+                c.finish(f"{PROGRAM_FAILED}: {failure.reason}")
             return EpisodeResult(
                 **base,
+                model=level,
+                assignment=assigned,
                 outcome=ABORTED,
                 turns=0,
                 reason=PROGRAM_FAILED,
                 message=f"{failure.reason}: {failure.message}",
-                usage=usage(chat),
+                usage=usage(*chats.values()),
             )
         master = ImageGameMaster(instance, giver_opening=opening)
-        speak = chat_speaker(chat)
         transcript = play(
-            master, {GIVER: speak, FOLLOWER: speak}, turn_limit=rules.turn_limit(instance, ctx.settings.variant)
+            master,
+            {role: chat_speaker(chats[names[role]]) for role in ROLES},
+            turn_limit=rules.turn_limit(instance, ctx.settings.variant),
         )
     except BaseException:
-        chat.close()  # an unfinished episode is released; a rerun resumes from its stored turns
+        for c in chats.values():
+            c.close()  # an unfinished episode is released; a rerun resumes from its stored turns
         raise
-    chat.finish(transcript.outcome if not transcript.aborted else f"aborted: {transcript.reason}")
-    return scored(base, transcript, instance, ctx, player, usage(chat))
+    for c in chats.values():
+        c.finish(transcript.outcome if not transcript.aborted else f"aborted: {transcript.reason}")
+    return scored(base, (level, assigned), transcript, instance, ctx, players, usage(*chats.values()))
 
 
 def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ctx: Context, trial: int) -> str | None:
@@ -110,16 +148,18 @@ def giver_opening(sub: Submission, instance: rules.Instance, chat: TrialChat, ct
 
 def scored(
     base: Shared,
+    level: tuple[str | None, dict[str, str]],
     transcript: Transcript,
     instance: rules.Instance,
     ctx: Context,
-    player: str,
+    players: Mapping[str, str],
     used: dict[str, int],
 ) -> EpisodeResult:
-    """clembench's scores of the played episode, and its folder in clembench's layout."""
+    """clembench's scores of the played episode, and its folder in clembench's layout (per pair of models:
+    ``<describer>--<drawer>``)."""
     from pcg_plugin.problems.imagegame import clembench_io, outputs
 
-    record = episode_record(transcript, instance, player, player)
+    record = episode_record(transcript, instance, players[GIVER], players[FOLLOWER])
     reason = ABORTED if transcript.aborted else None
     message = abort_message(transcript)
     try:  # scored through clembench's own layout: one code path for our episodes and published ones
@@ -134,6 +174,8 @@ def scored(
     commands = [e.parsed or "" for e in transcript.events if e.kind == "accepted" and e.role == GIVER]
     return EpisodeResult(
         **base,
+        model=level[0],
+        assignment=level[1],
         outcome=transcript.outcome,
         turns=transcript.turns,
         reason=reason,
@@ -198,12 +240,13 @@ def trial_states(record: EpisodeResult) -> list[dict[str, Any]]:
     return states
 
 
-def usage(chat: TrialChat) -> dict[str, int]:
-    u = chat.usage
-    return {
-        "calls": u["calls"],
-        "replayed_calls": u["replayed"],
-        "paid_calls": u["paid"],
-        "prompt_tokens": u["prompt_tokens"],
-        "completion_tokens": u["completion_tokens"],
-    }
+def usage(*chats: TrialChat) -> dict[str, int]:
+    """The episode's calls and tokens over its chats (one per model)."""
+    out = {"calls": 0, "replayed_calls": 0, "paid_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    for chat in chats:
+        u = chat.usage
+        for ours, theirs in (("calls", "calls"), ("replayed_calls", "replayed"), ("paid_calls", "paid")):
+            out[ours] += u[theirs]
+        out["prompt_tokens"] += u["prompt_tokens"]
+        out["completion_tokens"] += u["completion_tokens"]
+    return out

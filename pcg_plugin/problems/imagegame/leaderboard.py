@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pcg_plugin.core.stats.intervals import tied_ranks
+from pcg_plugin.episode.finish import level_key
+from pcg_plugin.episode.matchups import Game, summarise
 from pcg_plugin.problems.imagegame import scoring
 from pcg_plugin.problems.imagegame.records import EpisodeResult
 
@@ -69,12 +71,16 @@ class Row:
     not_scored: int = 0
     errors: int = 0
     rank: int = 0
+    level: str | None = None  # the model level of a several-model run (a model, or a cross-play pair a--b)
+    rank_in_model: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "rank": self.rank,
+            "rank_in_model": self.rank_in_model or self.rank,
             "submission": self.submission,
             "model": self.model,
+            "key": level_key(self.submission, self.level),
             "overall": self.overall.to_dict() if self.overall else None,
             "experiments": {k: v.to_dict() if v else None for k, v in self.experiments.items()},
             "aborted": self.aborted,
@@ -100,15 +106,19 @@ def rows(
     experiments: Sequence[str],
     errors: dict[str, int] | None = None,
     submissions: Sequence[str] = (),
+    levels: Sequence[str] = (),
 ) -> list[Row]:
-    """One row per submission (those with no episode at all included, from ``submissions``), best clemscore
-    first (NaN last); equal clemscore and % Played share a rank (1, 1, 3), listed by name."""
+    """One row per submission (those with no episode at all included, from ``submissions``) and, in a
+    several-model run, per model level of ``levels``; best clemscore first (NaN last); equal clemscore and % Played
+    share a rank (1, 1, 3), listed by name; ``rank_in_model`` ranks one level's rows among themselves."""
     errors = errors or {}
-    names = sorted({r.submission for r in results} | set(submissions) | set(errors))
+    names = sorted({r.submission for r in results} | set(submissions) | ({n for n in errors if not levels}))
+    keys = dict.fromkeys((n, level) for n in names for level in (levels or (None,)))
+    keys.update(dict.fromkeys((r.submission, r.model) for r in results))
     out = []
-    for name in names:
-        mine = [r for r in results if r.submission == name]
-        model = ",".join(sorted({r.player_model for r in mine})) or "–"
+    for name, level in keys:
+        mine = [r for r in results if r.submission == name and r.model == level]
+        model = level or ",".join(sorted({r.player_model for r in mine})) or "–"
         out.append(
             Row(
                 name,
@@ -117,9 +127,30 @@ def rows(
                 {e: Figures.of(r for r in mine if r.experiment == e) for e in experiments},
                 aborted=sum(r.played is False for r in mine),
                 not_scored=sum(r.played is None for r in mine),
-                errors=errors.get(name, 0),
+                errors=errors.get(level_key(name, level), 0),
+                level=level,
             )
         )
     ranked = sorted(out, key=_key)
     ranks = tied_ranks(range(len(ranked)), lambda i: _key(ranked[i])[:2])
-    return [Row(**{**r.__dict__, "rank": ranks[i]}) for i, r in enumerate(ranked)]
+    inner: dict[int, int] = {}
+    for level in dict.fromkeys(r.level for r in ranked):
+        own = [i for i, r in enumerate(ranked) if r.level == level]
+        inner.update(tied_ranks(own, lambda i: _key(ranked[i])[:2]))
+    return [Row(**{**r.__dict__, "rank": ranks[i], "rank_in_model": inner[i]}) for i, r in enumerate(ranked)]
+
+
+def matchup(r: EpisodeResult) -> Game:
+    """An episode as cross-play sees it (``episode.matchups``): its Main Score (clembench's quality of the pair;
+    none for an aborted episode, which a comparison counts as 0)."""
+    score = r.main_score
+    return Game((r.submission, r.instance, r.trial), r.assignment, score=None if math.isnan(score) else score)
+
+
+def cross_play(results: Sequence[EpisodeResult], roles: Sequence[str], models: Sequence[str]) -> dict[str, Any] | None:
+    """results.json's ``cross_play`` over every episode with an assignment (None: none)."""
+    games = [matchup(r) for r in results if r.assignment and r.played is not None]
+    if not games:
+        return None
+    score = "Quality Score (mean Main Score of the played episodes, 0-100)"
+    return summarise(games, roles, models, adversarial=False, score_name=score)

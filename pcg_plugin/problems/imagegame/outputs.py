@@ -71,6 +71,8 @@ def episode_rows(results: list[EpisodeResult]) -> list[dict[str, Any]]:
                 "instance": r.instance,
                 "trial": r.trial,
                 "model": r.player_model,
+                "level": r.model,
+                "assignment": r.assignment,
                 "outcome": r.outcome,
                 "turns": r.turns,
                 "reason": r.reason,

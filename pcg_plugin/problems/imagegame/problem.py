@@ -38,6 +38,11 @@ class ImageGame(EpisodeProblem):
     settings_class = Settings
     record_class = EpisodeResult
     item_module, report_module, rows_module = item, report, rows
+    play_roles = item.ROLES  # describer (Giver) x drawer (Follower), as clembench names a pair <A>--<B>
+    typical_calls = 10.0  # a Giver and a Follower call a turn, about five turns
+
+    def store_edition(self, settings: Settings) -> str:
+        return item.store_edition(settings.variant)
 
     def configure(self, config: pytest.Config) -> Settings:
         return settings_mod.from_config(config, tuple(v2_instances()))
@@ -69,7 +74,9 @@ class ImageGame(EpisodeProblem):
     def run_trial(
         self, config: pytest.Config, sub: Any, target: str, trial: int, nodeid: str, model: str | None
     ) -> Any:
-        return item.run_trial(context(config), sub, v2_instances()[target], trial, nodeid)
+        ctx = context(config)
+        assignment = self.assignment(ctx.settings, sub, model)
+        return item.run_trial(ctx, sub, v2_instances()[target], trial, nodeid, model, assignment)
 
     def trial_score(self, record: Any) -> float | None:
         """The episode's Main Score (the last turn's F1, 0-100); None where clembench gives none (aborted)."""

@@ -45,6 +45,7 @@ class EpisodeResult:
     commands: list[str] = field(default_factory=list)
     episode_dir: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
+    assignment: dict[str, str] = field(default_factory=dict)  # with a model level: giver/follower -> model entry
 
     @property
     def episode(self) -> dict[str, Any] | None:

@@ -11,11 +11,15 @@ from pcg_plugin._util import provenance
 from pcg_plugin._util.paths import REPO_ROOT, template_source
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.stats.intervals import rank_text
+from pcg_plugin.episode import crossplay
 from pcg_plugin.episode.context import SAMPLING
-from pcg_plugin.episode.finish import errors_by_submission, write_run
+from pcg_plugin.episode.finish import errors_by_submission, run_levels, write_run
+from pcg_plugin.episode.matchups import lines as cross_play_lines
 from pcg_plugin.episode.summary import summary_lines as episode_summary
+from pcg_plugin.llm.options import split_models
 from pcg_plugin.problems.imagegame import PINNED_COMMIT, PINNED_VERSION, grid, rules
-from pcg_plugin.problems.imagegame.leaderboard import Row, rows
+from pcg_plugin.problems.imagegame.item import ROLES
+from pcg_plugin.problems.imagegame.leaderboard import Row, cross_play, rows
 from pcg_plugin.problems.imagegame.outputs import episode_rows
 from pcg_plugin.problems.imagegame.records import CONSEQUENCE, EpisodeResult
 
@@ -26,13 +30,17 @@ SCHEMA = "pytest-pcg/imagegame-results/1"
 def results_document(
     run: Mapping[str, Any], results: list[EpisodeResult], board: list[Row], collected: Any
 ) -> dict[str, Any]:
+    settings = run.get("settings", {})
+    models = list(split_models(settings.get("model")))
     return {
         "schema": SCHEMA,
         "problem": "imagegame",
         "clembench": {"version": PINNED_VERSION, "commit": PINNED_COMMIT},
         "run": {k: run[k] for k in ("id", "run_dir", "started") if k in run},
-        "settings": {**run.get("settings", {}), **SAMPLING},
+        "settings": {**settings, **SAMPLING},
+        "models": models,
         "leaderboard": [r.to_dict() for r in board],
+        "cross_play": cross_play(results, ROLES, models) if settings.get("cross_play") else None,
         "episodes": episode_rows(results),
         "errors": dict(sorted(collected.errors.items())),
         "folder_errors": dict(sorted(collected.folder_problems.items())),
@@ -43,7 +51,12 @@ def results_document(
 def finish_run(run: Mapping[str, Any], collected: Any, problem: Any = None) -> tuple[dict[str, Any], Path]:
     results = list(collected.records.values())
     names = [m["name"] for m in collected.items.values()]
-    board = rows(results, rules.EXPERIMENTS, errors_by_submission(collected), names)
+    settings = run.get("settings", {})
+    models = split_models(settings.get("model"))
+    order = crossplay.levels(ROLES, models, None, cross_play=bool(settings.get("cross_play")))
+    board = rows(
+        results, rules.EXPERIMENTS, errors_by_submission(collected), names, run_levels(collected, list(order), models)
+    )
     return write_run(run, results_document(run, results, board, collected), problem, lambda doc: render(doc, results))
 
 
@@ -61,7 +74,8 @@ def zero_line(episode: Mapping[str, Any]) -> str:
     program's traceback is in results.json and report.html) and what that does to the figures."""
     first = (episode["message"] or "").split("\n", 1)[0]
     return (
-        f"{episode['submission']} instance {episode['instance']} trial {episode['trial']}: {episode['reason']}: "
+        f"{episode['submission']}{' ' + episode['level'] if episode.get('level') else ''} instance "
+        f"{episode['instance']} trial {episode['trial']}: {episode['reason']}: "
         f"{first} -> {CONSEQUENCE[episode['reason']]}"
     )
 
@@ -110,6 +124,8 @@ def _table(doc: Mapping[str, Any]) -> list[str]:
         )
     left = [False, False, True, True] + [False] * (len(head) - 5) + [True]
     lines = ([banner] if banner else []) + aligned(head, body, left)
+    if doc.get("cross_play"):
+        lines.extend(cross_play_lines(doc["cross_play"]))
     zeros = [e for e in doc["episodes"] if e["reason"]]
     lines.extend(f"  {zero_line(e)}" for e in zeros[:MAX_ZERO_LINES])
     if len(zeros) > MAX_ZERO_LINES:
@@ -141,7 +157,12 @@ def _cells(text: str) -> list[list[str]]:
 
 
 def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
-    """Every episode: the target grid beside the grid drawn after each turn, with that turn's command and scores."""
+    """Every episode: the target grid beside the grid drawn after each turn, with that turn's command and scores;
+    with cross-play, its tables, heatmap and ratings after the leaderboard."""
+    from markupsafe import Markup
+
+    from pcg_plugin.episode import charts
+
     episodes = []
     for r in sorted(results, key=lambda r: (r.submission, r.experiment, r.game_id, r.trial)):
         turn_scores = (r.scores or {}).get("turn scores", {})
@@ -162,5 +183,6 @@ def render(doc: Mapping[str, Any], results: list[EpisodeResult]) -> str:
             experiments=rules.EXPERIMENTS,
             consequence=CONSEQUENCE,
             banner=unofficial(doc.get("settings", {})),
+            cross_play=Markup(charts.section(doc.get("cross_play"))),
         )
     )

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from pcg_plugin.core.records import trials
+from pcg_plugin.episode.finish import level_key
 from pcg_plugin.problems.imagegame.leaderboard import Figures
 from pcg_plugin.problems.imagegame.records import NOT_SCORED
 
@@ -33,7 +34,7 @@ def trial_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
         trials.row(
             problem="imagegame",
             submission=e["submission"],
-            model=e.get("model") or None,
+            model=e.get("level") or e.get("model") or None,
             target=e["instance"],
             trial=e["trial"],
             score=_main(e),
@@ -51,9 +52,11 @@ def trial_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def scores(doc: Mapping[str, Any], pick: Any) -> dict[str, float]:
-    groups: dict[str, dict[str, list[Mapping[str, Any]]]] = {r["submission"]: {} for r in doc.get("leaderboard", [])}
+    """Each leaderboard row's clemscore (keyed as the row: ``finish.level_key``) on the picked episodes."""
+    board = doc.get("leaderboard", [])
+    groups: dict[str, dict[str, list[Mapping[str, Any]]]] = {r.get("key", r["submission"]): {} for r in board}
     for e in sorted(doc.get("episodes", []), key=lambda e: (e["submission"], e["instance"], e["trial"])):
-        groups.setdefault(e["submission"], {}).setdefault(e["instance"], []).append(e)
+        groups.setdefault(level_key(e["submission"], e.get("level")), {}).setdefault(e["instance"], []).append(e)
     out = {}
     for name, per in groups.items():
         chosen = [eps[i] for inst, eps in per.items() for i in pick((name, None, inst), len(eps))]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pcg_plugin.llm import options as run_options
-from pcg_plugin.llm.options import Option
+from pcg_plugin.llm.options import CROSS_PLAY, Option
 
 VARIANTS = ("v2.0", "head")
 DEFAULT_TRIALS = 1  # clembench plays each instance once per model pair
@@ -31,6 +31,7 @@ OPTIONS: tuple[Option, ...] = (
         VARIANTS,
     ),
     Option("--pcg-imagegame-max-tokens", f"max_tokens of every reply (default {MAX_TOKENS}, clemcore's)"),
+    CROSS_PLAY,
 )
 
 
@@ -46,6 +47,7 @@ class Settings(run_options.RunSettings):
     trials: int = field(default=DEFAULT_TRIALS, kw_only=True)
     variant: str = "v2.0"
     max_tokens: int = MAX_TOKENS
+    cross_play: bool = False  # --pcg-cross-play: every describer x drawer pair of the models (episode.crossplay)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -89,7 +91,10 @@ def resolve(
     offline = run.offline
     variant = get("pcg_imagegame_variant") or "v2.0"
     run_options.check_choice("pcg_imagegame_variant", variant, VARIANTS)
-    model = run_options.one_model(raw, "the picture game plays one model at a time (self-play)")
+    models = run_options.split_models(get("pcg_model"))
+    from pcg_plugin.episode.crossplay import run_models  # the options are read at every pytest start: not there
+
+    cross_play = run_models(models, get("pcg_cross_play"), offline=offline)
     picked = run_options.chosen(
         raw, "pcg_imagegame_instances", "name instances (compact_grids/3), experiments (random_grids) or all"
     )
@@ -104,10 +109,11 @@ def resolve(
     return Settings(
         instances=instances,
         trials=trials,
-        model=model,
+        model=",".join(models) or None,
         **run.settings(),
         variant=variant,
         max_tokens=max_tokens or MAX_TOKENS,
+        cross_play=cross_play,
         notes=tuple(notes),
     )
 

@@ -47,11 +47,11 @@ class BenchContext:
             self.stats["load_backend_s"] = time.perf_counter() - t
 
     def _make_backend(self) -> Any:
-        s = self.settings
-        if s.backend == "scripted":
+        s, spec = self.settings, self.settings.spec(None)  # the one model: its BACKEND/ prefix, else --pcg-backend
+        if spec.backend == "scripted":
             from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
-            return ScriptedBackend(load_callable(s.model or ""))
+            return ScriptedBackend(load_callable(spec.name))
         from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
         threads = threads_per_worker(self.workers)
@@ -69,10 +69,9 @@ class BenchContext:
             )
         from pcg_plugin.llm import make_backend
 
-        backend = None if s.backend in (None, "auto") else s.backend
         return make_backend(
-            backend,
-            model=s.model,
+            spec.backend,
+            model=spec.name or None,
             base_url=s.base_url,
             device=s.device,
             threads=threads,
@@ -82,10 +81,10 @@ class BenchContext:
 
     def key_model(self) -> str:
         """The model that really answers (a scripted double is never replayed as a real model)."""
-        s = self.settings
-        if s.backend == "scripted":
-            return f"scripted:{s.model}"
-        return str(getattr(self.backend, "model", None) or s.model or "")
+        s, spec = self.settings, self.settings.spec(None)
+        if spec.backend == "scripted":
+            return f"scripted:{spec.name}"
+        return str(getattr(self.backend, "model", None) or spec.name or s.model or "")
 
     @once_property
     def profile(self) -> Any:

@@ -271,6 +271,8 @@ class Letter(Part):
 class Submission(Part):
     """One submission's row: its scores (with several models: totals over the models, ``letters`` empty)."""
 
+    OMIT_NONE = ("model",)
+
     name: str | None = None
     team: str | None = None
     format: str | None = None
@@ -282,11 +284,14 @@ class Submission(Part):
     rank: int | None = None
     usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
+    model: str | None = None  # the model that answered; "all" where the edition's rule sums several (2025)
 
 
 @dataclass(frozen=True)
 class ModelSubmission(Part):
     """One submission as one model's own scorer saw it (several-model runs)."""
+
+    OMIT_NONE = ("model",)
 
     prompt_score: str | None = None
     normalized_score: str | None = None
@@ -294,6 +299,7 @@ class ModelSubmission(Part):
     rank: int | None = None
     usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
+    model: str | None = None  # the model these figures are of (its rank: within that model)
 
 
 @dataclass(frozen=True)
@@ -323,6 +329,8 @@ class Results(Part):
     """The whole document. ``per_model`` is None in a one-model run; ``workers`` is per xdist worker
     ``{"stats", "facts"}`` as the workers sent it."""
 
+    OMIT_NONE = ("models", "model_rule")
+
     schema: str = SCHEMA
     run: Run = field(default_factory=Run, metadata=_part_io(Run))
     settings: Settings = field(default_factory=Settings, metadata=_part_io(Settings))
@@ -331,6 +339,8 @@ class Results(Part):
     weights: Mapping[str, Weight] = _part_map(Weight)
     submissions: tuple[Submission, ...] = _parts(Submission)
     per_model: Mapping[str, ModelResults] | None = _part_map(ModelResults, None)
+    models: tuple[str, ...] | None = _tuple(None)  # the run's models, as given (--pcg-model), in order
+    model_rule: str | None = None  # how several models' figures make a submission's score (2025: summed)
     workers: Mapping[str, Any] = field(default_factory=dict)
     folders: tuple[Folder, ...] = _parts(Folder)
     folder_errors: Mapping[str, str] = field(default_factory=dict)

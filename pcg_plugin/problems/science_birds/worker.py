@@ -103,17 +103,16 @@ class WorkerContext:
         ``--pcg-model module:callable``."""
 
         def make() -> Any:
-            s, name = self.settings, self._model(model)
-            if s.backend == "scripted":
+            s, spec = self.settings, self.settings.spec(self._model(model))
+            if spec.backend == "scripted":
                 from pcg_plugin.llm.scripted import ScriptedBackend
 
-                return ScriptedBackend(load_callable(name or ""))
+                return ScriptedBackend(load_callable(spec.name))
             from pcg_plugin.llm import make_backend
 
-            kind = None if s.backend in (None, "auto") else s.backend
             return make_backend(
-                kind,
-                model=name,
+                spec.backend,
+                model=spec.name or None,
                 base_url=s.base_url,
                 device=s.device,
                 threads=threads_per_worker(self.workers),
@@ -127,8 +126,8 @@ class WorkerContext:
         def make() -> Any:
             from pcg_plugin.problems.science_birds.editions import profile_for
 
-            s = self.settings
-            name = None if s.backend == "scripted" else self._model(model)
+            s, spec = self.settings, self.settings.spec(self._model(model))
+            name = None if spec.backend == "scripted" else spec.name or None
             return profile_for(s.edition, model=name, base_url=s.base_url)
 
         return self._once(self._key("profile", model), make)
@@ -173,8 +172,9 @@ class WorkerContext:
         """The model that really answers, so stored responses of the offline default or a scripted double are
         never replayed as if the edition's official model had written them (in a several-model run, each
         item's own model: the response store keeps the models apart)."""
-        if self.settings.backend == "scripted":
-            return f"scripted:{self._model(model)}"
+        spec = self.settings.spec(self._model(model))
+        if spec.backend == "scripted":
+            return f"scripted:{spec.name}"
         backend_model = getattr(self._cache.get(self._key("backend", model)), "model", None)
         return str(backend_model or getattr(self.profile(model), "model", None) or self._model(model) or "")
 

@@ -64,6 +64,13 @@ def header_lines(settings: Settings) -> list[str]:
             f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "
             "(--pcg-constrain off for the model's own text)",
         )
+    if settings.multi_model:
+        lines.insert(
+            3,
+            f"pcg: {len(settings.models)} models, one item level each; the {settings.edition} edition's rule: each "
+            "model's trials scored on their own, a submission's prompt scores summed over the models (ranked by "
+            "the sum; each model's own ranking under 'per model')",
+        )
     lines.extend(f"pcg: {note}" for note in settings.notes)
     return lines
 

@@ -226,6 +226,7 @@ def per_model_document(collected: Collected, result: Any, letters: Sequence[str]
         for name in sorted(res.programs):
             prog = res.programs[name]
             subs[name] = results.ModelSubmission(
+                model=model,
                 prompt_score=_s(prog.prompt_score),
                 normalized_score=_s(result.per_model_normalized[model][name]),
                 model_normalized_score=_s(prog.normalized_score),
@@ -237,6 +238,12 @@ def per_model_document(collected: Collected, result: Any, letters: Sequence[str]
             competition_score=_s(res.competition_score), weights=_weights_doc(res), submissions=subs
         )
     return out
+
+
+MODEL_RULE = (
+    "2025 edition: each model's trials are scored on their own (weights per model) and a submission's prompt "
+    "scores are summed over the models (rank: by the sum; per_model: each model's own ranking)"
+)
 
 
 def results_document(
@@ -254,6 +261,7 @@ def results_document(
     """The results.json document (docs/results-schema.md) from the scoring module's result."""
     meta = submissions_meta(collected)
     several = hasattr(result, "per_model")  # a scoring.MultiModelResult: 2025 with several models
+    one_model = settings_doc.model or edition(settings.edition).profile.model
     ranks = dict(result.ranking)
     subs = []
     for name in sorted(meta):
@@ -276,6 +284,7 @@ def results_document(
             }
         subs.append(
             results.Submission(
+                model="all" if several else one_model,
                 name=name,
                 team=m.get("team", name),
                 format=m.get("format"),
@@ -295,6 +304,8 @@ def results_document(
         weights={} if several else _weights_doc(result),
         submissions=tuple(subs),
         per_model=per_model_document(collected, result, letters) if several else None,
+        models=tuple(settings.models),
+        model_rule=MODEL_RULE if several else None,
         workers=dict(workers or {}),
         folders=tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
         folder_errors=dict(sorted(collected.folder_problems.items())),
