@@ -106,3 +106,7 @@ class GameEvalProblem(EpisodeProblem):
 
     def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
         return rows.scores(self.game, results, pick)
+
+    def trial_zero_cause(self, row: Mapping[str, Any]) -> str | None:
+        """Why an episode the submission's side did not win scored 0: how it ended (``pcg compare`` says it)."""
+        return rows.zero_cause(row)
