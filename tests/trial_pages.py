@@ -116,3 +116,7 @@ MID_WORD = """var bad=[];document.querySelectorAll(SELECTOR).forEach(function(td
   var rs=r.getClientRects();if(rs.length)chars.push([n.data[i],rs[0].top])}
  for(var k=1;k<chars.length;k++)if(chars[k][1]>chars[k-1][1]+2&&':/_-,. '.indexOf(chars[k-1][0])<0)
   bad.push(td.textContent.slice(0,k)+'|'+td.textContent.slice(k))});return bad"""
+# how many lines each cell that SELECTOR names takes: [its text, the distinct tops of its text's line boxes]
+LINES = """return [].map.call(document.querySelectorAll(SELECTOR),function(td){var r=document.createRange();
+ r.selectNodeContents(td);var tops={};[].forEach.call(r.getClientRects(),function(c){tops[Math.round(c.top)]=1});
+ return [td.textContent,Object.keys(tops).length]})"""

@@ -237,8 +237,9 @@ def main(argv: list[str]) -> int:
                 )
             )
         )
-    card = pcg("card", *(str(s["dir"] / "A") for s in setups), "-o", str(work / "card.html"), cwd=work)
-    pcg("card", *(str(s["dir"] / "A") for s in setups), "-o", str(work / "card.md"), cwd=work)
+    folders = [str((s["dir"] / "A").relative_to(work)) for s in setups]  # the card's run column: science-birds/A
+    card = pcg("card", *folders, "-o", str(work / "card.html"), cwd=work)
+    pcg("card", *folders, "-o", str(work / "card.md"), cwd=work)
     print(f"pcg card over the four runs (exit {card.returncode}): {work / 'card.html'}, {work / 'card.md'}")
     print((work / "card.md").read_text() if (work / "card.md").exists() else card.stderr)
     ok = all(

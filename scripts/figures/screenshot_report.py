@@ -18,8 +18,11 @@ def browser() -> str | None:
     return None
 
 
-def screenshot(html: Path, png: Path, *, width: int = 1400, height: int = 1800, timeout: float = 90) -> Path:
-    """Run ``chromium --headless --screenshot`` with the network off; raise if no PNG appears."""
+def screenshot(
+    html: Path, png: Path, *, width: int = 1400, height: int = 1800, timeout: float = 90, query: str = ""
+) -> Path:
+    """Run ``chromium --headless --screenshot`` with the network off; raise if no PNG appears. ``query``: what
+    follows ``?`` in the page's address (a trial page names its trial so)."""
     exe = browser()
     if exe is None:
         raise RuntimeError("no chromium found (apt-get install -y chromium)")
@@ -38,7 +41,9 @@ def screenshot(html: Path, png: Path, *, width: int = 1400, height: int = 1800, 
             "--proxy-bypass-list=<-loopback>",
             f"--window-size={width},{height}",
             f"--screenshot={png}",
-            html.resolve().as_uri(),
+            # a page that fills itself by script (the trial page, named by its query) has done so
+            *(["--virtual-time-budget=3000"] if query else []),
+            html.resolve().as_uri() + (f"?{query}" if query else ""),
         ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if not png.is_file():

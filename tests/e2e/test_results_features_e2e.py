@@ -172,7 +172,8 @@ def test_compare_a_run_with_itself_gives_zero_differences(runs):
     assert c["score"].startswith("score (mean over instances")
     assert [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
     keys = {"submission", "model", "submission_b", "model_b", "a", "b", "difference", "low", "high", "flag", "targets"}
-    assert all(set(p) == keys for p in c["pairs"])
+    assert all(set(p) == keys | {"why_a", "why_b"} for p in c["pairs"])
+    assert all(p["why_a"] is None and p["why_b"] is None for p in c["pairs"])  # neither scores 0
     assert all(p["difference"] == 0 and p["low"] <= 0 <= p["high"] and p["flag"] is None for p in c["pairs"])
     assert c["only_a"] == c["only_b"] == c["changed_trials"] == []
 
@@ -180,9 +181,12 @@ def test_compare_a_run_with_itself_gives_zero_differences(runs):
 def test_compare_flags_the_drop_of_a_run_with_empty_answers(runs):
     text = pcg(runs["root"], "compare", "A", "E").stdout
     line = next(ln for ln in text.splitlines() if ln.startswith("by_trial"))
-    assert line.endswith("DROP") and "-0.2222" in line
+    assert line.endswith("DROP") and "-0.222" in line  # the benchmark's three places
     pair = {p["submission"]: p for p in json.loads(pcg(runs["root"], "compare", "A", "E", "--json").stdout)["pairs"]}
     assert pair["by_trial"]["high"] < 0 and pair["by_trial"]["b"] == 0
+    # why B scores 0, in the table and the JSON: every trial's answer was empty
+    assert "by_trial scores 0 in B: every trial scored 0: no_block (9)" in text
+    assert pair["by_trial"]["why_b"] == "every trial scored 0: no_block (9)" and pair["by_trial"]["why_a"] is None
 
 
 def test_compare_pairs_by_name_never_by_position(runs, tmp_path):
@@ -232,13 +236,17 @@ def test_the_card_shows_each_submission_with_intervals_and_unknown_price(runs):
     assert got.returncode == 0, got.stderr
     md = got.stdout
     assert md.startswith("# Model card: scripted:grid_double:respond")
-    rows = [
-        ln
-        for ln in md.splitlines()
-        if ln.startswith(("| pcgbench/binary-v0 | by_trial |", "| pcgbench/binary-v0 | zero_shot |"))
+    card = md.split("## Provenance")[0]
+    rows = [ln for ln in card.splitlines() if ln.startswith("| pcgbench/binary-v0 |")]
+    # the run column: the folder each line came from; scores at the benchmark's three places
+    assert [r.split(" | ")[1:3] for r in rows] == [
+        ["A", "by_trial"],
+        ["A", "zero_shot"],
+        ["P", "by_trial"],
+        ["P", "zero_shot"],
     ]
     assert len(rows) == 4 and sum("unknown price" in r for r in rows) == 2  # A unpriced, P priced
-    assert "| by_trial | scripted:grid_double:respond | 0.2222 | [" in rows[0]
+    assert "| A | by_trial | scripted:grid_double:respond | 0.222 | [" in rows[0]
     assert "UNOFFICIAL RUN" in md and "## Provenance" in md
     html = pcg(runs["root"], "card", "A", "-o", "card.html")
     assert html.returncode == 0 and "<table>" in (runs["root"] / "card.html").read_text()

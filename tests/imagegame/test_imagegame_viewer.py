@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 from test_imagegame_e2e import ARGS, game  # noqa: F401 - game is a fixture, used by name
-from trial_pages import CHART, MID_WORD, PAGE_WIDTH, measured, opened
+from trial_pages import CHART, LINES, MID_WORD, PAGE_WIDTH, measured, opened
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core.records import transcript
@@ -78,6 +78,9 @@ def test_the_report_fits_1280_px_with_its_chart_model_names_and_first_follower_p
     assert chart["legend"] == chart["legend_visible"] == 3  # perfect, chatty, prompted
     assert chart["labels"] >= 2 and chart["overlaps"] == 0 and chart["width"] >= 480
     assert measured(report, MID_WORD.replace("SELECTOR", "'table.board td.m'"), width=1280) == []
+    # and on two lines at most (they took 4-5, one per separator, in a 13em column beside wide headers)
+    lines = measured(report, LINES.replace("SELECTOR", "'table.board td.m'"), width=1280)
+    assert len(lines) == 3 and all(n <= 2 for _, n in lines), lines
     page = game.path / "out" / "trials" / "view.html"
     tid = transcript.trial_id("subs/perfect::compact_grids/0::1")
     box = measured(

@@ -131,6 +131,25 @@ def write(run_dir: Path, doc: Mapping[str, Any]) -> Path:
     )
 
 
+def restamp(run_dir: Path, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Give each stored transcript its trial's score and model as the run's ``trials.jsonl`` rows have them
+    (``rows``): a trial's transcript is written when it ends, before a problem such as Science Birds can weight
+    its score (the letter's weight needs every trial), and a one-model run's item does not know its model.
+    Only the transcripts that differ are written again; how many were."""
+    folder = Path(run_dir) / FOLDER
+    done = 0
+    for row in rows:
+        path = folder / f"{trial_id(str(row['nodeid']))}.js" if row.get("nodeid") else None
+        if path is None or not path.is_file():
+            continue
+        doc = load(path)
+        fresh = {**doc, "score": row.get("score"), "model": doc.get("model") or row.get("model")}
+        if fresh != doc:
+            write(run_dir, fresh)
+            done += 1
+    return done
+
+
 def read(run_dir: Path, nodeid: str) -> dict[str, Any]:
     """The transcript of ``nodeid`` in a run folder; FileNotFoundError names what is there instead."""
     folder = Path(run_dir) / FOLDER
@@ -243,7 +262,8 @@ def _order(doc: Mapping[str, Any]) -> list[tuple[str, Any]]:
 def text(doc: Mapping[str, Any]) -> str:
     """The transcript for a terminal (``pcg show``)."""
     head = f"{doc['nodeid']}: {doc.get('summary') or ''}".rstrip(": ")
-    lines = [head, f"{len(doc['calls'])} call(s)" + (f"; error: {doc['error']}" if doc.get("error") else "")]
+    scored = f"; score {score_text(doc['score'])}" if doc.get("score") is not None and not doc.get("reason") else ""
+    lines = [head, f"{len(doc['calls'])} call(s){scored}" + (f"; error: {doc['error']}" if doc.get("error") else "")]
     for kind, part in _order(doc):
         if kind == "call":
             call = doc["calls"][part]
@@ -258,7 +278,8 @@ def text(doc: Mapping[str, Any]) -> str:
             for c, reply in enumerate(call.get("choices") or [call["reply"]]):
                 if c:
                     lines.append(f"   choice {c + 1}:")
-                lines += [f"       {line}" for line in str(reply).splitlines() or [""]]
+                blank = empty_reply(reply)
+                lines += [f"       {line}" for line in ([blank] if blank else str(reply).splitlines())]
         else:
             lines += ["", f"── {part.get('title', '')}"]
             lines += [f"   {line}" for line in part.get("lines") or ()]
@@ -285,6 +306,7 @@ table.g{border-collapse:collapse;margin:4px 0}\
 table.g td{width:18px;height:18px;text-align:center;border:1px solid #d0d7de;
 font:13px monospace}.state img{max-width:100%;max-height:320px;border:1px solid #d0d7de;background:#fff}
 .err{background:#ffebe9;border:1px solid #cf222e;padding:6px 10px}
+.reply pre.empty{background:#fff8c5;color:#57606a;font-style:italic}
 """
 
 
@@ -307,6 +329,8 @@ def _body(doc: Mapping[str, Any], fill: bool) -> str:
         f"<h1>{e(doc['nodeid'])}</h1>",
         f'<p class="meta">{e(doc.get("summary") or "")}</p>',
     ]
+    if doc.get("score") is not None and not doc.get("reason"):  # a zero's summary says why it scored 0
+        out.append(f'<p class="meta">score <b>{e(score_text(doc["score"]))}</b></p>')
     totals = (sum(c["prompt_tokens"] for c in doc["calls"]), sum(c["completion_tokens"] for c in doc["calls"]))
     replayed = sum(1 for c in doc["calls"] if c["replayed"])
     out.append(
@@ -344,10 +368,28 @@ def _call_html(calls: Sequence[Mapping[str, Any]], k: int, fill: bool = True) ->
         )
     for c, reply in enumerate(call.get("choices") or [call["reply"]]):
         label = "reply" if c == 0 else f"choice {c + 1}"
-        box = _pre(reply, f'data-r="{k}.{c}"', fill) if isinstance(reply, str) else f"<pre>{e(str(reply))}</pre>"
+        blank = empty_reply(reply)
+        if blank:
+            box = f'<pre class="empty">{e(blank)}</pre>'
+        elif isinstance(reply, str):
+            box = _pre(reply, f'data-r="{k}.{c}"', fill)
+        else:
+            box = f"<pre>{e(str(reply))}</pre>"
         parts.append(f'<div class="msg reply"><div class="role reply">{label}</div>{box}</div>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def empty_reply(reply: Any) -> str | None:
+    """The label an empty reply (or one of whitespace only) is shown with, where a box would look blank."""
+    if not isinstance(reply, str) or reply.strip():
+        return None
+    return "(an empty reply: no text at all)" if not reply else f"(a reply of {len(reply)} blank character(s))"
+
+
+def score_text(score: Any) -> str:
+    """A trial's score on its page: four significant digits, so a score that is not 0 never reads as 0."""
+    return f"{score:.4g}" if isinstance(score, float) else str(score)
 
 
 def _state_html(state: Mapping[str, Any]) -> str:

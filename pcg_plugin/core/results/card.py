@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.numbers import PLACES, fixed, places_of
 from pcg_plugin._util.prices import cost_text
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.results.runs import FinishedRun
@@ -36,6 +37,8 @@ class Line:
     completion_tokens: int
     cost_usd: float | None
     run: str
+    folder: str = ""  # the run folder as it was given (``pcg card a b``: ``a``), the card's run column
+    places: int = PLACES  # the decimals its problem shows scores with
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,8 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
                     sum(r.get("completion_tokens") or 0 for r in mine),
                     _cost(mine),
                     str((run.doc.get("run") or {}).get("id")),
+                    str(run.path.parent),
+                    places_of(run.problem),
                 )
             )
     banners = tuple(dict.fromkeys([*(b for r in runs if (b := unofficial(r.doc.get("settings", {})))), *caveats]))
@@ -138,6 +143,7 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
 ALONE = (0, 0)  # the rank interval of a run's only submission
 HEAD = (
     "problem",
+    "run",
     "submission",
     "model",
     "score",
@@ -153,10 +159,11 @@ HEAD = (
 
 def _cells(line: Line) -> tuple[str, ...]:
     def num(v: float | None) -> str:
-        return "-" if v is None else f"{v:.4g}"
+        return fixed(v, line.places)
 
     return (
         line.problem,
+        line.folder or line.run,
         line.submission,
         line.model,
         num(line.score),
@@ -184,7 +191,8 @@ def markdown(c: Card) -> str:
         "Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over instances of "
         "feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission side's wins). "
         "Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's scorer. "
-        "Trials run: the submission's trials over every target; trials per target: the run's setting.",
+        "Trials run: the submission's trials over every target; trials per target: the run's setting. "
+        "Run: the run folder the line comes from (its id in the provenance).",
         "",
         "## Provenance",
         "",
@@ -200,20 +208,22 @@ def markdown(c: Card) -> str:
 
 
 STYLE = (
-    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1f24}"
-    "table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left}"
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:16px 24px;color:#1b1f24}"
+    "table{border-collapse:collapse;margin:8px 0;font-size:13px}"
+    "th,td{border:1px solid #d0d7de;padding:4px 6px;text-align:left}td.n,td.nw{white-space:nowrap}"
     "th{background:#f6f8fa}td.n{text-align:right}.warn{background:#fff4ce;border:1px solid #d4a72c;"
     "border-radius:6px;padding:8px 12px;margin:10px 0;font-weight:600}.meta{color:#57606a}"
 )
 
 
+# the cells' classes by column: the run's folder on one line, numbers to the right on one line
+CLASS = {1: " class=nw", **dict.fromkeys((4, 5, 6, 7, 8, 10, 11), " class=n")}
+
+
 def html_page(c: Card) -> str:
     e = html.escape
-    numeric = {3, 4, 5, 6, 7, 9, 10}
     rows = "".join(
-        "<tr>"
-        + "".join(f"<td{' class=n' if i in numeric else ''}>{e(v)}</td>" for i, v in enumerate(_cells(line)))
-        + "</tr>\n"
+        "<tr>" + "".join(f"<td{CLASS.get(i, '')}>{e(v)}</td>" for i, v in enumerate(_cells(line))) + "</tr>\n"
         for line in c.lines
     )
     prov = "".join(
@@ -232,7 +242,8 @@ def html_page(c: Card) -> str:
         "<p class=meta>Score: each problem's own (Science Birds: normalized score; PCG Benchmark: mean over "
         "instances of feasible, controlled and unique trials; picture game: clemscore; GameEval: the submission "
         "side's wins). Intervals: 95 % bootstrap over trials within each target, re-scored by the problem's "
-        "scorer. Trials run: the submission's trials over every target; trials per target: the run's setting.</p>"
+        "scorer. Trials run: the submission's trials over every target; trials per target: the run's setting. "
+        "Run: the run folder the line comes from (its id in the provenance).</p>"
         "<h2>Provenance</h2><table><tr><th>problem</th><th>run</th><th>started</th><th>backend</th>"
         f"<th>trials per target</th><th>git SHA</th><th>folder</th></tr>\n{prov}</table></body></html>\n"
     )

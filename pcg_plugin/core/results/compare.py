@@ -8,11 +8,13 @@ trial score; and the trials whose outcome changed (``change``). A suite run is c
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.numbers import fixed, interval, places_of
 from pcg_plugin.core.results.like_for_like import setting_differences, settings_of, shape
 from pcg_plugin.core.results.runs import FinishedRun
 from pcg_plugin.core.stats import intervals
@@ -33,6 +35,8 @@ class Pair:
     submission_b: str | None = None  # B's submission where the pairing matched another name (pairing by model)
     model_b: str | None = None  # B's model where it differs (pairing by submission)
     targets: tuple[TargetPair, ...] = ()
+    why_a: str | None = None  # why the submission scores 0 in A (None: it does not, or nothing says why)
+    why_b: str | None = None
 
     @property
     def difference(self) -> float:
@@ -65,8 +69,14 @@ class Pair:
             "low": self.low,
             "high": self.high,
             "flag": flag(self.difference, self.low, self.high) or None,
+            "why_a": self.why_a,
+            "why_b": self.why_b,
             "targets": [t.to_dict() for t in self.targets],
         }
+
+    def why(self) -> list[str]:
+        """Why the pair scores 0, run by run: ``A: diversity 0 in every letter (...)``."""
+        return [f"{run}: {why}" for run, why in (("A", self.why_a), ("B", self.why_b)) if why]
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ class Comparison:
     changes: tuple[TrialChange, ...] = ()
     target_label: str = "target"
     unlike: tuple[str, ...] = ()  # the like-for-like settings A and B differ in (the gate would refuse them)
+    places: int = 4  # the decimals the problem publishes its scores with
     runs: tuple[FinishedRun | None, FinishedRun | None] = field(default=(None, None), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -155,7 +166,9 @@ class Comparison:
 
 
 def flag(difference: float, low: float | None, high: float | None) -> str:
-    """``DROP`` or ``RISE`` where the interval leaves out 0, else empty."""
+    """``DROP`` or ``RISE`` where the interval leaves out 0, else empty (its bounds are shown with
+    ``_util.numbers.fixed``, which never writes a value that is not 0 as 0, so a flagged interval never reads as
+    one that holds 0)."""
     if low is None or high is None or not (low > 0 or high < 0):
         return ""
     return "DROP" if difference < 0 else "RISE"
@@ -220,6 +233,34 @@ def noise(values: Sequence[float]) -> float:
         return 0.0
     mean = sum(values) / len(values)
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def why_zero(run: FinishedRun, name: str, rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why submission ``name`` scores 0 in ``run``: the problem's own word where it has one
+    (``zero_cause(results, name)``: Science Birds names diversity), else what its trials scored 0 for (every
+    trial with its reason counted, or the trials' own causes, ``trial_zero_cause(row)``: stability, similarity)."""
+    own = getattr(run.problem, "zero_cause", None)
+    said = own(run.doc, name) if own is not None else None
+    if said:
+        return str(said)
+    mine = [r for r in rows if r["submission"] == name]
+    causes = Counter(c for r in mine if (c := trial_cause(run.problem, r)))
+    if not mine or sum(causes.values()) < len(mine):
+        return None
+    return "every trial scored 0: " + "; ".join(f"{k} ({n})" for k, n in sorted(causes.items()))
+
+
+def trial_cause(problem: Any, row: Mapping[str, Any] | None) -> str | None:
+    """Why a trial scored 0: its official reason, or, for a trial that scored exactly 0 without one, the
+    problem's word for it (``trial_zero_cause(row)``, e.g. Science Birds' ``stability 0``); None otherwise."""
+    if row is None:
+        return None
+    if _zero(row.get("reason")):
+        return str(row["reason"])
+    own = getattr(problem, "trial_zero_cause", None)
+    if row.get("score") == 0 and own is not None:
+        return own(row)
+    return None
 
 
 def _zero(reason: Any) -> bool:
@@ -379,6 +420,8 @@ def compare(
                 submission_b=nb if nb != na else None,
                 model_b=mdb if mdb != mda else None,
                 targets=targets,
+                why_a=why_zero(a, na, rows_a) if sa[na] == 0 else None,
+                why_b=why_zero(b, nb, rows_b) if sb[nb] == 0 else None,
             )
         )
         changes += trial_changes(label, ta, tb)
@@ -395,6 +438,7 @@ def compare(
         changes=tuple(changes),
         target_label=str(getattr(a.problem, "target_label", "target")),
         unlike=tuple(setting_differences(settings_of(a.problem, a.doc), settings_of(b.problem, b.doc), ("A", "B"))),
+        places=places_of(a.problem),
         runs=(a, b),
     )
 
@@ -419,11 +463,12 @@ def compare_paths(
     return found, [p for p in ma if p not in mb], [p for p in mb if p not in ma]
 
 
-def table(c: Comparison, places: int = 4) -> list[str]:
-    """The terminal table: one line per pair, DROP/RISE where the interval leaves out 0; then the unpaired."""
+def table(c: Comparison) -> list[str]:
+    """The terminal table: one line per pair, DROP/RISE where the interval leaves out 0 (numbers at the problem's
+    places, none that is not 0 written as 0); why a pair scores 0; then the unpaired."""
+    places = c.places
     rows = [("submission", "model", "A", "B", "B-A", "95% interval", "")]
     for p in c.pairs:
-        lo_hi = "-" if p.low is None else f"[{p.low:+.{places}f}, {p.high:+.{places}f}]"
         sub = p.submission if p.submission_b is None else f"{p.submission} -> {p.submission_b}"
         model = p.model or "-"
         if p.model_b is not None:
@@ -432,10 +477,10 @@ def table(c: Comparison, places: int = 4) -> list[str]:
             (
                 sub,
                 model,
-                f"{p.a:.{places}f}",
-                f"{p.b:.{places}f}",
-                f"{p.difference:+.{places}f}",
-                lo_hi,
+                fixed(p.a, places),
+                fixed(p.b, places),
+                fixed(p.difference, places, sign=True),
+                interval(p.low, p.high, places) or "-",
                 flag(p.difference, p.low, p.high),
             )
         )
@@ -454,6 +499,7 @@ def table(c: Comparison, places: int = 4) -> list[str]:
         ).rstrip()
         for r in rows
     ]
+    lines += [f"{p.submission} scores 0 in {why}" for p in c.pairs for why in p.why()]
     lines += [f"only in A: {name}" for name in c.only_a] + [f"only in B: {name}" for name in c.only_b]
     if c.changes:
         lines.append(f"{len(c.changes)} trial(s) changed outcome (-o compare.html lists them)")

@@ -16,8 +16,9 @@ from typing import Any
 from urllib.parse import quote
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.numbers import fixed, interval
 from pcg_plugin.core.records import transcript
-from pcg_plugin.core.results.compare import Comparison, TrialChange, flag
+from pcg_plugin.core.results.compare import Comparison, TrialChange, flag, trial_cause
 
 TEMPLATE = "compare.html.j2"
 
@@ -85,37 +86,38 @@ def outcome(doc: Mapping[str, Any], run_url: str) -> dict[str, Any]:
     }
 
 
-def _num(v: Any, places: int = 4, sign: bool = False) -> str:
-    if v is None:
-        return ""
-    return f"{float(v):+.{places}f}" if sign else f"{float(v):.{places}f}"
-
-
 NOT_IN_RUN = "not in this run"  # the page's word for a trial only the other run has: no trial's zero reason
 
 
-def _side(row: Mapping[str, Any] | None, trials: Trials, run_url: str) -> dict[str, Any]:
-    if row is None:
-        return {"score": "", "reason": NOT_IN_RUN, "link": None, "outcome": None}
-    found = trials.find(row)
-    link = f"{run_url}{transcript.FOLDER}/{transcript.VIEW}?{found[0]}" if found else None
-    return {
-        "score": _num(row.get("score")),
-        "reason": str(row.get("reason") or ""),
-        "link": link,
-        "outcome": outcome(found[1], run_url) if found else None,
-    }
+class Side:
+    """One run's side of the changed trials: its trial pages, their URL from the page, its problem (which names
+    the cause of a zero) and the places its scores are shown with."""
+
+    def __init__(self, trials: Trials, url: str, problem: Any, places: int) -> None:
+        self.trials, self.url, self.problem, self.places = trials, url, problem, places
+
+    def cell(self, row: Mapping[str, Any] | None) -> dict[str, Any]:
+        if row is None:
+            return {"score": "", "reason": NOT_IN_RUN, "link": None, "outcome": None}
+        found = self.trials.find(row)
+        link = f"{self.url}{transcript.FOLDER}/{transcript.VIEW}?{found[0]}" if found else None
+        return {
+            "score": fixed(row.get("score"), self.places, missing=""),
+            "reason": trial_cause(self.problem, row) or "",
+            "link": link,
+            "outcome": outcome(found[1], self.url) if found else None,
+        }
 
 
-def _change(c: TrialChange, a: Trials, b: Trials, url_a: str, url_b: str) -> dict[str, Any]:
+def _change(c: TrialChange, a: Side, b: Side) -> dict[str, Any]:
     return {
         "pair": c.pair,
         "target": c.target,
         "trial": c.trial,
         "kind": c.kind,
-        "noise": _num(c.noise),
-        "a": _side(c.a, a, url_a),
-        "b": _side(c.b, b, url_b),
+        "noise": fixed(c.noise, a.places),
+        "a": a.cell(c.a),
+        "b": b.cell(c.b),
     }
 
 
@@ -126,30 +128,34 @@ def section(c: Comparison, page_dir: Path, index: int) -> dict[str, Any]:
     dir_b = run_b.path.parent if run_b is not None else Path(c.run_b)
     url_a, url_b = _rel(dir_a, page_dir), _rel(dir_b, page_dir)
     ta, tb = Trials(dir_a), Trials(dir_b)
+    n = c.places
     pairs = []
     for p in c.pairs:
         pairs.append(
             {
                 "label": p.label,
-                "a": _num(p.a),
-                "b": _num(p.b),
-                "difference": _num(p.difference, sign=True),
-                "interval": "" if p.low is None else f"[{_num(p.low, sign=True)}, {_num(p.high, sign=True)}]",
+                "a": fixed(p.a, n),
+                "b": fixed(p.b, n),
+                "difference": fixed(p.difference, n, sign=True),
+                "interval": interval(p.low, p.high, n),
                 "flag": flag(p.difference, p.low, p.high),
+                "why": p.why(),
                 "targets": [
                     {
                         "target": t.target,
-                        "a": _num(t.a),
-                        "b": _num(t.b),
-                        "difference": _num(t.difference, sign=True),
-                        "interval": "" if t.low is None else f"[{_num(t.low, sign=True)}, {_num(t.high, sign=True)}]",
+                        "a": fixed(t.a, n, missing=""),
+                        "b": fixed(t.b, n, missing=""),
+                        "difference": fixed(t.difference, n, sign=True, missing=""),
+                        "interval": interval(t.low, t.high, n),
                         "flag": flag(t.difference, t.low, t.high) if t.difference is not None else "",
                     }
                     for t in p.targets
                 ],
             }
         )
-    changes = [_change(ch, ta, tb, url_a, url_b) for ch in c.changes]
+    side_a = Side(ta, url_a, run_a.problem if run_a is not None else None, n)
+    side_b = Side(tb, url_b, run_b.problem if run_b is not None else None, n)
+    changes = [_change(ch, side_a, side_b) for ch in c.changes]
     return {
         "id": f"p{index}",
         "problem": c.problem,
@@ -170,6 +176,7 @@ def section(c: Comparison, page_dir: Path, index: int) -> dict[str, Any]:
             "change": sorted({ch["kind"] for ch in changes}),
         },
         "resamples": c.resamples,
+        "places": c.places,
         "unlike": list(c.unlike),
         "pages_a": ta.has_pages,
         "pages_b": tb.has_pages,

@@ -191,8 +191,11 @@ def add_to_report(
     totals: Mapping[str, Totals],
     targets: Sequence[str],
 ) -> None:
-    """The end of the run: the trial pages' stylesheet, and the viewer's part of report.html."""
+    """The end of the run: the trial pages' stylesheet, each stored transcript given its trial's exported score
+    and model (``transcript.restamp``), and the viewer's part of report.html."""
     transcript.write_style(run_dir)
+    path = Path(run_dir) / trials.FILE
+    transcript.restamp(run_dir, trials.read(path) if path.is_file() else [])
     if report is None or not Path(report).is_file():
         return
     written = exported(run_dir)

@@ -58,9 +58,7 @@ def trial_states(record: EpisodeRecord) -> list[dict[str, Any]]:
             lines.append(f"{e['name']} is eliminated")
         elif kind == "ended":
             lines.append(f"the end: {e['outcome']}: {e['why']}")
-    flush(None)
-    if record.reason:
-        states.append({"title": "not played", "lines": [f"{record.reason}: {record.message or ''}"]})
+    flush(None)  # why an episode was not played is its summary (``describe``), said once on its page
     return states
 
 

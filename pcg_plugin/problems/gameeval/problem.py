@@ -91,3 +91,7 @@ class GameEvalProblem(EpisodeProblem):
         return item.run_trial(
             ctx, sub, self.game, target, trial, nodeid, model, self.assignment(ctx.settings, sub, model)
         )
+
+    def trial_zero_cause(self, row: Mapping[str, Any]) -> str | None:
+        """Why an episode the submission's side did not win scored 0: how it ended (``pcg compare`` says it)."""
+        return rows.zero_cause(row)

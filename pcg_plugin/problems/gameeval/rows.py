@@ -39,6 +39,13 @@ def _model(e: Mapping[str, Any]) -> str | None:
     return e.get("model") or ",".join(sorted(set((e.get("models") or {}).values()))) or None
 
 
+def zero_cause(row: Mapping[str, Any]) -> str | None:
+    """Why an episode row scored 0 for the submission's side: how it ended (``RoundLimitError: no gameover after
+    30 question(s)``); None where the row does not say."""
+    outcome, why = row.get("outcome"), row.get("why")
+    return ": ".join(str(x) for x in (outcome, why) if x) or None
+
+
 def trial_rows(game: Game, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         trials.row(

@@ -231,10 +231,8 @@ def trial_states(record: EpisodeResult) -> list[dict[str, Any]]:
                 "grid": grid.rows(drawn) if drawn.strip() else [],
             }
         )
-    end = [f"{record.outcome} after {record.turns} turn(s)"]
-    if record.reason:
-        end.append(f"{record.reason}: {one_line(record.message or '')} -> {CONSEQUENCE[record.reason]}")
-    elif record.episode:
+    end = [f"{record.outcome} after {record.turns} turn(s)"]  # why it was not played: the summary, said once
+    if not record.reason and record.episode:
         end.append(f"Main Score {record.episode.get('Main Score')} · Success {record.episode.get('Success')}")
     states.append({"title": "the end", "lines": end})
     return states

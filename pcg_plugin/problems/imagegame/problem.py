@@ -33,6 +33,7 @@ class ImageGame(EpisodeProblem):
     name = "imagegame"
     target_label = "instance"
     score_name = "clemscore"
+    places = 2  # clemeval rounds clemscore to 2 places
     submission_module = submission_mod
     context_class = Context
     settings_class = Settings

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.numbers import fixed
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.contract.base import Finished, WorkerStats, merged_facts
 from pcg_plugin.core.stats.intervals import rank_text
-from pcg_plugin.problems.pcgbench import PINNED_COMMIT
+from pcg_plugin.problems.pcgbench import PINNED_COMMIT, PLACES
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import instances
 from pcg_plugin.problems.pcgbench.records import BenchRecord
@@ -196,13 +197,16 @@ def summary_lines(
     lines = ([banner] if banner else []) + [
         f"{results['problem']}: score = mean over instances of feasible AND controlled AND unique trials"
     ]
+
+    def n(value: Any) -> str:
+        return fixed(value, PLACES)
+
     for s in results["submissions"]:
         zeros = ", ".join(f"{k} {v}" for k, v in s["zero_reasons"].items())
         lines.append(
-            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {s['score']:.3f} "
-            f"(feasible {s['feasible']:.3f}, controlled "
-            f"{s['controlled']:.3f}, unique {s['unique']:.3f}; diversity {s['diversity_all']:.3f} over all "
-            f"trials){'; zeros: ' + zeros if zeros else ''}"
+            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {n(s['score'])} "
+            f"(feasible {n(s['feasible'])}, controlled {n(s['controlled'])}, unique {n(s['unique'])}; "
+            f"diversity {n(s['diversity_all'])} over all trials){'; zeros: ' + zeros if zeros else ''}"
         )
     lines += zero_lines(results)
     lines += [f"ERRORED {node} (missing, scored 0): {why}" for node, why in results["errors"].items()]

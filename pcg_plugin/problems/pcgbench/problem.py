@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.contract.base import BaseProblem, Finished, WorkerStats
-from pcg_plugin.problems.pcgbench import outputs, records, rows, submission, trial
+from pcg_plugin.problems.pcgbench import PLACES, outputs, records, rows, submission, trial
 from pcg_plugin.problems.pcgbench import settings as settings_mod
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import instance_by_id
@@ -30,6 +30,7 @@ class PcgBenchProblem(BaseProblem):
 
     target_label = "instance"
     score_name = "score (mean over instances of the share of trials feasible, controlled and unique)"
+    places = PLACES
 
     def __init__(self, benchmark: str) -> None:
         self.benchmark = benchmark
@@ -121,3 +122,7 @@ class PcgBenchProblem(BaseProblem):
 
     def scores(self, results: Mapping[str, Any], pick: Any) -> dict[str, float]:
         return rows.scores(results, pick)
+
+    def trial_zero_cause(self, row: Mapping[str, Any]) -> str | None:
+        """Why a trial without an official reason scored 0: which of feasible, controlled, unique it was not."""
+        return rows.zero_cause(row)

@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pcg_plugin._util.numbers import fixed
+
 
 @dataclass(frozen=True)
 class BenchRecord:
@@ -63,7 +65,7 @@ def describe(record: BenchRecord) -> str:
     """One human line per trial (the item's report section)."""
     if record.reason:
         return f"score 0: {record.reason}: {record.message or ''}".strip()
-    return f"quality={record.quality:.4f} controllability={record.controllability:.4f}"
+    return f"quality={fixed(record.quality)} controllability={fixed(record.controllability)}"
 
 
 def trial_states(record: BenchRecord) -> list[dict[str, Any]]:
@@ -73,8 +75,7 @@ def trial_states(record: BenchRecord) -> list[dict[str, Any]]:
         f"quality {record.quality:.4g} · controllability {record.controllability:.4g} · control "
         f"{json.dumps(record.control)}"
     ]
-    if record.reason:
-        lines.append(f"scored 0: {record.reason}: {record.message or ''}")
+    # why it scored 0 is the trial's summary (``describe``), said once on its page
     state: dict[str, Any] = {"title": f"the content for {record.instance}", "lines": lines}
     content = record.content
     if isinstance(content, list) and content and all(isinstance(r, list) for r in content):

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.numbers import fixed
 from pcg_plugin._util.paths import template_source
 from pcg_plugin.core.contract.banner import unofficial
+from pcg_plugin.problems.pcgbench import PLACES
 
 REPORT_FILE = "report.html"
 TEMPLATE = "pcgbench_report.html.j2"
@@ -44,6 +46,7 @@ def render(doc: Mapping[str, Any]) -> str:
     import jinja2
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["num"] = lambda v: fixed(v, PLACES)  # three places; none that is not 0 as 0
     return env.from_string(template_source(TEMPLATE)).render(**context(doc))
 
 

@@ -19,6 +19,12 @@ def _passed(t: Mapping[str, Any]) -> float:
     return 1.0 if t.get("feasible") and t.get("controlled") and t.get("unique") else 0.0
 
 
+def zero_cause(row: Mapping[str, Any]) -> str | None:
+    """Why a trial row without an official reason scored 0: what it was not of feasible, controlled, unique."""
+    missed = [f"not {key}" for key in ("feasible", "controlled", "unique") if row.get(key) is False]
+    return ", ".join(missed) or None
+
+
 def _model(doc: Mapping[str, Any]) -> str | None:
     s = doc.get("settings", {})
     return s.get("model_used") or s.get("model")

@@ -23,8 +23,14 @@ def describe(record: TrialRecord) -> str:
     if record.reason:
         return f"score 0: {record.reason}: {record.message or ''}".strip()
     return (
-        f"sta={record.sta} sim={record.sim} top={record.top} blocks={record.total_blocks} moving={record.moving_blocks}"
+        f"sta={_digits(record.sta)} sim={_digits(record.sim)} top={record.top} blocks={record.total_blocks} "
+        f"moving={record.moving_blocks}"
     )
+
+
+def _digits(value: float | None) -> str:
+    """Four significant digits (never a 0 for a value that is not: ``.4g``); ``None`` as ``-``."""
+    return "-" if value is None else f"{value:.4g}"
 
 
 def trial_score(record: TrialRecord) -> float:
@@ -54,8 +60,7 @@ def trial_states(record: TrialRecord) -> list[dict[str, Any]]:
         )
     if record.sim is not None:
         lines.append(f"similarity to {record.letter}: {record.sim:.4g}; the classifier's top letter: {record.top}")
-    if record.reason:
-        lines.append(f"scored 0: {record.reason}: {record.message or ''}")
+    # why it scored 0 is the trial's summary (``describe``), said once on its page
     states: list[dict[str, Any]] = [{"title": f"the level for {record.letter}", "lines": lines, "links": links}]
     if record.paths.get("image"):
         states[0]["image"] = record.paths["image"]

@@ -33,7 +33,9 @@ class ScienceBirds(BaseProblem):
     name = "science-birds"
     target_label = "letter"
     own_baseline_gate = True  # per-letter and per-model scores, like-for-like digests (rules/plugin.py)
-    score_name = "normalized score (official; the submissions' scores sum to 100)"
+    # true of every run: the scores sum to 100 only where some prompt score is above 0
+    score_name = "normalized score (official: 100 x prompt score / sum of all prompt scores; 0 when that sum is 0)"
+    places = 4  # the decimals its terminal, report and comparison show
 
     # -- settings ----------------------------------------------------------------------------------------------
 
@@ -257,6 +259,21 @@ class ScienceBirds(BaseProblem):
         said = unofficial(results.get("settings") or {}) is not None  # the banner says who answered
         offline = "The offline default LLM"
         return [w for w in warnings(doc) if not (said and w.startswith((offline, "UNOFFICIAL")))]
+
+    def zero_cause(self, results: Mapping[str, Any], submission: str) -> str | None:
+        """Why ``submission`` scores 0 though its trials did not all fail: diversity 0 (``pcg compare`` says it)."""
+        from pcg_plugin.problems.science_birds.results import coerce
+
+        doc = coerce(results)
+        sub = next((s for s in doc.submissions if s.name == submission), None)
+        if sub is None:
+            return None
+        return terminal.diversity_cause(sub, doc.per_model or None, list(doc.settings.letters or ()))
+
+    def trial_zero_cause(self, row: Mapping[str, Any]) -> str | None:
+        """Why a trial without an official reason scored 0 (its row from ``trial_rows``): stability or
+        similarity 0 (the trial score is weight x stability x similarity)."""
+        return rows.trial_zero_cause(row)
 
     def rank_intervals(
         self, results: Mapping[str, Any], *, reps: int = 100, seed: int = 0

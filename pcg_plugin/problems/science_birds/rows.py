@@ -48,6 +48,13 @@ def trial_rows(results: Results | Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def trial_zero_cause(row: Mapping[str, Any]) -> str | None:
+    """Why a trial row without an official reason scored 0: the trial score is the letter's weight x stability x
+    similarity, so one of those two was 0 (None when neither was, or the row does not say)."""
+    causes = [what for what, key in (("stability", "sta"), ("similarity", "sim")) if row.get(key) == 0]
+    return " and ".join(causes) + " 0" if causes else None
+
+
 def scores(results: Results | Mapping[str, Any], pick: Any) -> dict[str, float]:
     """``{submission: normalized score}`` by the official scorer over the trials ``pick`` chooses from each
     (submission, model, letter) (diversity held at its measured value, as the bootstrap does)."""

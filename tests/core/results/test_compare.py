@@ -128,3 +128,14 @@ def test_the_page_keeps_every_inserted_text_as_text(tmp_path):
     html = render([c], tmp_path, only_a=[evil], only_b=[evil])
     assert "<script>alert" not in html and "<img src=x" not in html and "&lt;script&gt;alert(1)" in html
     assert html.count("<script>") == 1  # the page's own
+
+
+@given(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3), st.integers(0, 6))
+def test_a_flag_only_where_the_shown_interval_leaves_out_zero(x, y, places):
+    """DROP/RISE exactly where the interval as shown leaves out 0: a flagged interval never reads ``-0.0000``."""
+    from pcg_plugin._util.numbers import interval
+    from pcg_plugin.core.results.compare import flag
+
+    low, high = sorted((x, y))
+    shown = [float(v) for v in interval(low, high, places).strip("[]").split(", ")]
+    assert (flag((low + high) / 2, low, high) != "") == (shown[0] > 0 or shown[1] < 0)

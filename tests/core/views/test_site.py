@@ -170,7 +170,10 @@ def test_index_lists_each_run_of_each_problem(site: Path, runs: dict[str, Path])
     sha = (sb_doc["provenance"].get("git_sha") or "")[:10]  # none where the checkout is not a git clone
     assert f">pytest-pcg 0.1.0 {sha}".strip() + "</td>" in sb_row
     card = (site / "card.html").read_text()
-    assert card.count("<tr><td>science-birds</td><td>plain</td>") == 2  # once per run: the card is over all runs
+    # once per run (the card is over all runs), each line and index row naming the folder its run came from
+    for folder in (runs["sb"], runs["suite"] / suite.folder_for("science-birds")):
+        assert card.count(f"<tr><td>science-birds</td><td class=nw>{folder}</td><td>plain</td>") == 1
+        assert sum(f'<td class="l">{folder}</td>' in r for r in rows) == 1
     board = (site / "problems" / "science-birds.html").read_text()
     assert board.count('<td class="l">edition 2024</td>') == 4  # 2 runs x 2 submissions, by edition
 

@@ -45,7 +45,7 @@ def test_pcg_show_prints_every_call_of_the_trial_as_the_run_named_it(contest, ca
     contest.runpytest_subprocess("subs", *SPELL)
     code, out, _ = show(capsys, str(run_dir(contest)), "subs/alpha::dog::2")
     assert code == 0
-    assert out.splitlines()[:2] == ["subs/alpha::dog::2: scored", "1 call(s)"]
+    assert out.splitlines()[:2] == ["subs/alpha::dog::2: scored", "1 call(s); score 0.6667"]  # dot for dog: 2/3
     assert "── call 1 · toy-speller · 3 + 3 tokens · 0.01 s · paid" in out
     assert "   [1] user:\n       Spell dog.\n   reply:\n       dot\n" in out
     assert "── spelt, letter by letter\n   d o t\n   d o g\n" in out  # the problem's state, as text

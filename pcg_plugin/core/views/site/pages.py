@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
+from pcg_plugin._util.numbers import fixed
 from pcg_plugin.core.results import card
 from pcg_plugin.core.results.suite import folder_for
 from pcg_plugin.core.stats import intervals
@@ -51,8 +52,9 @@ def _render(name: str, **values: Any) -> str:
     return str(env.from_string(template_source(name)).render(script=Markup(SCRIPT), **values))
 
 
-def _num(v: float | None) -> str:
-    return "-" if v is None else f"{v:.4g}"
+def _num(v: float | None, line: card.Line) -> str:
+    """A score of ``line`` at its problem's places (never a 0 for one that is not)."""
+    return fixed(v, line.places)
 
 
 def _newest_first(entries: Sequence[Entry]) -> list[Entry]:
@@ -80,7 +82,7 @@ def family_tables(stored: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                         best[line.model] = line
                 for model, line in best.items():
                     cells[model, board] = {
-                        "score": _num(line.score),
+                        "score": _num(line.score, line),
                         "title": f"{line.submission} in run {e.run_id} ({e.started})",
                         "banner": e.banner,
                     }
@@ -125,8 +127,8 @@ def board(problem: str, stored: Sequence[dict[str, Any]]) -> str:
                     "report": e.report,
                     "submission": line.submission,
                     "model": line.model,
-                    "score": _num(line.score),
-                    "interval": "-" if line.low is None else f"[{_num(line.low)}, {_num(line.high)}]",
+                    "score": _num(line.score, line),
+                    "interval": "-" if line.low is None else f"[{_num(line.low, line)}, {_num(line.high, line)}]",
                     "rank": "-" if line.rank is None else str(line.rank),
                     "rank_interval": intervals.rank_text(line.rank_interval),
                     "trials": line.trials,

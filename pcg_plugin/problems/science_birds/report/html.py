@@ -10,7 +10,7 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.paths import template_source
-from pcg_plugin.problems.science_birds.report.terminal import run_banner, zero_score_reason
+from pcg_plugin.problems.science_birds.report.terminal import run_banner, tie_note, zero_score_reason
 from pcg_plugin.problems.science_birds.results import Letter, Results, Submission, Trial, Weight, coerce
 
 REPORT_FILE = "report.html"
@@ -267,6 +267,7 @@ def render_report(
         ),
         warnings=warnings(results),
         submissions=subs,
+        tie=tie_note(results.submissions, results.settings.tie_break),
         letters=letters,
         weight_sections=weight_sections,
         weight_rows=WEIGHT_ROWS,

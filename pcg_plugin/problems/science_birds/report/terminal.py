@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from pcg_plugin._util.numbers import fixed
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.stats.intervals import rank_text
 from pcg_plugin.problems.science_birds.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
@@ -131,12 +132,15 @@ def submission_name(path: str) -> str:
 
 
 def _fmt(value: Any, places: int = 4) -> str:
+    """An official decimal at ``places`` places; one that is not 0 never as 0 (``_util.numbers.fixed``)."""
     if value is None:
         return "-"
     try:
-        return f"{Decimal(str(value)):.{places}f}"
+        exact = Decimal(str(value))
     except (InvalidOperation, ValueError):
         return str(value)
+    text = f"{exact:.{places}f}"
+    return fixed(float(exact), places) if exact != 0 and not text.strip("+-0.") else text
 
 
 def trial_counts(sub: Submission, per_model: Mapping[str, ModelResults] | None = None) -> tuple[int, int, int]:
@@ -166,6 +170,14 @@ def _is_zero(value: Any) -> bool:
 def zero_score_reason(
     sub: Submission, per_model: Mapping[str, ModelResults] | None = None, letters: Sequence[str] = ()
 ) -> str | None:
+    """The terminal's line for a submission that scores 0 for its diversity (``diversity_cause``)."""
+    cause = diversity_cause(sub, per_model, letters)
+    return None if cause is None else f"{sub.name} scores 0: {cause}"
+
+
+def diversity_cause(
+    sub: Submission, per_model: Mapping[str, ModelResults] | None = None, letters: Sequence[str] = ()
+) -> str | None:
     """Why a submission none of whose trials scored 0 still scores 0, when diversity did it: a letter whose
     trials all built the same level has diversity 0, and its char score (stability x similarity x diversity)
     with it. None when the score is not 0 or diversity is not the reason (2023 has no diversity)."""
@@ -188,26 +200,72 @@ def zero_score_reason(
     every = set(zeroed) >= set(letters or {c for part in parts for c in part})
     where = "every letter" if every else "letter" + ("s " if len(zeroed) > 1 else " ") + ", ".join(zeroed)
     return (
-        f"{name} scores 0: diversity 0 in {where} (every trial of the letter built the same level), "
+        f"diversity 0 in {where} (every trial of the letter built the same level), "
         "and a letter's char score is stability x similarity x diversity"
     )
 
 
-def ranking_table(submissions: Sequence[Submission], per_model: Mapping[str, ModelResults] | None = None) -> list[str]:
+WIDTH = 72  # the narrowest terminal the ranking is laid out for (pytest's own lines fit 80)
+
+
+def ranking_table(
+    submissions: Sequence[Submission], per_model: Mapping[str, ModelResults] | None = None, width: int = WIDTH
+) -> list[str]:
+    """The ranking, laid out to fit ``width`` columns where its names allow (a wrapped row would break every
+    column below it)."""
     rows = sorted(submissions, key=lambda s: (s.rank is None, s.rank or 0, s.name))
-    width = max([len("submission")] + [len(s.name or "") for s in rows])
-    lines = [
-        f"{'rank':>4}  {'95% rank':>8}  {'submission':<{width}}  {'normalized':>10}  {'prompt score':>12}  "
-        "trials  zero  errors"
-    ]
+    head = ("rank", "95% rank", "submission", "normalized", "prompt score", "trials", "zero", "errors")
+    body = []
     for sub in rows:
         n, zero, err = trial_counts(sub, per_model)
-        rank = sub.rank if sub.rank is not None else "-"
-        lines.append(
-            f"{rank!s:>4}  {rank_text(sub.extra.get('rank_interval')):>8}  {sub.name:<{width}}  "
-            f"{_fmt(sub.normalized_score):>10}  {_fmt(sub.prompt_score, 6):>12}  {n:>6}  {zero:>4}  {err:>6}"
+        body.append(
+            (
+                str(sub.rank if sub.rank is not None else "-"),
+                rank_text(sub.extra.get("rank_interval")),
+                sub.name or "",
+                _fmt(sub.normalized_score),
+                _fmt(sub.prompt_score, 6),
+                str(n),
+                str(zero),
+                str(err),
+            )
         )
-    return lines
+    widths = [max(len(r[i]) for r in (head, *body)) for i in range(len(head))]
+    # two spaces between columns, one between the three counts (they read as words); one everywhere if too wide
+    gaps = ["  "] * 5 + [" "] * 2
+    if sum(widths) + sum(map(len, gaps)) > width:
+        gaps = [" "] * 7
+
+    def line(cells: Sequence[str]) -> str:
+        out = [c.ljust(w) if i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "".join(cell + gap for cell, gap in zip(out, [*gaps, ""], strict=True)).rstrip()
+
+    return [line(head), *(line(r) for r in body)]
+
+
+def tie_note(submissions: Sequence[Submission], tie_break: str | None) -> str | None:
+    """Submissions with equal normalized scores ranked apart, said so: the official scorer gives every
+    submission its own rank (position + 1), ties included; ``--pcg-tie-break prompt-length`` is the option that
+    breaks them by prompt length and shares a rank where that ties too. None where nothing ties so (or the
+    tie-break ranked them)."""
+    if tie_break:
+        return None
+    groups: dict[Decimal, list[Submission]] = {}
+    for sub in submissions:
+        if sub.rank is not None and sub.normalized_score is not None:
+            groups.setdefault(Decimal(str(sub.normalized_score)), []).append(sub)
+    tied = [(score, g) for score, g in sorted(groups.items(), reverse=True) if len({s.rank for s in g}) > 1]
+    if not tied:
+        return None
+    said = "; ".join(
+        ", ".join(f"{s.name} {s.rank}" for s in sorted(g, key=lambda s: s.rank or 0)) + f" (all {_fmt(score)})"
+        for score, g in tied
+    )
+    return (
+        f"equal scores ranked apart: {said}: the official scorer gives every submission its own rank "
+        "(position + 1); --pcg-tie-break prompt-length ranks a tie by prompt length, sharing the rank where that "
+        "ties too"
+    )
 
 
 def per_model_table(per_model: Mapping[str, ModelResults], order: Sequence[str]) -> list[str]:
@@ -254,6 +312,8 @@ def summary_lines(
         lines += per_model_table(per_model, [s.name for s in subs if s.name is not None])
     letters = list(doc.settings.letters or ())
     lines += [why for s in subs if (why := zero_score_reason(s, per_model, letters))]
+    tied = tie_note(subs, doc.settings.tie_break)
+    lines += [tied] if tied else []
     reasons = reason_counts(doc)
     if reasons:
         lines.append("trials scored 0 (reason: count): " + ", ".join(f"{k}: {v}" for k, v in reasons.items()))
