@@ -12,8 +12,8 @@ import argparse
 import json
 import time
 
-from pcg_plugin.problems.pcgbench.bench.random_baseline import random_baseline
-from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.registry import names
+from pcg_plugin.problems.pcgbench.experiment.random_summary import random_baseline
 
 # Fig. 2, Random, mean of 10 runs at generations 0 / 50 / 100 / 200 (decoded from the paper's vector PDF).
 PAPER = {
@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.problems.split(","):
         start = time.perf_counter()
-        result = random_baseline(get_problem(name), args.runs, args.generations, args.seed)
+        result = random_baseline(name, args.runs, args.generations, args.seed)
         result["seconds"] = round(time.perf_counter() - start, 1)
         result["ms_per_sample"] = round(1000 * result["seconds"] / result["samples"], 3)
         result["paper"] = PAPER.get(name, {})
