@@ -1,7 +1,8 @@
 """The PCG Benchmark paper's Random baseline (Fig. 2) for any registered variant, next to the paper where it plots one.
 
-Best quality after generation g = max over 100·(g + 1) uniform samples; prints the mean over R runs at
-generations 0, 50, 100, 200, the paper's values (spec other-problems.md §1.8), and the feasible-sample count.
+Best quality after generation g = max over 100·(g + 1) uniform samples (the experiment's Random generator under Q,
+`pcg pcgbench random`); prints the mean over R runs at generations 0, 50, 100, 200, the paper's values (spec
+other-problems.md §1.8), and the feasible-sample count. Every generator and fitness: `pcg pcgbench experiment`.
 Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/figures/pcgbench_random.py [--runs 5] [--generations 200]
        [--seed 0] [--problems binary-v0,sokoban-v0,zelda-v0,building-v0] [--json] (default: every variant)
 """

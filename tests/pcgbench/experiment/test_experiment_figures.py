@@ -70,6 +70,8 @@ def record(gen: str, seed: int, best: list[float]) -> dict:
         "final": {"feasible": seed, "controlled": 0, "unique": 2},
         "final_population": [elite(ZELDA_README, 1.0, 1.0)],
         "seconds": 1.5,
+        "cpu_seconds": 0.5,
+        "evaluated": 100,
     }
 
 
@@ -80,6 +82,12 @@ def test_summary_and_pictures() -> None:
     assert zelda["final"]["random-q"] == {"feasible": 1.5, "controlled": 0, "unique": 2}
     assert zelda["fig3"]["random-q"] == {"successful": 2, "controlled": 2, "unique": 1, "runs": 2}
     assert zelda["seconds"]["random-q"] == 3.0
+    assert zelda["cost"] == {  # 1.5 CPU s over 300 evaluations; the paper's protocol is 1,809,000 of them
+        "evaluations": 300,
+        "cpu_seconds": 1.5,
+        "ms_per_evaluation": 5.0,
+        "paper_protocol_cpu_hours": 2.51,
+    }
     line = fig2("zelda-v0", zelda["fig2"])
     assert line.startswith("<svg") and line.count("<polyline") == 2 and "best Q" in line
     bars = fig3("zelda-v0", zelda["fig3"])

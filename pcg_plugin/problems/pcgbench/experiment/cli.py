@@ -171,5 +171,12 @@ def run_experiment(args: argparse.Namespace) -> int:
                     f"{c['high'][-1]:.3f}]; elites successful {e['successful']}, controlled {e['controlled']}, "
                     f"unique {e['unique']} of {e['runs']}"
                 )
+            c = data["cost"]
+            print(
+                f"{variant}: {c['evaluations']} evaluations, {c['cpu_seconds']} CPU s ({c['ms_per_evaluation']} ms "
+                f"each); the paper's protocol at this rate: {c['paper_protocol_cpu_hours']} CPU hours"
+            )
+        total = sum(d["cost"]["paper_protocol_cpu_hours"] for d in summary.values())
+        print(f"the paper's protocol on these {len(summary)} variants: {total:.1f} CPU hours on one core")
         print(f"pages: {args.out / 'index.html'}; baselines: {args.out / 'baselines'}")
     return 0

@@ -5,7 +5,8 @@ interval, Student's t with runs - 1 degrees of freedom around the mean (scipy's 
 error; one run, or runs that all agree, give the mean itself). Fig. 3: the runs' elites (each run's best
 chromosome) taken as one set: how many are successful (quality >= 1), controlled (controllability >= 1 for
 their own control) and unique (diversity >= 1 in the benchmark's greedy over the elites). Beside them, `final`:
-the same three counts in each run's final population (`run.final_counts`), averaged over the runs.
+the same three counts in each run's final population (`run.final_counts`), averaged over the runs. `cost`: the
+CPU time per evaluation, and the paper's protocol projected from it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 
 Record = dict[str, Any]
 CONFIDENCE = 0.95
+# The paper's protocol per variant: 3 generators x 3 fitnesses x 10 runs, each (200 + 1) x 100 evaluations.
+PAPER_EVALUATIONS = 9 * 10 * 201 * 100
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
@@ -116,5 +119,20 @@ def summarize(records: Sequence[Record]) -> dict[str, dict[str, Any]]:
                 for k, rs in pairs.items()
             },
             "seconds": {k: round(sum(r["seconds"] for r in rs), 1) for k, rs in pairs.items()},
+            "cost": cost([r for rs in pairs.values() for r in rs]),
         }
     return out
+
+
+def cost(records: Sequence[Record]) -> dict[str, float]:
+    """CPU time per evaluated chromosome over `records` (batch diversity included where QTD computed it), and the
+    paper's whole protocol on this variant at that rate, in CPU hours on one core."""
+    evaluations: int = sum(int(r["evaluated"]) for r in records)
+    cpu: float = sum(float(r["cpu_seconds"] if "cpu_seconds" in r else r["seconds"]) for r in records)
+    per = cpu / evaluations if evaluations else 0.0
+    return {
+        "evaluations": evaluations,
+        "cpu_seconds": round(cpu, 1),
+        "ms_per_evaluation": round(1000 * per, 3),
+        "paper_protocol_cpu_hours": round(per * PAPER_EVALUATIONS / 3600, 2),
+    }

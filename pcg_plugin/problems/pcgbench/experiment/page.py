@@ -53,6 +53,12 @@ def variant_page(variant: str, data: Mapping[str, Any], protocol: Mapping[str, A
         f"{protocol['seed'] + protocol['runs'] - 1} ({escape(protocol['spaces'])} spaces). Command: "
         f"<code>{escape(protocol['command'])}</code></p>"
     )
+    c = data["cost"]
+    about += (
+        f"<p>Cost: {c['evaluations']} evaluations, {c['cpu_seconds']} CPU seconds ({c['ms_per_evaluation']} ms "
+        f"each); the paper's protocol (9 pairs x 10 runs x 201 x 100 evaluations) at this rate: "
+        f"{c['paper_protocol_cpu_hours']} CPU hours on one core.</p>"
+    )
     return _html(
         f"{variant}: Random, ES and GA",
         f"{about}<h2>Best fitness per generation (Fig. 2)</h2>{fig2(variant, data['fig2'])}"
