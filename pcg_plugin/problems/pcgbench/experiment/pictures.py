@@ -148,9 +148,8 @@ def fig3_overview(summary: Mapping[str, Mapping[str, Any]]) -> str:
             counts = summary[variant]["fig3"]
             ymax = max((c["runs"] for c in counts.values()), default=1)
             bars = [
-                (COLOURS.get(g, PALETTE[3]), SHADE.get(f, 1.0), c[metric])
-                for g, f in map(split, counts)
-                for c in [counts[f"{g}-{f}"]]
+                (COLOURS.get(split(k)[0], PALETTE[3]), SHADE.get(split(k)[1], 1.0), c[metric])
+                for k, c in counts.items()
             ]
             row = m * rows_per_metric + n // columns
             body += bar_panel(
