@@ -125,3 +125,14 @@ def test_random_is_the_experiments_random_under_q() -> None:
     result = random_baseline("sokoban-v0", runs=2, generations=1, seed=5, report=(0, 1, 50))
     assert set(result["mean_best"]) == {"0", "1"} and len(result["per_run_best"]["1"]) == 2
     assert result["samples"] == 400 and result["feasible_samples"] == 0
+
+
+def test_every_argument_is_described(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["pcgbench", "experiment", "--help"])
+    text = capsys.readouterr().out
+    for name in ("VARIANT", "--generator", "--fitness", "--runs R", "--generations G", "--population N", "--seed S"):
+        assert name in text, name
+    said = " ".join(text.split())
+    for words in ("its 12 defaults", "run r uses seed S + r", "env.seed(seed)", "worker processes", "one JSON object"):
+        assert words in said, words

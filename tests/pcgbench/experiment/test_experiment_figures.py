@@ -11,7 +11,7 @@ import pytest
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.experiment.figures import curve, elite_counts, mean_interval, summarize, t_quantile
 from pcg_plugin.problems.pcgbench.experiment.fitness import FITNESSES, fitness_name
-from pcg_plugin.problems.pcgbench.experiment.pictures import fig2, fig3
+from pcg_plugin.problems.pcgbench.experiment.pictures import fig2, fig2_overview, fig3, fig3_overview
 
 ZELDA_README = get_problem("zelda-v0").examples[0]  # feasible, and meets its README control
 
@@ -94,3 +94,6 @@ def test_summary_and_pictures() -> None:
     heights = [float(h) for h in re.findall(r'height="([^"]+)" fill="[^"]+" fill-opacity', bars)]
     assert len(heights) == 6  # 3 counts x 2 generators
     assert sum(1 for h in heights if math.isclose(h, 118.0)) == 2  # Random: 2 successful, 2 controlled of 2 runs
+    overview = fig2_overview(summary)
+    assert overview.count("<polyline") == 2 and "zelda-v0: best Q" in overview
+    assert fig3_overview(summary).count("fill-opacity") == 3 * 2  # 3 counts x (Random Q, GA Q) for zelda

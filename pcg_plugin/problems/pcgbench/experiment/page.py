@@ -11,7 +11,15 @@ from typing import Any
 
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.problems.pcgbench.experiment.fitness import SHOWN
-from pcg_plugin.problems.pcgbench.experiment.pictures import NAMES, fig2, fig2_overview, fig3, fig3_overview, split
+from pcg_plugin.problems.pcgbench.experiment.pictures import (
+    NAMES,
+    fig2,
+    fig2_overview,
+    fig3,
+    fig3_overview,
+    overview_fitness,
+    split,
+)
 
 STYLE = (
     "body{font-family:system-ui,sans-serif;margin:24px;color:#1f2328}table{border-collapse:collapse;margin:12px 0}"
@@ -80,7 +88,7 @@ def write_pages(out: Path, summary: Mapping[str, Mapping[str, Any]], protocol: M
     index = _html(
         "PCG Benchmark: the paper's experiment",
         f"<p>Command: <code>{escape(protocol['command'])}</code></p><ul>{links}</ul>"
-        f"<h2>Best Q per generation (Fig. 2)</h2>{fig2_overview(summary)}"
+        f"<h2>Best {SHOWN[overview_fitness(summary)]} per generation (Fig. 2)</h2>{fig2_overview(summary)}"
         f"<h2>Successful, controlled and unique elites (Fig. 3)</h2>{fig3_overview(summary)}",
     )
     written.append(atomic_write(out / "index.html", index))

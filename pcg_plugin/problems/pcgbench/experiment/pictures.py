@@ -3,13 +3,15 @@ Fig. 2 as line panels with the interval as a band, Fig. 3 as grouped bars. Pure 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from pcg_plugin.core.views.charts import PALETTE
-from pcg_plugin.problems.pcgbench.experiment.fitness import SHOWN
+from pcg_plugin.problems.pcgbench.experiment.fitness import FITNESSES, SHOWN
 
+GENS = ("random", "es", "ga")
+FITS = tuple(FITNESSES)
 COLOURS = {"random": PALETTE[0], "es": PALETTE[1], "ga": PALETTE[2]}
 NAMES = {"random": "Random", "es": "ES", "ga": "GA"}
 METRICS = ("successful", "controlled", "unique")
@@ -61,10 +63,15 @@ def line_panel(x: float, y: float, title: str, lines: Mapping[str, Mapping[str, 
 
 
 def bar_panel(
-    x: float, y: float, title: str, groups: Sequence[tuple[str, Sequence[tuple[str, float, float]]]], ymax: float
+    x: float,
+    y: float,
+    title: str,
+    groups: Sequence[tuple[str, Sequence[tuple[str, float, float]]]],
+    ymax: float,
+    width: float = PANEL_W,
 ) -> list[str]:
     """One panel of grouped bars: per group (label, [(colour, opacity, value)])."""
-    w, h = PANEL_W - PAD - 10, PANEL_H - 2 * PAD
+    w, h = width - PAD - 10, PANEL_H - 2 * PAD
     ymax = max(ymax, 1.0)
     step = max(1, round(ymax / 4))
     out = _frame(x, y, w, h, title, ymax, list(range(0, int(ymax) + 1, step)))
@@ -95,6 +102,12 @@ def split(key: str) -> tuple[str, str]:
     return gen, fit
 
 
+def _present(keys: Iterable[str], part: int, order: Sequence[str]) -> list[str]:
+    """The generators (part 0) or fitnesses (part 1) among `keys`, in the canonical order."""
+    found = {split(k)[part] for k in keys}
+    return [o for o in order if o in found] + sorted(found - set(order))
+
+
 def fig2(variant: str, curves: Mapping[str, Mapping[str, Any]]) -> str:
     """One panel per fitness, one line per generator: the best fitness per generation (mean and interval)."""
     fits = list(dict.fromkeys(split(k)[1] for k in curves))
@@ -108,8 +121,7 @@ def fig2(variant: str, curves: Mapping[str, Mapping[str, Any]]) -> str:
 
 def fig3(variant: str, counts: Mapping[str, Mapping[str, int]]) -> str:
     """One panel per count (successful, controlled, unique elites), grouped by fitness, one bar per generator."""
-    fits = list(dict.fromkeys(split(k)[1] for k in counts))
-    gens = list(dict.fromkeys(split(k)[0] for k in counts))
+    fits, gens = _present(counts, 1, FITS), _present(counts, 0, GENS)
     ymax = max((c["runs"] for c in counts.values()), default=1)
     body = legend(PAD, 16, gens)
     for i, metric in enumerate(METRICS):
@@ -124,40 +136,39 @@ def fig3(variant: str, counts: Mapping[str, Mapping[str, int]]) -> str:
     return svg(PANEL_W * len(METRICS) + 10, PANEL_H + 30, body, f"{variant}: successful, controlled, unique elites")
 
 
-def fig2_overview(summary: Mapping[str, Mapping[str, Any]], fitness: str = "q", columns: int = 4) -> str:
-    """The paper's Fig. 2: one panel per variant, best `fitness` per generation, one line per generator."""
-    variants = list(summary)
-    gens = list(dict.fromkeys(split(k)[0] for v in variants for k in summary[v]["fig2"]))
-    body = legend(PAD, 16, gens)
-    for n, variant in enumerate(variants):
-        lines = {split(k)[0]: c for k, c in summary[variant]["fig2"].items() if split(k)[1] == fitness}
-        body += line_panel(PAD + n % columns * PANEL_W, 50 + n // columns * PANEL_H, variant, lines)
-    rows = (len(variants) + columns - 1) // columns
+def overview_fitness(summary: Mapping[str, Mapping[str, Any]]) -> str:
+    """The fitness Fig. 2 plots: Q, or the first fitness run where Q was not."""
+    found = _present([k for v in summary.values() for k in v["fig2"]], 1, FITS)
+    return found[0] if found else "q"
+
+
+def fig2_overview(summary: Mapping[str, Mapping[str, Any]], columns: int = 4) -> str:
+    """The paper's Fig. 2: one panel per variant, the best fitness (`overview_fitness`) per generation, one line
+    per generator."""
+    keys = [k for v in summary.values() for k in v["fig2"]]
+    fitness = overview_fitness(summary)
+    body = legend(PAD, 16, _present(keys, 0, GENS))
+    for n, (variant, data) in enumerate(summary.items()):
+        lines = {split(k)[0]: c for k, c in data["fig2"].items() if split(k)[1] == fitness}
+        title = f"{variant}: best {SHOWN.get(fitness, fitness)}"
+        body += line_panel(PAD + n % columns * PANEL_W, 50 + n // columns * PANEL_H, title, lines)
+    rows = (len(summary) + columns - 1) // columns
     return svg(PANEL_W * columns + 10, PANEL_H * rows + 30, body, f"best {SHOWN.get(fitness, fitness)} per generation")
 
 
-def fig3_overview(summary: Mapping[str, Mapping[str, Any]]) -> str:
-    """The paper's Fig. 3: per count a row of panels, one per variant, bars per generator (shaded by fitness)."""
-    variants = list(summary)
-    body = legend(PAD, 16, ["random", "es", "ga"])
-    body.append(f'<text x="{PAD + 300}" y="17">bars in each colour: Q, QT, QTD (lighter)</text>')
-    columns = 6
-    rows_per_metric = (len(variants) + columns - 1) // columns
+def fig3_overview(summary: Mapping[str, Mapping[str, Any]], width: int = 4 * PANEL_W) -> str:
+    """The paper's Fig. 3: one panel per count, a group of bars per variant, one bar per generator x fitness
+    (colour: generator; Q, QT, QTD ever lighter)."""
+    keys = [k for v in summary.values() for k in v["fig3"]]
+    body = legend(PAD, 16, _present(keys, 0, GENS))
+    body.append(f'<text x="{PAD + 290}" y="17">in each colour Q, QT, QTD (lighter); counts of the runs\' elites</text>')
+    ymax = max((c["runs"] for v in summary.values() for c in v["fig3"].values()), default=1)
     for m, metric in enumerate(METRICS):
-        for n, variant in enumerate(variants):
-            counts = summary[variant]["fig3"]
-            ymax = max((c["runs"] for c in counts.values()), default=1)
-            bars = [
-                (COLOURS.get(split(k)[0], PALETTE[3]), SHADE.get(split(k)[1], 1.0), c[metric])
-                for k, c in counts.items()
-            ]
-            row = m * rows_per_metric + n // columns
-            body += bar_panel(
-                PAD + n % columns * PANEL_W, 50 + row * PANEL_H, f"{variant}: {metric}", [("", bars)], ymax
-            )
-    return svg(
-        PANEL_W * columns + 10,
-        PANEL_H * rows_per_metric * len(METRICS) + 30,
-        body,
-        "successful, controlled, unique elites",
-    )
+        groups = []
+        for variant, data in summary.items():
+            counts = data["fig3"]
+            order = [f"{g}-{f}" for g in GENS for f in FITS if f"{g}-{f}" in counts]
+            bars = [(COLOURS[split(k)[0]], SHADE[split(k)[1]], counts[k][metric]) for k in order]
+            groups.append((variant.removesuffix("-v0"), bars))
+        body += bar_panel(PAD, 50 + m * PANEL_H, f"{metric} elites (of {ymax} runs)", groups, ymax, width)
+    return svg(width + 10, PANEL_H * len(METRICS) + 30, body, "successful, controlled, unique elites")
