@@ -1,7 +1,8 @@
 """The PCG Benchmark paper's Random baseline (Fig. 2) for any registered variant, next to the paper where it plots one.
 
-Best quality after generation g = max over 100·(g + 1) uniform samples; prints the mean over R runs at
-generations 0, 50, 100, 200, the paper's values (spec other-problems.md §1.8), and the feasible-sample count.
+Best quality after generation g = max over 100·(g + 1) uniform samples (the experiment's Random generator under Q,
+`pcg pcgbench random`); prints the mean over R runs at generations 0, 50, 100, 200, the paper's values (spec
+other-problems.md §1.8), and the feasible-sample count. Every generator and fitness: `pcg pcgbench experiment`.
 Usage: OMP_NUM_THREADS=1 taskset -c 1 python scripts/figures/pcgbench_random.py [--runs 5] [--generations 200]
        [--seed 0] [--problems binary-v0,sokoban-v0,zelda-v0,building-v0] [--json] (default: every variant)
 """
@@ -12,8 +13,8 @@ import argparse
 import json
 import time
 
-from pcg_plugin.problems.pcgbench.bench.random_baseline import random_baseline
-from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names
+from pcg_plugin.problems.pcgbench.bench.registry import names
+from pcg_plugin.problems.pcgbench.experiment.random_summary import random_baseline
 
 # Fig. 2, Random, mean of 10 runs at generations 0 / 50 / 100 / 200 (decoded from the paper's vector PDF).
 PAPER = {
@@ -35,7 +36,7 @@ def main() -> None:
     args = parser.parse_args()
     for name in args.problems.split(","):
         start = time.perf_counter()
-        result = random_baseline(get_problem(name), args.runs, args.generations, args.seed)
+        result = random_baseline(name, args.runs, args.generations, args.seed)
         result["seconds"] = round(time.perf_counter() - start, 1)
         result["ms_per_sample"] = round(1000 * result["seconds"] / result["samples"], 3)
         result["paper"] = PAPER.get(name, {})

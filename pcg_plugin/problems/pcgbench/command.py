@@ -1,9 +1,10 @@
-"""`pcg pcgbench eval|random|list`: every registered PCG Benchmark variant from the shell.
+"""`pcg pcgbench eval|experiment|random|list`: every registered PCG Benchmark variant from the shell.
 
 A stable contract for other tools: `eval VARIANT FILE.jsonl --json` scores contents as pcg_benchmark 00b96f5
-does, printing each line as soon as it is evaluated; `random VARIANT --runs R --generations G [--seed S] --json`
-is the paper's Random baseline; `list` names every variant. VARIANT is a registry name (`zelda-large-v0`) or
-the harness name (`pcgbench/zelda-large-v0`).
+does, printing each line as soon as it is evaluated; `experiment VARIANT... [--json]` runs the paper's
+experiment (Random, ES, GA x Q, QT, QTD; `experiment.cli`); `random VARIANT --runs R --generations G [--seed S]
+--json` is its Random x Q case summarised at generations 0, 50, 100, 200; `list` names every variant. VARIANT
+is a registry name (`zelda-large-v0`) or the harness name (`pcgbench/zelda-large-v0`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from collections.abc import Iterator
 from pcg_plugin._util.inputs import read_input
 from pcg_plugin.problems.pcgbench.bench.jsonl_eval import evaluate_lines
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
-from pcg_plugin.problems.pcgbench.bench.random_baseline import random_baseline
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem, names, variant_name
+from pcg_plugin.problems.pcgbench.experiment import cli as experiment_cli
+from pcg_plugin.problems.pcgbench.experiment.random_summary import random_baseline
 
-HELP = "PCG Benchmark variants: score contents (eval), run the paper's random baseline (random), list variants"
+HELP = (
+    "PCG Benchmark variants: score contents (eval), run the paper's experiment (experiment) or its random "
+    "baseline (random), list variants"
+)
 
 
 def variant(text: str) -> BenchProblem:
@@ -41,13 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     ev.add_argument("--json", action="store_true", help="JSON lines (the contract); default: a short text table")
     ev.set_defaults(_action=_eval)
+    experiment_cli.add_parser(sub)
     rnd = sub.add_parser(
         "random",
         help="best quality of uniform samples at generations 0, 50, 100, 200",
-        description="The paper's Random baseline (its Fig. 2): each run draws 100 uniform contents "
-        "per generation and reports the best quality found so far, after generations "
-        "0, 50, 100, 200 (those up to --generations) and the last; printed as the "
-        "mean over the runs.",
+        description="The paper's Random baseline (its Fig. 2), the experiment's Random generator under Q: each "
+        "run draws 100 uniform contents per generation and reports the best quality found so far, after "
+        "generations 0, 50, 100, 200 (those up to --generations) and the last; printed as the mean over the runs.",
     )
     rnd.add_argument(
         "problem",
@@ -114,7 +119,7 @@ def _random(args: argparse.Namespace) -> int:
     if args.runs < 1 or args.generations < 0:
         raise SystemExit("pcg pcgbench random: --runs must be ≥ 1 and --generations ≥ 0")
     report = sorted({g for g in (0, 50, 100, 200) if g <= args.generations} | {args.generations})
-    result = random_baseline(args.problem, args.runs, args.generations, args.seed, report)
+    result = random_baseline(args.problem.name, args.runs, args.generations, args.seed, report)
     if args.json:
         print(json.dumps(result))
     else:

@@ -1,0 +1,96 @@
+"""The experiment's runs, each its own seeded unit: the plan (variant x generator x fitness x run, run r with seed
+S + r), stored runs read back, the rest spread over worker processes and stored as each finishes, with a
+progress line per run on stderr."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, TextIO
+
+from pcg_plugin.problems.pcgbench.experiment.run import RunSpec, run_unit
+from pcg_plugin.problems.pcgbench.experiment.store import RunStore
+
+Record = dict[str, Any]
+
+
+def plan(
+    variants: Sequence[str],
+    generators: Sequence[str],
+    fitnesses: Sequence[str],
+    runs: int,
+    seed: int,
+    population: int,
+    generations: int,
+    spaces: str = "reference",
+) -> list[RunSpec]:
+    """Every run, variant by variant, then generator, fitness and run (run r uses seed + r)."""
+    return [
+        RunSpec(v, g, f, seed + r, population, generations, spaces)
+        for v in variants
+        for g in generators
+        for f in fitnesses
+        for r in range(runs)
+    ]
+
+
+class Progress:
+    """One line per finished run: `[k/N] variant generator fitness seed: best ... (seconds)`."""
+
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.total, self.done, self.stream, self.start = total, 0, stream or sys.stderr, time.perf_counter()
+
+    def __call__(self, record: Record, stored: bool) -> None:
+        self.done += 1
+        how = "stored" if stored else f"{record['seconds']:.1f} s"
+        elapsed = time.perf_counter() - self.start
+        print(
+            f"[{self.done}/{self.total}] {record['variant']} {record['generator']} {record['fitness']} "
+            f"seed {record['seed']}: best {record['best'][-1]:.3f} ({how}; {elapsed:.0f} s elapsed)",
+            file=self.stream,
+            flush=True,
+        )
+
+
+def execute(
+    specs: Sequence[RunSpec], store: RunStore, jobs: int, done: Callable[[Record, bool], None] | None = None
+) -> Iterator[Record]:
+    """Every run's record, in the order of `specs` (each yielded once it and all before it are finished);
+    stored runs are read back, the others run on `jobs` processes (1: in this process) and stored."""
+    records: dict[int, Record] = {}
+    todo = []
+    for i, spec in enumerate(specs):
+        found = store.load(spec)
+        if found is None:
+            todo.append(i)
+        else:
+            records[i] = found
+            if done:
+                done(found, True)
+    next_out = 0
+
+    def finished(i: int, record: Record) -> Iterator[Record]:
+        nonlocal next_out
+        store.save(record)
+        records[i] = record
+        if done:
+            done(record, False)
+        while next_out in records:
+            yield records[next_out]
+            next_out += 1
+
+    while next_out in records:
+        yield records[next_out]
+        next_out += 1
+    if jobs <= 1 or len(todo) <= 1:
+        for i in todo:
+            yield from finished(i, run_unit(specs[i]))
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
+        pending: dict[Future[Record], int] = {pool.submit(run_unit, specs[i]): i for i in todo}
+        while pending:
+            ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in ready:
+                yield from finished(pending.pop(future), future.result())
