@@ -35,6 +35,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hooks)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """The rootdir chosen again now that every option is known: an option's value is never a test path."""
+    from pcg_plugin.core.contract.options import settle_rootdir
+
+    settle_rootdir(early_config, args)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--pcg-problem`` and the options of every installed problem (parsed before a problem is chosen)."""
     group = parser.getgroup("pcg", "pytest-pcg competition evaluation")
