@@ -21,6 +21,7 @@ from pcg_plugin.core.session.controller import (
     RUN_KEY,
     SERVICE_KEY,
     STATS_KEY,
+    STORED_KEY,
     Controller,
     XdistBridge,
 )
@@ -33,6 +34,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from pcg_plugin import hooks
 
     pluginmanager.add_hookspecs(hooks)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """The rootdir chosen again now that every option is known: an option's value is never a test path."""
+    from pcg_plugin.core.contract.options import settle_rootdir
+
+    settle_rootdir(early_config, args)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,6 +105,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from pcg_plugin.sandbox.start import use_start_method
 
     use_start_method(config.getoption("pcg_sandbox_start", None) or "fork")  # in every process: workers too
+    from pcg_plugin.core.session import interrupt
+
+    interrupt.register(config)  # Ctrl-C, in every process: armed once the run's items are known
     spec = config.getoption("pcg_cluster", None)
     if spec and getattr(config, "workerinput", None) is None:
         from pcg_plugin import cluster
@@ -194,7 +206,10 @@ def _register_controller(
     if evaluating:
         config.pluginmanager.register(controller.progress, "pcg-progress")
     if config.pluginmanager.hasplugin("xdist"):
+        from pcg_plugin.core.session.interrupt import Drain
+
         config.pluginmanager.register(XdistBridge(run, controller, service), "pcg-xdist-bridge")
+        config.pluginmanager.register(Drain(config), "pcg-ctrl-c-xdist")
         if evaluating:
             config.pluginmanager.register(XdistTotal(controller.progress), "pcg-progress-xdist")
 
@@ -464,10 +479,15 @@ def _collector_class(config: pytest.Config, *, folder: bool) -> type[pytest.Coll
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-    """A trial that scored 0 for an official reason passes, shown as ``0``/``ZERO`` rather than ``.``."""
+    """A trial that scored 0 for an official reason passes, shown as ``0``/``ZERO`` rather than ``.``; one that
+    ended in an infrastructure error is an error (``E``/``ERROR``, counted with pytest's errors), not a failure
+    of the submission."""
+    from pcg_plugin.core.session.items import ERROR_PROPERTY, property_text, record_json
+
+    if report.when == "call" and report.failed and property_text(report.user_properties, ERROR_PROPERTY):
+        return "error", "E", "ERROR"
     if report.when != "call" or not report.passed:
         return None
-    from pcg_plugin.core.session.items import record_json
 
     text = record_json(report.user_properties)
     if text is not None and json.loads(text).get("reason") is not None:
@@ -488,6 +508,9 @@ def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
+        from pcg_plugin.core.records import calls
+
+        workeroutput[STORED_KEY] = calls.stored()
         suite = session.config.stash.get(SUITE_KEY, None)
         if suite is not None and suite.is_suite:
             from pcg_plugin.core.session.suite_run import MEMBERS_STATS

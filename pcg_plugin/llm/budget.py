@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.devices import pid_alive
+from pcg_plugin._util.trial_dirs import process_started
 from pcg_plugin.errors import CostCapReached, DeadlineExceeded
 from pcg_plugin.llm import wal
 
@@ -155,7 +156,7 @@ class SharedLedger:
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self._lock = threading.Lock()
-        wal.until_unlocked(lambda: self._db().executescript(SCHEMA), LOCK_WAIT_S)
+        wal.until_unlocked(lambda: wal.create(self._db(), SCHEMA, "held"), LOCK_WAIT_S)
         if cap is not None:
             self._write(lambda db: db.execute("INSERT OR IGNORE INTO ledger VALUES (0, ?, 0, 0)", (int(cap),)))
 
@@ -177,12 +178,17 @@ class SharedLedger:
     def _reclaim(self, db: sqlite3.Connection) -> None:
         if not self.reclaim:
             return
-        for slot, pid, worst in db.execute("SELECT id, pid, worst FROM held").fetchall():
-            if not pid_alive(pid):
+        for slot, pid, started, worst in db.execute("SELECT id, pid, started, worst FROM held").fetchall():
+            if not pid_alive(pid, started):  # gone, or its pid given to another process since
                 db.execute("DELETE FROM held WHERE id=?", (slot,))
                 db.execute("UPDATE ledger SET spent = spent + ? WHERE id=0", (worst,))
 
-    def reserve(self, worst: int, pid: int | None = None) -> tuple[Decision, str | None]:
+    def reserve(self, worst: int, pid: int | None = None, started: str | None = None) -> tuple[Decision, str | None]:
+        """Room for a call's ``worst`` case, held for the process ``pid`` (this one) that ``started`` then
+        (``trial_dirs.process_started``; by default the time ``pid`` started)."""
+        owner = os.getpid() if pid is None else pid
+        since = started if started is not None else process_started(owner)
+
         def body(db: sqlite3.Connection) -> tuple[Decision, str | None]:
             self._reclaim(db)
             cap, spent, stopped = db.execute("SELECT cap, spent, stopped FROM ledger WHERE id=0").fetchone()
@@ -193,7 +199,7 @@ class SharedLedger:
             if decision is not Decision.GO:
                 return decision, None
             slot = uuid.uuid4().hex
-            db.execute("INSERT INTO held VALUES (?,?,?)", (slot, os.getpid() if pid is None else pid, int(worst)))
+            db.execute("INSERT INTO held (id, pid, worst, started) VALUES (?,?,?,?)", (slot, owner, int(worst), since))
             return decision, slot
 
         decision: tuple[Decision, str | None] = self._write(body)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.devices import pid_alive as _alive  # zombie-aware liveness, one definition
+from pcg_plugin._util.trial_dirs import process_started
 from pcg_plugin.errors import DeadlineExceeded
 from pcg_plugin.llm import wal
 
@@ -105,13 +106,15 @@ class SharedLimiter:
         self._clock, self._sleep = clock, sleep
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
+        self._started: str | None = None
         self._lock = threading.Lock()  # one connection, one transaction at a time: trials in flight share this limiter
-        wal.until_unlocked(lambda: self._db().executescript(SCHEMA), LOCK_WAIT_S)
+        wal.until_unlocked(lambda: wal.create(self._db(), SCHEMA, "slots"), LOCK_WAIT_S)
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
             self._conn = wal.connect(self.path, LOCK_WAIT_S)
             self._pid = os.getpid()
+            self._started = process_started(self._pid)  # with the pid, which process holds a slot
         return self._conn
 
     def _try(self, tokens: int) -> tuple[str | None, float]:
@@ -126,8 +129,8 @@ class SharedLimiter:
             row = db.execute("SELECT until FROM pause WHERE id=0").fetchone()
             if row and row[0] > now:
                 return None, row[0] - now
-            for sid, pid, expires in db.execute("SELECT id, pid, expires FROM slots").fetchall():
-                if expires < now or not _alive(pid):
+            for sid, pid, started, expires in db.execute("SELECT id, pid, started, expires FROM slots").fetchall():
+                if expires < now or not _alive(pid, started):  # gone, or its pid given to another process since
                     db.execute("DELETE FROM slots WHERE id=?", (sid,))
             waits = []
             levels = {}
@@ -149,7 +152,10 @@ class SharedLimiter:
             for name, (level, need) in levels.items():
                 db.execute("INSERT OR REPLACE INTO bucket VALUES (?,?,?)", (name, level - need, now))
             sid = uuid.uuid4().hex
-            db.execute("INSERT INTO slots VALUES (?,?,?,?)", (sid, os.getpid(), int(tokens), now + SLOT_TTL))
+            db.execute(
+                "INSERT INTO slots (id, pid, tokens, expires, started) VALUES (?,?,?,?,?)",
+                (sid, os.getpid(), int(tokens), now + SLOT_TTL, self._started),
+            )
             return sid, 0.0
         finally:
             db.execute("COMMIT")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from pcg_plugin.errors import LLMError, RateLimited
+from pcg_plugin.errors import ConnectionFailed, EmptyReply, LLMError, RateLimited, ServerError, Timeout
 
 T = TypeVar("T")
 
@@ -28,6 +29,25 @@ class RetryPolicy:
         if isinstance(error, RateLimited) and error.retry_after is not None:
             return float(error.retry_after) + backoff * 0.1  # the server's wait plus a little spread
         return backoff
+
+
+def cause(error: LLMError) -> str:
+    """Why a try failed, as the run counts its retries: ``429 rate limited``, ``529 overloaded`` (Anthropic's
+    overload), ``<status> server error`` (the status every backend words a 5xx with), ``timeout``, ``connection
+    failed``, ``no answer in the reply`` (no choices, a null content, not JSON)."""
+    if isinstance(error, RateLimited):
+        return "429 rate limited"
+    if isinstance(error, ServerError):
+        status = re.match(r"\s*(\d{3})\b", str(error))
+        code = status.group(1) if status else "5xx"
+        return "529 overloaded" if code == "529" else f"{code} server error"
+    if isinstance(error, Timeout):
+        return "timeout"
+    if isinstance(error, ConnectionFailed):
+        return "connection failed"
+    if isinstance(error, EmptyReply):
+        return "no answer in the reply"
+    return type(error).__name__
 
 
 def call_with_retry(

@@ -27,7 +27,7 @@ from pcg_plugin.llm import budget as spending
 from pcg_plugin.llm.base import Backend, ChatResult
 from pcg_plugin.llm.guards import TrialGuard
 from pcg_plugin.llm.profiles import Profile, trial_deadline
-from pcg_plugin.llm.retry import RetryPolicy, call_with_retry
+from pcg_plugin.llm.retry import RetryPolicy, call_with_retry, cause
 from pcg_plugin.llm.store import RECORD_MODES, RecordedCall, ResponseStore, TrialKey, TrialRecord, request_hash
 
 
@@ -162,6 +162,7 @@ class TrialChat:
             self._owner = self.store.claim(self.key)
         self.store.record_call(self.key, self._owner, call, truncate=self._truncate)
         self._truncate = False
+        calls.stored(1)  # what an interrupted run says it kept
 
     def run_program(self, run: Callable[[], str], *, final_is_result: bool = False) -> str:
         """The participant program's result (its final response, or an episode's opening prompt).
@@ -317,8 +318,9 @@ class TrialChat:
             with cpu.waiting():
                 self._sleep(seconds)
 
-        def on_retry(error: Exception, wait: float) -> None:
+        def on_retry(error: LLMError, wait: float) -> None:
             self.usage["retries"] += 1
+            calls.waited(cause(error), wait)  # the run counts its retries by cause (summary, report)
             retry_after = getattr(error, "retry_after", None)
             if self.limiter is not None and retry_after:
                 self.limiter.pause(float(retry_after))  # every worker waits, not only this one

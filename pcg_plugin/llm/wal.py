@@ -30,3 +30,16 @@ def connect(path: str | os.PathLike[str], timeout: float) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     until_unlocked(lambda: conn.execute("PRAGMA journal_mode=WAL"), timeout)
     return conn
+
+
+def create(conn: sqlite3.Connection, schema: str, owned: str) -> None:
+    """``schema``'s tables, and the ``started`` column of the table ``owned`` whose rows a process holds (its
+    start time, ``trial_dirs.process_started``: with the pid, which process it is) added to a file written before
+    that column existed; such a file's rows have none (the pid alone tells then)."""
+    conn.executescript(schema)
+    if "started" not in {row[1] for row in conn.execute(f"PRAGMA table_info({owned})")}:
+        try:
+            conn.execute(f"ALTER TABLE {owned} ADD COLUMN started TEXT")
+        except sqlite3.OperationalError as exc:  # another process added it first
+            if "duplicate column" not in str(exc):
+                raise

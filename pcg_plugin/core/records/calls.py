@@ -25,10 +25,21 @@ class Log:
     calls: list[Call] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
     live: bool = True  # taken: the trial is over (the response store asks, ``is_live``)
+    waits: list[Wait] = field(default_factory=list)  # each failed try of a model call, before it was tried again
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A model call that failed and was tried again: why (``cause``: ``429 rate limited``, ``529 overloaded``,
+    ``503 server error``, ``timeout``, ...) and the seconds waited before the next try."""
+
+    cause: str
+    seconds: float
 
 
 _current: contextvars.ContextVar[Log | None] = contextvars.ContextVar("pcg_trial_log", default=None)
 _lock = threading.Lock()
+_stored = [0]  # answers this process wrote to the response store since the run began (``stored``)
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,36 @@ def note(call: Call) -> None:
     if log is not None:
         with _lock:
             log.calls.append(call)
+
+
+def stored(count: int | None = None) -> int:
+    """Answers this process stored in this run: ``stored(1)`` as one is committed (whatever answered it; a trial
+    cut short by Ctrl-C has stored what it was paid for), ``stored(0)`` when a run begins, ``stored()`` to read."""
+    with _lock:
+        if count == 0:
+            _stored[0] = 0
+        elif count is not None:
+            _stored[0] += count
+        return _stored[0]
+
+
+def waited(cause: str, seconds: float) -> None:
+    """A model call of the running trial failed for ``cause`` and is tried again after ``seconds`` (outside a
+    trial: nowhere)."""
+    log = _current.get()
+    if log is not None:
+        with _lock:
+            log.waits.append(Wait(cause, float(seconds)))
+
+
+def wait_counts(waits: list[Wait]) -> dict[str, list[float]]:
+    """Waits by cause: ``{cause: [tries again, seconds waited]}``, what a report carries and the run adds up."""
+    counts: dict[str, list[float]] = {}
+    for w in waits:
+        entry = counts.setdefault(w.cause, [0, 0.0])
+        entry[0] += 1
+        entry[1] = round(entry[1] + w.seconds, 3)
+    return counts
 
 
 def warn(warning: Warning, stacklevel: int = 2) -> None:

@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.contract.problem import SETTINGS_KEY, problem_of
-from pcg_plugin.core.records import trials
+from pcg_plugin.core.records import calls, trials
 from pcg_plugin.core.results import runs
+from pcg_plugin.core.session import interrupt
 from pcg_plugin.core.session.items import (
     COST_CAP,
     FOLDER_PROPERTY,
+    INTERRUPTED,
     ITEM_PROPERTY,
     NOT_EVALUATED,
     NOT_RUN_PROPERTY,
@@ -28,11 +30,19 @@ from pcg_plugin.core.session.items import (
 )
 from pcg_plugin.core.session.members import Suite
 from pcg_plugin.core.session.progress import Progress, end_partial_line
+from pcg_plugin.core.session.run_facts import (
+    collapse_repeated_warnings,
+    retries_doc,
+    retries_line,
+    with_fact_lines,
+    with_facts,
+)
 from pcg_plugin.core.session.suite_run import Part, finish_suite, summary, trials_per_problem
 
 RUN_KEY = "pcg_run"  # workerinput key: the controller's run id, run folder and settings
 SERVICE_KEY = "pcg_service"  # workerinput key: what the problem's start_services returned (e.g. a classifier)
 STATS_KEY = "pcg_worker"  # workeroutput key: per-worker facts (load times, cache hits)
+STORED_KEY = "pcg_stored"  # workeroutput key: the answers a worker stored in this run (``calls.stored``)
 CLUSTER_ACTOR_KEY = "pcg_cluster_actor"  # workerinput key: this "worker" is a cluster's trial actor (cluster.worker)
 
 
@@ -130,6 +140,7 @@ class Controller:
         self.parts = {m.name: Part(m, Collected()) for m in self.suite.members} if self.suite else {}
         self.collected = Collected()
         self.worker_stats: dict[str, dict[str, Any]] = {}
+        self.stored_by_worker: dict[str, int] = {}  # answers each xdist worker stored in this run
         self.results: dict[str, Any] | None = None
         self.report_path: Path | None = None
         self.finish_error: str | None = None
@@ -138,6 +149,7 @@ class Controller:
         self.viewer_error: str | None = None
         self.notices: list[str] = []  # what the harness says of the whole run (an insecure cluster): summary and report
         self.planned: list[str] = []  # the run's items as collected (those a stopped run did not reach: not run)
+        self.interrupted = False  # Ctrl-C stopped the run before every trial had reported (``interrupt``)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -167,6 +179,7 @@ class Controller:
         if reporter is None:
             return
         if not self.config.option.collectonly and any(is_run_item(n) for n in nodeids):
+            interrupt.arm(self.config)  # under xdist the controller runs no item: armed here
             end_partial_line(reporter)  # under xdist its "ready: 1/2 workers" is still being rewritten
             reporter.write_line(f"pcg: run folder {self.run['run_dir']}")
         if self.suite is not None:
@@ -222,25 +235,37 @@ class Controller:
         name = (getattr(node, "gateway", None) and node.gateway.id) or "worker"
         output = getattr(node, "workeroutput", {}) or {}
         stats = json.loads(output.get(STATS_KEY, "{}"))
+        self.stored_by_worker[str(name)] = int(output.get(STORED_KEY, 0) or 0)
         if error:
             stats["error"] = str(error)
         self.worker_stats[str(name)] = stats
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and self.planned:  # a run that evaluates: its model calls' warnings, once
+            collapse_repeated_warnings(reporter, Path(self.config.rootpath))
         if self.suite is not None:
             parts = list(self.parts.values())
             capped = self._cost_cap([(p.collected, self._planned_of(p.member.name)) for p in parts])
+            for p in parts:
+                self._not_finished(p.collected, self._planned_of(p.member.name))
+            interrupted = self.interrupted
             self.results = finish_suite(parts, self.run, self.worker_stats, self.progress.by_item, session)
-            if capped is not None:
-                for p in parts:
-                    if p.results is not None:
-                        p.results = spending_doc(p.member.run_dir, p.results, capped, p.collected.not_run)
-                if self.results is not None:
-                    not_run = {n: r for p in parts for n, r in p.collected.not_run.items()}
-                    self.results = spending_doc(Path(self.run["run_dir"]), self.results, capped, not_run)
+            for p in parts:
+                if p.results is not None:
+                    p.results = with_facts(p.member.run_dir, p.results, self._facts(p.collected, capped, interrupted))
+            if self.results is not None:
+                merged = Collected(not_run={n: r for p in parts for n, r in p.collected.not_run.items()})
+                self.results = with_facts(
+                    Path(self.run["run_dir"]), self.results, self._facts(merged, capped, interrupted)
+                )
+            if interrupted:
+                self.notices.append(self._interrupted_notice())
             return
         capped = self._cost_cap([(self.collected, self.planned)])
+        self._not_finished(self.collected, self.planned)
+        interrupted = self.interrupted
         if self.collected.empty:
             return
         problem = problem_of(self.config)
@@ -252,16 +277,105 @@ class Controller:
             self.finish_error = f"{type(exc).__name__}: {exc}"
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return
-        if capped is not None:
-            self.results = spending_doc(Path(self.run["run_dir"]), self.results, capped, self.collected.not_run)
         if self.results is None:
             return
+        run_dir = Path(self.run["run_dir"])
+        self.results = with_facts(run_dir, self.results, self._facts(self.collected, capped, interrupted))
         rows = runs.trial_rows(problem, self.results)
         if rows:
-            trials.write(Path(self.run["run_dir"]), rows)
+            trials.write(run_dir, rows)
         self._add_viewer(problem)
+        if interrupted:
+            self.notices.append(self._interrupted_notice())
         self._add_notices()
         self.config.hook.pytest_pcg_run_finished(config=self.config, results=self.results)
+
+    def _facts(self, collected: Collected, capped: dict[str, Any] | None, interrupted: bool) -> dict[str, Any]:
+        """What the harness adds to a results.json: the spending cap's figures, the trials not run (node id ->
+        reason), the interruption, the model calls tried again."""
+        facts: dict[str, Any] = {}
+        if capped is not None:
+            facts["cost_cap"] = dict(capped)
+        if capped is not None or interrupted:
+            facts["not_run"] = dict(sorted(collected.not_run.items()))
+        if interrupted:
+            facts["interrupted"] = self._interrupted_facts()
+        if self.progress.waits:
+            facts["retries"] = retries_doc(self.progress.waits)
+        return facts
+
+    def _not_finished(self, collected: Collected, planned: Sequence[str]) -> None:
+        """After Ctrl-C, every planned trial that did not report is not run (``interrupted``), and the problem
+        scores the trials that finished. A run whose every trial had reported when Ctrl-C came (the workers were
+        shutting down) is complete, not interrupted."""
+        if not interrupt.pressed(self.config):
+            return
+        reported = set(collected.items) | set(collected.not_run)
+        for nodeid in planned:
+            if nodeid not in reported:
+                collected.add_not_run(nodeid, INTERRUPTED)
+        if INTERRUPTED in collected.not_run.values():
+            self.interrupted = True
+
+    def _all_collected(self) -> list[Collected]:
+        return [p.collected for p in self.parts.values()] if self.suite is not None else [self.collected]
+
+    def _interrupted_facts(self) -> dict[str, Any]:
+        """results.json's ``interrupted``: the trials that finished and those that did not, the answers this run
+        paid for (stored: a rerun replays them free), and the command that finishes the run."""
+        everything = self._all_collected()
+        finished = sum(len(c.items) for c in everything)
+        not_finished = sum(1 for c in everything for r in c.not_run.values() if r == INTERRUPTED)
+        return {
+            "by": "Ctrl-C",
+            "trials_finished": finished,
+            "trials_not_finished": not_finished,
+            "answers_stored": calls.stored() + sum(self.stored_by_worker.values()),
+            "rerun": interrupt.rerun_command(self.config, Path(self.run["run_dir"])),
+        }
+
+    def _interrupted_notice(self) -> str:
+        facts = self._interrupted_facts()
+        done, left = facts["trials_finished"], facts["trials_not_finished"]
+        return (
+            f"INTERRUPTED (Ctrl-C): {done} of {done + left} trials finished and are scored here, {left} did not "
+            "(results.json: interrupted, not_run); a trial that did not finish is missing, and a missing trial "
+            "counts as the scorer counts it (Science Birds: 0), so the scores are partial. "
+            f"Finish the run with: {facts['rerun']}"
+        )
+
+    def closing_lines(self) -> list[str]:
+        """After Ctrl-C, the terminal's last lines: what the run kept and the command that finishes it."""
+        if not self.interrupted:
+            return []
+        facts = self._interrupted_facts()
+        done, left = facts["trials_finished"], facts["trials_not_finished"]
+        settings = self.config.stash.get(SETTINGS_KEY, None)
+        store = getattr(settings, "store", None)
+        record = getattr(settings, "record", None)
+        answers = facts["answers_stored"]
+        run_dir = self.run["run_dir"]
+        if self.results is not None:
+            kept = (
+                f"{done} of {done + left} trials finished, scored in {run_dir} (results.json and the report, "
+                "marked interrupted)"
+            )
+        elif self.finish_error is not None:
+            kept = f"{done} of {done + left} trials finished; scoring them failed ({self.finish_error})"
+        else:
+            kept = f"no trial of {left} finished (nothing to score)"
+        stored = f"the {answers} answer(s) this run was paid for are stored" + (f" in {store}" if store else "")
+        if record == "none":
+            stored = "no answer was paid for (--pcg-record none)"
+        pays = {
+            "all": "it pays again for every answer (--pcg-record all): drop that option to replay the stored ones",
+            "none": "it pays nothing (--pcg-record none)",
+        }.get(str(record), f"it pays only for what is missing: the {answers} stored answer(s) are replayed free")
+        return [
+            f"pcg: interrupted (Ctrl-C): kept {kept}; {stored}",
+            f"pcg: to finish the run ({pays}):",
+            f"    {facts['rerun']}",
+        ]
 
     def _planned_of(self, problem: str) -> list[str]:
         """The planned items of one problem of a suite (``sub::problem::...::trial``)."""
@@ -322,13 +436,19 @@ class Controller:
         except Exception as exc:  # noqa: BLE001 - the results are written; the report lacks only its viewer
             self.viewer_error = f"{type(exc).__name__}: {exc}"
 
+    def _fact_lines(self) -> list[str]:
+        """The harness's plain facts of the run, in the terminal summary and the report: the retries."""
+        line = retries_line((self.results or {}).get("retries"))
+        return [line] if line else []
+
     def _add_notices(self) -> None:
         from pcg_plugin._util.atomic import atomic_write
         from pcg_plugin.core.contract.banner import with_notices
 
-        if self.notices and self.report_path is not None and Path(self.report_path).is_file():
+        facts = self._fact_lines()
+        if (self.notices or facts) and self.report_path is not None and Path(self.report_path).is_file():
             page = Path(self.report_path).read_text(encoding="utf-8")
-            atomic_write(Path(self.report_path), with_notices(page, self.notices))
+            atomic_write(Path(self.report_path), with_fact_lines(with_notices(page, self.notices), facts))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         for notice in self.notices:
@@ -347,24 +467,9 @@ class Controller:
         )
         for line in lines:
             terminalreporter.write_line(line)
+        for line in self._fact_lines():
+            terminalreporter.write_line(f"pcg: {line}", yellow=True)
         if self.viewer_error:
             terminalreporter.write_line(
                 f"the report has no charts, trial table or trial links: {self.viewer_error}", red=True
             )
-
-
-def spending_doc(
-    run_dir: Path, results: dict[str, Any], cap: Mapping[str, Any], not_run: Mapping[str, str]
-) -> dict[str, Any]:
-    """results.json, as the problem wrote it, with the spending cap's figures (``cost_cap``) and the trials not run
-    (``not_run``: node id -> reason) added at its end: every problem's document, the same two keys."""
-    from pcg_plugin._util.atomic import atomic_write
-
-    path = run_dir / "results.json"
-    if not path.is_file():
-        return results
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    doc["cost_cap"] = dict(cap)
-    doc["not_run"] = dict(sorted(not_run.items()))
-    atomic_write(path, json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    return {**results, "cost_cap": doc["cost_cap"], "not_run": doc["not_run"]}

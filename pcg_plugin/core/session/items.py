@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Self, cast
 
@@ -13,20 +13,24 @@ import pytest
 
 from pcg_plugin._util.names import is_shown, shown, shown_json
 from pcg_plugin.core.records import calls, transcript
+from pcg_plugin.core.session import interrupt
 from pcg_plugin.core.session.members import Member, only_member
-from pcg_plugin.errors import CostCapReached, FolderProblem, InfrastructureError, StoreWriteFailed
+from pcg_plugin.errors import CostCapReached, FolderProblem, InfrastructureError, RunInterrupted, StoreWriteFailed
 
 if TYPE_CHECKING:
     from _pytest.nodes import Node
 
 ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): who it is, even when it errors
 CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed, tokens, cost): the progress line
+WAITS_PROPERTY = "pcg_waits"  # the trial's model calls tried again, by cause: {cause: [tries, seconds waited]}
 IN_FLIGHT_PROPERTY = "pcg_in_flight"  # trials its process had in flight when it reported (core.session.inflight)
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
+ERROR_PROPERTY = "pcg_error"  # a trial that ended in an infrastructure error: pytest shows it as ERROR, not FAILED
 NOT_RUN_PROPERTY = "pcg_not_run"  # a trial the run did not run (the spending cap): never a zero, listed as not run
 COST_CAP = "cost cap"  # the reason of a trial the spending cap stopped (``--pcg-max-cost``)
+INTERRUPTED = "interrupted"  # the reason of a trial Ctrl-C cut short (what it was paid for is stored)
 PROBLEM_META = "pcg_problem"  # in a suite: the problem of an item, in its pcg_item and pcg_folder_problem JSON
 # a runner that runs the trials elsewhere (--pcg-cluster): ``outcome(nodeid)`` gives a trial's record or error
 REMOTE_KEY = pytest.StashKey[Any]()
@@ -282,6 +286,7 @@ class TrialItem(pytest.Item):
         return self.member.config
 
     def setup(self) -> None:
+        interrupt.arm(self.config)
         remote = self.config.stash.get(REMOTE_KEY, None)
         if remote is not None:  # the trial ran (or runs) on a thread started ahead or a cluster's actor
             self._outcome = remote.outcome(self.nodeid)
@@ -305,15 +310,22 @@ class TrialItem(pytest.Item):
         except StoreWriteFailed as exc:
             error = f"{type(exc).__name__}: {exc}"
             self._stop_run(exc)
+            self._is_error(exc)
             raise
         except CostCapReached as exc:
             error = f"{type(exc).__name__}: {exc}"
             self._not_run(exc)
+        except KeyboardInterrupt:  # Ctrl-C in this trial: reported as not finished, then the run stops
+            error = "the run was interrupted (Ctrl-C) during this trial"
+            interrupt.stop_after_this_item(self.config)
+            self._not_finished(RunInterrupted(f"{self.nodeid}: {error}"))
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
+            self._is_error(exc)
             raise
         finally:
-            self._keep_calls(problem, record, calls.take(), error)
+            log = calls.take_log()
+            self._keep_calls(problem, record, log.calls, error, log.waits)
         self.user_properties.append((RECORD_PROPERTY, shown_json(record.to_json())))
         self.add_report_section("call", "pcg", problem.describe(record))
 
@@ -331,15 +343,25 @@ class TrialItem(pytest.Item):
         made = getattr(outcome, "calls", None)
         made = list(made) if made is not None else None
         if made is not None:
-            self._keep_calls(problem, record, made, None if error is None else f"{type(error).__name__}: {error}")
+            failed = None if error is None else f"{type(error).__name__}: {error}"
+            self._keep_calls(problem, record, made, failed, list(getattr(outcome, "waits", ())))
         if error is not None:
             if isinstance(error, StoreWriteFailed):
                 self._stop_run(error)
             if isinstance(error, CostCapReached):
                 self._not_run(error)
+            if isinstance(error, RunInterrupted):
+                self._not_finished(error)
+            self._is_error(error)
             raise error
         self.user_properties.append((RECORD_PROPERTY, shown_json(text if text is not None else record.to_json())))
         self.add_report_section("call", "pcg", problem.describe(record))
+
+    def _is_error(self, exc: BaseException) -> None:
+        """An infrastructure error is the item's error, not a failure of the submission: the report says so, and
+        pytest shows it as ERROR (``plugin.pytest_report_teststatus``), as the trial is reason ``error``."""
+        if isinstance(exc, InfrastructureError):
+            self.user_properties.append((ERROR_PROPERTY, json.dumps({"error": type(exc).__name__})))
 
     def _stop_run(self, exc: StoreWriteFailed) -> None:
         """Replies could be paid and lost: no further item runs (xdist: no worker)."""
@@ -353,11 +375,22 @@ class TrialItem(pytest.Item):
         self.session.shouldstop = f"pytest-pcg {held.state().text() if held is not None else exc}"
         pytest.skip(f"not run ({COST_CAP}): {exc}")
 
-    def _keep_calls(self, problem: Any, record: Any, made: list[calls.Call], error: str | None) -> None:
-        """The trial's calls: their totals on the report (the progress line), its transcript beside the report
-        (``pcg show``, the report's trial page), an errored trial's too. A transcript that cannot be written
-        fails the item, unless the trial already failed (its own error is the one to see)."""
+    def _not_finished(self, exc: RunInterrupted) -> NoReturn:
+        """Ctrl-C cut this trial short: skipped as not finished, never a failure or a zero (the controller lists
+        it; what it was paid for is stored, and a rerun pays only what is missing)."""
+        self.user_properties.append((NOT_RUN_PROPERTY, json.dumps({"reason": INTERRUPTED, "message": str(exc)})))
+        pytest.skip(f"not finished ({INTERRUPTED}): the answers it had are stored; a rerun finishes it")
+
+    def _keep_calls(
+        self, problem: Any, record: Any, made: list[calls.Call], error: str | None, waits: Sequence[calls.Wait] = ()
+    ) -> None:
+        """The trial's calls: their totals on the report (the progress line) with the calls tried again, by cause
+        (the run's summary), its transcript beside the report (``pcg show``, the report's trial page), an errored
+        trial's too. A transcript that cannot be written fails the item, unless the trial already failed (its own
+        error is the one to see)."""
         self.user_properties.append((CALLS_PROPERTY, json.dumps(calls.Totals.of(made).to_dict())))
+        if waits:
+            self.user_properties.append((WAITS_PROPERTY, json.dumps(calls.wait_counts(list(waits)))))
         run_dir = self.problem_config.stash.get(transcript.RUN_DIR_KEY, None)
         if run_dir is None:
             return

@@ -109,6 +109,8 @@ class Progress:
         self.first: tuple[int, float] | None = None  # items done and the clock when the first item finished
         self.totals = Totals()
         self.by_item: dict[str, Totals] = {}
+        self.waits: dict[str, list[float]] = {}  # the run's model calls tried again: {cause: [tries, seconds]}
+        self._waits_of: set[str] = set()  # the items whose waits are counted (each report of an item carries them)
         self.in_flight: dict[str, int] = {}  # trials in flight by worker, as its last report said
         self.started = clock()
         self.next_step = 1
@@ -148,7 +150,8 @@ class Progress:
             outcome.force_result((result[0], "", result[2]))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pcg_plugin.core.session.items import CALLS_PROPERTY, IN_FLIGHT_PROPERTY, property_text
+        from pcg_plugin.core.session.items import CALLS_PROPERTY, IN_FLIGHT_PROPERTY, WAITS_PROPERTY, property_text
+        from pcg_plugin.core.session.run_facts import add_waits
 
         flying = property_text(report.user_properties, IN_FLIGHT_PROPERTY)
         if flying is not None:
@@ -159,6 +162,10 @@ class Progress:
             t = Totals(**json.loads(text))
             self.by_item[report.nodeid] = t
             self.totals = self.totals + t
+        waits = property_text(report.user_properties, WAITS_PROPERTY)
+        if waits is not None and report.nodeid not in self._waits_of:
+            self._waits_of.add(report.nodeid)
+            add_waits(self.waits, json.loads(waits))
         if report.when == "teardown" or (report.when == "setup" and not report.passed):
             self.done.add(report.nodeid)
             if self.first is None:

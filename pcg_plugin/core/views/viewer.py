@@ -94,6 +94,8 @@ def rows(
         key = (meta.get("name"), str(meta.get(label, meta.get("target"))), meta.get("trial"), meta.get("model"))
         row = written.get(nodeid) or written.get(key) or {}
         score = row["score"] if "score" in row else (problem.trial_score(record) if record is not None else None)
+        if reason == "error":  # an errored item has no score of its own (the scorer counts it as missing)
+            score = None
         out.append(
             {
                 "nodeid": nodeid,

@@ -71,7 +71,8 @@ def test_summary_names_reasons_and_paths(tmp_path):
     lines = summary_lines(DOC, tmp_path, None)
     text = "\n".join(lines)
     assert "no_code: 2" in text and str(tmp_path / "results.json") in text
-    assert reason_counts(Results.from_dict(DOC)) == {"error": 1, "no_code": 2}
+    assert reason_counts(Results.from_dict(DOC)) == {"no_code": 2}  # an errored trial is no zero of the team's
+    assert "trials scored 0 (reason: count): no_code: 2" in lines and "trials that errored: 1 (ERROR" in text
     assert summary_lines(Results.from_dict(DOC), tmp_path, None) == lines  # the type or its JSON dict
     assert summary_lines(None, tmp_path, None, error="boom")[0].endswith("boom")
 

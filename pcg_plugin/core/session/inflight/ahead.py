@@ -2,7 +2,9 @@
 protocol, its trial and those of the items after it (up to ``--pcg-in-flight`` not yet reported) are started on
 threads; the item then reports its own (``TrialItem`` asks the runner, registered as ``REMOTE_KEY``). After the
 last item, or when ``-x`` or a failure stops the run, nothing more starts and the trials started are waited for;
-on Ctrl-C they also start no new model call (``slots.stop_paying``)."""
+on Ctrl-C they also start no new model call (``slots.stop_paying``), and every trial started reports: one that
+finished as it ended, one the interrupt cut short as not finished (under xdist, to the controller, which listens
+for them: ``interrupt.Drain``)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core.session import interrupt
 from pcg_plugin.core.session.inflight import slots as cpu
 from pcg_plugin.core.session.inflight.runner import TrialRunner
-from pcg_plugin.core.session.inflight.xdist import sent_ahead
+from pcg_plugin.core.session.inflight.xdist import sent_ahead, worker_interactor
 from pcg_plugin.core.session.items import REMOTE_KEY, TrialItem
-from pcg_plugin.errors import RunInterrupted
 
 
 class InFlight:
@@ -61,21 +63,35 @@ class InFlight:
         try:
             return (yield)
         except KeyboardInterrupt:
+            if interrupt.pressed(self.config) and not hasattr(self.config, "workerinput"):
+                calls = sum(1 for t in self.runner.trials.values() if t.done is None)
+                interrupt.say(
+                    self.config,
+                    f"pcg: Ctrl-C: no new model call starts; waiting for the {calls} trial(s) in flight to have their "
+                    "calls answered and stored (Ctrl-C again to stop waiting)",
+                )
             self.runner.interrupt()
-            self._report_finished(session)
+            self._report_started(session)
             raise
         finally:
             self.runner.finish()
 
-    def _report_finished(self, session: pytest.Session) -> None:
-        """After Ctrl-C (``-n 0``: this process is also the controller): the items whose trials had finished report
-        them, so the run folder holds every trial that was done; a trial the interrupt cut short is left out."""
-        if hasattr(self.config, "workerinput"):
-            return  # an xdist worker: its controller stops listening at Ctrl-C
-        for item in session.items:
-            trial = self.runner.trials.get(item.nodeid)
-            if trial is None or trial.done is None or isinstance(trial.done.error, RunInterrupted):
-                continue
+    def _report_started(self, session: pytest.Session) -> None:
+        """After Ctrl-C, every trial this process started and no item reported yet reports, in order: one that
+        finished as it ended (the run folder holds every trial that was done), one the interrupt cut short as not
+        finished (``TrialItem``: the answers it had are stored). What the interrupted item had set up is torn down
+        first (pytest's setup state, as the end of a session tears it down); under xdist each report goes to the
+        controller as the report of the item it is."""
+        started = [item for item in session.items if item.nodeid in self.runner.trials]
+        if not started:
+            return
+        setup_state = getattr(session, "_setupstate", None)  # pytest's: what the interrupted item had set up
+        if setup_state is not None:
+            setup_state.teardown_exact(None)
+        interactor = worker_interactor(self.config)
+        for item in started:
+            if interactor is not None:
+                interactor.item_index = self.position.get(item.nodeid, 0)  # what its reports are sent as
             item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.records import calls
+from pcg_plugin.core.records.calls import Wait
 from pcg_plugin.core.session.inflight.slots import Slots, stop_paying
 from pcg_plugin.core.session.members import suite_of
 
@@ -26,6 +27,7 @@ class Done:
     error: BaseException | None = None
     calls: list[calls.Call] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
+    waits: list[Wait] = field(default_factory=list)  # its calls' failed tries, before each was tried again
 
     def exception(self) -> BaseException | None:
         return self.error
@@ -92,7 +94,8 @@ class TrialRunner:
         except BaseException as exc:  # noqa: BLE001 - whatever the trial raised is its outcome: its item raises it
             done.error = exc
         finally:
-            done.calls, done.warnings = calls.take(), list(log.warnings)
+            done.warnings, done.waits = list(log.warnings), list(log.waits)
+            done.calls = calls.take()
             trial = self.trials.get(item.nodeid)
             if trial is not None:
                 trial.done = done

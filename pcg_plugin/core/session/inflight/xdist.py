@@ -11,11 +11,16 @@ from typing import Any
 import pytest
 
 
+def worker_interactor(config: pytest.Config) -> Any:
+    """This xdist worker's ``WorkerInteractor`` (None: this process is no xdist worker)."""
+    return next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+
+
 def sent_ahead(config: pytest.Config) -> list[int] | None:
     """Indices into ``session.items`` of the items this xdist worker was sent and has not started, in the order it
     will run them (None: this process is no xdist worker, or xdist keeps its queue otherwise than this code
     knows: then only the item at hand is started, as with ``--pcg-in-flight 1``)."""
-    interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+    interactor = worker_interactor(config)
     queue = getattr(interactor, "torun", None)
     if interactor is None or queue is None or not hasattr(queue, "lock"):
         return None

@@ -157,7 +157,8 @@ def _submission_view(sub: Submission, run_dir: Path, results: Results, thumbs: b
         sub,
         {
             "sections": sections,
-            "zero_trials": sum(1 for t in trials if t.reason),
+            "zero_trials": sum(1 for t in trials if t.reason and not t.errored),
+            "error_trials": sum(1 for t in trials if t.errored),
             "total_trials": len(trials),
             "normalized_short": short(sub.normalized_score),
             "prompt_short": short(sub.prompt_score),

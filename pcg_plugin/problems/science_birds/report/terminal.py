@@ -290,13 +290,19 @@ def per_model_table(per_model: Mapping[str, ModelResults], order: Sequence[str])
 
 
 def reason_counts(results: Results) -> dict[str, int]:
+    """The trials that scored 0, by reason; an errored trial is an error, not a zero (``errored_count``)."""
     counts: dict[str, int] = {}
     for letters in results.letter_sets():
         for letter in letters.values():
             for trial in letter.trials:
-                if trial.reason:
+                if trial.reason and not trial.errored:
                     counts[trial.reason] = counts.get(trial.reason, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def errored_count(results: Results) -> int:
+    """The trials whose item errored (an infrastructure error or a bug: pytest's ERROR, no record)."""
+    return sum(1 for letters in results.letter_sets() for c in letters.values() for t in c.trials if t.errored)
 
 
 def summary_lines(
@@ -317,6 +323,12 @@ def summary_lines(
     reasons = reason_counts(doc)
     if reasons:
         lines.append("trials scored 0 (reason: count): " + ", ".join(f"{k}: {v}" for k, v in reasons.items()))
+    errored = errored_count(doc)
+    if errored:
+        lines.append(
+            f"trials that errored: {errored} (ERROR: an infrastructure error or a bug, not the team's; no record, so "
+            "the scorer counts each as missing; --lf reruns them)"
+        )
     for problem in doc.folder_errors.values():
         lines.append(f"NOT EVALUATED: {problem}")
     if doc.settings.offline_default:
