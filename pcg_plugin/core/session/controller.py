@@ -441,6 +441,10 @@ class Controller:
         line = retries_line((self.results or {}).get("retries"))
         return [line] if line else []
 
+    def _say_facts(self, terminalreporter: Any) -> None:
+        for line in self._fact_lines():
+            terminalreporter.write_line(f"pcg: {line}", yellow=True)
+
     def _add_notices(self) -> None:
         from pcg_plugin._util.atomic import atomic_write
         from pcg_plugin.core.contract.banner import with_notices
@@ -458,6 +462,7 @@ class Controller:
             summary(
                 self.results, list(self.parts.values()), Path(self.run["run_dir"]), terminalreporter, verbose=verbose
             )
+            self._say_facts(terminalreporter)
             return
         if self.results is None and self.finish_error is None:
             return
@@ -467,8 +472,7 @@ class Controller:
         )
         for line in lines:
             terminalreporter.write_line(line)
-        for line in self._fact_lines():
-            terminalreporter.write_line(f"pcg: {line}", yellow=True)
+        self._say_facts(terminalreporter)
         if self.viewer_error:
             terminalreporter.write_line(
                 f"the report has no charts, trial table or trial links: {self.viewer_error}", red=True
