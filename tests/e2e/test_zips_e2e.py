@@ -3,6 +3,7 @@ zip a visible ``<file>::not-evaluated`` item with nothing written outside the ca
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import zipfile
@@ -10,7 +11,13 @@ from pathlib import Path
 
 import pytest
 from e2e_support import load_results, run_args
-from test_zips import HOSTILE, make_zip, tree
+
+_ZIPS = Path(__file__).resolve().parents[1] / "core" / "inputs" / "test_zips.py"
+_spec = importlib.util.spec_from_file_location("zips_shapes", _ZIPS)
+assert _spec is not None and _spec.loader is not None
+_zips = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_zips)
+HOSTILE, make_zip, tree = _zips.HOSTILE, _zips.make_zip, _zips.tree
 
 _RUN_VARYING = {"id", "started", "finished", "out_dir"}  # the run's identity and times
 
