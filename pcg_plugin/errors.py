@@ -303,3 +303,12 @@ class NoEnemies(PcgError, ValueError):
 class RemoteError(InfrastructureError):
     """An exception raised on a cluster node that could not travel as itself: its type, message and remote
     traceback (``cluster.outcome.pack_error``)."""
+
+
+class EndedEarly(PcgError):
+    """An episode ends before its last stage (TofuKingdom: before the Prince names anyone): the reference's error
+    string as the outcome (``error``) and why, for the transcript."""
+
+    def __init__(self, error: str, why: str) -> None:
+        super().__init__(why)
+        self.error, self.why = error, why

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pcg_plugin.episode.table import Crash, Ended, Model, Table
+from pcg_plugin.errors import EndedEarly
 from pcg_plugin.errors import GaveUp as _GaveUp
 from pcg_plugin.problems.gameeval.episode import Played, crashed
 from pcg_plugin.problems.gameeval.prompts import fill, texts
@@ -39,14 +40,6 @@ def winning_camp(named_role: str) -> str:
     """The Princess named: the Prince camp (Princess, Chef) wins; the Queen: the Queen camp; anyone else (the
     Chef included): the Spy camp."""
     return {"Princess": "Prince", "Queen": "Queen"}.get(named_role, "Spy")
-
-
-class _Stop(Exception):
-    """The episode ends before the Prince names anyone: the reference's error string (``error``) and why."""
-
-    def __init__(self, error: str, why: str) -> None:
-        super().__init__(why)
-        self.error, self.why = error, why
 
 
 @dataclass(frozen=True)
@@ -115,7 +108,7 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
         try:
             return ask_json(PRINCE, stage, messages)
         except _GaveUp:
-            raise _Stop(error, f"the Prince {gave_none} in {TRIES} calls") from None
+            raise EndedEarly(error, f"the Prince {gave_none} in {TRIES} calls") from None
 
     def answer(seat: Seat, stage: str, error: str, what: str, null: str) -> None:
         """``seat``'s answer, heard by the other players and the Prince; the episode ends (``error``) when no JSON
@@ -135,10 +128,10 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
         try:
             parsed = ask_json(seat.role, stage, messages)
         except _GaveUp:
-            raise _Stop(error, f"{seat.name} ({seat.role}) gave no JSON {what} in {TRIES} calls") from None
+            raise EndedEarly(error, f"{seat.name} ({seat.role}) gave no JSON {what} in {TRIES} calls") from None
         reply = key(parsed, "answer", stage)
         if reply is None:
-            raise _Stop(error, f"{seat.name} ({seat.role}) {null}")
+            raise EndedEarly(error, f"{seat.name} ({seat.role}) {null}")
         table.tell(seat.name, fill(lines["answer"], name=seat.name, answer=reply))  # the other players, the Prince
         table.add(seat.name, "assistant", json.dumps(parsed))
 
@@ -157,7 +150,7 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
             parsed = prince("ask", t["prince_ask"], True, errors["question"], failed)
             question = key(parsed, "question", "ask")
             if question is None:
-                raise _Stop(errors["question"], f"the Prince's question for {seat.name} is null")
+                raise EndedEarly(errors["question"], f"the Prince's question for {seat.name} is null")
             asked(fill(lines["prince"], question=question), parsed)
             answer(seat, "answer", errors["answer"], "answer", "answered null")
         announce(host["extra"])
@@ -166,7 +159,7 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
         question = key(parsed, "question", "ask_extra")
         chosen = key(parsed, "name", "ask_extra")
         if chosen is None:
-            raise _Stop(errors["extra_name"], "the Prince's extra-question name is null")
+            raise EndedEarly(errors["extra_name"], "the Prince's extra-question name is null")
         asked(fill(lines["extra"], name=chosen, question=question), parsed)
         last = setup.seating[-1]  # the reference's leftover loop variable answers, whoever was chosen
         answer(last, "answer_extra", errors["extra_answer"], "extra answer", "answered the extra question null")
@@ -175,12 +168,12 @@ def play(setup: Setup, model: Model, overrides: Mapping[str, str] | None = None)
         final = key(parsed, "name", "choose")
         by_name = {s.name: s for s in setup.seating}
         if not any(final == n for n in names):
-            raise _Stop(errors["final"], f"the Prince named {final!r}, not one of the 7 players")
+            raise EndedEarly(errors["final"], f"the Prince named {final!r}, not one of the 7 players")
         role = by_name[final].role
         why = f"the Prince named {final}, the {role}: the {winning_camp(role)} camp wins"
         table.events.append(Ended(role, why))
         return Played(role, None, {"winner": role, "log": f"{setup.trial}.log"}, why, tuple(table.events))
-    except _Stop as stop:  # the reference's error string as the outcome
+    except EndedEarly as stop:  # the reference's error string as the outcome
         table.events.append(Ended(stop.error, stop.why))
         return Played(stop.error, None, {"error": stop.error}, stop.why, tuple(table.events))
     except (Crash, RecursionError) as exc:
