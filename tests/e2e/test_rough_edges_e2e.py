@@ -120,9 +120,9 @@ def test_the_card_names_its_columns_and_says_the_classifier_is_not_official(runs
     got = pcg(runs["root"], "card", "S")
     assert got.returncode == 0, got.stderr
     md = got.stdout
-    head = next(ln for ln in md.splitlines() if ln.startswith("| problem | submission"))
+    head = next(ln for ln in md.splitlines() if ln.startswith("| problem | run | submission"))
     assert "| trials run |" in head and "| trials |" not in head
     assert "| problem | run | started | backend | trials per target |" in md
-    (line,) = [ln for ln in md.splitlines() if ln.startswith("| science-birds | plain |")]
+    (line,) = [ln for ln in md.splitlines() if ln.startswith("| science-birds | S | plain |")]
     assert "| 1 | only submission | 2 |" in line
     assert "science-birds: Similarity was measured with the classifier" in md and "not the official" in md
