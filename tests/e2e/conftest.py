@@ -11,6 +11,12 @@ from e2e_support import lay_out_competition, make_tiny_classifier
 
 @pytest.fixture(scope="session")
 def tiny_classifier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny classifier, made once per worker. Every test that runs the plugin in process (``competition``,
+    ``runpytest_inprocess``) comes through here first, so torch and the classes the classifier loads with are
+    imported before its first run: pytester drops the modules a run imported first, and torch imported a second
+    time in one process fails (SystemError: bad call flags)."""
+    from transformers import AutoImageProcessor, AutoModelForImageClassification  # noqa: F401 - see above
+
     return make_tiny_classifier(tmp_path_factory.mktemp("clf") / "tiny")
 
 
