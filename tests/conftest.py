@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,14 @@ REPO = TESTS.parent
 # PYTHONPATH: tests/test_checkout.py checks that the installed package is this checkout's code.)
 if str(REPO) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+
+# PYTHONDONTWRITEBYTECODE (set on some machines to keep source trees clean) makes every subprocess compile and
+# assertion-rewrite pytest-pcg, hypothesis and pytest's other plugins again: about a second of CPU per `python -m
+# pytest` process, which the test suite starts hundreds of. Subprocesses write their bytecode under the temporary
+# folder instead (PYTHONPYCACHEPREFIX: nothing beside the sources, as the variable wanted); what they run is unchanged.
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), f"pytest-pcg-pycache-{os.getuid()}")
 
 REQUIRE_SHARED = "PCG_REQUIRE_SHARED"  # "1" (CI, .ci/run): a test that needs ../shared fails instead of skipping
 SHARED_FOLDERS = {
@@ -81,3 +90,34 @@ def official_examples() -> Path:
 def prompts_2023() -> Path:
     """The 18 prompt files submitted to the 2023 competition, as published."""
     return shared_folder("official-2023-results/prompts")
+
+
+# The test loop at -n 2 (`--dist loadgroup` in pyproject.toml; docs/contributing/development.md, The test loop): a
+# worker is handed the next test (or xdist_group) when it is nearly done with its own, so the tests that start
+# processes run first, heaviest first, and the quick ones fill in at the end; both workers then finish together
+# instead of one waiting out a long test it was handed last. Any other order stays the collection's.
+HEAVY_FIRST = (
+    "tests/sandbox/test_faults.py",
+    "tests/e2e/",
+    "tests/science_birds/classify/",
+    "tests/core/views/",
+    "tests/llm/test_llm_store.py",
+    "tests/llm/test_constrain.py",
+    "tests/gameeval/test_gameeval_examples.py",
+    "tests/imagegame/",
+    "tests/sandbox/",
+    "tests/core/test_harness.py",
+    "tests/pcgbench/bench/test_evaluate.py",
+    "tests/pcgbench/test_harness_pcgbench.py",
+    "tests/llm/",
+    "tests/docs/",
+)
+
+
+def heaviness(nodeid: str) -> int:
+    """Where a test goes in the run: the index of the first HEAVY_FIRST prefix of its node id, else after them."""
+    return next((i for i, prefix in enumerate(HEAVY_FIRST) if nodeid.startswith(prefix)), len(HEAVY_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: heaviness(item.nodeid))  # a stable sort: the collection's order within each rank

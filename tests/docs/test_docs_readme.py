@@ -16,16 +16,19 @@ def test_readme_fits_on_two_screens() -> None:
 
 
 def test_readme_test_command_is_the_one_ci_runs() -> None:
-    """`.ci/run` runs "the README's test command": the same pytest arguments (python3 there, python here)."""
+    """`.ci/run` runs "the README's test command" (the same pytest arguments, python3 there, python here), then the
+    same command with ``-m slow``: the tests the first leaves out (each step under ``time``)."""
     ci_lines = [
-        line
+        shlex.split(line.removeprefix("time "))[3:]
         for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-        if re.match(r"python3? -m pytest ", line)
+        if re.match(r"(time )?python3? -m pytest ", line)
     ]
-    assert len(ci_lines) == 1, ci_lines
-    ci_args = shlex.split(ci_lines[0])[3:]
+    assert len(ci_lines) == 2, ci_lines
+    first, slow = ci_lines
     quoted = [args for _, program, args in command_lines(README) if program == "pytest"]
-    assert ci_args in quoted, (ci_args, quoted)
+    assert first in quoted, (first, quoted)
+    at = slow.index("-m")
+    assert slow[at : at + 2] == ["-m", "slow"] and slow[:at] + slow[at + 2 :] == first, slow
 
 
 def test_readme_quotes_the_main_job() -> None:

@@ -6,6 +6,10 @@ line, `conftest` is whichever folder's conftest was imported last."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 import textwrap
 from decimal import Decimal
 from pathlib import Path
@@ -67,6 +71,30 @@ def write_competition(root: Path, entries: dict[str, dict[str, str]]) -> None:
             path = root / "submissions" / name / fname
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
+
+
+# The competition fixture's two teams: a 2024 program and a 2023 prompt.
+TWO_TEAMS = {"team_prog": {"entry.py": program()}, "team_prompt": {"prompt.txt": "Draw the letter. TARGET=<OBJECT>"}}
+
+
+def lay_out_competition(root: Path, classifier: Path, entries: dict[str, dict[str, str]] | None = None) -> Path:
+    """The ``competition`` fixture's folder (the scripted double, the tiny classifier copied from ``classifier``,
+    the two teams of ``TWO_TEAMS`` and ``entries``) in ``root``, for a module-scoped fixture whose run several
+    tests read."""
+    shutil.copytree(classifier, root / TINY_CLASSIFIER)
+    write_competition(root, {**TWO_TEAMS, **(entries or {})})
+    return root
+
+
+def run_plugin(root: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest ARGS`` in ``root`` as pytester's ``runpytest_subprocess`` runs it in the
+    ``competition`` fixture: ``root`` first on PYTHONPATH, ``root`` as HOME (its own user cache), no API key."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    env.update(HOME=str(root), PY_COLORS="0")
+    for name in ("OPENAI_API_KEY", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER"):
+        env.pop(name, None)
+    cmd = [sys.executable, "-m", "pytest", *args]
+    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def run_args(out: str, *extra: str) -> list[str]:

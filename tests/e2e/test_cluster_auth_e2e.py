@@ -6,7 +6,9 @@ pair (``cluster_support.two_hosts``: the run's host at 10.77.0.1, another host a
   authentication, and one holding the run's token runs a task (the control: the refusal is the token's doing);
   the run then finishes unaffected and its token is gone.
 - Joining: a cluster the test starts open, reachable from the other host (which runs a task on it: the control),
-  is refused (exit 4) and joined with ``--pcg-cluster-insecure``, which the summary and the report say."""
+  is refused (exit 4) and joined with ``--pcg-cluster-insecure``, which the summary and the report say.
+
+Each test starts a Ray cluster (20-70 s): ``slow``, run by ``.ci/run``'s second step."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from cluster_support import (
 from e2e_support import VARIED_BODY, load_results, program, run_args, write_competition
 
 REASON = skip_reason() or two_hosts_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
 ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")
 TRIALS = 8
 

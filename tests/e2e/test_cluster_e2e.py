@@ -1,7 +1,8 @@
 """``--pcg-cluster``: the same scripted competition on a simulated Ray cluster (a head and three one-CPU nodes,
 ``ray.cluster_utils.Cluster``, started by the plugin inside a loopback-only network namespace) scores every trial
 exactly as ``-n 0`` and ``-n 2`` do, with the run folder written by the driver; a node removed mid-run loses
-nothing and pays nothing twice. One cluster start per test: each costs 20-40 s here."""
+nothing and pays nothing twice. One cluster start per test: each costs 20-40 s here, so the whole file is
+``slow`` (``.ci/run``'s second step, ``python -m pytest -m slow tests/e2e/test_cluster_e2e.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from test_plugin_e2e import stable_view
 
 REASON = skip_reason()
 needs_ray = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+pytestmark = pytest.mark.slow
 ARGS = ("--pcg-letters", "I,L", "--pcg-trials", "2")  # 2 submissions x 2 letters x 2 trials = 8 trials
 TRIALS = 8
 
@@ -106,7 +108,6 @@ def test_a_cluster_with_a_node_removed_scores_like_n2(varied):
 
 
 @needs_ray
-@pytest.mark.slow
 def test_a_cluster_scores_like_n0(varied):
     """local:3, nothing removed: results.json and the trial files as -n 0; requests = stored calls."""
     competition = varied
@@ -119,7 +120,6 @@ def test_a_cluster_scores_like_n0(varied):
 
 
 @needs_ray
-@pytest.mark.slow
 def test_a_killed_driver_is_resumed_by_a_rerun_with_the_same_store(varied):
     """kill -9 of the driver once 3 requests were answered; the same command again: every trial scored, the
     calls the killed run stored replayed (a request in flight at the kill, if any, is the one paid twice)."""

@@ -118,6 +118,7 @@ def test_a_cap_that_is_no_amount_is_a_usage_error(competition: Any, flag: str, v
     assert named in result.stderr, result.stderr[-2000:]
 
 
+@pytest.mark.slow  # a Ray cluster start (15-20 s): .ci/run's second step
 @pytest.mark.skipif(skip_reason() is not None or two_hosts_reason() is not None, reason="no Ray or no two hosts")
 def test_the_cap_holds_on_a_cluster(tmp_path: Path) -> None:
     """--pcg-cluster local:2 with trials in flight: every trial actor asks the driver's one ledger actor, and the run

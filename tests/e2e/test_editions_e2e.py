@@ -225,7 +225,7 @@ def test_2024_scores_equal_the_formula_and_the_stage_files(competition, tmp_path
             },
         },
     )
-    result = competition.runpytest_subprocess(*run_args("run", *ARGS, "--pcg-edition", "2024"), timeout=300)
+    result = competition.runpytest_inprocess(*run_args("run", *ARGS, "--pcg-edition", "2024"))
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
     run = competition.path / "run"
@@ -262,8 +262,8 @@ def test_2025_diversity_is_the_cls_embedding_and_disable_weights_applies(competi
         },
     )
     shutil.rmtree(competition.path / "submissions" / "team_prompt")
-    result = competition.runpytest_subprocess(
-        *run_args("run", *ARGS, "--pcg-edition", "2025", "--pcg-disable-weights", "true"), timeout=300
+    result = competition.runpytest_inprocess(
+        *run_args("run", *ARGS, "--pcg-edition", "2025", "--pcg-disable-weights", "true")
     )
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
@@ -294,7 +294,8 @@ def test_2025_diversity_is_the_cls_embedding_and_disable_weights_applies(competi
 
 def test_2023_ab_drop_no_diversity_columns_and_tie_break(competition, tmp_path):
     """Two 2023 prompts that get identical answers tie; --pcg-tie-break prompt-length ranks the shorter first
-    although its folder sorts last (the official order would put it second)."""
+    although its folder sorts last (the official order would put it second). The option is given in its other
+    spelling (``prompt_length``): it reaches the scorer as the scorer's own."""
     long_prompt = "Please draw this for me, with care and patience: TARGET=<OBJECT>"
     short_prompt = "TARGET=<OBJECT>"
     shutil.rmtree(competition.path / "submissions")
@@ -302,11 +303,12 @@ def test_2023_ab_drop_no_diversity_columns_and_tie_break(competition, tmp_path):
         competition.path, {"aa_long": {"prompt.txt": long_prompt}, "zz_short": {"prompt.txt": short_prompt}}
     )
     (competition.path / "scripted_llm.py").write_text(RESPONDER_2023)
-    result = competition.runpytest_subprocess(
-        *run_args("run", *ARGS, "--pcg-edition", "2023", "--pcg-tie-break", "prompt-length"), timeout=300
+    result = competition.runpytest_inprocess(
+        *run_args("run", *ARGS, "--pcg-edition", "2023", "--pcg-tie-break", "prompt_length")
     )
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
+    assert results["settings"]["tie_break"] == "prompt-length"
     run = competition.path / "run"
     assert [(s["name"], s["rank"]) for s in results["submissions"]] == [("zz_short", 1), ("aa_long", 2)]
     assert results["submissions"][0]["prompt_score"] == results["submissions"][1]["prompt_score"]

@@ -201,7 +201,10 @@ def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
         ("parallel", ("-p", "xdist", "-n", "2", "--pcg-save-baseline", "base.json")),
         ("serial", ("--pcg-record", "none", "--pcg-baseline", "base.json")),
     ):
-        result = contest.runpytest_subprocess(*args(three_models.url, out, *extra), timeout=600)
+        if out == "parallel":  # a pytest process of its own with its xdist workers; the replay in this process
+            result = contest.runpytest_subprocess(*args(three_models.url, out, *extra), timeout=600)
+        else:
+            result = contest.runpytest_inprocess(*args(three_models.url, out, *extra))
         assert result.ret == 0, result.stdout.str()
         assert result.parseoutcomes() == {"passed": 2 * 3 * 2 * 2 - 1, "zero": 1}  # phi3's no-code trial scores 0
         result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "*per model*", f"*{MODELS[2]}*team_b*"])
@@ -231,8 +234,8 @@ def test_three_models_in_one_run_with_and_without_xdist(contest, three_models):
 
     # gemma now writes no code for team_b: paid again, the gate fails on that model's rows and the totals
     three_models.broken = ("team_b", MODELS[1])
-    worse = contest.runpytest_subprocess(
-        *args(three_models.url, "worse", "--pcg-record", "all", "--pcg-baseline", "base.json"), timeout=600
+    worse = contest.runpytest_inprocess(
+        *args(three_models.url, "worse", "--pcg-record", "all", "--pcg-baseline", "base.json")
     )
     assert worse.ret == pytest.ExitCode.TESTS_FAILED, worse.stdout.str()
     worse.stdout.fnmatch_lines(

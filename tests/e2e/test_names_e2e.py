@@ -87,12 +87,11 @@ def not_utf8(folder: Path) -> list[str]:
 TEAMS = {"team_prog", "team_prompt", "t\\xe9am", "cr\\xe2sh", "l\\xf6ose", "zipped"}
 
 
-@pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2"]], ids=["serial", "xdist"])
-def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(named: pytest.Pytester, workers) -> None:
-    result = named.runpytest_subprocess(*run_args("run", *ARGS, *workers), timeout=300)
-    text = result.stdout.str()
+def scored_and_shown_escaped(root: Path, out: str, text: str) -> None:
+    """Every team of run ``out`` scored (the crashing one for its own fault), each name that is not UTF-8 shown
+    escaped in the terminal (``text``), results.json, the report and the official files."""
     assert "INTERNALERROR" not in text and "scoring the run failed" not in text, text[-3000:]
-    doc = load_results(named.path, "run")
+    doc = load_results(root, out)
     assert {s["name"] for s in doc["submissions"]} == TEAMS  # every team ranked, the escaped names among them
     trials = {s["name"]: [t for letter in s["letters"].values() for t in letter["trials"]] for s in doc["submissions"]}
     assert all(len(t) == 2 for t in trials.values())  # A and B, one trial each: every item of every team ran
@@ -100,18 +99,23 @@ def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(named: p
     assert all(t["reason"] is None for name, ts in trials.items() if name != "cr\\xe2sh" for t in ts)
     assert list(doc["folder_errors"]) == ["submissions/br\\xf6ken::not-evaluated"]
     assert "submissions/br\\xf6ken: not a submission" in doc["folder_errors"]["submissions/br\\xf6ken::not-evaluated"]
-    assert not_utf8(named.path / "run") == []
-    report = (named.path / "run" / "report.html").read_text(encoding="utf-8")
+    assert not_utf8(root / out) == []
+    report = (root / out / "report.html").read_text(encoding="utf-8")
     assert "t\\xe9am" in report and "br\\xf6ken" in report
     assert "submissions/t\\xe9am  " in text  # its pre-flight row
     assert "FAILED submissions/br\\xf6ken::not-evaluated" in text
+
+
+def test_names_that_are_not_utf8_are_scored_shown_escaped_and_paid_once(named: pytest.Pytester) -> None:
+    """A run at ``-n 2`` (the names travel to the workers and back), then the same run serially on its store: each
+    scores every team and shows every name escaped, and the second replays every call the first paid."""
+    first = named.runpytest_subprocess(*run_args("run", *ARGS, "-p", "xdist", "-n", "2"), timeout=300)
+    scored_and_shown_escaped(named.path, "run", first.stdout.str())
     requests = len((named.path / "requests.log").read_text())
     assert requests == calls_stored(named.path) == 10  # 5 teams that call the model x 2 letters; paid once
-
-    again = named.runpytest_subprocess(*run_args("again", *ARGS, *workers), timeout=300)
-    assert "INTERNALERROR" not in again.stdout.str()
+    again = named.runpytest_subprocess(*run_args("again", *ARGS), timeout=300)
+    scored_and_shown_escaped(named.path, "again", again.stdout.str())
     assert len((named.path / "requests.log").read_text()) == requests  # the rerun replays: nothing paid twice
-    assert {s["name"] for s in load_results(named.path, "again")["submissions"]} == TEAMS
 
 
 def test_the_files_hash_reads_the_bytes_of_a_name(named: pytest.Pytester) -> None:

@@ -72,7 +72,10 @@ def test_two_submissions_score_end_to_end_with_and_without_xdist(competition):
     """Serial and -n 2 runs: both equal the scoring module's own result, and equal each other."""
     runs = {}
     for out, extra in (("serial", []), ("parallel", ["-p", "xdist", "-n", "2"])):
-        result = competition.runpytest_subprocess(*run_args(out, *ARGS, *extra), timeout=300)
+        if extra:  # a pytest process of its own, as a user starts it, with its xdist workers
+            result = competition.runpytest_subprocess(*run_args(out, *ARGS, *extra), timeout=300)
+        else:  # in this process (docs/contributing/development.md, The test loop)
+            result = competition.runpytest_inprocess(*run_args(out, *ARGS))
         assert result.ret == 0, result.stdout.str()
         result.assert_outcomes(passed=8)
         result.stdout.fnmatch_lines(["*pytest-pcg leaderboard*", "*rank*submission*normalized*", "*report:*"])
@@ -114,9 +117,7 @@ def test_broken_submissions_get_reasons_and_a_finished_leaderboard(competition):
             "bad_huge": {"prompt.txt": "TARGET=<OBJECT> MODE=huge"},
         },
     )
-    result = competition.runpytest_subprocess(
-        *run_args("run", "--pcg-letters", "I", "--pcg-trials", "1", "-rA"), timeout=300
-    )
+    result = competition.runpytest_inprocess(*run_args("run", "--pcg-letters", "I", "--pcg-trials", "1", "-rA"))
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
     reasons = {s["name"]: s["letters"]["I"]["trials"][0]["reason"] for s in results["submissions"]}

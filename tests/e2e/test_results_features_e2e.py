@@ -18,6 +18,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 REPO = TESTS.parent
+pytestmark = pytest.mark.xdist_group("results_features_e2e")  # one worker makes the module's runs once
 COLUMNS = [
     "problem",
     "submission",

@@ -19,6 +19,7 @@ from e2e_support import RESPONDER, VARIED_BODY, make_tiny_classifier, program
 from pcg_plugin.core.records import transcript
 
 MODEL = "scripted:scripted_llm:respond"
+pytestmark = pytest.mark.xdist_group("rough_edges_e2e")  # one worker runs the module's runs once
 
 
 def run_pytest(root: Path, out: str, *extra: str) -> subprocess.CompletedProcess[str]:

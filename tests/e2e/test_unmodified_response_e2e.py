@@ -23,7 +23,7 @@ def reasons(results: dict) -> dict[str, str | None]:
 
 def test_a_response_that_is_not_a_model_answer_scores_zero_and_off_scores_it(competition):
     write_competition(competition.path, {name: {"entry.py": text} for name, text in PROGRAMS.items()})
-    result = competition.runpytest_subprocess(*run_args("run", *ARGS), timeout=300)
+    result = competition.runpytest_inprocess(*run_args("run", *ARGS))
     assert result.ret == 0, result.stdout.str()
     results = load_results(competition.path, "run")
     assert reasons(results) == {
@@ -46,8 +46,8 @@ def test_a_response_that_is_not_a_model_answer_scores_zero_and_off_scores_it(com
         in (competition.path / "run" / "report.html").read_text()
     )
 
-    off = competition.runpytest_subprocess(
-        *run_args("off", *ARGS, "--pcg-unmodified-response", "off", "--pcg-record", "none"), timeout=300
+    off = competition.runpytest_inprocess(
+        *run_args("off", *ARGS, "--pcg-unmodified-response", "off", "--pcg-record", "none")
     )
     assert off.ret == 0, off.stdout.str()
     results = load_results(competition.path, "off")

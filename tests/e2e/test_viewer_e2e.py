@@ -1,20 +1,22 @@
 """A Science Birds run seen through its viewer: a multi-turn program's transcript (every call, the history it
-resent shown once), the level, its stability animation from the scoring run, and the report's links to them."""
+resent shown once), the level, its stability animation from the scoring run, and the report's links to them.
+One run at ``-n 2`` (``multi``) is read by the tests of the viewer and of its size budget (one worker: xdist_group)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import textwrap
 from pathlib import Path
 
-from e2e_support import run_args, write_competition
+import pytest
+from e2e_support import lay_out_competition, run_args, run_plugin
 from trial_pages import opened
 
 from pcg_plugin.cli import main as pcg
 from pcg_plugin.core.records import transcript
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.xdist_group("viewer_e2e")
 
 MULTI = """
 from chatgpt4pcg.competition import chat_with_chatgpt
@@ -33,12 +35,18 @@ class Entry(TrialLoop):
 """
 
 
-def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(competition, capsys):
-    write_competition(competition.path, {"team_multi": {"entry.py": textwrap.dedent(MULTI)}})
+@pytest.fixture(scope="module")
+def multi(tmp_path_factory: pytest.TempPathFactory, tiny_classifier: Path) -> Path:
+    """The competition fixture's teams and a multi-turn program, letters A and I, one trial, run at ``-n 2``."""
+    root = lay_out_competition(tmp_path_factory.mktemp("viewer"), tiny_classifier, {"team_multi": {"entry.py": MULTI}})
     args = run_args("run", "--pcg-letters", "A,I", "--pcg-trials", "1", "-p", "xdist", "-n", "2")
-    result = competition.runpytest_subprocess(*args, timeout=300)
-    assert result.ret == 0, result.stdout.str()
-    run = competition.path / "run"
+    done = run_plugin(root, *args)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    return root
+
+
+def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(multi: Path, capsys) -> None:
+    run = multi / "run"
     capsys.readouterr()
     assert pcg(["show", str(run), "submissions/team_multi::A::1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -64,12 +72,12 @@ def test_a_multi_turn_program_is_seen_call_by_call_with_its_level_and_animation(
     assert '<img loading="lazy" src="../team_multi/images/A/team_multi_A_1.png"' in shown
     assert '<img loading="lazy" src="../animations/team_multi/images/A/team_multi_A_1.gif"' in shown
     # a second run replays the same calls from the store, and says so
-    result = competition.runpytest_subprocess(*run_args("again", "--pcg-letters", "A", "--pcg-trials", "1"))
-    assert result.ret == 0
-    again = transcript.read(competition.path / "again", "submissions/team_multi::A::1")
+    result = run_plugin(multi, *run_args("again", "--pcg-letters", "A", "--pcg-trials", "1"))
+    assert result.returncode == 0, result.stdout[-3000:]
+    again = transcript.read(multi / "again", "submissions/team_multi::A::1")
     assert [c["replayed"] for c in again["calls"]] == [True, True]
     assert [c["reply"] for c in again["calls"]] == [first["reply"], second["reply"]]
-    result.stdout.fnmatch_lines(["pcg 3/3 items · calls 0 paid, 4 replayed · *"])
+    pytest.LineMatcher(result.stdout.splitlines()).fnmatch_lines(["pcg 3/3 items · calls 0 paid, 4 replayed · *"])
 
 
 def test_a_run_that_only_checks_prints_no_progress_line(competition):
@@ -78,7 +86,7 @@ def test_a_run_that_only_checks_prints_no_progress_line(competition):
     assert not [line for line in result.outlines if " items · calls " in line]
 
 
-def test_a_grown_run_keeps_its_viewer_within_20_kb_a_trial(competition):
+def test_a_grown_run_keeps_its_viewer_within_20_kb_a_trial(multi: Path) -> None:
     """The issue's budget on a small real run grown to 10 trials a letter (each trial's files, transcript and
     animation copied under new names, as scripts/bench/bench_viewer.py does for 2,600 trials): what is beside
     report.html, the trial pages, transcripts, shared prompts and animations with the official files, at most
@@ -86,14 +94,9 @@ def test_a_grown_run_keeps_its_viewer_within_20_kb_a_trial(competition):
     spec = importlib.util.spec_from_file_location("bench_viewer", REPO / "scripts" / "bench" / "bench_viewer.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    write_competition(competition.path, {"team_multi": {"entry.py": textwrap.dedent(MULTI)}})
-    result = competition.runpytest_subprocess(
-        *run_args("run", "--pcg-letters", "A,I", "--pcg-trials", "1"), timeout=300
-    )
-    assert result.ret == 0, result.stdout.str()
-    doc, docs = bench.grow(competition.path / "run", competition.path / "grown", 10)
-    report, _ = bench.write_viewer(doc, docs, competition.path / "grown")
-    page, beside, parts = bench.measure(competition.path / "grown", report, len(docs))
+    doc, docs = bench.grow(multi / "run", multi / "grown", 10)
+    report, _ = bench.write_viewer(doc, docs, multi / "grown")
+    page, beside, parts = bench.measure(multi / "grown", report, len(docs))
     assert beside <= 20_000, (beside, parts)
     assert page <= 2_000, page
     assert len(docs) == 60 and parts["animations"] and parts["trials/*.js"] and parts["trials/view.html"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from e2e_support import load_results, run_args
 
 CONFTEST = """
@@ -41,21 +40,22 @@ def pytest_sessionfinish(session):
 """
 
 
-@pytest.mark.parametrize("extra", [[], ["-p", "xdist", "-n", "2"]])
-def test_records_travel_on_reports(competition, extra):
+def test_records_travel_on_reports(competition):
+    """A serial run and one at ``-n 2`` of the same 12 trials: the same records (timings aside), the ``-n 2``
+    ones from its two workers."""
     competition.makeconftest(CONFTEST)
-    competition.runpytest_subprocess(*run_args("a", "--pcg-letters", "I,L", "--pcg-trials", "3"), timeout=120)
-    result = competition.runpytest_subprocess(
-        *run_args("b", "--pcg-letters", "I,L", "--pcg-trials", "3", *extra), timeout=120
-    )
-    result.assert_outcomes(passed=12)
-    a = json.loads((competition.path / "records-a.json").read_text())
-    b = json.loads((competition.path / "records-b.json").read_text())
-    assert len(b["records"]) == 12 and len(b["items"]) == 12
-    for rec in (*a["records"].values(), *b["records"].values()):
-        rec.pop("timings")
-    assert a["records"] == b["records"]
-    assert len(b["workers"]) == (2 if extra else 0)
+    runs = {}
+    for out, extra in (("a", []), ("b", ["-p", "xdist", "-n", "2"])):
+        result = competition.runpytest_subprocess(
+            *run_args(out, "--pcg-letters", "I,L", "--pcg-trials", "3", *extra), timeout=120
+        )
+        result.assert_outcomes(passed=12)
+        runs[out] = json.loads((competition.path / f"records-{out}.json").read_text())
+        assert len(runs[out]["records"]) == 12 and len(runs[out]["items"]) == 12
+        assert len(runs[out]["workers"]) == (2 if extra else 0)
+        for rec in runs[out]["records"].values():
+            rec.pop("timings")
+    assert runs["a"]["records"] == runs["b"]["records"]
 
 
 FLAKY = CONFTEST.replace(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
@@ -148,31 +150,44 @@ def test_many_processes_write_without_loss_or_tearing(tmp_path):
     assert store.usage()["team0"] == {"prompt_tokens": 300, "completion_tokens": 600, "calls": 30, "trials": 15}
 
 
-def _open_store(path, barrier, queue):
+# Forked from a small interpreter of its own (the store and nothing else): 400 forks of an xdist worker, which holds
+# torch and the test session, cost twice the time for the same race.
+OPEN_AT_ONCE = """
+import json, multiprocessing as mp, sys
+from pathlib import Path
+from pcg_plugin.llm.store import ResponseStore
+
+def open_store(path, barrier, queue):
     barrier.wait()
     try:
         ResponseStore(path)
         queue.put("ok")
-    except Exception as e:  # noqa: BLE001 - the child hands whatever went wrong to the test, which reports it
+    except Exception as e:
         queue.put(repr(e))
+
+ctx, failures = mp.get_context("fork"), []
+for i in range(100):
+    barrier, queue = ctx.Barrier(4), ctx.Queue()
+    procs = [ctx.Process(target=open_store, args=(Path(sys.argv[1], str(i), "s.sqlite3"), barrier, queue))
+             for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    failures += [r for r in (queue.get() for _ in procs) if r != "ok"]
+print(json.dumps(failures))
+"""
 
 
 def test_processes_opening_a_fresh_store_at_once_all_get_it(tmp_path):
     """xdist workers open a new store together; SQLite refused the WAL switch to one of them now and then
-    ("database is locked" without waiting), which failed that worker's trial (seen about 1 open in 70 here)."""
-    ctx = mp.get_context("fork")
-    failures = []
-    for i in range(100):
-        barrier, queue = ctx.Barrier(4), ctx.Queue()
-        procs = [
-            ctx.Process(target=_open_store, args=(tmp_path / str(i) / "s.sqlite3", barrier, queue)) for _ in range(4)
-        ]
-        for p in procs:
-            p.start()
-        for p in procs:
-            p.join()
-        failures += [r for r in (queue.get() for _ in procs) if r != "ok"]
-    assert failures == []
+    ("database is locked" without waiting), which failed that worker's trial (seen about 1 open in 70 here):
+    100 times, four processes open a new store at once."""
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN_AT_ONCE, str(tmp_path)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == []
 
 
 # -- replies as received: any string JSON can carry (issue 38, item 2) --------------------------------------------

@@ -23,6 +23,7 @@ from pcg_plugin.core.results import suite
 from pcg_plugin.core.views.site import added_bytes, build, folder_bytes
 
 REPO = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.xdist_group("site")  # one worker makes the module's runs once
 TESTS = REPO / "tests"
 HOSTILE = "<img src=x onerror=alert(1)>\"'&amp;"  # a submission folder's name (and a run id, below)
 HOSTILE_ID = "<script>alert('run')</script>"

@@ -24,6 +24,8 @@ from pcg_plugin.problems.science_birds.classify.local import load_classifier
 from pcg_plugin.problems.science_birds.classify.wire import preresize_plan
 
 TESTS_DIR = str(Path(__file__).resolve().parent)
+# Module fixtures start real services (a few seconds each): the module runs on one worker, each fixture once.
+pytestmark = pytest.mark.xdist_group("classify_service")
 
 
 # ------------------------------------------------------------------------------------ tiny model helpers
@@ -408,19 +410,26 @@ def test_xdist_run_with_a_worker_crash_finishes_and_leaves_no_service(tiny_model
         assert _wait_gone(pid), f"classification service {pid} outlived the pytest run"
 
 
-def test_a_tcp_service_serves_a_client_that_only_has_its_address(tiny_model: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def tcp_service(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One service listening on TCP (``listen="tcp:HOST"``) for the tests of its network side."""
+    with cs.start_service(
+        model=tiny_model, device="cpu", run_dir=tmp_path_factory.mktemp("tcp"), export_env=False, listen="tcp:127.0.0.1"
+    ) as handle:
+        yield handle
+
+
+def test_a_tcp_service_serves_a_client_that_only_has_its_address(tcp_service: Any, tiny_model: Path) -> None:
     """``listen="tcp:HOST"`` (a cluster's GPU node serving its CPU-only nodes): the address names host and port,
     a client with the service's info alone classifies as in-process, pre-resized; a wrong authkey is refused."""
-    with cs.start_service(
-        model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False, listen="tcp:127.0.0.1"
-    ) as handle:
-        assert handle.info.address.startswith("tcp:127.0.0.1:")
-        client = cs.connect(handle.info.to_dict())
-        _assert_close(client.classify(IMAGES), _in_process(tiny_model).classify(IMAGES), tol=1e-5)
-        assert handle.info.resize is not None  # the client shrinks images before they travel
-        forged = dict(handle.info.to_dict(), authkey="00" * 32)
-        with pytest.raises(Exception, match=r"digest|auth|Authentication"):
-            cs.connect(forged).classify(IMAGES[:1])
+    handle = tcp_service
+    assert handle.info.address.startswith("tcp:127.0.0.1:")
+    client = cs.connect(handle.info.to_dict())
+    _assert_close(client.classify(IMAGES), _in_process(tiny_model).classify(IMAGES), tol=1e-5)
+    assert handle.info.resize is not None  # the client shrinks images before they travel
+    forged = dict(handle.info.to_dict(), authkey="00" * 32)
+    with pytest.raises(Exception, match=r"digest|auth|Authentication"):
+        cs.connect(forged).classify(IMAGES[:1])
     with pytest.raises(ValueError, match="expected tcp:HOST"):
         cs.start_service(model=tiny_model, device="cpu", listen="127.0.0.1")
 
@@ -440,7 +449,7 @@ def _tcp_address(info: Any) -> tuple[str, int]:
     return host, int(port)
 
 
-def test_a_tcp_service_unpickles_nothing_from_a_client_without_the_key(tiny_model: Path, tmp_path: Path) -> None:
+def test_a_tcp_service_unpickles_nothing_from_a_client_without_the_key(tcp_service: Any, tmp_path: Path) -> None:
     """A client that skips the handshake and sends a pickle at once (framed as ``multiprocessing.connection``
     frames it): the service takes it as a wrong answer to its challenge and closes, the pickle never loaded
     (the file its unpickling would write does not exist); the service still serves a client with the key."""
@@ -450,38 +459,34 @@ def test_a_tcp_service_unpickles_nothing_from_a_client_without_the_key(tiny_mode
 
     planted = tmp_path / "planted"
     payload = pickle.dumps(("classify", _Planted(str(planted))))
-    with cs.start_service(
-        model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False, listen="tcp:127.0.0.1"
-    ) as handle:
-        for _ in range(2):  # before and instead of answering the challenge
-            with socket.create_connection(_tcp_address(handle.info), timeout=10) as raw:
-                raw.sendall(struct.pack("!i", len(payload)) + payload)
-                raw.settimeout(10)
-                with contextlib.suppress(OSError):
-                    while raw.recv(4096):
-                        pass  # the challenge, then the close
-        time.sleep(0.5)
-        assert not planted.exists()
-        client = cs.connect(handle.info.to_dict())
-        assert len(client.classify(IMAGES[:2])) == 2
+    handle = tcp_service
+    for _ in range(2):  # before and instead of answering the challenge
+        with socket.create_connection(_tcp_address(handle.info), timeout=10) as raw:
+            raw.sendall(struct.pack("!i", len(payload)) + payload)
+            raw.settimeout(10)
+            with contextlib.suppress(OSError):
+                while raw.recv(4096):
+                    pass  # the challenge, then the close
+    time.sleep(0.5)
+    assert not planted.exists()
+    client = cs.connect(handle.info.to_dict())
+    assert len(client.classify(IMAGES[:2])) == 2
 
 
-def test_a_client_that_never_answers_holds_up_no_other_client(tiny_model: Path, tmp_path: Path) -> None:
+def test_a_client_that_never_answers_holds_up_no_other_client(tcp_service: Any) -> None:
     """A connection that stays silent after connecting (a port scanner, a stalled host) does not stop the next
     client from being admitted and served; it is dropped after the handshake's time limit."""
     import socket
 
-    with cs.start_service(
-        model=tiny_model, device="cpu", run_dir=tmp_path, export_env=False, listen="tcp:127.0.0.1"
-    ) as handle:
-        silent = socket.create_connection(_tcp_address(handle.info), timeout=30)
-        try:
-            served: list[int] = []
-            worker = threading.Thread(
-                target=lambda: served.append(len(cs.connect(handle.info.to_dict()).classify(IMAGES[:2]))), daemon=True
-            )
-            worker.start()
-            worker.join(8)  # under the handshake's 10 s: served while the silent one still waits
-            assert served == [2], "a silent client held up the next one"
-        finally:
-            silent.close()
+    handle = tcp_service
+    silent = socket.create_connection(_tcp_address(handle.info), timeout=30)
+    try:
+        served: list[int] = []
+        worker = threading.Thread(
+            target=lambda: served.append(len(cs.connect(handle.info.to_dict()).classify(IMAGES[:2]))), daemon=True
+        )
+        worker.start()
+        worker.join(8)  # under the handshake's 10 s: served while the silent one still waits
+        assert served == [2], "a silent client held up the next one"
+    finally:
+        silent.close()
