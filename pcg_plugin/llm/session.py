@@ -160,9 +160,10 @@ class TrialChat:
         """Commit a paid call before anything uses it (a failed write raises StoreWriteFailed: the run stops)."""
         if self._owner is None:  # released after an infrastructure error the program chose to survive
             self._owner = self.store.claim(self.key)
-        self.store.record_call(self.key, self._owner, call, truncate=self._truncate)
-        self._truncate = False
-        calls.stored(1)  # what an interrupted run says it kept
+        with calls.committing():  # written and counted as one: what an interrupted run says it kept
+            self.store.record_call(self.key, self._owner, call, truncate=self._truncate)
+            self._truncate = False
+            calls.stored(1)
 
     def run_program(self, run: Callable[[], str], *, final_is_result: bool = False) -> str:
         """The participant program's result (its final response, or an episode's opening prompt).

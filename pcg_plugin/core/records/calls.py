@@ -11,10 +11,12 @@ trial's calls are always made on its own thread: a sandbox child's calls are ser
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 import warnings
 from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -40,6 +42,7 @@ class Wait:
 _current: contextvars.ContextVar[Log | None] = contextvars.ContextVar("pcg_trial_log", default=None)
 _lock = threading.Lock()
 _stored = [0]  # answers this process wrote to the response store since the run began (``stored``)
+_held = [0, 0]  # the main thread's ``committing`` depth, and a Ctrl-C that came inside it (1) and waits for its end
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,34 @@ def stored(count: int | None = None) -> int:
         elif count is not None:
             _stored[0] += count
         return _stored[0]
+
+
+@contextlib.contextmanager
+def committing() -> Iterator[None]:
+    """A paid answer written to the store and counted (``stored(1)``) as one step. Ctrl-C lands in the main thread
+    between any two lines: inside this block it waits for the block's end (``holding``, ``defer``), so an
+    interrupted run never says it kept one answer fewer than its store holds."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        _held[0] += 1
+    try:
+        yield
+    finally:
+        if main:
+            _held[0] -= 1
+            if _held[0] == 0 and _held[1]:
+                _held[1] = 0
+                raise KeyboardInterrupt
+
+
+def holding() -> bool:
+    """A signal handler's question: is the main thread inside ``committing``?"""
+    return _held[0] > 0
+
+
+def defer() -> None:
+    """A signal handler's Ctrl-C, raised when the main thread's ``committing`` block ends."""
+    _held[1] = 1
 
 
 def waited(cause: str, seconds: float) -> None:

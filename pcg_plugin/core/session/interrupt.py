@@ -34,6 +34,8 @@ from typing import Any
 
 import pytest
 
+from pcg_plugin.core.records import calls
+
 GRACE = 1.0  # seconds: a SIGINT this soon after the last is the same Ctrl-C (the terminal's and a forwarded copy)
 KEY = pytest.StashKey["CtrlC"]()
 
@@ -71,6 +73,9 @@ class CtrlC:
         if not self.finishing:
             if self.pressed_at is None:
                 self.pressed_at = now
+            if calls.holding():  # an answer is being stored and counted: the interrupt waits for the end of that
+                calls.defer()
+                return
             raise KeyboardInterrupt
         if hasattr(self.config, "workerinput"):
             return  # a worker's controller says it, and ends it
@@ -120,8 +125,6 @@ def of(config: pytest.Config) -> CtrlC | None:
 
 
 def register(config: pytest.Config) -> CtrlC:
-    from pcg_plugin.core.records import calls
-
     calls.stored(0)  # this run's answers stored, counted from here
     ctrl_c = CtrlC(config)
     config.stash[KEY] = ctrl_c

@@ -1,0 +1,59 @@
+"""Ctrl-C's handler (core.session.interrupt.CtrlC) against the one window a run can lose count in: an answer
+written to the store but not yet counted as kept."""
+
+from __future__ import annotations
+
+import signal
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from pcg_plugin.core.records import calls
+from pcg_plugin.core.session.interrupt import CtrlC
+
+
+def _handler() -> CtrlC:
+    return CtrlC(SimpleNamespace())  # type: ignore[arg-type]
+
+
+def test_ctrl_c_inside_a_commit_waits_for_the_answer_to_be_counted() -> None:
+    calls.stored(0)
+    ctrl_c = _handler()
+    written: list[str] = []
+    with pytest.raises(KeyboardInterrupt), calls.committing():
+        written.append("row")
+        ctrl_c._on_sigint(signal.SIGINT, None)  # the terminal's Ctrl-C, between the write and the count
+        calls.stored(1)
+    assert written == ["row"] and calls.stored() == 1 and ctrl_c.pressed
+
+
+def test_ctrl_c_outside_a_commit_stops_at_once_and_a_finished_commit_raises_nothing() -> None:
+    ctrl_c = _handler()
+    with calls.committing():
+        pass
+    with pytest.raises(KeyboardInterrupt):
+        ctrl_c._on_sigint(signal.SIGINT, None)
+
+
+def test_a_commit_on_another_thread_does_not_hold_the_main_threads_ctrl_c() -> None:
+    import threading
+
+    ctrl_c = _handler()
+    entered, leave = threading.Event(), threading.Event()
+
+    def commit() -> None:
+        with calls.committing():
+            entered.set()
+            leave.wait(5)
+
+    worker: Any = threading.Thread(target=commit)
+    worker.start()
+    try:
+        entered.wait(5)
+        assert not calls.holding()
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c._on_sigint(signal.SIGINT, None)
+    finally:
+        leave.set()
+        worker.join()
