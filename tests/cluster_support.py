@@ -71,12 +71,15 @@ def skip_reason() -> str | None:
     )
 
 
-def run_in_netns(args: Sequence[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest ARGS`` in ``cwd``, inside its own loopback-only namespace, Ray's statistics off."""
+def run_in_netns(
+    args: Sequence[str], cwd: Path, timeout: float = 600, module: str = "pytest"
+) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE ARGS`` (pytest; ``pcg_plugin``: the ``pcg`` command) in ``cwd``, inside its own
+    loopback-only namespace, Ray's statistics off."""
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     env.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", *args],
+        [sys.executable, "-m", module, *args],
         cwd=cwd,
         env=env,
         preexec_fn=netns_preexec,

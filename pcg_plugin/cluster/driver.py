@@ -10,6 +10,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -271,18 +272,36 @@ class ClusterDriver:
         for actor in self.shared.values():  # the store actor closes its file as its process ends
             ray.kill(actor)
         self.shared = {}
-        if ray.is_initialized():
-            ray.shutdown()
-        if self.cluster is not None:
-            self.cluster.shutdown()
-            self.cluster = None
-        if self.auth is not None:  # the token goes with the cluster
-            self.auth.remove(os.environ)
-            self.auth = None
-        if self.tmpdir is not None:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            os.environ.pop("RAY_TMPDIR", None)
-            self.tmpdir = None
+        let_go(self.cluster, self.auth, self.tmpdir)
+        self.cluster, self.auth, self.tmpdir = None, None, None
+
+
+def let_go(cluster: Any, auth: LocalAuth | None, tmpdir: str | None) -> None:
+    """Ray let go, and the local cluster this process started with its token and folder (never ``ray stop``, which
+    ends every Ray process on the machine)."""
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+    if cluster is not None:
+        cluster.shutdown()
+    if auth is not None:  # the token goes with the cluster
+        auth.remove(os.environ)
+    if tmpdir is not None:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        os.environ.pop("RAY_TMPDIR", None)
+
+
+@contextlib.contextmanager
+def joined(address: Address) -> Iterator[None]:
+    """Ray for the block: the cluster joined, or ``local:N`` started here, as a run's driver does; let go after.
+    For work outside a pytest session (``pcg pcgbench experiment --cluster``)."""
+    had_tmpdir = "RAY_TMPDIR" in os.environ
+    cluster, auth = start_ray(address)
+    try:
+        yield
+    finally:
+        let_go(cluster, auth, None if had_tmpdir else os.environ.get("RAY_TMPDIR"))
 
 
 def _fault(spec: str | None, address: Address) -> int | None:

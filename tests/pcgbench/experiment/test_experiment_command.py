@@ -136,3 +136,32 @@ def test_every_argument_is_described(capsys: pytest.CaptureFixture[str]) -> None
     said = " ".join(text.split())
     for words in ("its 12 defaults", "run r uses seed S + r", "env.seed(seed)", "worker processes", "one JSON object"):
         assert words in said, words
+
+
+def test_a_cluster_address_that_is_none_is_refused_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit, match=r"--cluster local:0: local:N needs a number of nodes N >= 1"):
+        experiment(capsys, tmp_path, "--cluster", "local:0")
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow  # a Ray cluster's start (20-70 s); tests/e2e/test_cluster_e2e.py's reason
+def test_on_a_ray_cluster_the_runs_are_those_of_one_process_and_resume(tmp_path: Path) -> None:
+    from cluster_support import run_in_netns, skip_reason
+
+    reason = skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    args = ["pcgbench", "experiment", "zelda-v0", *SMALL, "--generator", "es,ga", "--fitness", "qtd", "--json"]
+    here = run_in_netns([*args, "--out", str(tmp_path / "here")], tmp_path, module="pcg_plugin")
+    assert here.returncode == 0, here.stderr[-3000:]
+    keep = ("variant", "generator", "fitness", "seed", "best", "final", "evaluated")
+    expected = [{k: json.loads(line)[k] for k in keep} for line in here.stdout.splitlines()]
+    (tmp_path / "ray").mkdir()
+    first = run_unit(RunSpec("zelda-v0", "es", "qtd", 1, population=6, generations=2))  # one run stored before
+    runner.RunStore(tmp_path / "ray").save(first)
+    ray = run_in_netns([*args, "--out", str(tmp_path / "ray"), "--cluster", "local:2"], tmp_path, module="pcg_plugin")
+    assert ray.returncode == 0, ray.stderr[-3000:]
+    assert [{k: json.loads(line)[k] for k in keep} for line in ray.stdout.splitlines()] == expected
+    assert ray.stderr.count("stored;") == 1 and len(expected) == 4

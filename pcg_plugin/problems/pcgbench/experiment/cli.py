@@ -114,6 +114,12 @@ def add_parser(sub: Any) -> None:
         "-j", "--jobs", type=int, default=available_cores(), metavar="N", help="worker processes (default: the cores)"
     )
     exp.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on a Ray cluster instead of --jobs processes: auto, HOST:PORT, or local:N (N one-CPU nodes "
+        "started here), as --pcg-cluster takes them (docs/cluster.md); needs the cluster extra",
+    )
+    exp.add_argument(
         "--json",
         action="store_true",
         help="print one JSON object per run (variant, generator, fitness, seed, best, final, evaluated, wall and CPU "
@@ -145,7 +151,7 @@ def run_experiment(args: argparse.Namespace) -> int:
         variants, args.generator, args.fitness, args.runs, args.seed, args.population, args.generations, args.spaces
     )
     records = []
-    for record in execute(specs, RunStore(args.out), args.jobs, Progress(len(specs))):
+    for record in execute(specs, RunStore(args.out), args.jobs, Progress(len(specs)), args.cluster):
         records.append(record)
         if args.json:
             keys = ("variant", "generator", "fitness", "seed", "best", "final", "evaluated", "seconds", "cpu_seconds")

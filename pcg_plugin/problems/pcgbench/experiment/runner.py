@@ -4,6 +4,7 @@ progress line per run on stderr."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -55,10 +56,15 @@ class Progress:
 
 
 def execute(
-    specs: Sequence[RunSpec], store: RunStore, jobs: int, done: Callable[[Record, bool], None] | None = None
+    specs: Sequence[RunSpec],
+    store: RunStore,
+    jobs: int,
+    done: Callable[[Record, bool], None] | None = None,
+    cluster: str | None = None,
 ) -> Iterator[Record]:
     """Every run's record, in the order of `specs` (each yielded once it and all before it are finished);
-    stored runs are read back, the others run on `jobs` processes (1: in this process) and stored."""
+    stored runs are read back, the others run on `jobs` processes (1: in this process), or as tasks on the Ray
+    cluster at `cluster`, and stored as each comes back."""
     records: dict[int, Record] = {}
     todo = []
     for i, spec in enumerate(specs):
@@ -84,13 +90,28 @@ def execute(
     while next_out in records:
         yield records[next_out]
         next_out += 1
-    if jobs <= 1 or len(todo) <= 1:
+    if cluster is None and (jobs <= 1 or len(todo) <= 1):
         for i in todo:
             yield from finished(i, run_unit(specs[i]))
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(todo))) as pool:
-        pending: dict[Future[Record], int] = {pool.submit(run_unit, specs[i]): i for i in todo}
+    if not todo:
+        return
+    with _spread(jobs, len(todo), cluster) as submit:
+        pending: dict[Future[Record], int] = {submit(specs[i]): i for i in todo}
         while pending:
             ready, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in ready:
                 yield from finished(pending.pop(future), future.result())
+
+
+@contextlib.contextmanager
+def _spread(jobs: int, count: int, cluster: str | None) -> Iterator[Callable[[RunSpec], Future[Record]]]:
+    """Where the runs go: a Ray cluster (``cluster``: its address), else ``jobs`` processes of this machine."""
+    if cluster is not None:
+        from pcg_plugin.problems.pcgbench.experiment.on_ray import ray_submit  # Ray only when asked for
+
+        with ray_submit(cluster) as submit:
+            yield submit
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, count)) as pool:
+        yield lambda spec: pool.submit(run_unit, spec)
