@@ -115,8 +115,11 @@ class CtrlC:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._armed:
+            # a worker's controller ends it: a late Ctrl-C (one the terminal sent to every process) is ignored, not
+            # raised in whatever finalizer the worker runs as it exits; elsewhere the handler the run found is back
+            after = signal.SIG_IGN if hasattr(config, "workerinput") else self._previous
             with contextlib.suppress(ValueError, OSError, TypeError):
-                signal.signal(signal.SIGINT, self._previous)
+                signal.signal(signal.SIGINT, after)
             self._armed = False
 
 

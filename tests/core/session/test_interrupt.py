@@ -57,3 +57,21 @@ def test_a_commit_on_another_thread_does_not_hold_the_main_threads_ctrl_c() -> N
     finally:
         leave.set()
         worker.join()
+
+
+@pytest.mark.parametrize("worker", [True, False], ids=["xdist-worker", "controller"])
+def test_after_the_session_a_workers_late_ctrl_c_is_ignored_and_elsewhere_the_old_handler_is_back(
+    worker: bool,
+) -> None:
+    """A terminal's Ctrl-C reaches every process: a worker past its session ignores it (its controller ends it),
+    rather than raising KeyboardInterrupt in a finalizer as it exits (an 'Exception ignored' traceback)."""
+    original = signal.getsignal(signal.SIGINT)
+    config = SimpleNamespace(workerinput={}) if worker else SimpleNamespace()
+    ctrl_c = CtrlC(config)  # type: ignore[arg-type]
+    try:
+        ctrl_c.arm()
+        assert signal.getsignal(signal.SIGINT) == ctrl_c._on_sigint
+        ctrl_c.pytest_unconfigure(config)  # type: ignore[arg-type]
+        assert signal.getsignal(signal.SIGINT) == (signal.SIG_IGN if worker else original)
+    finally:
+        signal.signal(signal.SIGINT, original)
