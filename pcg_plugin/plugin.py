@@ -316,9 +316,8 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
             if config.pluginmanager.hasplugin("xdist"):
                 from pcg_plugin.core.session.inflight.xdist import KeepAhead
 
-                if sized:  # the controller keeps each worker as far ahead as its sizing could ever ask
-                    depth = _in_flight_ceiling(threads_per_worker(processes), processes)
-                config.pluginmanager.register(KeepAhead(depth), "pcg-in-flight-xdist")
+                # sized: each worker kept as far ahead as its own number says, the first guess until it has said
+                config.pluginmanager.register(KeepAhead(depth, sized), "pcg-in-flight-xdist")
             return
     from pcg_plugin.core.session.inflight.ahead import InFlight
 

@@ -15,8 +15,8 @@ import contextlib
 import contextvars
 import threading
 import warnings
-from dataclasses import asdict, dataclass, field
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 

@@ -17,6 +17,8 @@ from pcg_plugin.core.session.inflight import outnumbered
 from pcg_plugin.core.session.inflight import slots as cpu
 from pcg_plugin.core.session.inflight.runner import TrialRunner
 from pcg_plugin.core.session.inflight.sizing import CEILING, START, TRIAL_MB, Caps, Measured, Sizer, ceiling, size
+from pcg_plugin.core.session.inflight.xdist import KeepAhead
+from pcg_plugin.core.session.items import IN_FLIGHT_LIMIT_PROPERTY
 from pcg_plugin.core.session.run_facts import in_flight_doc, in_flight_line
 
 seconds = st.floats(min_value=0.001, max_value=600, allow_nan=False)
@@ -139,3 +141,25 @@ def test_what_the_harness_chose_is_said() -> None:
 def test_workers_that_outnumber_the_cpus_are_told_what_would_be_faster(workers: int, cpus: int, said: Any) -> None:
     line = outnumbered(workers, cpus)
     assert line == said if said is None else str(line).startswith(said)
+
+
+def test_a_sized_worker_is_kept_as_far_ahead_as_its_reports_allow() -> None:
+    """Under xdist the controller keeps each worker its own number + 1 items ahead: the first guess until its
+    reports say the number it sized, then that (so a worker that sized 30 is never starved of items to start)."""
+    pytest.importorskip("xdist")
+    from test_inflight import _Node, _XdistConfig  # the fake xdist nodes of the fixed-number tests
+
+    keep = KeepAhead(START, sized=True)
+    sched = keep.pytest_xdist_make_scheduler(config=_XdistConfig(), log=None)  # type: ignore[arg-type]
+    a, b = _Node("gw0"), _Node("gw1")
+    for node in (a, b):
+        sched.add_node(node)
+    for node in (a, b):
+        sched.add_node_collection(node, [f"t.py::test_{i}" for i in range(100)])
+    sched.schedule()
+    assert len(a.sent) == len(b.sent) == START + 1
+    report = type("R", (), {"user_properties": [(IN_FLIGHT_LIMIT_PROPERTY, "30")], "node": a})()
+    keep.pytest_runtest_logreport(report)  # type: ignore[arg-type]
+    sched.mark_test_complete(a, a.sent[0], duration=1.0)
+    sched.mark_test_complete(b, b.sent[0], duration=1.0)
+    assert len(sched.node2pending[a]) == 31 and len(sched.node2pending[b]) == START + 1
