@@ -296,7 +296,7 @@ class TrialChat:
             cost: float | None = 0.0
             slot = None
             if self.limiter is not None:
-                with cpu.waiting():  # a rate limit's wait is no work of this process
+                with cpu.waiting("cap"):  # a rate limit's wait is no work of this process
                     slot = self.limiter.acquire(self._estimate(messages, n), within=self._left("a rate-limit slot"))
             used = 0
             try:
@@ -316,7 +316,7 @@ class TrialChat:
                     self.budget.settle(held, cost)
 
         def pause(seconds: float) -> None:
-            with cpu.waiting():
+            with cpu.waiting("cap"):
                 self._sleep(seconds)
 
         def on_retry(error: LLMError, wait: float) -> None:
@@ -370,7 +370,7 @@ class TrialChat:
             return None
         request = {**self.profile.request_params(), "n": n}
         worst = spending.worst_case(price, messages, request, n)
-        with cpu.waiting():  # waiting for calls in flight to settle is no work of this process
+        with cpu.waiting("cap"):  # waiting for calls in flight to settle is no work of this process
             return str(self.budget.hold(worst, self.where, self.time_left))
 
     def _left(self, what: str) -> float:

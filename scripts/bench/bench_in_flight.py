@@ -6,7 +6,11 @@ every run scored trial for trial as the first (``trials.jsonl`` without timings,
 server's request count equals the calls stored, and the peak resident memory of all the run's processes.
 
     python scripts/bench/bench_in_flight.py WORK [--case science-birds] [--trials 2] [--delay 2] [--in-flight 1,64]
-        [-n 2] [--memory-vs 8] [--interrupt-after K]
+        [-n 2] [--memory-vs 8] [--interrupt-after K] [--only one_call]
+
+``--in-flight default,16``: ``default`` runs with no ``--pcg-in-flight`` (the harness sizes it; the script prints
+what each process chose, from results.json's ``in_flight``). ``--only NAME``: keep that one submission of the case
+(``one_call``: Science Birds' one-call program alone). The load average is printed before and after.
 
 Cases: ``science-birds`` (2024: a one-call and a two-call program, 26 letters x TRIALS), ``pcgbench`` (the
 zero-shot and self-check examples on ``pcgbench/binary-v0``), ``imagegame`` (the self-play example), ``spyfall``
@@ -45,6 +49,24 @@ from in_flight_cases import (  # noqa: E402 - tests/, put on sys.path above
     stable_rows,
     stored_calls,
 )
+
+
+def keep(work: Path, name: str) -> None:
+    """Only the submission ``name`` of the case's competition."""
+    import shutil
+
+    folders = [p for p in work.glob("*/*") if p.is_dir() and p.parent.name in ("submissions", "subs")]
+    if name not in {p.name for p in folders}:
+        raise SystemExit(f"--only {name}: the case has {sorted(p.name for p in folders)}")
+    for p in folders:
+        if p.name != name:
+            shutil.rmtree(p)
+
+
+def chosen(work: Path, out: str) -> dict[str, Any] | None:
+    """results.json's ``in_flight``: what each process kept in flight."""
+    path = work / out / "results.json"
+    return json.loads(path.read_text()).get("in_flight") if path.is_file() else None
 
 
 def rows(work: Path, out: str) -> list[dict[str, Any]]:
@@ -133,13 +155,18 @@ def main() -> None:
     parser.add_argument("-n", "--workers", type=int, default=2)
     parser.add_argument("--memory-vs", type=int, default=0, help="also run -n W --pcg-in-flight 1 (0: not)")
     parser.add_argument("--interrupt-after", type=int, default=0, help="SIGINT once K calls were answered, rerun")
+    parser.add_argument("--only", default=None, help="keep only this submission of the case (e.g. one_call)")
     args = parser.parse_args()
     work = args.work.resolve()
     make_work(work, args.case)
+    if args.only:
+        keep(work, args.only)
+    load_before = os.getloadavg()
     spec = CASES[args.case]
     extra_path = [str(p) for p in (work, spec.get("path")) if p]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *extra_path]), "OMP_NUM_THREADS": "1"}
     env.pop("OPENAI_API_KEY", None)
+    env.pop("PCG_IN_FLIGHT", None)
     sys.path[:0] = extra_path
     server = SlowServer(load(spec["responder"]), args.delay)
     results: dict[str, dict[str, Any]] = {}
@@ -159,12 +186,15 @@ def main() -> None:
         )
         results["floor (scripted double)"] = run(floor, work, env)
         first = None
-        for depth in [int(x) for x in args.in_flight.split(",")]:
+        for depth in args.in_flight.split(","):
             out = f"inflight{depth}"
             asked = len(server.bodies)
-            cmd = command(args.case, out, args.trials, args.workers, *slow, "--pcg-in-flight", str(depth))
-            r = results[f"-n {args.workers} --pcg-in-flight {depth}"] = run(cmd, work, env)
+            given = [] if depth == "default" else ["--pcg-in-flight", depth]
+            cmd = command(args.case, out, args.trials, args.workers, *slow, *given)
+            name = f"-n {args.workers} " + (" ".join(given) or "(sized by the harness)")
+            r = results[name] = run(cmd, work, env)
             r.update(requests=len(server.bodies) - asked, stored=stored_calls(work, out), out=out)
+            r["in_flight"] = chosen(work, out)
             first = first or out
             r["same_as_first"] = rows(work, out) == rows(work, first) != [] and level_files(work, out) == level_files(
                 work, first
@@ -177,9 +207,10 @@ def main() -> None:
             r.update(requests=len(server.bodies) - asked, stored=stored_calls(work, out), out=out)
             r["same_as_first"] = rows(work, out) == rows(work, first or out) != []
         if args.interrupt_after:
-            depth = int(args.in_flight.split(",")[-1])
+            last = args.in_flight.split(",")[-1]
             out, asked = "interrupted", len(server.bodies)
-            cmd = command(args.case, out, args.trials, args.workers, *slow, "--pcg-in-flight", str(depth))
+            given = [] if last == "default" else ["--pcg-in-flight", last]
+            cmd = command(args.case, out, args.trials, args.workers, *slow, *given)
             k = args.interrupt_after
             r = results["interrupted (SIGINT)"] = run(cmd, work, env, lambda: len(server.bodies) - asked >= k)
             r.update(requests=len(server.bodies) - asked, stored=stored_calls(work, out))
@@ -191,7 +222,8 @@ def main() -> None:
     floor_wall = results["floor (scripted double)"]["wall"]
     print(
         f"{args.case}: {trials} trials, server {args.delay:g} s a call, {args.workers} workers (this machine: "
-        f"{os.cpu_count()} cores)"
+        f"{os.cpu_count()} cores; load average before %.2f %.2f %.2f, after %.2f %.2f %.2f)"
+        % (*load_before, *os.getloadavg())
     )
     for name, r in results.items():
         extra = ""
@@ -206,6 +238,11 @@ def main() -> None:
         )
         names = ", ".join(f"{k} {v}" for k, v in sorted(r["processes"].items()))
         print(f"  {'':34} processes at the peak: {names}")
+        for process, p in (r.get("in_flight") or {}).get("processes", {}).items():
+            print(
+                f"  {'':34} {process}: trials in flight peak {p['peak']}, mean {p['mean']:g}, allowed "
+                f"{p['allowed_last']} at the end ({p['allowed_peak']} at most)"
+            )
     (work / "bench.json").write_text(json.dumps(results, indent=1))
 
 

@@ -7,6 +7,7 @@ writes the run folder, and a rerun pays only the rest."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +19,8 @@ from typing import Any
 import loopback_llm
 import pytest
 from in_flight_cases import CASES, SlowServer, command, level_files, load, make_work, stable_rows, stored_calls
+
+from pcg_plugin.core.session import inflight
 
 HERE = Path(__file__).resolve().parent
 TRIALS = {"science-birds": 2, "pcgbench": 3, "imagegame": 3, "spyfall": 1}  # each: more trials than 2 workers
@@ -127,3 +130,40 @@ def test_k_selects_the_trials_started_ahead_too(competition: Any) -> None:
     rows = stable_rows(work, "k")
     assert {r["target"] for r in rows} == {"T"} and len(rows) == 4  # 2 programs x 2 trials of T, nothing else
     assert all("TARGET=T" in str(b["messages"]) for b in server.bodies)
+
+
+@pytest.mark.parametrize("competition", ["science-birds"], indirect=True)
+def test_with_no_number_given_the_harness_sizes_it_and_scores_as_one_at_a_time(competition: Any) -> None:
+    """No ``--pcg-in-flight``: each of 2 workers, pinned to one CPU between them, sizes its own trials in flight.
+    The same trials, scores and level files as one at a time, every answer stored once, more calls at the server
+    at once than the workers; results.json and the terminal say what the harness chose, and the terminal says once
+    that 2 workers on 1 CPU is one too many."""
+    case, work, server, env = competition
+    env.pop(inflight.ENV, None)
+    server.delay = 0.05
+    one = run(command(case, "one", 2, 0, *slow(server), "--pcg-in-flight", "1", small=True), work, env)
+    assert one.returncode == 0, one.stdout[-3000:] + one.stderr[-2000:]
+    asked = len(server.bodies)
+    server.most_at_once, server.delay = 0, 0.3
+    one_cpu = sorted(os.sched_getaffinity(0))[:1]
+    sized = subprocess.run(
+        command(case, "sized", 2, 2, *slow(server), small=True),
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        preexec_fn=lambda: os.sched_setaffinity(0, one_cpu),
+    )
+    assert sized.returncode == 0, sized.stdout[-3000:] + sized.stderr[-2000:]
+    assert stable_rows(work, "sized") == stable_rows(work, "one") != []
+    assert level_files(work, "sized") == level_files(work, "one")
+    assert len(server.bodies) - asked == stored_calls(work, "sized") == stored_calls(work, "one")
+    assert server.most_at_once > 2  # more calls at once than the 2 workers: trials in flight, unasked
+    chosen = json.loads((work / "sized" / "results.json").read_text())["in_flight"]
+    assert chosen["sized_by"] == "harness" and set(chosen["processes"]) == {"gw0", "gw1"}
+    assert all(p["peak"] >= 1 and p["allowed_last"] >= 2 for p in chosen["processes"].values())
+    assert "pcg: trials in flight per process, sized by the harness: gw0 peak" in sized.stdout
+    said = "pcg: -n 2 on 1 CPU: trials in flight already overlap the waits on the model; -n 1 would be faster"
+    assert sized.stdout.count(said) == 1, sized.stdout[-3000:]

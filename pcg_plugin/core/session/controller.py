@@ -15,6 +15,7 @@ from pcg_plugin.core.contract.problem import SETTINGS_KEY, problem_of
 from pcg_plugin.core.records import calls, trials
 from pcg_plugin.core.results import runs
 from pcg_plugin.core.session import interrupt
+from pcg_plugin.core.session.inflight import SIZED_BY
 from pcg_plugin.core.session.items import (
     COST_CAP,
     FOLDER_PROPERTY,
@@ -32,6 +33,8 @@ from pcg_plugin.core.session.members import Suite
 from pcg_plugin.core.session.progress import Progress, end_partial_line
 from pcg_plugin.core.session.run_facts import (
     collapse_repeated_warnings,
+    in_flight_doc,
+    in_flight_line,
     retries_doc,
     retries_line,
     with_fact_lines,
@@ -302,6 +305,10 @@ class Controller:
             facts["interrupted"] = self._interrupted_facts()
         if self.progress.waits:
             facts["retries"] = retries_doc(self.progress.waits)
+        sized_by = self.config.stash.get(SIZED_BY, None)
+        if sized_by is not None and self.progress.flights:
+            flights = {name: f.doc() for name, f in self.progress.flights.items()}
+            facts["in_flight"] = in_flight_doc(sized_by, flights)
         return facts
 
     def _not_finished(self, collected: Collected, planned: Sequence[str]) -> None:
@@ -437,9 +444,11 @@ class Controller:
             self.viewer_error = f"{type(exc).__name__}: {exc}"
 
     def _fact_lines(self) -> list[str]:
-        """The harness's plain facts of the run, in the terminal summary and the report: the retries."""
-        line = retries_line((self.results or {}).get("retries"))
-        return [line] if line else []
+        """The harness's plain facts of the run, in the terminal summary and the report: the retries, the trials
+        each process kept in flight."""
+        results = self.results or {}
+        lines = [retries_line(results.get("retries")), in_flight_line(results.get("in_flight"))]
+        return [line for line in lines if line]
 
     def _say_facts(self, terminalreporter: Any) -> None:
         for line in self._fact_lines():

@@ -24,6 +24,7 @@ ITEM_PROPERTY = "pcg_item"  # on every report of an item (setup/call/teardown): 
 CALLS_PROPERTY = "pcg_calls"  # the trial's call totals (calls paid and replayed, tokens, cost): the progress line
 WAITS_PROPERTY = "pcg_waits"  # the trial's model calls tried again, by cause: {cause: [tries, seconds waited]}
 IN_FLIGHT_PROPERTY = "pcg_in_flight"  # trials its process had in flight when it reported (core.session.inflight)
+IN_FLIGHT_LIMIT_PROPERTY = "pcg_in_flight_limit"  # the trials in flight its process allowed then (fixed or sized)
 RECORD_PROPERTY = "pcg_trial"  # the one namespaced user_properties key carrying a record
 FOLDER_PROPERTY = "pcg_folder_problem"  # on the report of a folder that should be a submission and is none
 NOT_EVALUATED = "not-evaluated"  # the item name of such a folder
@@ -337,9 +338,12 @@ class TrialItem(pytest.Item):
         error = outcome.exception() if outcome.failed_in is not None else None
         text = outcome.record if isinstance(outcome.record, str) else None  # a cluster's actor sends the JSON
         record = problem.record_from_json(text) if text is not None else outcome.record
-        in_flight = getattr(self.config.stash.get(REMOTE_KEY, None), "in_flight", None)
+        runner = self.config.stash.get(REMOTE_KEY, None)
+        in_flight, limit = getattr(runner, "in_flight", None), getattr(runner, "limit", None)
         if callable(in_flight):
             self.user_properties.append((IN_FLIGHT_PROPERTY, str(in_flight())))
+        if callable(limit):
+            self.user_properties.append((IN_FLIGHT_LIMIT_PROPERTY, str(limit())))
         made = getattr(outcome, "calls", None)
         made = list(made) if made is not None else None
         if made is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -98,6 +99,27 @@ def end_partial_line(reporter: Any) -> None:
         tw.line()
 
 
+@dataclass
+class Flight:
+    """One process's trials in flight as its items reported them: the most and the mean (the trials started and
+    not yet reported, after each report), and the number it allowed (fixed, or sized by the harness) at its last
+    report and at most."""
+
+    reports: int = 0
+    total: int = 0
+    peak: int = 0
+    limit: int = 0
+    peak_limit: int = 0
+
+    def add(self, in_flight: int, limit: int) -> None:
+        self.reports, self.total, self.peak = self.reports + 1, self.total + in_flight, max(self.peak, in_flight)
+        self.limit, self.peak_limit = limit, max(self.peak_limit, limit)
+
+    def doc(self) -> dict[str, Any]:
+        mean = round(self.total / self.reports, 1) if self.reports else 0.0
+        return {"peak": self.peak, "mean": mean, "allowed_last": self.limit, "allowed_peak": self.peak_limit}
+
+
 class Progress:
     """Registered on the controller only (it hears every item's report, a worker's too); the calls of each item
     (``by_item``) are what the report's trial table shows."""
@@ -112,6 +134,7 @@ class Progress:
         self.waits: dict[str, list[float]] = {}  # the run's model calls tried again: {cause: [tries, seconds]}
         self._waits_of: set[str] = set()  # the items whose waits are counted (each report of an item carries them)
         self.in_flight: dict[str, int] = {}  # trials in flight by worker, as its last report said
+        self.flights: dict[str, Flight] = {}  # by worker: what its reports said of its trials in flight
         self.started = clock()
         self.next_step = 1
         self._last_draw = 0.0
@@ -150,13 +173,23 @@ class Progress:
             outcome.force_result((result[0], "", result[2]))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pcg_plugin.core.session.items import CALLS_PROPERTY, IN_FLIGHT_PROPERTY, WAITS_PROPERTY, property_text
+        from pcg_plugin.core.session.items import (
+            CALLS_PROPERTY,
+            IN_FLIGHT_LIMIT_PROPERTY,
+            IN_FLIGHT_PROPERTY,
+            WAITS_PROPERTY,
+            property_text,
+        )
         from pcg_plugin.core.session.run_facts import add_waits
 
         flying = property_text(report.user_properties, IN_FLIGHT_PROPERTY)
         if flying is not None:
             node = getattr(getattr(report, "node", None), "gateway", None)
-            self.in_flight[getattr(node, "id", "main")] = int(flying)
+            worker = getattr(node, "id", "main")
+            self.in_flight[worker] = int(flying)
+            limit = property_text(report.user_properties, IN_FLIGHT_LIMIT_PROPERTY)
+            if report.when == "call" and limit is not None:
+                self.flights.setdefault(worker, Flight()).add(int(flying), int(limit))
         text = property_text(report.user_properties, CALLS_PROPERTY)
         if text is not None and report.nodeid not in self.by_item:
             t = Totals(**json.loads(text))

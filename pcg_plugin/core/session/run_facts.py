@@ -1,6 +1,6 @@
 """What the harness says of a whole run, beside what its problem scored: keys it adds to ``results.json`` (the
-spending cap's ``cost_cap``, ``not_run``, ``interrupted``, ``retries``), the model calls tried again by cause
-(the terminal summary and the report say how many and how long they waited), and a third party's warning that a
+spending cap's ``cost_cap``, ``not_run``, ``interrupted``, ``retries``, ``in_flight``), the model calls tried again
+by cause (the terminal summary and the report say how many and how long they waited), and a third party's warning that a
 run repeats on every call (an SDK's ``DeprecationWarning``) shown once."""
 
 from __future__ import annotations
@@ -118,3 +118,22 @@ def _third_party(filename: str, rootdir: Path) -> bool:
         return False
     except (ValueError, OSError):
         return True
+
+
+def in_flight_doc(sized_by: str, by_process: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """``results.json``'s ``in_flight``: who chose the trials each process kept in flight (``harness``, or the
+    option given) and, per process, the most and the mean its reports saw and the number it allowed."""
+    return {"sized_by": sized_by, "processes": {name: dict(v) for name, v in sorted(by_process.items())}}
+
+
+def in_flight_line(doc: Mapping[str, Any] | None) -> str | None:
+    """``trials in flight per process, sized by the harness: gw0 peak 24, mean 17.5, allowing 26 at the end; ...``;
+    None when no process kept trials in flight."""
+    if not doc or not doc.get("processes"):
+        return None
+    who = "sized by the harness" if doc["sized_by"] == "harness" else f"as {doc['sized_by']}"
+    each = "; ".join(
+        f"{name} peak {p['peak']}, mean {p['mean']:g}, allowing {p['allowed_last']} at the end"
+        for name, p in doc["processes"].items()
+    )
+    return f"trials in flight per process, {who}: {each} (results.json: in_flight)"

@@ -16,18 +16,23 @@ import pytest
 from pcg_plugin.core.session import interrupt
 from pcg_plugin.core.session.inflight import slots as cpu
 from pcg_plugin.core.session.inflight.runner import TrialRunner
+from pcg_plugin.core.session.inflight.sizing import Sizer
 from pcg_plugin.core.session.inflight.xdist import sent_ahead, worker_interactor
 from pcg_plugin.core.session.items import REMOTE_KEY, TrialItem
 
 
 class InFlight:
-    """Registered as ``pcg-in-flight`` in a process that runs items when ``--pcg-in-flight`` is above 1."""
+    """Registered as ``pcg-in-flight`` in a process that runs items when ``--pcg-in-flight`` is above 1, or when the
+    harness sizes it (``sizer``: then ``depth`` is its ceiling)."""
 
-    def __init__(self, config: pytest.Config, depth: int, slot_count: int) -> None:
+    def __init__(self, config: pytest.Config, depth: int, slot_count: int, sizer: Sizer | None = None) -> None:
         self.config, self.depth = config, depth
         self.slots = cpu.Slots(slot_count, depth)
-        self.runner = TrialRunner(config, depth, self.slots)
+        self.runner = TrialRunner(config, depth, self.slots, sizer)
         self.position: dict[str, int] = {}
+        self.at_hand: pytest.Item | None = None
+        if sizer is not None:
+            self.runner.refill = self._refill
         cpu.install(self.slots)
         config.stash[REMOTE_KEY] = self.runner
 
@@ -52,11 +57,20 @@ class InFlight:
             self.runner.stopped = True
         self.runner.warm_up()
         self.runner.start(item, ahead=False)  # the item at hand runs whatever stopped the others
+        self.at_hand = item
+        self._start_ahead(item)
+
+    def _start_ahead(self, item: pytest.Item) -> None:
         for ahead in self._ahead(item):
-            if self.runner.stopped or self.runner.in_flight() >= self.depth:
+            if self.runner.stopped or self.runner.in_flight() >= self.runner.limit():
                 break
             if isinstance(ahead, TrialItem):
                 self.runner.start(ahead)
+
+    def _refill(self) -> None:
+        """While the item at hand waits for its trial: start what the number the harness sizes now allows."""
+        if self.at_hand is not None and self.runner.in_flight() < self.runner.limit():
+            self._start_ahead(self.at_hand)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Iterator[Any]:

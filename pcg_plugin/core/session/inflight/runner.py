@@ -7,6 +7,7 @@ every answer already paid for is stored."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +15,11 @@ import pytest
 
 from pcg_plugin.core.records import calls
 from pcg_plugin.core.records.calls import Wait
+from pcg_plugin.core.session.inflight.sizing import Sizer
 from pcg_plugin.core.session.inflight.slots import Slots, stop_paying
 from pcg_plugin.core.session.members import suite_of
+
+REFILL_SECONDS = 0.05  # how often an item waiting for its trial starts what a grown number allows
 
 
 @dataclass
@@ -41,17 +45,24 @@ class _Trial:
 
 
 class TrialRunner:
-    """The process's trials started ahead of their items (at most ``depth`` not yet reported)."""
+    """The process's trials started ahead of their items (at most ``limit()`` not yet reported: ``depth``, or the
+    number ``sizer`` says now when the harness sizes it). ``refill``: called while an item waits for its trial, to
+    start the items ahead that a number grown since allows."""
 
-    def __init__(self, config: pytest.Config, depth: int, slots: Slots) -> None:
-        self.config, self.depth, self.slots = config, depth, slots
+    def __init__(self, config: pytest.Config, depth: int, slots: Slots, sizer: Sizer | None = None) -> None:
+        self.config, self.depth, self.slots, self.sizer = config, depth, slots, sizer
         self.trials: dict[str, _Trial] = {}  # started, not yet taken by their item
         self.stopped = False  # -x, a failure that stops the run, Ctrl-C: nothing more starts
         self.started = 0
         self.warming: threading.Thread | None = None
+        self.refill: Callable[[], None] | None = None
 
     def in_flight(self) -> int:
         return len(self.trials)
+
+    def limit(self) -> int:
+        """Trials in flight allowed now."""
+        return self.sizer.now if self.sizer is not None else self.depth
 
     def warm_up(self) -> None:
         """Once, as the first trial starts: the problem's ``warm_up`` on a thread of its own, holding a CPU slot."""
@@ -96,6 +107,9 @@ class TrialRunner:
         finally:
             done.warnings, done.waits = list(log.warnings), list(log.waits)
             done.calls = calls.take()
+            if self.sizer is not None:
+                tokens = sum(c.prompt_tokens + c.completion_tokens for c in done.calls if not c.replayed)
+                self.sizer.add(*self.slots.last(), sum(1 for c in done.calls if not c.replayed), tokens)
             trial = self.trials.get(item.nodeid)
             if trial is not None:
                 trial.done = done
@@ -106,7 +120,9 @@ class TrialRunner:
         trial = self.trials.get(nodeid)
         if trial is None:
             raise RuntimeError(f"pytest-pcg: the trial of {nodeid} was never started (a bug in core.session.inflight)")
-        trial.finished.wait()
+        while not trial.finished.wait(REFILL_SECONDS if self.refill is not None else None):
+            if self.refill is not None:
+                self.refill()
         del self.trials[nodeid]
         assert trial.done is not None
         return trial.done

@@ -2,8 +2,9 @@
 
 A trial takes a slot when it starts (``Slots.running``) and gives it back only while it waits on something outside
 the process: a model server's answer, a rate limit, a retry's pause (``waiting``, around those waits in
-``llm.session``). Building, simulating, classifying, evaluating and a participant's program (its sandbox child
-runs while its trial holds the slot) stay bounded by the cores the process was given. The time a trial then spends
+``llm.session``, each saying which: a server's answer, or a cap's wait). Building, simulating, classifying,
+evaluating and a participant's program (its sandbox child runs while its trial holds the slot) stay bounded by the
+cores the process was given. The time a trial then spends
 getting a slot back is the harness's, not the trial's: ``trial_clock`` leaves it out, so neither the official time
 limit nor the trial's deadline charges one team for another team's trial. With one trial at a time no slots are
 installed, nothing is given back and ``trial_clock`` is ``time.perf_counter``.
@@ -30,36 +31,50 @@ class Slots:
             raise ValueError(f"CPU slots: {count} for {trials} trials in flight: both must be at least 1")
         self.count, self.trials = count, trials
         self._free = threading.BoundedSemaphore(count)
-        self._mine = threading.local()  # held: this thread holds a slot; waited: seconds spent getting it back
+        # held: this thread holds a slot; waited: seconds spent getting it back; away: seconds waiting outside
+        # the process, by kind ("server": a model's answer, "cap": a rate limit, the concurrency cap, a retry's pause)
+        self._mine = threading.local()
 
     @contextlib.contextmanager
     def running(self) -> Iterator[None]:
         """A trial's whole run on this thread: a slot taken first (the wait before is not the trial's: its clock
-        has not started), given back at the end."""
+        has not started), given back at the end; then ``last`` says how long it held the slot and waited on a
+        server."""
         self._free.acquire()
-        self._mine.held, self._mine.waited = True, 0.0
+        self._mine.held, self._mine.waited, self._mine.away = True, 0.0, {"server": 0.0, "cap": 0.0}
+        began = time.perf_counter()
         try:
             yield
         finally:
             self._mine.held = False
             self._free.release()
+            away = self._mine.away
+            elapsed = time.perf_counter() - began
+            self._mine.last = (max(0.0, elapsed - self._mine.waited - away["server"] - away["cap"]), away["server"])
 
     @contextlib.contextmanager
-    def waiting(self) -> Iterator[None]:
-        """The slot given back while this thread waits outside the process, taken again after; the time taking it
-        again costs is counted as not the trial's (``waited``). A thread holding no slot just waits."""
+    def waiting(self, kind: str = "server") -> Iterator[None]:
+        """The slot given back while this thread waits outside the process (``kind``: "server" for a model's
+        answer, "cap" for a rate limit, the concurrency cap or a retry's pause), taken again after; the time taking
+        it again costs is counted as not the trial's (``waited``). A thread holding no slot just waits."""
         if not getattr(self._mine, "held", False):
             yield
             return
         self._mine.held = False
         self._free.release()
+        left = time.perf_counter()
         try:
             yield
         finally:
             began = time.perf_counter()
+            self._mine.away[kind] = self._mine.away.get(kind, 0.0) + began - left
             self._free.acquire()
             self._mine.held = True
             self._mine.waited += time.perf_counter() - began
+
+    def last(self) -> tuple[float, float]:
+        """This thread's last trial: seconds it held a CPU slot, seconds it waited on a server's answers."""
+        return getattr(self._mine, "last", (0.0, 0.0))
 
     def waited(self) -> float:
         """Seconds this thread's trial has spent waiting for a slot since it started (0 outside a trial)."""
@@ -81,9 +96,9 @@ def installed() -> Slots | None:
     return _installed
 
 
-def waiting() -> contextlib.AbstractContextManager[None]:
+def waiting(kind: str = "server") -> contextlib.AbstractContextManager[None]:
     """``Slots.waiting`` of the process's slots, or nothing when there are none."""
-    return _installed.waiting() if _installed is not None else contextlib.nullcontext()
+    return _installed.waiting(kind) if _installed is not None else contextlib.nullcontext()
 
 
 def trial_clock() -> float:

@@ -33,17 +33,31 @@ def sent_ahead(config: pytest.Config) -> list[int] | None:
 class KeepAhead:
     """Registered on the xdist controller when trials are in flight: xdist's ``load`` scheduling, keeping each
     worker ``depth`` + 1 items ahead (the item it runs and those started behind it), but never more than its share
-    of the items left, so that a short run is split evenly."""
+    of the items left, so that a short run is split evenly. ``sized``: each worker sizes its own number, and its
+    reports say it (``IN_FLIGHT_LIMIT_PROPERTY``): it is kept that number + 1 ahead (``depth`` + 1 until it said)."""
 
-    def __init__(self, depth: int) -> None:
-        self.depth = depth
+    def __init__(self, depth: int, sized: bool = False) -> None:
+        self.depth, self.sized = depth, sized
+        self.allowed: dict[str, int] = {}  # by worker id: the trials in flight its last report allowed
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from pcg_plugin.core.session.items import IN_FLIGHT_LIMIT_PROPERTY, property_text
+
+        limit = property_text(report.user_properties, IN_FLIGHT_LIMIT_PROPERTY) if self.sized else None
+        node = getattr(getattr(report, "node", None), "gateway", None)
+        if limit is not None and node is not None:
+            self.allowed[node.id] = int(limit)
+
+    def ahead(self, node: Any) -> int:
+        """How many items ``node`` is kept ahead."""
+        return self.allowed.get(getattr(getattr(node, "gateway", None), "id", ""), self.depth) + 1
 
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         if config.getvalue("dist") != "load":  # loadscope, loadfile, loadgroup send whole groups: leave them be
             return None
         from xdist.scheduler import LoadScheduling
 
-        depth = self.depth
+        ahead = self.ahead
 
         class KeepAheadScheduling(LoadScheduling):
             def check_schedule(self, node: Any, duration: float = 0) -> None:
@@ -54,7 +68,7 @@ class KeepAhead:
                     return
                 unfinished = len(self.pending) + sum(len(p) for p in self.node2pending.values())
                 fair = -(-unfinished // len(self.node2pending))  # no worker holds more than its share of what is left
-                short = min(depth + 1, fair) - len(self.node2pending[node])
+                short = min(ahead(node), fair) - len(self.node2pending[node])
                 if short > 0:
                     self._send_tests(node, min(short, len(self.pending)))
 
