@@ -4,7 +4,6 @@ work; the harness in ``pcg_plugin.core`` gives it items, per-process resources, 
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -312,7 +311,7 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
         if xdist_requested(config):
             count = config.getoption("numprocesses", None)
             processes = count if isinstance(count, int) and count > 0 else 1
-            _say_workers_outnumber_cpus(config, processes)
+            inflight.say_if_workers_outnumber_cpus(config, processes)
             if config.pluginmanager.hasplugin("xdist"):
                 from pcg_plugin.core.session.inflight.xdist import KeepAhead
 
@@ -324,63 +323,12 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
     slots = threads_per_worker(workers)
     sizer = None
     if sized:
+        from pcg_plugin.core.session.inflight import sizing
         from pcg_plugin.core.session.inflight.sizing import Sizer
 
-        sizer = Sizer(slots, _in_flight_caps(workers))
-        depth = _in_flight_ceiling(slots, workers)
+        caps = sizing.caps_from_environment(workers)
+        sizer, depth = Sizer(slots, caps), sizing.ceiling(slots, caps, sizing.Measured())
     config.pluginmanager.register(InFlight(config, depth, slots, sizer), "pcg-in-flight")
-
-
-def _in_flight_caps(processes: int) -> Any:
-    """What bounds the trials in flight the harness sizes: the memory available now and the run's rate limits and
-    concurrency cap (``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY``, which the options set for every process)."""
-    from pcg_plugin.core.session.inflight import sizing
-
-    def number(name: str) -> float | None:
-        text = os.environ.get(name, "").strip()
-        try:
-            return float(text) if text else None
-        except ValueError:
-            return None  # the rate limiter refuses it, with its message
-
-    memory = sizing.available_mb()
-    concurrency = number("PCG_CONCURRENCY")
-    return sizing.Caps(
-        processes=processes,
-        memory_mb=None if memory is None else memory * sizing.MEMORY_SHARE,
-        concurrency=None if concurrency is None else int(concurrency),
-        rpm=number("PCG_RPM"),
-        tpm=number("PCG_TPM"),
-    )
-
-
-def _in_flight_ceiling(slots: int, processes: int) -> int:
-    from pcg_plugin.core.session.inflight import sizing
-
-    return sizing.ceiling(slots, _in_flight_caps(processes), sizing.Measured())
-
-
-def _say_workers_outnumber_cpus(config: pytest.Config, workers: int) -> None:
-    """With trials in flight, more xdist workers than the CPUs this process may use only adds processes that take
-    turns on the same cores: said once, at the start, with the ``-n`` that would be faster."""
-    from pcg_plugin._util.devices import available_cores
-    from pcg_plugin.core.session.inflight import outnumbered
-
-    line = outnumbered(workers, available_cores())
-    if line is not None:
-        config.pluginmanager.register(_SayAtStart(config, line), "pcg-in-flight-workers")
-
-
-class _SayAtStart:
-    """One line in the terminal as the session starts (the terminal reporter is not there yet at configure)."""
-
-    def __init__(self, config: pytest.Config, line: str) -> None:
-        self.config, self.line = config, line
-
-    def pytest_sessionstart(self) -> None:
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.write_line(f"pcg: {self.line}", yellow=True)
 
 
 def _check_folders(config: pytest.Config, settings: Any, run_dir: Path) -> None:

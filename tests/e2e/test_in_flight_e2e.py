@@ -57,7 +57,12 @@ def competition(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
         sys.path.remove(str(CASES[case].get("path") or tmp_path))
 
 
-@pytest.mark.parametrize("competition", sorted(CASES), indirect=True)
+# the picture game's episodes are in flight as SpyFall's are (episode.EpisodeProblem): `slow` (the test loop)
+@pytest.mark.parametrize(
+    "competition",
+    [pytest.param(c, marks=pytest.mark.slow) if c == "imagegame" else c for c in sorted(CASES)],
+    indirect=True,
+)
 def test_trials_in_flight_score_as_one_at_a_time_within_the_concurrency_limit(competition: Any) -> None:
     """One trial at a time at ``-n 0``, then ``-n 2`` with 6 trials in flight in each worker under
     ``--pcg-concurrency 3``: the same trials and scores, every answer stored once, more calls at the server at
@@ -98,6 +103,7 @@ def test_a_failure_under_x_stops_starting_trials_and_keeps_what_was_paid(competi
     assert len(stable_rows(work, "x")) < 6  # 2 programs x 3 letters x 1 trial: the run stopped short
 
 
+@pytest.mark.slow  # tests/e2e/test_interrupt_e2e.py presses Ctrl-C with trials in flight too, at -n 2 (the test loop)
 @pytest.mark.parametrize("competition", ["science-birds"], indirect=True)
 def test_ctrl_c_keeps_every_answer_writes_the_run_folder_and_a_rerun_pays_the_rest(competition: Any) -> None:
     case, work, server, env = competition

@@ -77,7 +77,13 @@ def _results(work: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("workers", "in_flight"), [(0, "6"), (2, "6"), (0, "1")], ids=["n0-in-flight", "n2-in-flight", "n0-in-item"]
+    ("workers", "in_flight"),
+    [
+        # trials in flight without xdist: the same code path as n2's workers; `slow` (the test loop)
+        pytest.param(0, "6", id="n0-in-flight", marks=pytest.mark.slow),
+        pytest.param(2, "6", id="n2-in-flight"),
+        pytest.param(0, "1", id="n0-in-item"),
+    ],
 )
 def test_ctrl_c_keeps_what_finished_in_an_interrupted_run_folder_and_says_how_to_finish(
     slow: Any, workers: int, in_flight: str

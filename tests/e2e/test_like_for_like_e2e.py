@@ -51,7 +51,9 @@ def run(root: Path, out: str, double: str, model: str, args: list[str], *extra: 
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.parametrize("name", ["science-birds", "imagegame", "gameeval"])
+# the refusal is the harness's (core.results.like_for_like), the same for every problem: Science Birds' case, the
+# costliest run, is `slow` (the test loop)
+@pytest.mark.parametrize("name", [pytest.param("science-birds", marks=pytest.mark.slow), "imagegame", "gameeval"])
 def test_a_baseline_of_another_model_is_refused_with_exit_4(tmp_path, name):
     module, func, args = family(tmp_path, name)
     good = run(tmp_path, "A", "good", f"{module}:{func}", args)

@@ -71,6 +71,7 @@ def test_offline_default_builds_real_levels_under_the_grammar(offline: pytest.Py
     assert "constrained decoding" in html
 
 
+@pytest.mark.slow  # the offline model's generation again, under the 2023 grammar (the test loop)
 def test_the_2023_edition_constrains_to_ab_drop(offline: pytest.Pytester) -> None:
     results = _run(offline, "--pcg-trials", "1", "--pcg-edition", "2023")
     trial = results["submissions"][0]["letters"]["I"]["trials"][0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from e2e_support import load_results, run_args
 
 CONFTEST = """
@@ -68,6 +69,7 @@ FLAKY = CONFTEST.replace(
 )
 
 
+@pytest.mark.slow  # tests/sandbox/test_faults.py reruns its infrastructure errors with --lf too (the test loop)
 def test_infrastructure_errors_error_and_lf_reruns_them(competition, monkeypatch):
     competition.makeconftest(FLAKY)
     broken = "submissions/team_prog::L::2"

@@ -258,6 +258,7 @@ def test_service_exits_when_its_owner_is_killed(tiny_model: Path, tmp_path: Path
     assert _wait_gone(pid), "orphaned classification service survived its owner"
 
 
+@pytest.mark.slow  # a service of its own with a loader that writes to stdout (the test loop)
 def test_chatty_loader_cannot_corrupt_or_block_the_service(
     tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -313,6 +314,7 @@ def test_factory_local_and_service_agree_and_cache_hits(
     assert _wait_gone(owned.info.pid)
 
 
+@pytest.mark.slow  # two services started and one killed (the test loop)
 def test_a_lazily_started_service_that_dies_is_restarted(
     tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -66,3 +66,25 @@ def outnumbered(workers: int, cpus: int) -> str | None:
         f"-n {workers} on {cpus} CPU{'s' if cpus != 1 else ''}: trials in flight already overlap the waits on the "
         f"model; -n {cpus} would be faster (each worker keeps its own trials in flight; docs/in-flight.md)"
     )
+
+
+def say_if_workers_outnumber_cpus(config: pytest.Config, workers: int) -> None:
+    """With trials in flight, more xdist workers than the CPUs this process may use only adds processes that take
+    turns on the same cores: said once, as the session starts, with the ``-n`` that would be faster."""
+    from pcg_plugin._util.devices import available_cores
+
+    line = outnumbered(workers, available_cores())
+    if line is not None:
+        config.pluginmanager.register(_SayAtStart(config, line), "pcg-in-flight-workers")
+
+
+class _SayAtStart:
+    """One line in the terminal as the session starts (the terminal reporter is not there yet at configure)."""
+
+    def __init__(self, config: pytest.Config, line: str) -> None:
+        self.config, self.line = config, line
+
+    def pytest_sessionstart(self) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"pcg: {self.line}", yellow=True)

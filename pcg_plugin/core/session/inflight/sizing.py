@@ -21,6 +21,7 @@ binding never makes the number grow.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from dataclasses import dataclass
 
@@ -115,3 +116,25 @@ def available_mb() -> float | None:
     except OSError:
         return None
     return None
+
+
+def caps_from_environment(processes: int) -> Caps:
+    """The caps of this run: the memory available now, and the rate limits and concurrency cap the options set for
+    every process (``PCG_RPM``/``PCG_TPM``/``PCG_CONCURRENCY``)."""
+
+    def number(name: str) -> float | None:
+        text = os.environ.get(name, "").strip()
+        try:
+            return float(text) if text else None
+        except ValueError:
+            return None  # the rate limiter refuses it, with its message
+
+    memory = available_mb()
+    concurrency = number("PCG_CONCURRENCY")
+    return Caps(
+        processes=processes,
+        memory_mb=None if memory is None else memory * MEMORY_SHARE,
+        concurrency=None if concurrency is None else int(concurrency),
+        rpm=number("PCG_RPM"),
+        tpm=number("PCG_TPM"),
+    )
