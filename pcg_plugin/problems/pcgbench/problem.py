@@ -88,7 +88,7 @@ class PcgBenchProblem(BaseProblem):
         ctx = bench_context(config)
         s = ctx.settings
         instance = instance_by_id(get_problem(s.problem), s.instance_count, s.seed, target)
-        return trial.run_trial(sub, instance, number, nodeid, ctx)
+        return trial.run_trial(sub, instance, number, nodeid, ctx, model)
 
     def describe(self, record: BenchRecord) -> str:
         return records.describe(record)
