@@ -65,25 +65,12 @@ def grids(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
     return pytester
 
 
+ARGS = ("subs", "--pcg-problem", "pcgbench/binary-v0", "--pcg-grid-instances", "1", "--pcg-trials", "3",
+        "-p", "no:cacheprovider")  # fmt: skip
+
+
 def run(grids: pytest.Pytester, out: str, models: str, store: str, *extra: str) -> tuple[dict[str, Any], str]:
-    result = grids.runpytest_inprocess(
-        "subs",
-        "--pcg-problem",
-        "pcgbench/binary-v0",
-        "--pcg-model",
-        models,
-        "--pcg-grid-instances",
-        "1",
-        "--pcg-trials",
-        "3",
-        "--pcg-out",
-        out,
-        "--pcg-store",
-        store,
-        "-p",
-        "no:cacheprovider",
-        *extra,
-    )
+    result = grids.runpytest_inprocess(*ARGS, "--pcg-model", models, "--pcg-out", out, "--pcg-store", store, *extra)
     assert result.ret == 0, result.stdout.str()
     return json.loads((grids.path / out / "results.json").read_text()), result.stdout.str()
 
@@ -144,3 +131,59 @@ def test_one_model_selected_with_k(grids: pytest.Pytester) -> None:
     )  # fmt: skip
     ids = [line for line in result.stdout.lines if "::" in line]
     assert len(ids) == 2 and all("::scripted/two_grids:bad::" in i for i in ids), result.stdout.str()
+
+
+BAD_ALWAYS = TWO_GRIDS.replace('+ " MODE=cycle"', '+ " MODE=noblock"')  # the same model name, now worse
+
+
+def test_export_card_compare_and_gate_keep_one_row_per_submission_and_model(grids: pytest.Pytester) -> None:
+    """What a user reads back from a run of two models: the CSV, the model card and the comparison have a row
+    per submission x model (never one row of two models' trials); the gate compares each model with the
+    baseline's same model, and refuses a baseline of other models naming each one."""
+    from pcg_plugin.core.results import card, compare, compare_page, export
+
+    both, _ = run(grids, "both", ",".join(MODELS), "store", "--pcg-save-baseline", "base.json")
+    rows = {r["key"]: r for r in both["submissions"]}
+
+    csv_rows = list(__import__("csv").DictReader(export.csv_text(export.suite_rows(grids.path / "both")).splitlines()))
+    per_row = {(r["submission"], r["model"]) for r in csv_rows}
+    assert per_row == {(r["name"], r["model"]) for r in rows.values()} and len(csv_rows) == 12
+    for r in rows.values():  # each row's trials are its model's: their scores make its score
+        mine = [float(c["score"]) for c in csv_rows if (c["submission"], c["model"]) == (r["name"], r["model"])]
+        assert sum(mine) / len(mine) == pytest.approx(r["score"])
+
+    c = card.card(card.runs_in([grids.path / "both"]), reps=20)
+    assert sorted((ln.submission, ln.model, ln.score, ln.rank) for ln in c.lines) == sorted(
+        (r["name"], r["model"], r["score"], r["rank"]) for r in rows.values()
+    )
+    assert all(ln.trials == 3 for ln in c.lines)  # each line its model's 3 trials, not both models' 6
+    table = card.markdown(c)
+    assert all(f"| {r['name']} | {r['model']} |" in table for r in rows.values())
+
+    _, out = run(grids, "again", ",".join(MODELS), "store", "--pcg-baseline", "base.json")
+    assert "0 regression(s)" in out and all(f"{key} " in out for key in rows)  # each row gated against its own
+    (found,), _, _ = compare.compare_paths(grids.path / "both", grids.path / "again", reps=20)
+    assert sorted((p.submission, p.model, p.a) for p in found.pairs) == sorted(
+        (r["name"], r["model"], r["score"]) for r in rows.values()
+    )
+    assert all(len(p.targets) == 1 for p in found.pairs) and not found.unlike
+    page = compare_page.render([found], grids.path)
+    assert all(f"{r['name']} ({r['model']})" in page for r in rows.values())
+
+    (grids.path / "two_grids.py").write_text(BAD_ALWAYS)
+    worse = grids.runpytest_inprocess(*ARGS, "--pcg-model", ",".join(MODELS), "--pcg-out", "worse",
+                                      "--pcg-store", "store-worse", "--pcg-baseline", "base.json")  # fmt: skip
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED
+    failed = [line for line in worse.stdout.lines if line.rstrip().endswith("regressed")]
+    # bad's rows (each gated against bad's in the baseline) regressed; good's, unchanged, did not
+    assert sorted(line.split()[0:3] for line in failed) == [[n, "@", MODELS[1]] for n in ("program", "prompt")]
+
+    one = grids.runpytest_inprocess(*ARGS, "--pcg-model", MODELS[0], "--pcg-out", "one", "--pcg-baseline", "base.json")
+    assert one.ret == pytest.ExitCode.USAGE_ERROR
+    one.stdout.fnmatch_lines([f"*the baseline's model {MODELS[1]} is not in this run*"])
+    grids.runpytest_inprocess(*ARGS, "--pcg-model", MODELS[0], "--pcg-out", "single", "--pcg-save-baseline", "one.json")
+    other = grids.runpytest_inprocess(
+        *ARGS, "--pcg-model", ",".join(MODELS), "--pcg-out", "other", "--pcg-baseline", "one.json"
+    )
+    assert other.ret == pytest.ExitCode.USAGE_ERROR
+    other.stdout.fnmatch_lines([f"*model {MODELS[1]} is not in the baseline (its models: {MODELS[0]})*"])
