@@ -7,12 +7,13 @@ single run asks its model again), and a rerun of the two must replay every answe
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import TINY_CLASSIFIER, VARIED_BODY, load_results, program, write_competition
+from e2e_support import TINY_CLASSIFIER, VARIED_BODY, load_results, program, rescore_run_folder, write_competition
 
 # ``first`` is the scripted double; ``second`` draws the next glyph variant and refuses team_b's trial 1, so the
 # models' figures differ. Every call is logged: a rerun that asks nothing is seen.
@@ -57,8 +58,14 @@ def two_teams(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tiny_c
     return pytester
 
 
-def run(root: pytest.Pytester, out: str, models: str, store: str) -> tuple[dict[str, Any], str]:
-    result = root.runpytest_inprocess(
+def run(root: pytest.Pytester, out: str, models: str, store: str, *extra: str) -> tuple[dict[str, Any], str]:
+    result = root.runpytest_inprocess(*argv(out, models, store, *extra))
+    assert result.ret == 0, result.stdout.str()
+    return load_results(root.path, out), result.stdout.str()
+
+
+def argv(out: str, models: str, store: str, *extra: str) -> tuple[str, ...]:
+    return (
         "submissions",
         "--pcg-edition",
         "2024",
@@ -76,9 +83,8 @@ def run(root: pytest.Pytester, out: str, models: str, store: str) -> tuple[dict[
         store,
         "-p",
         "no:cacheprovider",
+        *extra,
     )
-    assert result.ret == 0, result.stdout.str()
-    return load_results(root.path, out), result.stdout.str()
 
 
 def calls(root: pytest.Pytester) -> list[str]:
@@ -90,7 +96,7 @@ def letters(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_2024_with_two_models_ranks_each_model_as_a_run_of_it_alone(two_teams: pytest.Pytester) -> None:
-    both, out = run(two_teams, "both", ",".join(MODELS), "store")
+    both, out = run(two_teams, "both", ",".join(MODELS), "store", "--pcg-save-baseline", "base.json")
     assert sorted(calls(two_teams)) == ["first"] * 4 + ["second"] * 4  # 2 teams x 1 letter x 2 trials, per model
     assert "the 2024 edition ran one model, so each model is scored alone by the official scorer" in out
     assert "UNOFFICIAL RUN" in out
@@ -119,8 +125,9 @@ def test_2024_with_two_models_ranks_each_model_as_a_run_of_it_alone(two_teams: p
     asked = calls(two_teams)
     assert len(asked) == 16  # each single run asked its own store
 
-    again, _ = run(two_teams, "again", ",".join(MODELS), "store")
+    again, out = run(two_teams, "again", ",".join(MODELS), "store", "--pcg-baseline", "base.json")
     assert calls(two_teams) == asked  # the rerun replayed every answer
+    assert "no score changed" in out and "0 regressions" in out  # each row gated against its own model's
     keep = ("key", "rank", "rank_in_model", "prompt_score", "normalized_score")
     assert [{k: r[k] for k in keep} for r in again["submissions"]] == [{k: r[k] for k in keep} for r in rows]
     for model, part in again["per_model"].items():
@@ -128,3 +135,26 @@ def test_2024_with_two_models_ranks_each_model_as_a_run_of_it_alone(two_teams: p
             both["per_model"][model]["competition_score"],
             both["per_model"][model]["weights"],
         )
+
+    # `pcg score` on the run folder: each model's official tree scored alone gives that model's figures
+    text = rescore_run_folder(two_teams.path / "both")["text"]
+    for model in MODELS:
+        part = text.split(f"model {model} (scored alone")[1].split("wrote")[0]
+        assert f"competition score {both['per_model'][model]['competition_score']}" in part
+        for name, sub in both["per_model"][model]["submissions"].items():
+            assert re.search(rf"^\s*{sub['rank']}  {name}\s+\S+  {re.escape(sub['prompt_score'])}$", part, re.M)
+
+    # a baseline of other models is refused, naming the model
+    alone = two_teams.runpytest_inprocess(*argv("one", MODELS[0], "store", "--pcg-baseline", "base.json"))
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR, alone.stdout.str()
+    alone.stdout.fnmatch_lines([f"*the baseline's model {MODELS[1]} is not in this run*"])
+
+    # the second model gets worse for team_a (no code in trial 2 now): only its rows of that model regress
+    (two_teams.path / "two_llms.py").write_text(TWO_LLMS.replace("if ", 'if "TRIAL=2" in text or ', 1))
+    worse = two_teams.runpytest_inprocess(
+        *argv("worse", ",".join(MODELS), "store-worse", "--pcg-baseline", "base.json")
+    )
+    assert worse.ret == pytest.ExitCode.TESTS_FAILED, worse.stdout.str()
+    regressed = {line.split("  ")[0] for line in worse.stdout.lines if line.rstrip().endswith("regressed")}
+    assert regressed == {"team_a @ scripted/two_llms:second"}  # the first model's rows, unchanged, pass
+    assert (two_teams.path / "worse" / "compare.html").is_file()

@@ -113,6 +113,7 @@ def _official_folder(src: Path, args: argparse.Namespace) -> int:
 def _run_folder(src: Path, args: argparse.Namespace) -> int:
     """A pytest-pcg run folder: the submissions its results.json names are the programs (thumbs/ and the rest
     are not), scored with the run's settings unless an option says otherwise; several models as the run did."""
+    from pcg_plugin.problems.science_birds.editions import edition as edition_record
     from pcg_plugin.problems.science_birds.report import official_layout, run_layout
     from pcg_plugin.problems.science_birds.scoring import official as scoring
 
@@ -141,6 +142,27 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
         competition = result.competition_score
         rows = [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking]
         written = {src / "result": result}
+    elif not edition_record(edition).several_models:  # 2023, 2024: one official tree per model, each alone
+        for m, f in run.models.items():
+            programs = official_layout.read_layout(src / f, letters, edition=edition, names=run.names)
+            res = scoring.score(
+                programs,
+                edition=edition,
+                trials=trials,
+                letters=letters,
+                disable_weights=weights_off,
+                tie_break=tie_break,
+                prompt_lengths=lengths or None,
+            )
+            if not args.no_write:
+                official_layout.write_results(src / f / "result", res)
+            rows = [(n, r, res.programs[n].normalized_score, res.programs[n].prompt_score) for n, r in res.ranking]
+            _print(
+                f"{head}, model {m} (scored alone: the {edition} edition ran one model)", res.competition_score, rows
+            )
+            if not args.no_write:
+                print(f"wrote {src / f / 'result'}")
+        return 0
     else:  # one official tree per model, scored per model and summed, as the run scored them
         per_model = {
             m: official_layout.read_layout(src / f, letters, edition=edition, names=run.names)
