@@ -128,24 +128,12 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
         f"run folder: {len(run.names)} programs from results.json, edition {edition}, letters "
         f"{','.join(letters)}, {trials} trials"
     )
-    if run.models is None:
-        programs = official_layout.read_layout(src, letters, edition=edition, names=run.names)
-        result = scoring.score(
-            programs,
-            edition=edition,
-            trials=trials,
-            letters=letters,
-            disable_weights=weights_off,
-            tie_break=tie_break,
-            prompt_lengths=lengths or None,
-        )
-        competition = result.competition_score
-        rows = [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking]
-        written = {src / "result": result}
-    elif not edition_record(edition).several_models:  # 2023, 2024: one official tree per model, each alone
-        for m, f in run.models.items():
-            programs = official_layout.read_layout(src / f, letters, edition=edition, names=run.names)
-            res = scoring.score(
+    if run.models is None or not edition_record(edition).several_models:
+        # one official tree, or (2023, 2024 with several models) one per model, each scored alone
+        trees = {None: src} if run.models is None else {m: src / f for m, f in run.models.items()}
+        for model, tree in trees.items():
+            programs = official_layout.read_layout(tree, letters, edition=edition, names=run.names)
+            result = scoring.score(
                 programs,
                 edition=edition,
                 trials=trials,
@@ -155,13 +143,14 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
                 prompt_lengths=lengths or None,
             )
             if not args.no_write:
-                official_layout.write_results(src / f / "result", res)
-            rows = [(n, r, res.programs[n].normalized_score, res.programs[n].prompt_score) for n, r in res.ranking]
-            _print(
-                f"{head}, model {m} (scored alone: the {edition} edition ran one model)", res.competition_score, rows
-            )
+                official_layout.write_results(tree / "result", result)
+            rows = [
+                (n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking
+            ]
+            alone = f", model {model} (scored alone: the {edition} edition ran one model)" if model else ""
+            _print(head + alone, result.competition_score, rows)
             if not args.no_write:
-                print(f"wrote {src / f / 'result'}")
+                print(f"wrote {tree / 'result'}")
         return 0
     else:  # one official tree per model, scored per model and summed, as the run scored them
         per_model = {
