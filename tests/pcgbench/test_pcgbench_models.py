@@ -5,6 +5,7 @@ and a rerun that replays the store and asks neither model anything."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,14 @@ def test_export_card_compare_and_gate_keep_one_row_per_submission_and_model(grid
     assert all(ln.trials == 3 for ln in c.lines)  # each line its model's 3 trials, not both models' 6
     table = card.markdown(c)
     assert all(f"| {r['name']} | {r['model']} |" in table for r in rows.values())
+
+    from pcg_plugin.core.views.site import build
+    from pcg_plugin.core.views.site.pages import board_path
+
+    build([grids.path / "both"], grids.path / "site", resamples=20)
+    board = (grids.path / "site" / board_path("pcgbench/binary-v0")).read_text()
+    for r in rows.values():  # the board: a row per submission x model
+        assert re.search(rf"<td[^>]*>{r['name']}</td>\s*<td[^>]*>{re.escape(r['model'])}</td>", board), board
 
     _, out = run(grids, "again", ",".join(MODELS), "store", "--pcg-baseline", "base.json")
     assert "0 regression(s)" in out and all(f"{key} " in out for key in rows)  # each row gated against its own
