@@ -158,3 +158,11 @@ def test_2024_with_two_models_ranks_each_model_as_a_run_of_it_alone(two_teams: p
     regressed = {line.split("  ")[0] for line in worse.stdout.lines if line.rstrip().endswith("regressed")}
     assert regressed == {"team_a @ scripted/two_llms:second"}  # the first model's rows, unchanged, pass
     assert (two_teams.path / "worse" / "compare.html").is_file()
+    from pcg_plugin.core.results.compare import compare_paths
+
+    (found,), _, _ = compare_paths(two_teams.path / "both", two_teams.path / "worse", reps=20)
+    assert sorted((p.submission, p.model, p.a) for p in found.pairs) == sorted(
+        (r["name"], r["model"], float(r["normalized_score"])) for r in rows
+    )
+    fell = next(p for p in found.pairs if (p.submission, p.model) == ("team_a", MODELS[1]))
+    assert fell.b == 0 and fell.why_a is None and "diversity 0" in (fell.why_b or "")  # its own row's cause

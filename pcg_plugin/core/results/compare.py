@@ -252,12 +252,13 @@ def noise(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def why_zero(run: FinishedRun, name: str, rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """Why submission ``name`` scores 0 in ``run``: the problem's own word where it has one
-    (``zero_cause(results, name)``: Science Birds names diversity), else what its trials scored 0 for (every
-    trial with its reason counted, or the trials' own causes, ``trial_zero_cause(row)``: stability, similarity)."""
+def why_zero(run: FinishedRun, name: str, rows: Sequence[Mapping[str, Any]], key: str | None = None) -> str | None:
+    """Why submission ``name`` (its row ``key`` in a several-model run) scores 0 in ``run``: the problem's own
+    word where it has one (``zero_cause(results, key)``: Science Birds names diversity), else what its trials
+    scored 0 for (every trial with its reason counted, or the trials' own causes, ``trial_zero_cause(row)``:
+    stability, similarity)."""
     own = getattr(run.problem, "zero_cause", None)
-    said = own(run.doc, name) if own is not None else None
+    said = own(run.doc, key or name) if own is not None else None
     if said:
         return str(said)
     mine = [r for r in rows if r["submission"] == name]
@@ -448,8 +449,8 @@ def compare(
                 submission_b=nb if nb != na else None,
                 model_b=mdb if mdb != mda else None,
                 targets=targets,
-                why_a=why_zero(a, na, list(ta.values())) if sa[ka] == 0 else None,
-                why_b=why_zero(b, nb, list(tb.values())) if sb[kb] == 0 else None,
+                why_a=why_zero(a, na, list(ta.values()), ka) if sa[ka] == 0 else None,
+                why_b=why_zero(b, nb, list(tb.values()), kb) if sb[kb] == 0 else None,
             )
         )
         changes += trial_changes(label, ta, tb)
