@@ -98,6 +98,7 @@ def test_two_models_in_one_run_rank_per_model_as_two_runs_of_one_and_replay(grid
         ("prompt", MODELS[0], 1 / 3, 2, 2),
         ("prompt", MODELS[1], 1 / 3, 2, 1),
     ]
+    assert "pcg: 2 models, one item level each (-k model_<name> selects one), each scored alone" in out
     assert "program scripted/two_grids:good (#" in out and "of its model)" in out
     report = (grids.path / "both" / "report.html").read_text()
     assert "rank in model" in report and "prompt @ scripted/two_grids:bad" in report
