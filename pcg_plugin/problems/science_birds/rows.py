@@ -61,8 +61,9 @@ def trial_zero_cause(row: Mapping[str, Any]) -> str | None:
 
 
 def scores(results: Results | Mapping[str, Any], pick: Any) -> dict[str, float]:
-    """``{submission: normalized score}`` by the official scorer over the trials ``pick`` chooses from each
-    (submission, model, letter) (diversity held at its measured value, as the bootstrap does)."""
+    """``{row: normalized score}`` by the official scorer over the trials ``pick`` chooses from each
+    (submission, model, letter) (diversity held at its measured value, as the bootstrap does); a row is a
+    submission, or in 2023/2024 with several models ``team @ model``, each model's rows scored alone."""
     from pcg_plugin.problems.science_birds.scoring.bootstrap import letter_input, prepare, setup_from_settings
     from pcg_plugin.problems.science_birds.scoring.official import score, score_models
 

@@ -209,7 +209,9 @@ def rank_intervals(
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
     measured value (it is a per-letter number); with several models each model's trials are redrawn and the
-    totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
+    totals re-ranked (``scoring.score_models``), or (2023, 2024) each model's draw scored alone and the rows
+    ranked across (``aggregate.ranks_across_models``), keyed ``team @ model``. Empty when there is nothing to
+    resample. The resampling is
     ``pcg_plugin.problems.science_birds.scoring.bootstrap`` (shared with the noise-aware baseline gate)."""
     from pcg_plugin.core.stats.intervals import level_key
     from pcg_plugin.problems.science_birds.scoring.aggregate import ranks_across_models
