@@ -10,14 +10,9 @@ from typing import Any
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin.core.results import runs
+from pcg_plugin.core.stats.intervals import level_key
 
 REPORT_FILE = "report.html"
-
-
-def level_key(name: str, level: str | None) -> str:
-    """A leaderboard row's name: the submission, and in a several-model run its model level (``team @ a--b``),
-    which the rank intervals, the errors column and the trial rows key it by."""
-    return name if level is None else f"{name} @ {level}"
 
 
 def run_levels(collected: Any, order: Sequence[str], models: Sequence[str]) -> list[str]:

@@ -58,8 +58,11 @@ def generated() -> str:
         "Every problem's results name the run's models (`--pcg-model`, as given, in order) in a top-level `models` "
         "list, and every row its `model`: with several models, the row's model level (a model, or a cross-play "
         "assignment `a--b`); Science Birds 2025 sums its models by the edition's rule (`model_rule`, each "
-        "`submissions[]` row's `model` is `all`, each `per_model` row its model). The games' rows also carry "
-        "`key` (`submission @ level`, what `rank_interval` and the bootstrap key them by) and `rank_in_model`.",
+        "`submissions[]` row's `model` is `all`, each `per_model` row its model); Science Birds 2023 and 2024 "
+        "score each model alone, one row per submission x model. The rows of several models (the games, the "
+        "PCG Benchmark, Science Birds 2023 and 2024) also carry `key` (`submission @ level`, what "
+        "`rank_interval` and the bootstrap key them by) and `rank_in_model` (within their model; `rank`: across "
+        "every row), ranked by the harness's `pcg_plugin/core/stats/intervals.py` (`model_ranks`).",
         "",
         "With `--pcg-cross-play` (the games), `cross_play` holds the tables and the ratings "
         "(`pcg_plugin/episode/matchups.py`, `pcg_plugin/episode/ratings.py`):",

@@ -271,12 +271,17 @@ def test_an_ini_list_of_models(contest):
     assert sum(1 for line in result.stdout.lines if "::" in line) == 2 * 3 * 2 * 2
 
 
-def test_several_models_need_the_2025_edition(contest):
+def test_several_models_in_an_edition_of_one_are_scored_each_alone(contest):
+    """2024 ran one model: several are accepted, each a level of the items, and the header says that nothing
+    sums them (tests/e2e/test_models_each_e2e.py runs them)."""
     argv = args("http://127.0.0.1:9/v1", "co", "--co")
     argv[argv.index("2025")] = "2024"
     result = contest.runpytest_inprocess(*argv)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*several models*2025*--pcg-edition 2025*"])
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["*3 models, one item level each; the 2024 edition ran one model, so each model is scored alone*"]
+    )
+    result.stdout.fnmatch_lines([f"*{2 * 3 * 2 * 2} tests collected*"])
 
 
 # Two scripted models (BACKEND/MODEL entries), each answering its own glyph variants; the second writes no code for

@@ -173,15 +173,22 @@ def test_several_models_from_a_comma_or_ini_list(tmp_path):
 @pytest.mark.parametrize(
     ("raw", "match"),
     [
-        ({"pcg_model": "a,b", "pcg_base_url": "http://x/v1"}, "several models.*--pcg-edition 2025"),
         ({"pcg_edition": "2025", "pcg_model": "a,b,a", "pcg_base_url": "http://x/v1"}, "named twice"),
+        ({"pcg_model": "a,b"}, "need a backend that serves them"),
         ({"pcg_edition": "2025", "pcg_model": "a,b"}, "need a backend that serves them"),
         ({"pcg_edition": "2025", "pcg_model": "q:1,q/1", "pcg_base_url": "http://x/v1"}, "would share the run folder"),
     ],
 )
-def test_several_models_that_cannot_be_a_2025_run_are_refused(tmp_path, raw, match):
+def test_several_models_that_cannot_run_are_refused(tmp_path, raw, match):
     with pytest.raises(ValueError, match=match):
         resolve(raw, rootdir=tmp_path, env={})
+
+
+@pytest.mark.parametrize("edition", ["2023", "2024", "2025"])
+def test_every_edition_takes_several_models(tmp_path, edition):
+    """2025 sums them by its rule; 2023 and 2024, which ran one model, score each alone (issue 51)."""
+    s = resolve({"pcg_edition": edition, "pcg_model": "a,b", "pcg_base_url": "http://x/v1"}, rootdir=tmp_path, env={})
+    assert (s.models, s.multi_model) == (("a", "b"), True)
 
 
 def test_constrained_decoding_is_on_for_the_offline_default_only(tmp_path):

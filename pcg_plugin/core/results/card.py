@@ -15,7 +15,7 @@ from typing import Any
 from pcg_plugin._util.numbers import PLACES, fixed, places_of
 from pcg_plugin._util.prices import cost_text
 from pcg_plugin.core.contract.banner import unofficial
-from pcg_plugin.core.results.runs import FinishedRun
+from pcg_plugin.core.results.runs import FinishedRun, summary_rows
 from pcg_plugin.core.stats import intervals
 
 
@@ -50,16 +50,17 @@ class Card:
 
 
 def _submissions(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Each submission's summary as its results document lists it (name, rank, rank_interval)."""
-    if "leaderboard" in doc:
-        return [
-            {"name": r["submission"], "rank": r.get("rank"), "rank_interval": r.get("rank_interval")}
-            for r in doc["leaderboard"]
-        ]
+    """Each row's summary as its results document lists it (name, rank, rank_interval; ``key`` and ``model``:
+    one row per submission x model in a several-model run, keyed ``team @ model``)."""
+    listed = doc["leaderboard"] if "leaderboard" in doc else doc.get("submissions", [])
     return [
-        {"name": s.get("name"), "rank": s.get("rank"), "rank_interval": s.get("rank_interval")}
-        for s in doc.get("submissions", [])
+        {"key": key, "name": name, "model": model if key != name else None, **_ranks(row)}
+        for (key, name, model), row in zip(summary_rows(doc), listed, strict=True)
     ]
+
+
+def _ranks(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"rank": row.get("rank"), "rank_interval": row.get("rank_interval")}
 
 
 def _cost(rows: Sequence[Mapping[str, Any]]) -> float | None:
@@ -108,11 +109,11 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
         subs = _submissions(run.doc)
         caveats += [f"{run.name}: {w}" for w in run.problem.caveats(run.doc)]
         for sub in subs:
-            name = sub["name"]
-            mine = [r for r in rows if r["submission"] == name]
-            model = ",".join(sorted({r["model"] for r in mine if r.get("model")})) or "-"
+            name, key, level = sub["name"], sub["key"], sub["model"]
+            mine = [r for r in rows if r["submission"] == name and (level is None or r.get("model") == level)]
+            model = level or ",".join(sorted({r["model"] for r in mine if r.get("model")})) or "-"
             models += [m for m in model.split(",") if m not in models and m != "-"]
-            lo, hi = found.get(name, (None, None))
+            lo, hi = found.get(key, (None, None))
             ri = sub.get("rank_interval")
             if not ri and len(subs) == 1 and sub.get("rank") is not None:
                 ri = ALONE  # one submission: its rank cannot move, and "-" read as a missing number
@@ -121,7 +122,7 @@ def card(runs: Sequence[FinishedRun], *, reps: int = intervals.RESAMPLES, seed: 
                     run.name,
                     name,
                     model,
-                    scores.get(name),
+                    scores.get(key),
                     lo,
                     hi,
                     sub.get("rank"),

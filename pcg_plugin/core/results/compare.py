@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pcg_plugin._util.numbers import fixed, interval, places_of
-from pcg_plugin.core.results.like_for_like import setting_differences, settings_of, shape
-from pcg_plugin.core.results.runs import FinishedRun
+from pcg_plugin.core.results.like_for_like import settings_differences, settings_of, shape
+from pcg_plugin.core.results.runs import FinishedRun, summary_rows
 from pcg_plugin.core.stats import intervals
 from pcg_plugin.errors import ResultsError
 
@@ -201,6 +201,17 @@ def refusals(
     return out
 
 
+def identities(
+    doc: Mapping[str, Any], scores: Mapping[str, float], rows: Sequence[Mapping[str, Any]]
+) -> dict[str, tuple[str, str | None]]:
+    """Each scored row (``scores``' key) as (submission, model): a several-model run's row (its ``key``,
+    ``team @ model``) by the submission and model it names, so that rows of different models stay apart; any
+    other by its name and the model its trial rows name (``models``)."""
+    named = {row_key: (name, model) for row_key, name, model in summary_rows(doc) if row_key != name}
+    by_rows = models(rows)
+    return {k: named.get(k) or (k, by_rows.get(k)) for k in scores}
+
+
 def pair_key(pair_by: str, name: str, model: str | None) -> Hashable:
     """What pairs a submission of A with one of B under ``pair_by`` (one of ``PAIRINGS``)."""
     if pair_by == "submission":
@@ -210,16 +221,22 @@ def pair_key(pair_by: str, name: str, model: str | None) -> Hashable:
     return (name, model)
 
 
-def _keyed(pair_by: str, subs: Mapping[str, str | None], run: str) -> dict[Hashable, tuple[str, str | None]]:
-    out: dict[Hashable, tuple[str, str | None]] = {}
-    for name, model in sorted(subs.items(), key=lambda kv: kv[0]):
+def _keyed(
+    pair_by: str, subs: Mapping[str, tuple[str, str | None]], run: str
+) -> dict[Hashable, tuple[str, str | None, str]]:
+    """Each row by what pairs it: (submission, model, the row's score key)."""
+    out: dict[Hashable, tuple[str, str | None, str]] = {}
+    for row_key, (name, model) in sorted(subs.items(), key=lambda kv: (kv[1][0], kv[1][1] or "")):
         key = pair_key(pair_by, name, model)
         if key in out:
-            raise ResultsError(
-                f"--pair {pair_by}: run {run} has two submissions answered by {model or 'an unrecorded model'} "
-                f"({out[key][0]}, {name}); pair by submission+model"
+            why = (
+                f"two submissions answered by {model or 'an unrecorded model'} ({out[key][0]}, {name}); "
+                "pair by submission+model"
+                if pair_by == "model"
+                else f"{name} answered by several models; pair by submission+model"
             )
-        out[key] = (name, model)
+            raise ResultsError(f"--pair {pair_by}: run {run} has {why}")
+        out[key] = (name, model, row_key)
     return out
 
 
@@ -235,12 +252,13 @@ def noise(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def why_zero(run: FinishedRun, name: str, rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """Why submission ``name`` scores 0 in ``run``: the problem's own word where it has one
-    (``zero_cause(results, name)``: Science Birds names diversity), else what its trials scored 0 for (every
-    trial with its reason counted, or the trials' own causes, ``trial_zero_cause(row)``: stability, similarity)."""
+def why_zero(run: FinishedRun, name: str, rows: Sequence[Mapping[str, Any]], key: str | None = None) -> str | None:
+    """Why submission ``name`` (its row ``key`` in a several-model run) scores 0 in ``run``: the problem's own
+    word where it has one (``zero_cause(results, key)``: Science Birds names diversity), else what its trials
+    scored 0 for (every trial with its reason counted, or the trials' own causes, ``trial_zero_cause(row)``:
+    stability, similarity)."""
     own = getattr(run.problem, "zero_cause", None)
-    said = own(run.doc, name) if own is not None else None
+    said = own(run.doc, key or name) if own is not None else None
     if said:
         return str(said)
     mine = [r for r in rows if r["submission"] == name]
@@ -285,8 +303,15 @@ def change(
     return "score fell" if moved < 0 else "score rose"
 
 
-def _trials(rows: Sequence[Mapping[str, Any]], name: str) -> dict[tuple[str, int, str | None], Mapping[str, Any]]:
-    return {(str(r["target"]), int(r["trial"]), r.get("model")): r for r in rows if r["submission"] == name}
+def _trials(
+    rows: Sequence[Mapping[str, Any]], name: str, model: str | None = None
+) -> dict[tuple[str, int, str | None], Mapping[str, Any]]:
+    """One row's trials: its submission's (``model``: of that model only, a several-model run's row)."""
+    return {
+        (str(r["target"]), int(r["trial"]), r.get("model")): r
+        for r in rows
+        if r["submission"] == name and (model is None or r.get("model") == model)
+    }
 
 
 def _score(r: Mapping[str, Any] | None) -> float | None:
@@ -378,12 +403,13 @@ def compare(
         raise ResultsError("the runs are not comparable: " + "; ".join(why))
     sa = a.problem.scores(a.doc, intervals.observed)
     sb = b.problem.scores(b.doc, intervals.observed)
-    ma, mb = models(rows_a), models(rows_b)
-    keyed_a = _keyed(pair_by, {n: ma.get(n) for n in sa}, "A")
-    keyed_b = _keyed(pair_by, {n: mb.get(n) for n in sb}, "B")
+    ida, idb = identities(a.doc, sa, rows_a), identities(b.doc, sb, rows_b)
+    several_a = {k for k, (n, _) in ida.items() if k != n}  # rows of a several-model run (``team @ model``)
+    several_b = {k for k, (n, _) in idb.items() if k != n}
+    keyed_a, keyed_b = _keyed(pair_by, ida, "A"), _keyed(pair_by, idb, "B")
     both = sorted(set(keyed_a) & set(keyed_b), key=lambda k: (keyed_a[k][0], keyed_a[k][1] or ""))
     # B's groups are drawn under A's keys, so that each pair takes the same trial indices in both runs
-    rename = {keyed_b[k][0]: keyed_a[k][0] for k in both}
+    rename = {keyed_b[k][0]: keyed_a[k][0] for k in both} | {keyed_b[k][2]: keyed_a[k][2] for k in both}
     remodel = {keyed_b[k][1]: keyed_a[k][1] for k in both if keyed_b[k][1] != keyed_a[k][1]}
 
     def scorer_b(pick: intervals.Pick) -> Mapping[str, float]:
@@ -396,40 +422,43 @@ def compare(
         return b.problem.scores(b.doc, as_a)
 
     found = intervals.paired_differences(
-        a.scorer(), scorer_b, {keyed_a[k][0]: keyed_b[k][0] for k in both}, reps=reps, seed=seed, confidence=confidence
+        a.scorer(), scorer_b, {keyed_a[k][2]: keyed_b[k][2] for k in both}, reps=reps, seed=seed, confidence=confidence
     )
     pairs, changes = [], []
     for k in both:
-        (na, mda), (nb, mdb) = keyed_a[k], keyed_b[k]
+        (na, mda, ka), (nb, mdb, kb) = keyed_a[k], keyed_b[k]
         label = _label(na, mda) if (na, mda) == (nb, mdb) else f"{_label(na, mda)} -> {_label(nb, mdb)}"
-        ta = _trials(rows_a, na)
-        tb = {(t, n, remodel.get(m, m) if m is not None else None): r for (t, n, m), r in _trials(rows_b, nb).items()}
+        ta = _trials(rows_a, na, mda if ka in several_a else None)
+        tb = {
+            (t, n, remodel.get(m, m) if m is not None else None): r
+            for (t, n, m), r in _trials(rows_b, nb, mdb if kb in several_b else None).items()
+        }
         if pair_by == "submission" and mda != mdb:  # one model per side: trial by trial whatever the models
             ta = {(t, n, None): r for (t, n, _), r in ta.items()}
             tb = {(t, n, None): r for (t, n, _), r in tb.items()}
         targets = target_pairs(ta, tb, na, reps=reps, seed=seed, confidence=confidence)
-        low, high = found.get(na) or (None, None)
+        low, high = found.get(ka) or (None, None)
         pairs.append(
             Pair(
                 na,
                 mda,
-                float(sa[na]),
-                float(sb[nb]),
+                float(sa[ka]),
+                float(sb[kb]),
                 low,
                 high,
                 submission_b=nb if nb != na else None,
                 model_b=mdb if mdb != mda else None,
                 targets=targets,
-                why_a=why_zero(a, na, rows_a) if sa[na] == 0 else None,
-                why_b=why_zero(b, nb, rows_b) if sb[nb] == 0 else None,
+                why_a=why_zero(a, na, list(ta.values()), ka) if sa[ka] == 0 else None,
+                why_b=why_zero(b, nb, list(tb.values()), kb) if sb[kb] == 0 else None,
             )
         )
         changes += trial_changes(label, ta, tb)
     return Comparison(
         a.name,
         tuple(pairs),
-        tuple(sorted(_label(*keyed_a[k]) for k in set(keyed_a) - set(keyed_b))),
-        tuple(sorted(_label(*keyed_b[k]) for k in set(keyed_b) - set(keyed_a))),
+        tuple(sorted(_label(*keyed_a[k][:2]) for k in set(keyed_a) - set(keyed_b))),
+        tuple(sorted(_label(*keyed_b[k][:2]) for k in set(keyed_b) - set(keyed_a))),
         reps,
         score=str(getattr(a.problem, "score_name", SCORE)),
         run_a=str(a.path.parent),
@@ -437,7 +466,11 @@ def compare(
         pair_by=pair_by,
         changes=tuple(changes),
         target_label=str(getattr(a.problem, "target_label", "target")),
-        unlike=tuple(setting_differences(settings_of(a.problem, a.doc), settings_of(b.problem, b.doc), ("A", "B"))),
+        unlike=tuple(
+            settings_differences(
+                a.doc, b.doc, settings_of(a.problem, a.doc), settings_of(b.problem, b.doc), ("run A", "run B")
+            )
+        ),
         places=places_of(a.problem),
         runs=(a, b),
     )

@@ -87,6 +87,51 @@ def setting_differences(
     ]
 
 
+def run_models(doc: Mapping[str, Any]) -> list[str]:
+    """The models a run evaluated, as given (results.json's top-level ``models``, else its ``settings.models``:
+    a Science Birds baseline); one or none for a run of one model."""
+    settings = doc.get("settings")
+    found = doc.get("models") or (settings.get("models") if isinstance(settings, Mapping) else None)
+    return [str(m) for m in found or ()]
+
+
+def model_differences(
+    base: Mapping[str, Any],
+    current: Mapping[str, Any],
+    names: tuple[str, str] = ("baseline", "this run"),
+    hint: str | None = None,
+) -> list[str] | None:
+    """Several models (in either run): each model one run evaluated and the other did not, by name, for each
+    model's rows are compared with the other run's rows of the same model only (None: both ran one model,
+    compared as the ``model`` setting)."""
+    mb, mc = run_models(base), run_models(current)
+    if len(mb) < 2 and len(mc) < 2:
+        return None
+    out = [f"model {m} is not in the {names[0]} (its models: {show(mb)})" for m in mc if m not in mb]
+    out += [f"the {names[0]}'s model {m} is not in {names[1]} (its models: {show(mc)})" for m in mb if m not in mc]
+    return [with_hint(line, hint) for line in out]
+
+
+def settings_differences(
+    base: Mapping[str, Any],
+    current: Mapping[str, Any],
+    base_settings: Mapping[str, Any],
+    current_settings: Mapping[str, Any],
+    names: tuple[str, str] = ("baseline", "this run"),
+    hints: Mapping[str, str] | None = None,
+) -> list[str]:
+    """``setting_differences`` of two documents' compared settings, the model model by model where either run
+    evaluated several (``model_differences``: the joined names of two runs of the same models in another order
+    are no difference, a model only one of them has is one)."""
+    by_model = model_differences(base, current, names, (hints or {}).get("model"))
+    if by_model is None:
+        return setting_differences(base_settings, current_settings, names, hints)
+    drop = ("model",)
+    kept_b = {k: v for k, v in base_settings.items() if k not in drop}
+    kept_c = {k: v for k, v in current_settings.items() if k not in drop}
+    return by_model + setting_differences(kept_b, kept_c, names, hints)
+
+
 def shape_differences(
     base: tuple[Sequence[str], Any],
     current: tuple[Sequence[str], Any],
@@ -125,7 +170,9 @@ def differences(
     if base_name != name:
         return [f"another problem (baseline {base_name}, this run {name})"]
     out = shape_differences(shape(base_rows), shape(rows))
-    out += setting_differences(settings_of(problem, base), settings_of(current_problem or problem, current))
+    out += settings_differences(
+        base, current, settings_of(problem, base), settings_of(current_problem or problem, current)
+    )
     return out
 
 

@@ -86,6 +86,17 @@ def trial_rows(problem: Any, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     return trials.priced(problem.trial_rows(doc), prices.current())
 
 
+def summary_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str | None]]:
+    """Each row of a results document's ranking (``submissions[]`` or, for the games, ``leaderboard[]``) as
+    (key, submission, model): ``key`` is what its scores and rank interval are keyed by, the submission's name
+    or, in a several-model run, ``team @ model`` (one row per submission x model)."""
+    out = []
+    for row in doc.get("leaderboard") or doc.get("submissions") or []:
+        name = str(row.get("submission") or row.get("name") or "")
+        out.append((str(row.get("key") or name), name, row.get("model")))
+    return out
+
+
 def annotate(
     problem: Any,
     doc: MutableMapping[str, Any],

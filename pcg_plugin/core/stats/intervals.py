@@ -51,6 +51,24 @@ def tied_ranks(ordered: Sequence[K], key: Callable[[K], Any]) -> dict[K, int]:
     return out
 
 
+def model_ranks(
+    ordered: Sequence[K], key: Callable[[K], Any], level: Callable[[K], Hashable]
+) -> tuple[dict[K, int], dict[K, int]]:
+    """The ranks of a several-model run's rows, already ordered best first: across every row (``rank``) and
+    among the rows of each model level (``rank_in_model``), equal ``key`` sharing a rank as ``tied_ranks``. Every
+    problem ranks its submission x model rows here, so that they all rank them alike."""
+    within: dict[K, int] = {}
+    for lv in dict.fromkeys(level(k) for k in ordered):
+        within.update(tied_ranks([k for k in ordered if level(k) == lv], key))
+    return tied_ranks(ordered, key), within
+
+
+def level_key(name: str, level: str | None) -> str:
+    """A row's name: the submission, and in a several-model run its model level (``team @ a--b``), which the
+    rank intervals, the errors column and the trial rows key it by."""
+    return name if level is None else f"{name} @ {level}"
+
+
 def shared_ranks(scores: Mapping[K, float | None]) -> dict[K, int]:
     """Highest score first; equal scores share a rank (1, 1, 3); no score (None, NaN) ranks last."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pcg_plugin.core.stats.intervals import tied_ranks
+from pcg_plugin.core.stats.intervals import model_ranks
 from pcg_plugin.episode.finish import level_key
 from pcg_plugin.episode.matchups import Game as Game_
 from pcg_plugin.episode.matchups import summarise
@@ -160,14 +160,11 @@ def row_model(models: Mapping[str, str]) -> str | None:
 def rank_rows(out: list[dict[str, Any]]) -> None:
     """Sort ``out`` best first, then rank across every row (``rank``) and within each model (``rank_in_model``)."""
     out.sort(key=lambda row: (-(row["figures"].get("score") or 0), row["submission"], row["model"] or ""))
-    ranks = tied_ranks(range(len(out)), lambda i: out[i]["figures"].get("score") or 0)
+    ranks, inner = model_ranks(
+        range(len(out)), lambda i: out[i]["figures"].get("score") or 0, lambda i: out[i]["model"]
+    )
     for i, row in enumerate(out):
-        row["rank"] = ranks[i]
-    for level in dict.fromkeys(row["model"] for row in out):
-        own = [i for i, row in enumerate(out) if row["model"] == level]
-        inner = tied_ranks(own, lambda i: out[i]["figures"].get("score") or 0)
-        for i in own:
-            out[i]["rank_in_model"] = inner[i]
+        row["rank"], row["rank_in_model"] = ranks[i], inner[i]
 
 
 def matchup(game: Game, r: EpisodeRecord) -> Game_:

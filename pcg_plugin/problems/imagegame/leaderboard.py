@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pcg_plugin.core.stats.intervals import tied_ranks
+from pcg_plugin.core.stats.intervals import model_ranks
 from pcg_plugin.episode.finish import level_key
 from pcg_plugin.episode.matchups import Game, summarise
 from pcg_plugin.problems.imagegame import scoring
@@ -132,11 +132,7 @@ def rows(
             )
         )
     ranked = sorted(out, key=_key)
-    ranks = tied_ranks(range(len(ranked)), lambda i: _key(ranked[i])[:2])
-    inner: dict[int, int] = {}
-    for level in dict.fromkeys(r.level for r in ranked):
-        own = [i for i, r in enumerate(ranked) if r.level == level]
-        inner.update(tied_ranks(own, lambda i: _key(ranked[i])[:2]))
+    ranks, inner = model_ranks(range(len(ranked)), lambda i: _key(ranked[i])[:2], lambda i: ranked[i].level)
     return [Row(**{**r.__dict__, "rank": ranks[i], "rank_in_model": inner[i]}) for i, r in enumerate(ranked)]
 
 

@@ -17,7 +17,7 @@ from pcg_plugin._util.atomic import atomic_write
 from pcg_plugin._util.numbers import fixed
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.contract.base import Finished, WorkerStats, merged_facts
-from pcg_plugin.core.stats.intervals import rank_text
+from pcg_plugin.core.stats.intervals import level_key, rank_text
 from pcg_plugin.problems.pcgbench import PINNED_COMMIT, PLACES
 from pcg_plugin.problems.pcgbench.bench.registry import get_problem
 from pcg_plugin.problems.pcgbench.instances import instances
@@ -86,24 +86,31 @@ def results_document(
     metas = {m["name"]: m for m in collected.items.values()}
     names = sorted(metas)
     ids = [i.id for i in insts]
-    ranked = rank(score_submission(problem, n, records, ids, settings.trials) for n in names)
-    errors: dict[tuple[str, str, int], str] = {}
+    levels: tuple[str | None, ...] = settings.models if settings.multi_model else (None,)
+    ranked = rank(
+        (score_submission(problem, n, records, ids, settings.trials, lv) for n in names for lv in levels), levels
+    )
+    errors: dict[tuple[str, str | None, str, int], str] = {}
     for nodeid, message in collected.errors.items():
         meta = collected.items.get(nodeid, {})
         if "instance" in meta:
-            errors[(meta["name"], meta["instance"], int(meta["trial"]))] = message
+            errors[(meta["name"], meta.get("model"), meta["instance"], int(meta["trial"]))] = message
+    one_model = facts.get("model") or settings.model
     subs = []
     for s in ranked:
         per = []
         for score, inst in zip(s.instances, insts, strict=True):  # scored per instance id, in this order
-            mine = [r for r in records if r.submission == s.name and r.instance == inst.id]
-            errs = {t: m for (n, i, t), m in errors.items() if n == s.name and i == inst.id}
+            mine = [r for r in records if r.submission == s.name and r.model == s.model and r.instance == inst.id]
+            errs = {t: m for (n, lv, i, t), m in errors.items() if (n, lv, i) == (s.name, s.model, inst.id)}
             per.append(_instance(score, inst.control, mine, errs))
         meta = metas[s.name]
         subs.append(
             {
                 "rank": s.rank,
+                "rank_in_model": s.rank_in_model,
                 "name": s.name,
+                "model": s.model or one_model,
+                "key": level_key(s.name, s.model),
                 "format": meta.get("format"),
                 "path": meta.get("path"),
                 "score": s.score,
@@ -113,7 +120,7 @@ def results_document(
                 "diversity_all": s.diversity_all,
                 "diversity_instance_mean": sum(i.diversity for i in s.instances) / len(s.instances),
                 "zero_reasons": s.reasons,
-                "errored_trials": sum(1 for k in errors if k[0] == s.name),
+                "errored_trials": sum(1 for k in errors if k[:2] == (s.name, s.model)),
                 "instances": per,
             }
         )
@@ -140,6 +147,7 @@ def results_document(
             **SAMPLING,  # what every request sent: the gate compares it like for like (core/results/like_for_like.py)
         },
         "scoring": "score = mean over instances of (trials feasible AND controlled AND unique) / trials",
+        "models": list(settings.models),
         "instances": [{"id": i.id, "control": i.control} for i in insts],
         "submissions": subs,
         "errors": dict(sorted(collected.errors.items())),
@@ -160,7 +168,7 @@ def finish_run(config: Any, run: Mapping[str, Any], collected: Any, worker_stats
     ctx = config.stash.get(CONTEXT_KEY, None)
     facts = merged_facts(worker_stats, ctx.facts() if ctx else {})
     doc = results_document(settings, run, collected, facts, provenance.collect(REPO_ROOT))
-    runs.annotate(problem_of(config), doc, doc["submissions"])
+    runs.annotate(problem_of(config), doc, doc["submissions"], name_key="key")
     run_dir = Path(run["run_dir"])
     atomic_write(run_dir / FILE, json.dumps(doc, indent=1) + "\n")
     return doc, write_report(doc, run_dir)
@@ -172,7 +180,8 @@ ZERO_LINES = 40  # zero trials listed one per line in the terminal; the rest are
 def zero_lines(results: Mapping[str, Any], limit: int = ZERO_LINES) -> list[str]:
     """One line per trial that scored 0, naming submission, instance, trial, reason and what was wrong."""
     zeros = [
-        f"ZERO {s['name']} instance {i['id']} trial {t['trial']}: {t['reason']} (scored 0): {t['message']}"
+        f"ZERO {s.get('key', s['name'])} instance {i['id']} trial {t['trial']}: {t['reason']} (scored 0): "
+        f"{t['message']}"
         for s in results["submissions"]
         for i in s["instances"]
         for t in i["trials"]
@@ -201,10 +210,12 @@ def summary_lines(
     def n(value: Any) -> str:
         return fixed(value, PLACES)
 
+    several = len(results.get("models") or ()) > 1
     for s in results["submissions"]:
         zeros = ", ".join(f"{k} {v}" for k, v in s["zero_reasons"].items())
+        model = f" {s['model']} (#{s['rank_in_model']} of its model)" if several else ""
         lines.append(
-            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']} score {n(s['score'])} "
+            f"{s['rank']}. [95% rank {rank_text(s.get('rank_interval'))}] {s['name']}{model} score {n(s['score'])} "
             f"(feasible {n(s['feasible'])}, controlled {n(s['controlled'])}, unique {n(s['unique'])}; "
             f"diversity {n(s['diversity_all'])} over all trials){'; zeros: ' + zeros if zeros else ''}"
         )

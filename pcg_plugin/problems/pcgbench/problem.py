@@ -57,6 +57,11 @@ class PcgBenchProblem(BaseProblem):
             f"pcg: problem {self.name} (pcg_benchmark 00b96f5 semantics), {len(settings.targets)} instances "
             f"({', '.join(settings.targets)}) x {settings.trials} trials; model {model}"
         ]
+        if settings.multi_model:
+            lines.append(
+                f"pcg: {len(settings.models)} models, one item level each (-k model_<name> selects one), each "
+                "scored alone: one row per submission x model, ranked across every row and within its model"
+            )
         return lines + [f"pcg: {note}" for note in settings.notes]
 
     @property
@@ -88,7 +93,7 @@ class PcgBenchProblem(BaseProblem):
         ctx = bench_context(config)
         s = ctx.settings
         instance = instance_by_id(get_problem(s.problem), s.instance_count, s.seed, target)
-        return trial.run_trial(sub, instance, number, nodeid, ctx)
+        return trial.run_trial(sub, instance, number, nodeid, ctx, model)
 
     def describe(self, record: BenchRecord) -> str:
         return records.describe(record)

@@ -39,7 +39,8 @@ def context(doc: Mapping[str, Any]) -> dict[str, Any]:
         subs.append({**s, "instances": insts})
     banner = unofficial(doc["settings"])
     warnings = [banner] if banner else []
-    return {"doc": doc, "submissions": subs, "warnings": warnings, "legend": kind.key()}
+    several = len(doc.get("models") or ()) > 1  # one row per submission x model, each with its model's rank
+    return {"doc": doc, "submissions": subs, "warnings": warnings, "legend": kind.key(), "several": several}
 
 
 def render(doc: Mapping[str, Any]) -> str:

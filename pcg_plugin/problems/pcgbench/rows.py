@@ -40,7 +40,7 @@ def trial_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
                     trials.row(
                         problem=doc["problem"],
                         submission=sub["name"],
-                        model=_model(doc),
+                        model=sub.get("model") or _model(doc),
                         target=inst["id"],
                         trial=t["trial"],
                         score=_passed(t),
@@ -60,13 +60,20 @@ def trial_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _level(doc: Mapping[str, Any], sub: Mapping[str, Any]) -> str | None:
+    """A row's model level: its model in a several-model run, else None (a one-model run's rows have none)."""
+    return sub.get("model") if len(doc.get("models") or ()) > 1 else None
+
+
 def scores(doc: Mapping[str, Any], pick: Any) -> dict[str, float]:
+    """Each row's score (keyed as the row: ``key``, the submission with its model in a several-model run) on the
+    picked trials; each model's trials of an instance are resampled as a group of their own."""
     out = {}
     for sub in doc.get("submissions", []):
         per = []
         for inst in sub.get("instances", []):
             ts = inst.get("trials", [])
-            chosen = [ts[i] for i in pick((sub["name"], None, inst["id"]), len(ts))]
+            chosen = [ts[i] for i in pick((sub["name"], _level(doc, sub), inst["id"]), len(ts))]
             per.append(sum(map(_passed, chosen)) / len(chosen) if chosen else 0.0)
-        out[sub["name"]] = sum(per) / len(per) if per else 0.0
+        out[sub.get("key", sub["name"])] = sum(per) / len(per) if per else 0.0
     return out

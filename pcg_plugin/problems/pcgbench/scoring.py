@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from pcg_plugin.core.stats.intervals import model_ranks
 from pcg_plugin.problems.pcgbench.bench.evaluate import set_diversity
 from pcg_plugin.problems.pcgbench.bench.greedy_diversity import head_survivors
 from pcg_plugin.problems.pcgbench.bench.problem import BenchProblem
@@ -48,6 +49,8 @@ class SubmissionScore:
     diversity_all: float
     rank: int = 0
     reasons: dict[str, int] = field(default_factory=dict)  # zero reason -> trials
+    model: str | None = None  # its model level in a several-model run (None: the run's one model)
+    rank_in_model: int = 0
 
     def fraction(self, attr: str) -> float:
         total = sum(i.trials for i in self.instances)
@@ -75,9 +78,16 @@ def score_instance(problem: BenchProblem, instance: str, records: Sequence[Bench
 
 
 def score_submission(
-    problem: BenchProblem, name: str, records: Iterable[BenchRecord], instances: Sequence[str], trials: int
+    problem: BenchProblem,
+    name: str,
+    records: Iterable[BenchRecord],
+    instances: Sequence[str],
+    trials: int,
+    model: str | None = None,
 ) -> SubmissionScore:
-    mine = [r for r in records if r.submission == name]
+    """One submission's trials of one model (``model``: a several-model run's level; None: the run's one model)
+    scored as a run of that model alone scores them."""
+    mine = [r for r in records if r.submission == name and r.model == model]
     per = tuple(score_instance(problem, i, [r for r in mine if r.instance == i], trials) for i in instances)
     valid = sorted((r for r in mine if r.valid), key=lambda r: (instances.index(r.instance), r.trial))
     every = set_diversity(problem, [r.full_info() for r in valid])[0] if valid else 0.0
@@ -87,15 +97,13 @@ def score_submission(
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
     score = sum(i.score for i in per) / len(per) if per else 0.0
     return SubmissionScore(
-        name=name, score=score, instances=per, diversity_all=every, reasons=dict(sorted(reasons.items()))
+        name=name, score=score, instances=per, diversity_all=every, reasons=dict(sorted(reasons.items())), model=model
     )
 
 
-def rank(scores: Iterable[SubmissionScore]) -> list[SubmissionScore]:
-    """Highest score first, ties by name; equal scores share the rank of the first of them."""
-    ordered = sorted(scores, key=lambda s: (-s.score, s.name))
-    out: list[SubmissionScore] = []
-    for n, s in enumerate(ordered, 1):
-        same = out and out[-1].score == s.score
-        out.append(replace(s, rank=out[-1].rank if same else n))
-    return out
+def rank(scores: Iterable[SubmissionScore], models: Sequence[str | None] = (None,)) -> list[SubmissionScore]:
+    """Highest score first, ties by name, then by the model's place in ``models``; equal scores share the rank
+    of the first of them, across every row (``rank``) and among one model's rows (``rank_in_model``)."""
+    ordered = sorted(scores, key=lambda s: (-s.score, s.name, models.index(s.model)))
+    across, within = model_ranks(range(len(ordered)), lambda i: ordered[i].score, lambda i: ordered[i].model)
+    return [replace(s, rank=across[i], rank_in_model=within[i]) for i, s in enumerate(ordered)]

@@ -84,8 +84,11 @@ def resolve(
             "(set --pcg-grid-instances/--pcg-trials for more)"
         )
     model = get("pcg_model")
-    if model and "," in model:
-        raise ValueError("--pcg-model: the PCG Benchmark problems evaluate one model per run")
+    if len(run_options.parse_models(model, backend)) > 1 and offline:  # a model named twice is refused there too
+        raise ValueError(
+            f"--pcg-model: several models ({model}) need a backend that serves them (--pcg-base-url, "
+            "--pcg-backend, or a BACKEND/ prefix on each: scripted/module:function), not the offline default"
+        )
     if not offline and not model:
         raise ValueError(
             f"--pcg-model: the PCG Benchmark problems have no official model; name the one "

@@ -9,6 +9,7 @@ run folder.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -28,8 +29,16 @@ from pcg_plugin.problems.pcgbench.submission import PROMPT, BenchSubmission
 from pcg_plugin.problems.pcgbench.worker import BenchContext
 
 
-def response_path(submission: str, instance: str, trial: int) -> str:
-    return f"{submission}/raw/{instance}/{trial}.txt"
+def response_path(submission: str, instance: str, trial: int, model: str | None = None) -> str:
+    """Where a trial's raw response is kept; with several models, under the model's own folder."""
+    if model is None:
+        return f"{submission}/raw/{instance}/{trial}.txt"
+    return f"{submission}/raw/{model_folder(model)}/{instance}/{trial}.txt"
+
+
+def model_folder(model: str) -> str:
+    """A model entry as one folder name (``openai/gpt-4o`` -> ``openai_gpt-4o``)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", model)
 
 
 def judge(problem: BenchProblem, record: BenchRecord, response: str) -> BenchRecord:
@@ -49,9 +58,12 @@ def judge(problem: BenchProblem, record: BenchRecord, response: str) -> BenchRec
     )
 
 
-def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str, ctx: BenchContext) -> BenchRecord:
-    """The whole trial; official failures (a program's error, a guard) are a zero with a reason, anything else
-    raises (the item errors and the trial is reported missing)."""
+def run_trial(
+    sub: BenchSubmission, instance: Instance, trial: int, nodeid: str, ctx: BenchContext, model: str | None = None
+) -> BenchRecord:
+    """The whole trial (``model``: its model level in a several-model run, else None); official failures (a
+    program's error, a guard) are a zero with a reason, anything else raises (the item errors and the trial is
+    reported missing)."""
     record = BenchRecord(
         nodeid=nodeid,
         submission=sub.name,
@@ -59,10 +71,11 @@ def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str,
         control=instance.control,
         trial=trial,
         format=sub.format,
+        model=model,
     )
     t = time.perf_counter()
     try:
-        response, usage = generate(sub, instance, trial, ctx)
+        response, usage = generate(sub, instance, trial, ctx, model)
     except OfficialFailure as failure:
         return replace(
             record,
@@ -71,7 +84,7 @@ def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str,
             timings={"generate": time.perf_counter() - t},
         )
     timings = {"generate": time.perf_counter() - t}
-    rel = response_path(sub.name, instance.id, trial)
+    rel = response_path(sub.name, instance.id, trial, model)
     atomic_write(trial_folder(ctx.run_dir) / rel, response, newline="")
     t = time.perf_counter()
     record = judge(get_problem(ctx.settings.problem), replace(record, response=rel, usage=usage), response)
@@ -79,10 +92,12 @@ def run_trial(sub: BenchSubmission, instance: Instance, trial: int, nodeid: str,
     return replace(record, timings=timings)
 
 
-def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchContext) -> tuple[str, dict[str, Any]]:
-    """The trial's final response (each model answer stored before use) and its token usage."""
+def generate(
+    sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchContext, model: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The trial's final response (each model answer stored before use, under its model) and its token usage."""
     problem = get_problem(ctx.settings.problem)
-    chat = ctx.trial_chat(sub.name, sub.files_hash, instance.id, trial)
+    chat = ctx.trial_chat(sub.name, sub.files_hash, instance.id, trial, model)
     try:
         if sub.format == PROMPT:
             assert sub.prompt is not None
@@ -104,7 +119,7 @@ def generate(sub: BenchSubmission, instance: Instance, trial: int, ctx: BenchCon
                         team=sub.name,
                         trial=trial,
                         root=sub.path,
-                        model=ctx.key_model(),
+                        model=ctx.key_model(model),
                     )
 
             response = chat.run_program(run, final_is_result=True)  # a finished trial: as recorded, not run again

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,23 +32,28 @@ class BenchContext:
     run_dir: Path
     workers: int = 1
     stats: dict[str, float] = field(default_factory=dict)
+    _backends: dict[str | None, Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def store_edition(self) -> str:
         """The response store's first key: the problem and the pinned benchmark semantics."""
         return f"pcgbench/{self.settings.problem}@{PINNED_COMMIT}"
 
-    @once_property
-    def backend(self) -> Any:
-        """The LLM backend, made once per process (``scripted``: the responder of ``--pcg-model module:callable``)."""
-        t = time.perf_counter()
-        try:
-            return self._make_backend()
-        finally:
-            self.stats["load_backend_s"] = time.perf_counter() - t
+    def backend(self, model: str | None = None) -> Any:
+        """The LLM backend of a model entry (None: the run's one model), made once per process (``scripted``: the
+        responder of ``--pcg-model scripted/module:callable``)."""
+        with self._lock:
+            if model not in self._backends:
+                t = time.perf_counter()
+                try:
+                    self._backends[model] = self._make_backend(model)
+                finally:
+                    self.stats["load_backend_s"] = self.stats.get("load_backend_s", 0.0) + time.perf_counter() - t
+            return self._backends[model]
 
-    def _make_backend(self) -> Any:
-        s, spec = self.settings, self.settings.spec(None)  # the one model: its BACKEND/ prefix, else --pcg-backend
+    def _make_backend(self, model: str | None) -> Any:
+        s, spec = self.settings, self.settings.spec(model)  # the entry's BACKEND/ prefix, else --pcg-backend
         if spec.backend == "scripted":
             from pcg_plugin.llm.scripted import ScriptedBackend, load_callable
 
@@ -79,21 +85,21 @@ class BenchContext:
             answer_regex=regex,
         )
 
-    def key_model(self) -> str:
-        """The model that really answers (a scripted double is never replayed as a real model)."""
-        s, spec = self.settings, self.settings.spec(None)
+    def key_model(self, model: str | None = None) -> str:
+        """The model that really answers (a scripted double is never replayed as a real model): each model of a
+        several-model run is stored under its own name."""
+        s, spec = self.settings, self.settings.spec(model)
         if spec.backend == "scripted":
             return f"scripted:{spec.name}"
-        return str(getattr(self.backend, "model", None) or spec.name or s.model or "")
+        return str(getattr(self.backend(model), "model", None) or spec.name or model or s.model or "")
 
-    @once_property
-    def profile(self) -> Any:
+    def profile(self, model: str | None = None) -> Any:
         """What every request sends and the guards enforce (see the constants above)."""
         from pcg_plugin.llm.profiles import Profile
 
         return Profile(
             self.store_edition,
-            self.key_model(),
+            self.key_model(model),
             TEMPERATURE,
             None,
             CLIENT_TIMEOUT,
@@ -109,26 +115,30 @@ class BenchContext:
         assert self.settings.store is not None
         return open_store(self.settings.store)
 
-    def trial_chat(self, submission: str, files_hash: str, instance: str, trial: int) -> Any:
-        """A TrialChat keyed by the trial's identity: every response stored before it is used, replayed in order."""
+    def trial_chat(self, submission: str, files_hash: str, instance: str, trial: int, model: str | None = None) -> Any:
+        """A TrialChat keyed by the trial's identity and its model: every response stored before it is used,
+        replayed in order."""
         from pcg_plugin.llm.session import TrialChat
         from pcg_plugin.llm.store import TrialKey
 
-        key = TrialKey(self.store_edition, self.key_model(), submission, files_hash, instance, trial)
-        return TrialChat(key, backend=self.backend, profile=self.profile, store=self.store, mode=self.settings.record)
+        key = TrialKey(self.store_edition, self.key_model(model), submission, files_hash, instance, trial)
+        return TrialChat(
+            key, backend=self.backend(model), profile=self.profile(model), store=self.store, mode=self.settings.record
+        )
 
     def facts(self) -> dict[str, Any]:
-        """What this process loaded, for results.json."""
-        if "backend" not in self.__dict__:  # no trial ran here: nothing loaded
+        """What this process loaded, for results.json (several models: each one's name, joined by ``,``)."""
+        if not self._backends:  # no trial ran here: nothing loaded
             return {}
-        be = self.backend
+        models = list(self._backends)
+        be = self._backends[models[0]]
         return {
             "backend": {
                 "name": getattr(be, "name", type(be).__name__),
                 "offline_default": bool(getattr(be, "is_offline_default", False)),
                 "constrain": getattr(be, "constrain", "off"),
             },
-            "model": self.key_model(),
+            "model": ",".join(self.key_model(m) for m in self.settings.models) if len(models) > 1 else self.key_model(),
         }
 
 

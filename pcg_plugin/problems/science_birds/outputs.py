@@ -122,7 +122,7 @@ def with_rank_intervals(doc: Results, reps: int = 100) -> Results:
 
     found = rank_intervals(doc, reps=reps)
     subs = tuple(
-        replace(s, extra={**s.extra, "rank_interval": list(found[s.name]) if s.name in found else None})
+        replace(s, extra={**s.extra, "rank_interval": list(found[k]) if (k := doc.row_key(s)) in found else None})
         for s in doc.submissions
     )
     return replace(doc, submissions=subs)
@@ -143,7 +143,9 @@ def finish_run(config: Any, run: dict[str, Any], collected: Any, worker_stats: W
     run_dir.mkdir(parents=True, exist_ok=True)
     facts = merged_facts(worker_stats, config.stash[CONTEXT_KEY].facts())
     several = settings.multi_model
-    score = aggregate.score_models if several else aggregate.score
+    summed = edition(settings.edition).several_models  # 2025 sums its models; 2023, 2024 score each alone
+    score = (aggregate.score_models if summed else aggregate.score_each) if several else aggregate.score
+    result: Any
     result, _numbers, letters = score(collected, settings)
     run_doc = Run(
         id=run["id"],

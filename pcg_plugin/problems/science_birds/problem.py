@@ -264,11 +264,11 @@ class ScienceBirds(BaseProblem):
         """Why ``submission`` scores 0 though its trials did not all fail: diversity 0 (``pcg compare`` says it)."""
         from pcg_plugin.problems.science_birds.results import coerce
 
-        doc = coerce(results)
-        sub = next((s for s in doc.submissions if s.name == submission), None)
+        doc = coerce(results)  # ``submission``: a row's key (``team @ model`` where rows are per model) or name
+        sub = next((s for s in doc.submissions if submission in (doc.row_key(s), s.name)), None)
         if sub is None:
             return None
-        return terminal.diversity_cause(sub, doc.per_model or None, list(doc.settings.letters or ()))
+        return terminal.diversity_cause(sub, doc.per_model if doc.summed else None, list(doc.settings.letters or ()))
 
     def trial_zero_cause(self, row: Mapping[str, Any]) -> str | None:
         """Why a trial without an official reason scored 0 (its row from ``trial_rows``): stability or

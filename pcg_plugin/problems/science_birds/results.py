@@ -269,9 +269,10 @@ class Letter(Part):
 
 @dataclass(frozen=True)
 class Submission(Part):
-    """One submission's row: its scores (with several models: totals over the models, ``letters`` empty)."""
+    """One submission's row: its scores (2025 with several models: totals over the models, ``letters`` empty;
+    2023, 2024 with several models: one row per submission x model, ``rank`` across every row)."""
 
-    OMIT_NONE = ("model",)
+    OMIT_NONE = ("model", "rank_in_model", "key")
 
     name: str | None = None
     team: str | None = None
@@ -285,6 +286,8 @@ class Submission(Part):
     usage: Usage = field(default_factory=Usage, metadata=_part_io(Usage))
     letters: Mapping[str, Letter] = _part_map(Letter)
     model: str | None = None  # the model that answered; "all" where the edition's rule sums several (2025)
+    rank_in_model: int | None = None  # 2023, 2024 with several models: the rank of a run of this model alone
+    key: str | None = None  # 2023, 2024 with several models: ``submission @ model``, what rank_interval is for
 
 
 @dataclass(frozen=True)
@@ -358,6 +361,22 @@ class Results(Part):
             )
         return cls.read(data, "results")
 
+    @property
+    def summed(self) -> bool:
+        """Several models combined by the edition's rule (2025): each row a total over the models, ``per_model``
+        holding each model's letters. Else, with several models (2023, 2024), each row is one submission x model
+        with its own letters and ``per_model`` holds each model's official figures only."""
+        return bool(self.per_model) and all(s.rank_in_model is None for s in self.submissions)
+
+    @property
+    def row_models(self) -> list[str]:
+        """2023, 2024 with several models: the models the rows are of, in order (empty: rows are submissions)."""
+        return list(dict.fromkeys(s.model or "" for s in self.submissions if s.rank_in_model is not None))
+
+    def row_key(self, sub: Submission) -> str:
+        """The name a row's rank interval and scores are keyed by: ``key`` where rows are per model, else its name."""
+        return sub.key or sub.name or ""
+
     def letter_sets(self) -> list[Mapping[str, Letter]]:
         """Every program's letters: each submission's own, then each model's (several-model runs)."""
         out = [s.letters for s in self.submissions]
@@ -367,11 +386,12 @@ class Results(Part):
     def model_letters(self, name: str) -> list[tuple[str | None, Mapping[str, Letter]]]:
         """(model, letters) of one submission: (None, its letters) in a one-model run, else one pair per model
         (a model without that submission gives empty letters)."""
-        if not self.per_model:
+        if not self.summed:
             sub = next((s for s in self.submissions if s.name == name), Submission())
             return [(None, sub.letters)]
         return [
-            (model, m.submissions[name].letters if name in m.submissions else {}) for model, m in self.per_model.items()
+            (model, m.submissions[name].letters if name in m.submissions else {})
+            for model, m in (self.per_model or {}).items()
         ]
 
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pcg_plugin.core.records import trials
+from pcg_plugin.core.stats.intervals import level_key
 from pcg_plugin.problems.science_birds.results import Letter, Results, coerce
 
 
@@ -21,11 +22,15 @@ def trial_rows(results: Results | Mapping[str, Any]) -> list[dict[str, Any]]:
     doc = coerce(results)
     model = doc.settings.model
     parts: list[tuple[str | None, str, Mapping[str, Letter]]] = []
-    if doc.per_model:
-        for model_key, part in doc.per_model.items():
+    if doc.summed:
+        for model_key, part in (doc.per_model or {}).items():
             parts += [(model_key, name, sub.letters) for name, sub in part.submissions.items()]
-    else:
-        parts = [(model, str(s.name), s.letters) for s in doc.submissions if s.name is not None]
+    else:  # a row per submission, or per submission x model (2023, 2024 with several: ``rank_in_model`` set)
+        parts = [
+            (s.model if s.rank_in_model is not None else model, str(s.name), s.letters)
+            for s in doc.submissions
+            if s.name is not None
+        ]
     out = []
     for m, name, letters in parts:
         for letter, data in letters.items():
@@ -56,8 +61,9 @@ def trial_zero_cause(row: Mapping[str, Any]) -> str | None:
 
 
 def scores(results: Results | Mapping[str, Any], pick: Any) -> dict[str, float]:
-    """``{submission: normalized score}`` by the official scorer over the trials ``pick`` chooses from each
-    (submission, model, letter) (diversity held at its measured value, as the bootstrap does)."""
+    """``{row: normalized score}`` by the official scorer over the trials ``pick`` chooses from each
+    (submission, model, letter) (diversity held at its measured value, as the bootstrap does); a row is a
+    submission, or in 2023/2024 with several models ``team @ model``, each model's rows scored alone."""
     from pcg_plugin.problems.science_birds.scoring.bootstrap import letter_input, prepare, setup_from_settings
     from pcg_plugin.problems.science_birds.scoring.official import score, score_models
 
@@ -76,18 +82,28 @@ def scores(results: Results | Mapping[str, Any], pick: Any) -> dict[str, float]:
             for name, per in prepared.items()
         }
 
-    if doc.per_model:
+    if doc.summed:
         per_model = {
-            m: drawn(m, {n: s.letters for n, s in part.submissions.items()}) for m, part in doc.per_model.items()
+            m: drawn(m, {n: s.letters for n, s in part.submissions.items()})
+            for m, part in (doc.per_model or {}).items()
         }
         res = score_models(per_model, trials=setup.trials, letters=setup.letters, disable_weights=setup.disable_weights)
         return {name: float(v) for name, v in res.normalized.items()}
-    subs = {str(s.name): s.letters for s in doc.submissions if s.name is not None}
-    one = score(
-        drawn(None, subs),
-        edition=setup.edition,
-        trials=setup.trials,
-        letters=setup.letters,
-        disable_weights=setup.disable_weights,
-    )
-    return {name: float(p.normalized_score) for name, p in one.programs.items()}
+    # one model (level None), or 2023/2024 with several: each model's rows scored alone, keyed ``name @ model``
+    levels: list[str | None] = [*doc.row_models] or [None]
+    out = {}
+    for level in levels:
+        subs = {
+            str(s.name): s.letters
+            for s in doc.submissions
+            if s.name is not None and (level is None or s.model == level)
+        }
+        one = score(
+            drawn(level, subs),
+            edition=setup.edition,
+            trials=setup.trials,
+            letters=setup.letters,
+            disable_weights=setup.disable_weights,
+        )
+        out.update({level_key(name, level): float(p.normalized_score) for name, p in one.programs.items()})
+    return out

@@ -123,16 +123,12 @@ def parse_letters(text: str) -> tuple[str, ...]:
 
 
 def check_models(models: tuple[str, ...], *, edition: str, backend: str | None, offline: bool) -> None:
-    """Several models are the 2025 edition's evaluation (scores summed over models); refuse what cannot be that."""
+    """Several models: the 2025 edition sums them by its rule; 2023 and 2024 score each on its own. Refuse a
+    model named twice, the offline default (it serves one model) and names that would share a folder."""
     if len(models) < 2:
         return
     if len(set(models)) != len(models):
         raise ValueError(f"--pcg-model: a model is named twice in {','.join(models)}")
-    if not edition_record(edition).several_models:
-        raise ValueError(
-            f"--pcg-model: several models ({','.join(models)}) are the 2025 evaluation (prompt scores "
-            f"summed over models); add --pcg-edition 2025 (this run is {edition})"
-        )
     if offline:
         raise ValueError(
             "--pcg-model: several models need a backend that serves them (--pcg-base-url or "

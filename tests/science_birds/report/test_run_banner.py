@@ -33,3 +33,14 @@ def test_doubles_and_other_vendors_keep_their_own_banner() -> None:
 def test_the_report_warns_of_another_model() -> None:
     doc = coerce({"settings": {"edition": "2024", "backend": "openai", "model": "gpt-4.1-nano"}})
     assert any(w.startswith("UNOFFICIAL RUN: gpt-4.1-nano") for w in warnings(doc))
+
+
+@pytest.mark.parametrize("year", ["2023", "2024"])
+def test_several_models_name_each_that_is_not_the_editions(year: str) -> None:
+    """Several models in an edition of one (issue 51): the banner names each model that is not the edition's
+    official one, as the profile asks for it (``openai/<official>`` is the official model, not another)."""
+    official = EDITIONS[year].profile.model
+    both = (f"openai/{official}", "gpt-4.1-nano", "openai/gpt-4o-mini")
+    banner = run_banner(Settings(edition=year, backend="openai", model=",".join(both), models=both))
+    assert banner and banner.startswith("UNOFFICIAL RUN: gpt-4.1-nano, openai/gpt-4o-mini answered")
+    assert run_banner(Settings(edition=year, backend="openai", models=(official, f"openai/{official}"))) is None

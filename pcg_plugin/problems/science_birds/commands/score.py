@@ -113,6 +113,7 @@ def _official_folder(src: Path, args: argparse.Namespace) -> int:
 def _run_folder(src: Path, args: argparse.Namespace) -> int:
     """A pytest-pcg run folder: the submissions its results.json names are the programs (thumbs/ and the rest
     are not), scored with the run's settings unless an option says otherwise; several models as the run did."""
+    from pcg_plugin.problems.science_birds.editions import edition as edition_record
     from pcg_plugin.problems.science_birds.report import official_layout, run_layout
     from pcg_plugin.problems.science_birds.scoring import official as scoring
 
@@ -127,20 +128,30 @@ def _run_folder(src: Path, args: argparse.Namespace) -> int:
         f"run folder: {len(run.names)} programs from results.json, edition {edition}, letters "
         f"{','.join(letters)}, {trials} trials"
     )
-    if run.models is None:
-        programs = official_layout.read_layout(src, letters, edition=edition, names=run.names)
-        result = scoring.score(
-            programs,
-            edition=edition,
-            trials=trials,
-            letters=letters,
-            disable_weights=weights_off,
-            tie_break=tie_break,
-            prompt_lengths=lengths or None,
-        )
-        competition = result.competition_score
-        rows = [(n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking]
-        written = {src / "result": result}
+    if run.models is None or not edition_record(edition).several_models:
+        # one official tree, or (2023, 2024 with several models) one per model, each scored alone
+        trees = {None: src} if run.models is None else {m: src / f for m, f in run.models.items()}
+        for model, tree in trees.items():
+            programs = official_layout.read_layout(tree, letters, edition=edition, names=run.names)
+            result = scoring.score(
+                programs,
+                edition=edition,
+                trials=trials,
+                letters=letters,
+                disable_weights=weights_off,
+                tie_break=tie_break,
+                prompt_lengths=lengths or None,
+            )
+            if not args.no_write:
+                official_layout.write_results(tree / "result", result)
+            rows = [
+                (n, r, result.programs[n].normalized_score, result.programs[n].prompt_score) for n, r in result.ranking
+            ]
+            alone = f", model {model} (scored alone: the {edition} edition ran one model)" if model else ""
+            _print(head + alone, result.competition_score, rows)
+            if not args.no_write:
+                print(f"wrote {tree / 'result'}")
+        return 0
     else:  # one official tree per model, scored per model and summed, as the run scored them
         per_model = {
             m: official_layout.read_layout(src / f, letters, edition=edition, names=run.names)

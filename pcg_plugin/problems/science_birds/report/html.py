@@ -149,7 +149,7 @@ def _submission_view(sub: Submission, run_dir: Path, results: Results, thumbs: b
     sections = [
         (model, _letters_view(letters, run_dir, thumbs)) for model, letters in results.model_letters(sub.name or "")
     ]
-    if not results.per_model:
+    if not results.summed:
         sections = [(None, _letters_view(sub.letters, run_dir, thumbs))]
     trials = [t for _, letters in sections for data in letters.values() for t in data.trials]
     cost = sub.usage.cost_usd
@@ -197,16 +197,27 @@ def _provenance_rows(results: Results) -> list[tuple[str, str]]:
     return rows
 
 
+EACH_MODEL = (
+    "one row per submission x model: each model scored alone by the official scorer (its own weights and "
+    "competition score; normalized within the model), ranked across every row by prompt score"
+)
+
+
 def rank_intervals(
     results: Results | Mapping[str, Any], *, reps: int = 100, seed: int = 0
 ) -> dict[str, tuple[int, int]]:
     """95% rank intervals by bootstrap over trials: each (submission, letter) redraws its trials with
     replacement and the official scorer (``scoring.score``, weights included) re-ranks; diversity is held at its
     measured value (it is a per-letter number); with several models each model's trials are redrawn and the
-    totals re-ranked (``scoring.score_models``). Empty when there is nothing to resample. The resampling is
+    totals re-ranked (``scoring.score_models``), or (2023, 2024) each model's draw scored alone and the rows
+    ranked across (``aggregate.ranks_across_models``), keyed ``team @ model``. Empty when there is nothing to
+    resample. The resampling is
     ``pcg_plugin.problems.science_birds.scoring.bootstrap`` (shared with the noise-aware baseline gate)."""
+    from pcg_plugin.core.stats.intervals import level_key
+    from pcg_plugin.problems.science_birds.scoring.aggregate import ranks_across_models
     from pcg_plugin.problems.science_birds.scoring.bootstrap import (
         interval,
+        resampled_each_model,
         resampled_model_scores,
         resampled_scores,
         setup_from_settings,
@@ -218,9 +229,16 @@ def rank_intervals(
     if len(subs) < 2 or not setup.letters or reps < 1:
         return {}
     draws: Any
-    if results.per_model:  # 2025 with several models: every model's trials redrawn, ranked by the summed total
-        letters = {m: {n: s.letters for n, s in d.submissions.items()} for m, d in results.per_model.items()}
+    if results.summed:  # 2025 with several models: every model's trials redrawn, ranked by the summed total
+        letters = {m: {n: s.letters for n, s in d.submissions.items()} for m, d in (results.per_model or {}).items()}
         draws = resampled_model_scores(letters, setup, reps=reps, seed=seed)
+    elif results.row_models:  # 2023, 2024 with several models: each model's draw scored alone, rows ranked across
+        per = {m: {s.name: s.letters for s in subs if s.model == m and s.name} for m in results.row_models}
+        across: dict[str, list[int]] = {results.row_key(s): [] for s in subs}
+        for each in resampled_each_model(per, setup, reps=reps, seed=seed):
+            for (name, model), (r, _) in ranks_across_models(each).items():
+                across.setdefault(level_key(name, model), []).append(r)
+        return {key: interval(rs, 0.95) for key, rs in across.items() if rs}
     else:
         draws = resampled_scores({s.name: s.letters for s in subs if s.name is not None}, setup, reps=reps, seed=seed)
     ranks: dict[str, list[int]] = {s.name: [] for s in subs if s.name is not None}
@@ -258,7 +276,7 @@ def render_report(
     ] or [(None, weights_of(results.weights))]
     intervals = rank_intervals(results, reps=bootstrap)
     for s in subs:
-        lo_hi = intervals.get(s.name)
+        lo_hi = intervals.get(results.row_key(s.part))
         s.more["rank_interval"] = f"{lo_hi[0]}–{lo_hi[1]}" if lo_hi else ""
     return template.render(
         run=results.run,
@@ -278,7 +296,8 @@ def render_report(
         provenance_rows=_provenance_rows(results),
         schema=results.schema,
         bootstrap=bootstrap if intervals else 0,
-        per_model=per_model,
+        per_model=per_model if results.summed else {},
+        each_model=EACH_MODEL if per_model and not results.summed else "",
         folders=results.folders,
         folder_errors=results.folder_errors,
     )

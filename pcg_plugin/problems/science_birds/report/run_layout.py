@@ -41,7 +41,7 @@ def read_run_folder(src: Path) -> RunFolder:
     settings = doc.settings
     weights = doc.weights or next((m.weights for m in (doc.per_model or {}).values()), {})
     letters = tuple(sorted(weights)) or tuple(settings.letters or ())  # the letters the run scored (-k may cut)
-    names = tuple(sorted(s.name for s in doc.submissions if s.name))  # the order the run scored them in
+    names = tuple(sorted({s.name for s in doc.submissions if s.name}))  # the order the run scored them in
     return RunFolder(
         names=names,
         edition=settings.edition or "2024",

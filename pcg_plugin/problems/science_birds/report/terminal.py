@@ -10,6 +10,8 @@ from typing import Any
 from pcg_plugin._util.numbers import fixed
 from pcg_plugin.core.contract.banner import unofficial
 from pcg_plugin.core.stats.intervals import rank_text
+from pcg_plugin.llm.options import parse_model
+from pcg_plugin.problems.science_birds.editions import edition as edition_record
 from pcg_plugin.problems.science_birds.results import FILE, ModelResults, ModelSubmission, Results, Submission, coerce
 from pcg_plugin.problems.science_birds.settings import Settings
 
@@ -28,7 +30,8 @@ def run_banner(settings: Any) -> str | None:
     official = edition.profile.model
     if edition.several_models or not official:
         return None
-    used = [m for m in (settings.models or (settings.model,)) if m and m != official]
+    # each model as the edition's profile would ask for it (``openai/gpt-4o`` asks for ``gpt-4o``)
+    used = [m for m in (settings.models or (settings.model,)) if m and parse_model(m, None).name != official]
     if not used:
         return None
     return (
@@ -65,12 +68,19 @@ def header_lines(settings: Settings) -> list[str]:
             f"pcg: constrained decoding: answers are generated under the {settings.constrain} grammar "
             "(--pcg-constrain off for the model's own text)",
         )
-    if settings.multi_model:
+    if settings.multi_model and edition_record(settings.edition).several_models:
         lines.insert(
             3,
             f"pcg: {len(settings.models)} models, one item level each; the {settings.edition} edition's rule: each "
             "model's trials scored on their own, a submission's prompt scores summed over the models (ranked by "
             "the sum; each model's own ranking under 'per model')",
+        )
+    elif settings.multi_model:
+        lines.insert(
+            3,
+            f"pcg: {len(settings.models)} models, one item level each; the {settings.edition} edition ran one model, "
+            "so each model is scored alone by the official scorer: one row per submission x model, ranked across "
+            "every row by prompt score and within its model as a run of that model alone",
         )
     lines.extend(f"pcg: {note}" for note in settings.notes)
     return lines
@@ -172,7 +182,7 @@ def zero_score_reason(
 ) -> str | None:
     """The terminal's line for a submission that scores 0 for its diversity (``diversity_cause``)."""
     cause = diversity_cause(sub, per_model, letters)
-    return None if cause is None else f"{sub.name} scores 0: {cause}"
+    return None if cause is None else f"{sub.key or sub.name} scores 0: {cause}"
 
 
 def diversity_cause(
@@ -218,11 +228,13 @@ def ranking_table(
     body = []
     for sub in rows:
         n, zero, err = trial_counts(sub, per_model)
+        # 2023, 2024 with several models: the row's model and its rank within it
+        name = f"{sub.name} @ {sub.model} (#{sub.rank_in_model})" if sub.rank_in_model is not None else sub.name
         body.append(
             (
                 str(sub.rank if sub.rank is not None else "-"),
                 rank_text(sub.extra.get("rank_interval")),
-                sub.name or "",
+                name or "",
                 _fmt(sub.normalized_score),
                 _fmt(sub.prompt_score, 6),
                 str(n),
@@ -250,15 +262,25 @@ def tie_note(submissions: Sequence[Submission], tie_break: str | None) -> str | 
     tie-break ranked them)."""
     if tie_break:
         return None
-    groups: dict[Decimal, list[Submission]] = {}
+    # ranked apart by the official scorer: within one model (2023, 2024 with several: by its rank there)
+    groups: dict[tuple[str | None, Decimal], list[Submission]] = {}
     for sub in submissions:
         if sub.rank is not None and sub.normalized_score is not None:
-            groups.setdefault(Decimal(str(sub.normalized_score)), []).append(sub)
-    tied = [(score, g) for score, g in sorted(groups.items(), reverse=True) if len({s.rank for s in g}) > 1]
+            model = sub.model if sub.rank_in_model is not None else None
+            groups.setdefault((model, Decimal(str(sub.normalized_score))), []).append(sub)
+
+    def official(s: Submission) -> int:
+        return (s.rank_in_model if s.rank_in_model is not None else s.rank) or 0
+
+    tied = [
+        (score, g)
+        for (_, score), g in sorted(groups.items(), key=lambda kv: -kv[0][1])
+        if len(set(map(official, g))) > 1
+    ]
     if not tied:
         return None
     said = "; ".join(
-        ", ".join(f"{s.name} {s.rank}" for s in sorted(g, key=lambda s: s.rank or 0)) + f" (all {_fmt(score)})"
+        ", ".join(f"{s.key or s.name} {official(s)}" for s in sorted(g, key=official)) + f" (all {_fmt(score)})"
         for score, g in tied
     )
     return (
@@ -313,8 +335,8 @@ def summary_lines(
     assert results is not None
     doc = coerce(results)
     subs, per_model = doc.submissions, doc.per_model or None
-    lines = ranking_table(subs, per_model)
-    if per_model:
+    lines = ranking_table(subs, per_model if doc.summed else None)
+    if per_model and doc.summed:
         lines += per_model_table(per_model, [s.name for s in subs if s.name is not None])
     letters = list(doc.settings.letters or ())
     lines += [why for s in subs if (why := zero_score_reason(s, per_model, letters))]
@@ -337,7 +359,10 @@ def summary_lines(
         lines.append(f"NOTE: {banner}")
     if doc.settings.constrained_decoding:
         lines.append(f"NOTE: constrained decoding ({doc.settings.constrained_decoding})")
-    lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
+    if doc.per_model and not doc.summed:  # 2023, 2024 with several models: each model has its own
+        lines += [f"competition score of {m}: {_fmt(p.competition_score, 6)}" for m, p in doc.per_model.items()]
+    else:
+        lines.append(f"competition score {_fmt(doc.competition_score, 6)}")
     lines.append(f"results: {Path(run_dir) / FILE}")
     lines.append(
         f"report:  {report}"

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pcg_plugin.core.session.controller import Collected
+from pcg_plugin.core.stats.intervals import level_key, model_ranks
 from pcg_plugin.problems.science_birds import results
 from pcg_plugin.problems.science_birds.editions import edition
 from pcg_plugin.problems.science_birds.records import TrialRecord
@@ -193,6 +195,34 @@ def score_models(
     return result, numbers, letters
 
 
+@dataclass(frozen=True)
+class EachModel:
+    """2023, 2024 with several models: each model's run scored alone by the official scorer; nothing combines
+    them (those editions ran one model), so each submission x model is a row of its own."""
+
+    per_model: dict[str, Any]  # model -> the official scorer's result of that model's trials alone
+
+
+def score_each(collected: Collected, settings: Any) -> tuple[EachModel, dict[str, Any], list[str]]:
+    """Each model's records scored as a run of that model alone (``score`` on its part of the run)."""
+    per_model, numbers = {}, {}
+    for model in collected.models(settings.models):
+        per_model[model], numbers[model], _ = score(collected.for_model(model), settings)
+    return EachModel(per_model), numbers, run_letters(collected, settings.letters)
+
+
+def ranks_across_models(per_model: Mapping[str, Any]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(submission, model) -> (rank across every row, rank within its model) of a 2023/2024 several-model run:
+    rows best first by their own model's prompt score, a tie ordered by the rank within the model (the official
+    scorer's, which ranks ties apart by position unless ``--pcg-tie-break`` shares them), by the harness's one
+    ranking of submission x model rows (``intervals.model_ranks``)."""
+    order = list(per_model)
+    rows = [(n, m, p.prompt_score, p.rank) for m, res in per_model.items() for n, p in res.programs.items()]
+    rows.sort(key=lambda r: (-r[2], r[3] or 0, r[0], order.index(r[1])))
+    across, within = model_ranks(range(len(rows)), lambda i: rows[i][2:], lambda i: rows[i][1])
+    return {(rows[i][0], rows[i][1]): (across[i], within[i]) for i in range(len(rows))}
+
+
 def _weights_doc(result: Any) -> dict[str, results.Weight]:
     return {
         letter: results.Weight(weight=_s(w.weight), w_sta=_s(w.w_sta), w_sim=_s(w.w_sim), w_div=_s(w.w_div))
@@ -259,6 +289,18 @@ def results_document(
     folders: Sequence[Mapping[str, Any]] = (),
 ) -> results.Results:
     """The results.json document (docs/results-schema.md) from the scoring module's result."""
+    common: dict[str, Any] = {
+        "run": run,
+        "settings": settings_doc,
+        "provenance": results.Provenance.read(provenance, "provenance"),
+        "models": tuple(settings.models),
+        "workers": dict(workers or {}),
+        "folders": tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
+        "folder_errors": dict(sorted(collected.folder_problems.items())),
+    }
+    if isinstance(result, EachModel):  # 2023, 2024 with several models: each model's own; nothing sums them
+        rows, per_model = each_model_rows(collected, result, letters)
+        return results.Results(**common, competition_score=None, weights={}, submissions=rows, per_model=per_model)
     meta = submissions_meta(collected)
     several = hasattr(result, "per_model")  # a scoring.MultiModelResult: 2025 with several models
     one_model = settings_doc.model or edition(settings.edition).profile.model
@@ -284,29 +326,65 @@ def results_document(
             }
         subs.append(
             results.Submission(
-                model="all" if several else one_model,
-                name=name,
-                team=m.get("team", name),
-                format=m.get("format"),
-                path=m.get("path"),
-                files_hash=m.get("files_hash"),
-                prompt_length=m.get("prompt_length"),
-                usage=usage_totals(records),
-                **scores,
+                model="all" if several else one_model, **_identity(name, m), usage=usage_totals(records), **scores
             )
         )
     subs.sort(key=lambda s: (s.rank is None, s.rank or 0, s.name))
     return results.Results(
-        run=run,
-        settings=settings_doc,
-        provenance=results.Provenance.read(provenance, "provenance"),
+        **common,
         competition_score=_s(result.competition_score),
         weights={} if several else _weights_doc(result),
         submissions=tuple(subs),
         per_model=per_model_document(collected, result, letters) if several else None,
-        models=tuple(settings.models),
         model_rule=MODEL_RULE if several else None,
-        workers=dict(workers or {}),
-        folders=tuple(results.Folder.read(f, f"folders[{i}]") for i, f in enumerate(folders)),
-        folder_errors=dict(sorted(collected.folder_problems.items())),
     )
+
+
+def _identity(name: str, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What names a submission's row, from its item metadata."""
+    keys = ("format", "path", "files_hash", "prompt_length")
+    return {"name": name, "team": meta.get("team", name), **{k: meta.get(k) for k in keys}}
+
+
+def each_model_rows(
+    collected: Collected, result: EachModel, letters: Sequence[str]
+) -> tuple[tuple[results.Submission, ...], dict[str, results.ModelResults]]:
+    """2023, 2024 with several models: one row per submission x model with that model's own official figures
+    and letters, ``rank`` across every row, ``rank_in_model`` and ``key``; ``per_model``: each model's
+    competition score, weights and official ranking (its letters are in the rows)."""
+    meta = submissions_meta(collected)
+    ranks = ranks_across_models(result.per_model)
+    order = list(result.per_model)
+    subs, per_model = [], {}
+    for model, res in result.per_model.items():
+        part = collected.for_model(model)
+        own = {}
+        for name in sorted(res.programs):
+            prog = res.programs[name]
+            usage = usage_totals(r for r in part.records.values() if r.submission == name)
+            own[name] = results.ModelSubmission(
+                model=model,
+                prompt_score=_s(prog.prompt_score),
+                normalized_score=_s(prog.normalized_score),
+                model_normalized_score=_s(prog.normalized_score),
+                rank=prog.rank,
+                usage=usage,
+            )
+            subs.append(
+                results.Submission(
+                    model=model,
+                    **_identity(name, meta.get(name, {})),
+                    usage=usage,
+                    prompt_score=_s(prog.prompt_score),
+                    normalized_score=_s(prog.normalized_score),
+                    rank=ranks[(name, model)][0],
+                    rank_in_model=ranks[(name, model)][1],
+                    key=level_key(name, model),
+                    letters=_letters_doc(part, name, letters, prog),
+                )
+            )
+        per_model[model] = results.ModelResults(
+            competition_score=_s(res.competition_score), weights=_weights_doc(res), submissions=own
+        )
+    subs.sort(key=lambda s: (s.rank or 0, s.name or "", order.index(s.model or "")))
+    return tuple(subs), per_model

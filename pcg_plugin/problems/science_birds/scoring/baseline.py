@@ -20,7 +20,7 @@ from typing import Any
 
 from pcg_plugin._util import jsontext
 from pcg_plugin._util.atomic import atomic_write
-from pcg_plugin.core.results.like_for_like import setting_differences, shape_differences
+from pcg_plugin.core.results.like_for_like import setting_differences, settings_differences, shape_differences
 from pcg_plugin.errors import BaselineError, ResultsError
 from pcg_plugin.problems.science_birds import like_for_like as sb
 from pcg_plugin.problems.science_birds.results import SCHEMA as RESULTS_SCHEMA
@@ -60,6 +60,7 @@ _SETTING_KEYS = (
     "diversity_vector",
     "max_time",
     "token_limit",
+    "models",  # several models: each gated against the baseline's same model (like_for_like.model_differences)
 )
 TRIAL_KEYS = ("trial", "sta", "sim", "trial_score", "reason")
 
@@ -101,6 +102,8 @@ def baseline_submission(sub: Submission, per_model: Mapping[str, ModelResults] |
         "files_hash": sub.files_hash,
         "letters": {c: baseline_letter(d) for c, d in sub.letters.items()},
     }
+    if sub.rank_in_model is not None:  # 2023, 2024 with several models: a row of one model's own scores
+        out.update(name=sub.name, model=sub.model, rank_in_model=sub.rank_in_model)
     if per_model:
         out["models"] = {}
         for model, doc in per_model.items():
@@ -129,8 +132,11 @@ def baseline_document(results: Results | Mapping[str, Any]) -> dict[str, Any]:
         "versions": {"git_sha": doc.provenance.git_sha, **dict(doc.provenance.versions or {})},
         "scores": {
             "competition_score": doc.competition_score,
-            "multi_model": doc.per_model is not None,
-            "submissions": {str(s.name): baseline_submission(s, doc.per_model) for s in subs},
+            "multi_model": doc.summed,
+            # a row per submission (x model in 2023, 2024 with several: keyed ``team @ model``)
+            "submissions": {
+                doc.row_key(s): baseline_submission(s, doc.per_model if doc.summed else None) for s in subs
+            },
         },
     }
 
@@ -145,13 +151,19 @@ def results_document(doc: Mapping[str, Any]) -> dict[str, Any]:
 
     def part(data: Any) -> dict[str, Any]:
         data = _mapping(data)
-        return {k: data[k] for k in ("normalized_score", "prompt_score", "rank", "letters") if k in data}
+        keys = ("normalized_score", "prompt_score", "rank", "letters", "model", "rank_in_model")
+        return {k: data[k] for k in keys if k in data}
+
+    def row(key: str, sub: Any) -> dict[str, Any]:
+        """A row of the baseline as results.json has it (2023, 2024 with several models: named apart from its key)."""
+        name = _mapping(sub).get("name")
+        return {"name": name or key, **({"key": key} if name else {}), **part(sub)}
 
     out: dict[str, Any] = {
         "schema": RESULTS_SCHEMA,
         "run": {"id": source.get("run_id"), "finished": source.get("finished")},
         "settings": dict(_mapping(base.get("settings"))),
-        "submissions": [{"name": name, **part(sub)} for name, sub in subs.items()],
+        "submissions": [row(key, sub) for key, sub in subs.items()],
     }
     models = sorted({m for sub in subs.values() for m in _mapping(_mapping(sub).get("models"))})
     if models:
@@ -253,7 +265,9 @@ def incompatibilities(
     if keys is not None:  # a shape line left out: the baseline's on both sides
         lc, nc = (lc if "letters" in keys else lb), (nc if "trial counts" in keys else nb)
     out = shape_differences((lb, nb), (lc, nc), "letters", per="letter", hints=sb.HINTS)
-    return out + setting_differences(kept(base), kept(current), hints=sb.HINTS)
+    if keys is not None and "model" not in keys:  # before the run: the models are checked with the rest after it
+        return out + setting_differences(kept(base), kept(current), hints=sb.HINTS)
+    return out + settings_differences(base, current, kept(base), kept(current), hints=sb.HINTS)
 
 
 # -- comparison -------------------------------------------------------------------------------------------
@@ -389,14 +403,19 @@ def lower_bounds(
         return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
     samples = {}
     scored = 0
-    letters = {name: _letters(s.get("letters"), f"the baseline's {name}") for name, s in subs.items()}
-    for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
-        scored += 1
-        for name, prog in res.programs.items():
-            samples.setdefault((name, None, "normalized_score", None), []).append(prog.normalized_score)
-            samples.setdefault((name, None, "prompt_score", None), []).append(prog.prompt_score)
-            for c, ch in prog.letters.items():
-                samples.setdefault((name, c, "char_score", None), []).append(ch.char_score)
+    # each model's rows scored alone (2023, 2024 with several models: rows carry their ``model``)
+    groups: dict[Any, dict[str, Any]] = {}
+    for name, sub in subs.items():
+        groups.setdefault(sub.get("model"), {})[name] = _letters(sub.get("letters"), f"the baseline's {name}")
+    for letters in groups.values():
+        scored = 0  # the same number of draws for every model
+        for res in resampled_scores(letters, setup, reps=resamples, seed=seed):
+            scored += 1
+            for name, prog in res.programs.items():
+                samples.setdefault((name, None, "normalized_score", None), []).append(prog.normalized_score)
+                samples.setdefault((name, None, "prompt_score", None), []).append(prog.prompt_score)
+                for c, ch in prog.letters.items():
+                    samples.setdefault((name, c, "char_score", None), []).append(ch.char_score)
     return {key: interval(values, confidence)[0] for key, values in samples.items()}, scored
 
 

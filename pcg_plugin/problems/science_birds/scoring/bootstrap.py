@@ -130,3 +130,23 @@ def resampled_model_scores(
             letters=setup.letters,
             disable_weights=setup.disable_weights,
         )
+
+
+def resampled_each_model(
+    per_model: Mapping[str, Mapping[str, Mapping[str, Letter]]], setup: Setup, *, reps: int, seed: int = 0
+) -> Iterator[dict[str, ScoreResult]]:
+    """The same for a 2023/2024 several-model run, ``{model: {name: letters}}``: each draw resamples every
+    model's trials and scores each model alone by the official scorer (nothing combines them)."""
+    rnd = random.Random(seed)
+    prepared = {model: prepare(subs, setup.letters) for model, subs in per_model.items()}
+    for _ in range(reps):
+        yield {
+            m: score(
+                draw(p, setup.letters, rnd),
+                edition=setup.edition,
+                trials=setup.trials,
+                letters=setup.letters,
+                disable_weights=setup.disable_weights,
+            )
+            for m, p in prepared.items()
+        }
