@@ -39,4 +39,4 @@ def ray_submit(spec: str) -> Iterator[Callable[[RunSpec], Future[dict[str, Any]]
         import ray
 
         task = ray.remote(num_cpus=1, max_retries=RETRIES)(run_unit)
-        yield lambda run: task.remote(run).future()  # type: ignore[no-any-return]
+        yield lambda run: task.remote(run).future()
