@@ -116,37 +116,40 @@ class TrialChat:
                     )
                 self._note(replayed, paid=False, retries=0)
                 return self._account(replayed.choices, replayed.prompt_tokens, replayed.completion_tokens, False)
-            started = self.guard.elapsed
-            retries_before = self.usage["retries"]
-            try:
-                result, started, duration = self._pay(messages, int(n))
-            except OfficialFailure as refused:  # stored too: a replay is refused the same way, never asks again
-                self._store(
-                    RecordedCall(
-                        self._idx,
-                        digest,
-                        request,
-                        [],
-                        0,
-                        0,
-                        started,
-                        self.guard.elapsed - started,
-                        error={"reason": str(refused.reason), "message": refused.message},
+            # a call sent is paid for: Ctrl-C in this thread waits until its answer is stored (calls.committing;
+            # a second Ctrl-C stops at once)
+            with calls.committing():
+                started = self.guard.elapsed
+                retries_before = self.usage["retries"]
+                try:
+                    result, started, duration = self._pay(messages, int(n))
+                except OfficialFailure as refused:  # stored too: a replay is refused the same way, never asks again
+                    self._store(
+                        RecordedCall(
+                            self._idx,
+                            digest,
+                            request,
+                            [],
+                            0,
+                            0,
+                            started,
+                            self.guard.elapsed - started,
+                            error={"reason": str(refused.reason), "message": refused.message},
+                        )
                     )
+                    self._account([], 0, 0, True)
+                    raise
+                call = RecordedCall(
+                    self._idx,
+                    digest,
+                    request,
+                    _texts(result),
+                    int(result.prompt_tokens),
+                    int(result.completion_tokens),
+                    started,
+                    duration,
                 )
-                self._account([], 0, 0, True)
-                raise
-            call = RecordedCall(
-                self._idx,
-                digest,
-                request,
-                _texts(result),
-                int(result.prompt_tokens),
-                int(result.completion_tokens),
-                started,
-                duration,
-            )
-            self._store(call)
+                self._store(call)
             self._note(call, paid=True, retries=self.usage["retries"] - retries_before)
             return self._account(call.choices, call.prompt_tokens, call.completion_tokens, True)
         except OfficialFailure as failure:

@@ -301,7 +301,7 @@ def test_compare_pairs_runs_of_two_models_by_submission(runs):
     got = pcg(runs["root"], "compare", "A", "O", "--pair", "submission", "--json")
     c = json.loads(got.stdout)
     assert c["pair_by"] == "submission" and [p["submission"] for p in c["pairs"]] == ["by_trial", "zero_shot"]
-    assert c["unlike"] == ["another model (A scripted:grid_double:respond, B scripted:other_double:respond)"]
+    assert c["unlike"] == ["another model (run A scripted:grid_double:respond, run B scripted:other_double:respond)"]
     p = c["pairs"][0]
     assert (p["model"], p["model_b"]) == ("scripted:grid_double:respond", "scripted:other_double:respond")
     assert p["flag"] == "DROP" and p["b"] == 0

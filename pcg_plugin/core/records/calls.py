@@ -96,8 +96,9 @@ def stored(count: int | None = None) -> int:
 
 @contextlib.contextmanager
 def committing() -> Iterator[None]:
-    """A paid answer written to the store and counted (``stored(1)``) as one step. Ctrl-C lands in the main thread
-    between any two lines: inside this block it waits for the block's end (``holding``, ``defer``), so an
+    """A model call from the moment it is sent to its answer stored and counted (``stored(1)``), as one step. Ctrl-C
+    lands in the main thread between any two lines: inside this block the first one waits for the block's end
+    (``holding``, ``defer``), so a call the run pays for is never lost after the server answered, and an
     interrupted run never says it kept one answer fewer than its store holds."""
     main = threading.current_thread() is threading.main_thread()
     if main:
@@ -120,6 +121,11 @@ def holding() -> bool:
 def defer() -> None:
     """A signal handler's Ctrl-C, raised when the main thread's ``committing`` block ends."""
     _held[1] = 1
+
+
+def deferred() -> bool:
+    """A Ctrl-C already waits for the main thread's ``committing`` block (a second one stops at once)."""
+    return bool(_held[1])
 
 
 def waited(cause: str, seconds: float) -> None:

@@ -36,6 +36,7 @@ import pytest
 
 from pcg_plugin.core.records import calls
 
+STORING_FIRST = "pcg: Ctrl-C: storing the answer of the model call in progress (paid for); Ctrl-C again to stop now"
 GRACE = 1.0  # seconds: a SIGINT this soon after the last is the same Ctrl-C (the terminal's and a forwarded copy)
 KEY = pytest.StashKey["CtrlC"]()
 
@@ -73,8 +74,9 @@ class CtrlC:
         if not self.finishing:
             if self.pressed_at is None:
                 self.pressed_at = now
-            if calls.holding():  # an answer is being stored and counted: the interrupt waits for the end of that
+            if calls.holding() and not calls.deferred():  # a call sent and paid for: its answer is stored first
                 calls.defer()
+                _say(STORING_FIRST)
                 return
             raise KeyboardInterrupt
         if hasattr(self.config, "workerinput"):

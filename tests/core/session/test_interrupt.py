@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pcg_plugin.core.records import calls
-from pcg_plugin.core.session.interrupt import CtrlC
+from pcg_plugin.core.session.interrupt import GRACE, CtrlC
 
 
 def _handler() -> CtrlC:
@@ -75,3 +75,13 @@ def test_after_the_session_a_workers_late_ctrl_c_is_ignored_and_elsewhere_the_ol
         assert signal.getsignal(signal.SIGINT) == (signal.SIG_IGN if worker else original)
     finally:
         signal.signal(signal.SIGINT, original)
+
+
+def test_a_second_ctrl_c_while_an_answer_is_awaited_stops_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    ctrl_c = _handler()
+    with pytest.raises(KeyboardInterrupt), calls.committing():
+        ctrl_c._on_sigint(signal.SIGINT, None)  # the first: the call in progress is answered and stored first
+        ctrl_c._last -= 2 * GRACE  # past the time a copy of the same Ctrl-C is ignored
+        with pytest.raises(KeyboardInterrupt):
+            ctrl_c._on_sigint(signal.SIGINT, None)  # the second: at once
+    assert "storing the answer of the model call in progress" in capsys.readouterr().err
