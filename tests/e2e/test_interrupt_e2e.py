@@ -112,6 +112,7 @@ def test_ctrl_c_keeps_what_finished_in_an_interrupted_run_folder_and_says_how_to
     assert last[1].startswith("pcg: to finish the run (it pays only for what is missing"), last
     assert last[2].strip() == facts["rerun"], last
 
+    server.delay = 0.05  # the rerun is about what it asks, not about when: no pause to wait out
     again = subprocess.run(
         shlex.split(facts["rerun"]), cwd=work, env=env, capture_output=True, text=True, timeout=300, check=False
     )
@@ -124,6 +125,7 @@ def _ctrl_c_while_finishing(slow: Any, workers: int, presses: int) -> tuple[Path
     """Ctrl-C ``presses`` times (each past the time a copy of the same one is ignored) once the run folder is
     written, the run then taking 5 s more to finish (``SLOW_FINISH``)."""
     work, server, env = slow
+    server.delay = 0.05  # the presses wait for the run folder, not for an answer
     proc = _start(work, server, env | {"SLOW_FINISH": "5"}, workers)
     _wait_for(proc, lambda: (work / "run" / "results.json").is_file())
     for press in range(presses):

@@ -96,6 +96,7 @@ def scores(root: Path, out: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # a killed run's resume is the harness's: tests/sandbox/test_faults.py kills and resumes one too
 def test_a_killed_run_resumes_from_the_store_and_scores_as_an_uninterrupted_one(pytester: pytest.Pytester) -> None:
     (pytester.path / "subs" / "selfplay").mkdir(parents=True)
     (pytester.path / "subs" / "selfplay" / "imagegame.toml").write_text("# the run's model plays both roles\n")

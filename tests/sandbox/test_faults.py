@@ -164,7 +164,7 @@ SLOW = pytest.mark.slow
 EVERY_PROBLEM = [
     "sb2024",
     "pcgbench",
-    "gameeval",
+    pytest.param("gameeval", marks=SLOW),  # its episodes' faults go through the same store and retries
     pytest.param("sb2023", marks=SLOW),
     pytest.param("sb2025", marks=SLOW),
     pytest.param("imagegame", marks=SLOW),
