@@ -57,10 +57,11 @@ def competition(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
         sys.path.remove(str(CASES[case].get("path") or tmp_path))
 
 
-# the picture game's episodes are in flight as SpyFall's are (episode.EpisodeProblem): `slow` (the test loop)
+# `slow` (the test loop): the picture game's episodes are in flight as SpyFall's are (episode.EpisodeProblem), and
+# Science Birds runs under the concurrency limit in the sized default's test below
 @pytest.mark.parametrize(
     "competition",
-    [pytest.param(c, marks=pytest.mark.slow) if c == "imagegame" else c for c in sorted(CASES)],
+    [pytest.param(c, marks=pytest.mark.slow) if c in ("imagegame", "science-birds") else c for c in sorted(CASES)],
     indirect=True,
 )
 def test_trials_in_flight_score_as_one_at_a_time_within_the_concurrency_limit(competition: Any) -> None:
@@ -140,10 +141,10 @@ def test_k_selects_the_trials_started_ahead_too(competition: Any) -> None:
 
 @pytest.mark.parametrize("competition", ["science-birds"], indirect=True)
 def test_with_no_number_given_the_harness_sizes_it_and_scores_as_one_at_a_time(competition: Any) -> None:
-    """No ``--pcg-in-flight``: each of 2 workers, pinned to one CPU between them, sizes its own trials in flight.
-    The same trials, scores and level files as one at a time, every answer stored once, more calls at the server
-    at once than the workers; results.json and the terminal say what the harness chose, and the terminal says once
-    that 2 workers on 1 CPU is one too many."""
+    """No ``--pcg-in-flight``: each of 2 workers, pinned to one CPU between them, sizes its own trials in flight,
+    under ``--pcg-concurrency 3``. The same trials, scores and level files as one at a time, every answer stored
+    once, more calls at the server at once than the workers and never more than the limit; results.json and the
+    terminal say what the harness chose, and the terminal says once that 2 workers on 1 CPU is one too many."""
     case, work, server, env = competition
     env.pop(inflight.ENV, None)
     server.delay = 0.05
@@ -153,7 +154,7 @@ def test_with_no_number_given_the_harness_sizes_it_and_scores_as_one_at_a_time(c
     server.most_at_once, server.delay = 0, 0.3
     one_cpu = sorted(os.sched_getaffinity(0))[:1]
     sized = subprocess.run(
-        command(case, "sized", 2, 2, *slow(server), small=True),
+        command(case, "sized", 2, 2, *slow(server), "--pcg-concurrency", "3", small=True),
         cwd=work,
         env=env,
         capture_output=True,
@@ -166,7 +167,7 @@ def test_with_no_number_given_the_harness_sizes_it_and_scores_as_one_at_a_time(c
     assert stable_rows(work, "sized") == stable_rows(work, "one") != []
     assert level_files(work, "sized") == level_files(work, "one")
     assert len(server.bodies) - asked == stored_calls(work, "sized") == stored_calls(work, "one")
-    assert server.most_at_once > 2  # more calls at once than the 2 workers: trials in flight, unasked
+    assert server.most_at_once == 3  # more calls at once than the 2 workers (trials in flight, unasked), none past 3
     chosen = json.loads((work / "sized" / "results.json").read_text())["in_flight"]
     assert chosen["sized_by"] == "harness" and set(chosen["processes"]) == {"gw0", "gw1"}
     assert all(p["peak"] >= 1 and p["allowed_last"] >= 2 for p in chosen["processes"].values())
