@@ -288,7 +288,10 @@ def test_a_full_disk_stops_paying_and_the_run_reports_what_was_done(
         if in_flight == 1:
             assert first.requests == first.recorded + 1  # the one lost, nothing paid after it
             done = outcomes(first.results)
-            assert "ok" in done.get("t1", []), done
+            if problem == "gameeval":  # an episode makes several calls: the first episode's second is the one lost
+                assert "ok" not in done.get("t1", []), done
+            else:
+                assert "ok" in done.get("t1", []), done
             assert "ok" not in done.get("t2", []) and "ok" not in done.get("t3", []) + done.get("t4", []), done
         else:  # the calls in flight when the disk filled: each trial's first, lost; none sent after
             assert first.recorded + 1 <= first.requests <= first.recorded + in_flight
