@@ -163,3 +163,12 @@ def test_a_sized_worker_is_kept_as_far_ahead_as_its_reports_allow() -> None:
     sched.mark_test_complete(a, a.sent[0], duration=1.0)
     sched.mark_test_complete(b, b.sent[0], duration=1.0)
     assert len(sched.node2pending[a]) == 31 and len(sched.node2pending[b]) == START + 1
+
+
+def test_no_wait_asks_for_margin_times_slots_whatever_the_seconds_held() -> None:
+    """Hypothesis found it: (held + server) / held rounded to 1.0000000000000002 for 342.04 s held and no wait,
+    so a longer computation asked for one trial more than a shorter one."""
+    from pcg_plugin.core.session.inflight.sizing import MARGIN, Caps, Measured, size
+
+    for held in (201.85116749441102, 342.0402220630523, 0.1, 1e6):
+        assert size(3, Measured(trials=1, held=held, server=0.0), Caps()) == int(MARGIN * 3)

@@ -81,7 +81,9 @@ def size(slots: int, measured: Measured, caps: Caps) -> int:
     elif measured.held <= 0:
         wanted = CEILING
     else:
-        wanted = math.ceil(MARGIN * slots * (measured.held + measured.server) / measured.held)
+        # (held + server) / held as 1 + server / held: exactly 1 with no wait, and monotone in each (the sum's
+        # rounding could make 2 x 3 x 342.04 / 342.04 come to 6.000000000000001, one trial more than 6)
+        wanted = math.ceil(MARGIN * slots * (1.0 + measured.server / measured.held))
     top = ceiling(slots, caps, measured)
     return min(max(wanted, slots + 1), top)
 
