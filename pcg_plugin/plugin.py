@@ -324,10 +324,9 @@ def _in_flight(config: pytest.Config, cluster_spec: str | None, workers: int) ->
     sizer = None
     if sized:
         from pcg_plugin.core.session.inflight import sizing
-        from pcg_plugin.core.session.inflight.sizing import Sizer
 
         caps = sizing.caps_from_environment(workers)
-        sizer, depth = Sizer(slots, caps), sizing.ceiling(slots, caps, sizing.Measured())
+        sizer, depth = sizing.Sizer(slots, caps), sizing.ceiling(slots, caps, sizing.Measured())
     config.pluginmanager.register(InFlight(config, depth, slots, sizer), "pcg-in-flight")
 
 
